@@ -1,0 +1,88 @@
+/**
+ * D1 access for the command-line tools. They run in Node, outside the Worker, and reach the
+ * same database the Worker uses through wrangler's platform proxy: the local D1 under
+ * `.wrangler/state` (the one `wrangler dev` serves), or with `--remote` the deployed one.
+ * Queries go through the same drizzle functions as the Worker, with bound parameters.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getPlatformProxy } from 'wrangler';
+import { createDb, type Database } from '../../src/db/client.ts';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+const wranglerBin = `${root}node_modules/.bin/wrangler`;
+
+/** Runs wrangler with its output on stderr, so that a tool's stdout stays machine-readable. */
+export function wrangler(args: string[]): void {
+  const result = spawnSync(wranglerBin, args, {
+    cwd: root,
+    stdio: ['ignore', process.stderr, process.stderr],
+    env: { WRANGLER_SEND_METRICS: 'false', ...process.env, CI: process.env.CI ?? 'true' },
+  });
+  if (result.status !== 0)
+    throw new Error(`wrangler ${args.join(' ')} failed (exit ${result.status})`);
+}
+
+export type Target = { remote: boolean; persistTo?: string | undefined };
+
+/**
+ * Applies pending migrations, then runs `fn` with a drizzle database and disposes the proxy.
+ * `persistTo` names another local state directory (as wrangler's `--persist-to` does).
+ */
+export async function withDatabase<T>(
+  { remote, persistTo }: Target,
+  fn: (db: Database) => Promise<T>,
+): Promise<T> {
+  const where = remote
+    ? ['--remote']
+    : ['--local', ...(persistTo ? ['--persist-to', persistTo] : [])];
+  wrangler(['d1', 'migrations', 'apply', 'DB', ...where]);
+  let configPath = `${root}wrangler.toml`;
+  if (remote) {
+    // A remote binding is declared in the config; mark the DB binding remote in a copy.
+    const config = readFileSync(configPath, 'utf8').replace(
+      /^(binding\s*=\s*"DB"\s*)$/m,
+      '$1\nremote = true',
+    );
+    configPath = `${root}.wrangler-remote.toml`;
+    writeFileSync(configPath, config);
+  }
+  try {
+    const proxy = await getPlatformProxy<{ DB: D1Database }>({
+      configPath,
+      remoteBindings: remote,
+      // wrangler keeps local state in `<persist-to>/v3`; the proxy takes that inner path.
+      persist: persistTo ? { path: resolve(persistTo, 'v3') } : true,
+    });
+    try {
+      return await fn(createDb(proxy.env.DB));
+    } finally {
+      await proxy.dispose();
+    }
+  } finally {
+    if (remote) rmSync(configPath, { force: true });
+  }
+}
+
+/** Prints an error for the user and exits with status 1. */
+export function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
+/** Options every tool accepts for choosing the database. */
+export const targetOptions = {
+  remote: { type: 'boolean', default: false },
+  'persist-to': { type: 'string' },
+} as const;
+
+/** Runs an argument parser, turning its errors (unknown option, missing value) into a clean exit. */
+export function parseOptions<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+}

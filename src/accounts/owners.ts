@@ -1,0 +1,85 @@
+/** Owners: the people who sign in and own websites. Shared by the CLI and the Worker. */
+import { eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { owners } from '../db/schema.ts';
+import { sha256Hex } from '../lib/crypto.ts';
+import type { FieldErrors } from '../lib/errors.ts';
+import { apiKeyUpsert, generateApiKey } from './api-keys.ts';
+import { hashPassword } from './password.ts';
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Validates sign-up input; returns field errors (empty when valid). */
+export function validateOwnerInput(email: string, password: string): FieldErrors {
+  const errors: FieldErrors = {};
+  const normalized = normalizeEmail(email);
+  if (normalized === '') errors.email = ['The email field is required.'];
+  else if (normalized.length > 254 || !EMAIL.test(normalized))
+    errors.email = ['The email field must be a valid email address.'];
+  const passwordErrors = validateNewPassword(password);
+  if (passwordErrors) errors.password = passwordErrors;
+  return errors;
+}
+
+export function validateNewPassword(password: string): string[] | undefined {
+  if (password.length < PASSWORD_MIN)
+    return [`The password field must be at least ${PASSWORD_MIN} characters.`];
+  if (password.length > PASSWORD_MAX)
+    return [`The password field must not be greater than ${PASSWORD_MAX} characters.`];
+  return undefined;
+}
+
+export async function findOwnerByEmail(db: Database, email: string) {
+  return db
+    .select()
+    .from(owners)
+    .where(eq(owners.email, normalizeEmail(email)))
+    .get();
+}
+
+export class EmailTakenError extends Error {
+  constructor() {
+    super('An owner with this email already exists.');
+  }
+}
+
+/**
+ * Creates an owner and their first API key in one batch (both rows or neither) and returns
+ * the key, which is never retrievable again. Input must have passed `validateOwnerInput`.
+ */
+export async function createOwner(
+  db: Database,
+  input: { email: string; password: string },
+  now = Date.now(),
+): Promise<{ id: number; email: string; apiKey: string }> {
+  const email = normalizeEmail(input.email);
+  if (await findOwnerByEmail(db, email)) throw new EmailTakenError();
+  const apiKey = generateApiKey();
+  const ownerId = sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.email} = ${email})`;
+  try {
+    const [inserted] = await db.batch([
+      db
+        .insert(owners)
+        .values({
+          email,
+          passwordHash: await hashPassword(input.password),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning({ id: owners.id }),
+      apiKeyUpsert(db, ownerId, await sha256Hex(apiKey), now),
+    ]);
+    const id = inserted[0]?.id;
+    if (id === undefined) throw new Error('owner insert returned no row');
+    return { id, email, apiKey };
+  } catch (err) {
+    if (String(err).includes('UNIQUE constraint failed: owners.email')) throw new EmailTakenError();
+    throw err;
+  }
+}

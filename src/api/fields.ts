@@ -1,0 +1,124 @@
+/**
+ * Field schemas for the API. Each field is a zod schema that validates (and normalises) a
+ * raw value as it arrives from a form, multipart or JSON body or a query string, with a
+ * Laravel-style message, and carries the OpenAPI description of the value it accepts. The
+ * same schema objects validate requests and generate `/api/v1/openapi.json`.
+ */
+import { z } from '@hono/zod-openapi';
+import type { FieldErrors } from '../lib/errors.ts';
+
+export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** OpenAPI description of a field (type, enum, limits, description, example). */
+type OpenApiDoc = Partial<{
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  enum: unknown[];
+  description: string;
+  example: unknown;
+  maxLength: number;
+  minimum: number;
+}>;
+
+/**
+ * A field: `check` receives the raw value (never undefined) and returns the parsed value
+ * or a message. Missing fields are optional unless `required` is given.
+ */
+export function field<T>(doc: OpenApiDoc, check: (raw: unknown) => Check<T>) {
+  return z
+    .unknown()
+    .transform((raw, ctx): T => {
+      const result = check(raw);
+      if (result.ok) return result.value;
+      ctx.addIssue({ code: 'custom', message: result.message });
+      return z.NEVER;
+    })
+    .openapi(doc as NonNullable<Parameters<z.ZodUnknown['openapi']>[1]>);
+}
+
+/** Human label of a field name, as Laravel writes it: `exclude_bots` → `exclude bots`. */
+export const label = (name: string) => name.replace(/_/g, ' ');
+
+/** Accepts one of `allowed` given as a number, a numeric string or (for 0/1) a JSON boolean. */
+export function intChoice<const T extends readonly number[]>(
+  name: string,
+  allowed: T,
+  description: string,
+) {
+  const list =
+    allowed.length === 2
+      ? `${allowed[0]} or ${allowed[1]}`
+      : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+  return field<T[number]>({ type: 'integer', enum: [...allowed], description }, (raw) => {
+    let n: number | undefined;
+    if (typeof raw === 'number') n = raw;
+    else if (typeof raw === 'string' && /^\s*\d{1,3}\s*$/.test(raw)) n = Number(raw);
+    else if (typeof raw === 'boolean' && allowed.includes(0) && allowed.includes(1))
+      n = raw ? 1 : 0;
+    return n !== undefined && allowed.includes(n)
+      ? { ok: true, value: n as T[number] }
+      : { ok: false, message: `The ${label(name)} field must be ${list}.` };
+  });
+}
+
+/** Accepts one of `allowed` strings (exact, case-sensitive). */
+export function stringChoice<const T extends readonly string[]>(
+  name: string,
+  allowed: T,
+  description: string,
+) {
+  return field<T[number]>({ type: 'string', enum: [...allowed], description }, (raw) =>
+    typeof raw === 'string' && allowed.includes(raw)
+      ? { ok: true, value: raw as T[number] }
+      : { ok: false, message: `The selected ${label(name)} is invalid.` },
+  );
+}
+
+/** A string field with a maximum length. */
+export function text(name: string, max: number, description: string) {
+  return field<string>({ type: 'string', maxLength: max, description }, (raw) => {
+    if (typeof raw !== 'string')
+      return { ok: false, message: `The ${label(name)} field must be a string.` };
+    if (raw.length > max)
+      return {
+        ok: false,
+        message: `The ${label(name)} field must not be greater than ${max} characters.`,
+      };
+    return { ok: true, value: raw };
+  });
+}
+
+/**
+ * Validates `input` with an object schema of fields; returns the parsed data or throws-free
+ * field errors naming every bad field (a missing required field included).
+ */
+export function parseFields<S extends z.ZodObject>(
+  schema: S,
+  input: Record<string, unknown>,
+  required: readonly string[] = [],
+): { ok: true; data: z.output<S> } | { ok: false; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  for (const name of required) {
+    const value = input[name];
+    if (
+      value === undefined ||
+      value === null ||
+      (typeof value === 'string' && value.trim() === '')
+    ) {
+      errors[name] = [`The ${label(name)} field is required.`];
+    }
+  }
+  // Only the schema's own keys are looked at: unknown fields never take effect.
+  const present: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.shape)) {
+    if (input[key] !== undefined && !errors[key]) present[key] = input[key];
+  }
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const key = String(issue.path[0] ?? '_');
+      if (!errors[key]) errors[key] = [issue.message];
+    }
+  }
+  if (Object.keys(errors).length > 0 || !result.success) return { ok: false, errors };
+  return { ok: true, data: result.data };
+}

@@ -1,0 +1,52 @@
+/**
+ * API v1 (DESIGN §3.1): wire-compatible with phpAnalytics' API v1. The OpenAPI document
+ * and the reference page are public; every other route needs a Bearer key.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from '../env.ts';
+import { ApiError } from '../lib/errors.ts';
+import { registerWebsiteRoutes } from '../websites/routes.ts';
+import { bearerAuth } from './auth.ts';
+import { ReferencePage } from './reference-page.tsx';
+
+/** Largest API request body; website fields are far smaller (DESIGN: ~64 KB). */
+export const API_BODY_LIMIT = 64 * 1024;
+
+const OPENAPI_INFO = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Sightline API',
+    version: '1.0.0',
+    description:
+      "Privacy-first web analytics. Wire-compatible with phpAnalytics' API v1: website management and per-statistic reports.",
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+};
+
+export function createApi() {
+  const api = new OpenAPIHono<AppEnv>();
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key from `npm run user:create` or `npm run user:rotate-key`.',
+  });
+
+  const document = (origin: string) =>
+    api.getOpenAPI31Document({ ...OPENAPI_INFO, servers: [{ url: `${origin}/api/v1` }] });
+  api.get('/openapi.json', (c) => c.json(document(new URL(c.req.url).origin)));
+  api.get('/docs', (c) => c.html(<ReferencePage doc={document(new URL(c.req.url).origin)} />));
+
+  api.use('*', bearerAuth());
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: API_BODY_LIMIT,
+      onError: () => {
+        throw new ApiError(413, 'The request body is too large.');
+      },
+    }),
+  );
+  registerWebsiteRoutes(api);
+  return api;
+}

@@ -1,0 +1,68 @@
+/** Pagination shared by the list endpoints (page numbers, per-page choices, links). */
+import { z } from '@hono/zod-openapi';
+import { field, intChoice } from './fields.ts';
+
+export const PER_PAGE = [10, 25, 50, 100] as const;
+
+export const perPageField = (fallback: number) =>
+  intChoice('per_page', PER_PAGE, `Results per page. Defaults to ${fallback}.`).optional();
+
+export const pageField = field<number>(
+  { type: 'integer', minimum: 1, description: 'The page to return. Defaults to 1.' },
+  (raw) => {
+    const n =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && /^\d{1,9}$/.test(raw)
+          ? Number(raw)
+          : Number.NaN;
+    return Number.isInteger(n) && n >= 1 && n <= 1_000_000_000
+      ? { ok: true, value: n }
+      : { ok: false, message: 'The page field must be an integer of at least 1.' };
+  },
+).optional();
+
+/** Absolute URL of `page` for the current request, keeping every other query parameter. */
+export function pageUrl(requestUrl: string, page: number): string {
+  const url = new URL(requestUrl);
+  url.searchParams.set('page', String(page));
+  return url.toString();
+}
+
+export function pathOf(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  return `${url.origin}${url.pathname}`;
+}
+
+/** Offsets and bounds of one page of `total` rows. */
+export function pageWindow(total: number, page: number, perPage: number) {
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const offset = (page - 1) * perPage;
+  return { lastPage, offset };
+}
+
+/** `from`/`to` of a page: 1-based positions of its first and last row, null when empty. */
+export function pageRange(offset: number, count: number) {
+  return count > 0 ? { from: offset + 1, to: offset + count } : { from: null, to: null };
+}
+
+export const linksSchema = z
+  .object({
+    first: z.string().url(),
+    last: z.string().url(),
+    prev: z.string().url().nullable(),
+    next: z.string().url().nullable(),
+  })
+  .openapi('PaginationLinks');
+
+export const metaSchema = z
+  .object({
+    current_page: z.number().int(),
+    from: z.number().int().nullable(),
+    last_page: z.number().int(),
+    path: z.string().url(),
+    per_page: z.number().int(),
+    to: z.number().int().nullable(),
+    total: z.number().int(),
+  })
+  .openapi('PaginationMeta');

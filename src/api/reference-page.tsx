@@ -1,0 +1,241 @@
+/**
+ * The human-readable API reference at `/api/v1/docs`, rendered on the server from the same
+ * OpenAPI document as `/api/v1/openapi.json`. No script, no external CDN.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { FC } from 'hono/jsx';
+
+type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  description?: string;
+  example?: unknown;
+  maxLength?: number;
+  minimum?: number;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  required?: string[];
+  anyOf?: Schema[];
+};
+type Parameter = {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+  description?: string;
+};
+type Operation = {
+  summary?: string;
+  description?: string;
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+  responses?: Record<
+    string,
+    { description?: string; content?: Record<string, { schema?: Schema }> }
+  >;
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+function resolve(doc: Document, schema: Schema | undefined): Schema {
+  if (!schema?.$ref) return schema ?? {};
+  const name = schema.$ref.split('/').pop() ?? '';
+  return (doc.components?.schemas?.[name] as Schema | undefined) ?? {};
+}
+
+function typeOf(doc: Document, schema: Schema | undefined): string {
+  const s = resolve(doc, schema);
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (s.anyOf) return s.anyOf.map((x) => typeOf(doc, x)).join(' | ');
+  if (s.type === 'array') return `${typeOf(doc, s.items)}[]`;
+  const name = schema?.$ref?.split('/').pop();
+  return name ?? (Array.isArray(s.type) ? s.type.join(' | ') : (s.type ?? 'any'));
+}
+
+function exampleOf(doc: Document, schema: Schema | undefined, depth = 0): unknown {
+  const s = resolve(doc, schema);
+  if (s.example !== undefined) return s.example;
+  if (depth > 4) return null;
+  if (s.properties) {
+    return Object.fromEntries(
+      Object.entries(s.properties).map(([k, v]) => [k, exampleOf(doc, v, depth + 1)]),
+    );
+  }
+  if (s.type === 'array') return [exampleOf(doc, s.items, depth + 1)];
+  if (s.enum) return s.enum[0];
+  if (s.anyOf) return exampleOf(doc, s.anyOf[0], depth + 1);
+  if (s.type === 'integer' || s.type === 'number') return 0;
+  if (s.type === 'boolean') return true;
+  return s.type === 'string' ? '' : null;
+}
+
+const Fields: FC<{ doc: Document; schema: Schema | undefined }> = ({ doc, schema }) => {
+  const s = resolve(doc, schema);
+  const required = new Set(s.required ?? []);
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Type</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {Object.entries(s.properties ?? {}).map(([name, prop]) => (
+          <tr>
+            <td>
+              <code>{name}</code>
+              {required.has(name) ? <span class="req"> required</span> : null}
+            </td>
+            <td>
+              <code>{typeOf(doc, prop)}</code>
+            </td>
+            <td>{resolve(doc, prop).description ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+};
+
+const OperationView: FC<{ doc: Document; path: string; method: string; op: Operation }> = ({
+  doc,
+  path,
+  method,
+  op,
+}) => {
+  const id = `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+  const body = op.requestBody?.content
+    ? Object.values(op.requestBody.content)[0]?.schema
+    : undefined;
+  return (
+    <section id={id}>
+      <h2>
+        <span class={`method ${method}`}>{method.toUpperCase()}</span> <code>/api/v1{path}</code>
+      </h2>
+      {op.summary ? <p class="summary">{op.summary}</p> : null}
+      {op.description ? <p>{op.description}</p> : null}
+      {op.parameters?.length ? (
+        <>
+          <h3>Parameters</h3>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">In</th>
+                <th scope="col">Type</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {op.parameters.map((p) => (
+                <tr>
+                  <td>
+                    <code>{p.name}</code>
+                    {p.required ? <span class="req"> required</span> : null}
+                  </td>
+                  <td>{p.in}</td>
+                  <td>
+                    <code>{typeOf(doc, p.schema)}</code>
+                  </td>
+                  <td>{p.description ?? resolve(doc, p.schema).description ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+      {body ? (
+        <>
+          <h3>Body</h3>
+          <p>
+            Sent as <code>{Object.keys(op.requestBody?.content ?? {}).join(', ')}</code>.
+          </p>
+          <Fields doc={doc} schema={body} />
+        </>
+      ) : null}
+      <h3>Responses</h3>
+      <dl>
+        {Object.entries(op.responses ?? {}).map(([status, response]) => (
+          <>
+            <dt>
+              <code>{status}</code> {response.description ?? ''}
+            </dt>
+            <dd>
+              <pre>
+                {JSON.stringify(
+                  exampleOf(doc, response.content?.['application/json']?.schema),
+                  null,
+                  2,
+                )}
+              </pre>
+            </dd>
+          </>
+        ))}
+      </dl>
+    </section>
+  );
+};
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5b6470;--line:#d8dee4;--code:#f3f5f7;--accent:#2563eb}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--muted:#9aa4ae;--line:#2c333b;--code:#1b2026;--accent:#7aa2ff}}
+body{font:16px/1.5 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:60rem;padding:1rem}
+h1{margin-bottom:.25rem}h2{border-top:1px solid var(--line);padding-top:1.5rem;font-size:1.2rem}
+code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:var(--code);padding:.75rem;overflow:auto;border-radius:6px}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;border-bottom:1px solid var(--line);padding:.35rem .5rem;vertical-align:top}
+.method{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;background:var(--accent);color:var(--bg);text-align:center}
+.req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}nav li{margin:.15rem 0}
+`;
+
+export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
+  const operations = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const op = (item as Record<string, Operation | undefined>)[method];
+      return op ? [{ path, method, op }] : [];
+    }),
+  );
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{doc.info.title} reference</title>
+        <style>{STYLE}</style>
+      </head>
+      <body>
+        <header>
+          <h1>{doc.info.title}</h1>
+          <p>{doc.info.description}</p>
+          <p>
+            Base URL <code>{doc.servers?.[0]?.url}</code>. Every request needs{' '}
+            <code>Authorization: Bearer &lt;API key&gt;</code>. Errors are JSON:{' '}
+            <code>{'{"message": "…", "status": 401}'}</code>; validation errors add{' '}
+            <code>errors</code> per field. Machine-readable: <a href="openapi.json">openapi.json</a>{' '}
+            (OpenAPI 3.1).
+          </p>
+          <nav aria-label="Operations">
+            <ul>
+              {operations.map(({ path, method, op }) => (
+                <li>
+                  <a href={`#${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`}>
+                    {method.toUpperCase()} {path}
+                  </a>{' '}
+                  — {op.summary}
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </header>
+        <main>
+          {operations.map(({ path, method, op }) => (
+            <OperationView doc={doc} path={path} method={method} op={op} />
+          ))}
+        </main>
+      </body>
+    </html>
+  );
+};

@@ -1,0 +1,36 @@
+/** OpenAPI descriptions of the error bodies every API route can answer with. */
+import { z } from '@hono/zod-openapi';
+
+const errorSchema = (status: number, message: string) =>
+  z
+    .object({
+      message: z.string().openapi({ example: message }),
+      status: z.number().int().openapi({ example: status }),
+    })
+    .openapi(`Error${status}`);
+
+const validationSchema = z
+  .object({
+    message: z.string().openapi({ example: 'The domain field is required.' }),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .openapi({ example: { domain: ['The domain field is required.'] } }),
+    status: z.number().int().openapi({ example: 422 }),
+  })
+  .openapi('ValidationError');
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export const errorResponses = {
+  401: json(errorSchema(401, 'Unauthenticated.'), 'Missing or invalid API key.'),
+  404: json(
+    errorSchema(404, 'Resource not found.'),
+    'No such website, or it belongs to another owner (the same answer either way).',
+  ),
+  422: json(validationSchema, 'A parameter is invalid; `errors` names every bad field.'),
+} as const;
+
+export const jsonContent = json;

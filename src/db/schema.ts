@@ -1,0 +1,123 @@
+/**
+ * Sightline's D1 schema. drizzle-kit generates the migrations in `drizzle/` from this file
+ * (`npm run db:generate`); wrangler applies them (`wrangler d1 migrations apply DB`).
+ *
+ * Timestamps are Unix epoch milliseconds (INTEGER) so that they sort and compare cheaply;
+ * the API formats them on the way out.
+ */
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
+
+/** A person who owns websites and reads their statistics. */
+export const owners = sqliteTable(
+  'owners',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** Lower-cased; unique across the installation. */
+    email: text('email').notNull(),
+    /** PBKDF2 hash in the self-describing format of `src/accounts/password.ts`. */
+    passwordHash: text('password_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('owners_email_unique').on(t.email)],
+);
+
+/**
+ * API keys, stored only as the SHA-256 of the key. One key per owner: rotating replaces the
+ * row, so the old key stops working in the same statement.
+ */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => owners.id, { onDelete: 'cascade' }),
+    /** Lower-case hex SHA-256 of the key. */
+    keyHash: text('key_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_unique').on(t.keyHash),
+    uniqueIndex('api_keys_owner_unique').on(t.ownerId),
+  ],
+);
+
+/** Web sessions of the dashboard pages; the cookie carries a token, D1 only its SHA-256. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => owners.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('sessions_owner_idx').on(t.ownerId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+/** A tracked website. Every website belongs to exactly one owner. */
+export const websites = sqliteTable(
+  'websites',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => owners.id, { onDelete: 'cascade' }),
+    /** Normalised host name or IP literal (see `src/websites/domain.ts`); unique. */
+    domain: text('domain').notNull(),
+    /** 0 public, 1 private (owner only), 2 password-protected. */
+    privacy: integer('privacy').notNull().default(1),
+    /** PBKDF2 hash of the statistics page password, or null when none is set. */
+    passwordHash: text('password_hash'),
+    /** 1 when periodic e-mail reports are on. */
+    email: integer('email').notNull().default(0),
+    excludeBots: integer('exclude_bots').notNull().default(1),
+    /** One query parameter name per line (`*` removes all). */
+    excludeParams: text('exclude_params').notNull().default(''),
+    /** One IP address or CIDR per line; `#` lines are comments. */
+    excludeIps: text('exclude_ips').notNull().default(''),
+    /** IANA time zone in which dates and hours are counted. */
+    timezone: text('timezone').notNull().default('UTC'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('websites_domain_unique').on(t.domain),
+    index('websites_owner_idx').on(t.ownerId, t.id),
+  ],
+);
+
+/**
+ * Daily roll-ups: one row per (website, statistic, local date, value). The primary key is
+ * exactly the lookup order of every stats query, so a query is an index range scan.
+ */
+export const stats = sqliteTable(
+  'stats',
+  {
+    websiteId: integer('website_id').notNull(),
+    name: text('name').notNull(),
+    date: text('date').notNull(),
+    value: text('value').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.name, t.date, t.value] })],
+);
+
+/**
+ * Websites that were deleted and whose recorded data still has to be purged. Deleting a
+ * website removes its row at once (so nothing recorded for it can be read any more) and
+ * leaves a tombstone here; the hourly maintenance deletes the data in bounded chunks.
+ */
+export const websitePurges = sqliteTable('website_purges', {
+  websiteId: integer('website_id').primaryKey(),
+  deletedAt: integer('deleted_at').notNull(),
+});

@@ -1,0 +1,14 @@
+/** Bindings and variables the Worker receives (see wrangler.toml). */
+export interface Env {
+  DB: D1Database;
+  /** `open` lets anyone sign up on the web; anything else only the first owner. */
+  REGISTRATION?: string;
+}
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    /** The owner authenticated by the API key of this request. */
+    ownerId: number;
+  };
+};

@@ -1,0 +1,46 @@
+/**
+ * The `exclude_ips` list: one IPv4/IPv6 address or CIDR range per line; blank lines and
+ * lines starting with `#` are comments (DESIGN §3.1).
+ */
+import ipaddr from 'ipaddr.js';
+
+export type IpListResult = { ok: true; text: string } | { ok: false; line: number; entry: string };
+
+/** Lines longer than this are rejected outright; no address or range is longer. */
+const MAX_ENTRY = 64;
+
+/** Parses one list entry (an address or a CIDR) strictly; null when it is not valid. */
+export function parseIpEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
+  if (entry.length > MAX_ENTRY || /\s/.test(entry)) return null;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  if (rest.length > 0) return null;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) {
+    ip = ipaddr.IPv4.parse(address);
+  } else if (address.includes(':') && !address.includes('%') && ipaddr.IPv6.isValid(address)) {
+    ip = ipaddr.IPv6.parse(address);
+  } else {
+    return null;
+  }
+  const max = ip.kind() === 'ipv4' ? 32 : 128;
+  if (prefix === undefined) return [ip, max];
+  if (!/^\d{1,3}$/.test(prefix)) return null;
+  const bits = Number(prefix);
+  return bits <= max ? [ip, bits] : null;
+}
+
+/**
+ * Validates an `exclude_ips` text and returns it with line endings normalised and each line
+ * trimmed; on failure names the first bad line (1-based) and its text.
+ */
+export function validateIpList(text: string): IpListResult {
+  const lines = text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.trim());
+  for (const [i, line] of lines.entries()) {
+    if (line === '' || line.startsWith('#')) continue;
+    if (!parseIpEntry(line)) return { ok: false, line: i + 1, entry: line };
+  }
+  return { ok: true, text: lines.join('\n').trim() };
+}

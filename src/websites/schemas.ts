@@ -1,0 +1,162 @@
+/**
+ * Website API schemas: the input fields (validated and normalised here) and the website
+ * record returned by every operation. Used both to validate requests and to generate the
+ * OpenAPI document.
+ */
+import { z } from '@hono/zod-openapi';
+import { field, intChoice, stringChoice, text } from '../api/fields.ts';
+import { pageField, perPageField } from '../api/pagination.ts';
+import { canonicalTimeZone } from '../lib/timezone.ts';
+import { normalizeDomain } from './domain.ts';
+import { validateIpList } from './ip-list.ts';
+import { validateParamList } from './params-list.ts';
+
+export const LIST_MAX = 10_000;
+export const SITE_PASSWORD_MAX = 128;
+
+const domainField = field<string>(
+  {
+    type: 'string',
+    description:
+      'The website\'s domain. Normalised: lower-cased; scheme, "www.", port, path and trailing dot removed. Must be unique.',
+    example: 'example.com',
+  },
+  (raw) => {
+    if (typeof raw !== 'string')
+      return { ok: false, message: 'The domain field must be a string.' };
+    const result = normalizeDomain(raw);
+    return result.ok
+      ? { ok: true, value: result.domain }
+      : { ok: false, message: `The domain ${result.reason}.` };
+  },
+);
+
+const passwordField = field<string | null>(
+  {
+    type: 'string',
+    maxLength: SITE_PASSWORD_MAX,
+    description:
+      'Password of the statistics page, required when privacy becomes 2 and none is set. Stored hashed.',
+  },
+  (raw) => {
+    if (raw === null || raw === '') return { ok: true, value: null };
+    if (typeof raw !== 'string')
+      return { ok: false, message: 'The password field must be a string.' };
+    if (raw.length > SITE_PASSWORD_MAX) {
+      return {
+        ok: false,
+        message: `The password field must not be greater than ${SITE_PASSWORD_MAX} characters.`,
+      };
+    }
+    return { ok: true, value: raw };
+  },
+);
+
+function listField(name: 'exclude_ips' | 'exclude_params', description: string) {
+  const what = name === 'exclude_ips' ? 'IP address or range' : 'parameter name';
+  return field<string>({ type: 'string', maxLength: LIST_MAX, description }, (raw) => {
+    if (raw === null) return { ok: true, value: '' };
+    if (typeof raw !== 'string')
+      return { ok: false, message: `The ${name.replace('_', ' ')} field must be a string.` };
+    if (raw.length > LIST_MAX) {
+      return {
+        ok: false,
+        message: `The ${name.replace('_', ' ')} field must not be greater than ${LIST_MAX} characters.`,
+      };
+    }
+    const result = name === 'exclude_ips' ? validateIpList(raw) : validateParamList(raw);
+    if (result.ok) return { ok: true, value: result.text };
+    const shown = result.entry.length > 64 ? `${result.entry.slice(0, 64)}…` : result.entry;
+    return {
+      ok: false,
+      message: `The ${name.replace('_', ' ')} field has an invalid ${what} on line ${result.line}: ${shown}`,
+    };
+  });
+}
+
+const timezoneField = field<string>(
+  {
+    type: 'string',
+    description: 'IANA time zone in which dates and hours are counted.',
+    example: 'Europe/Berlin',
+  },
+  (raw) => {
+    const zone = typeof raw === 'string' ? canonicalTimeZone(raw.trim()) : null;
+    return zone
+      ? { ok: true, value: zone }
+      : {
+          ok: false,
+          message: 'The timezone field must be a valid IANA time zone name (e.g. Europe/Berlin).',
+        };
+  },
+);
+
+/** Fields of a create or update request. On create `domain` is required. */
+export const websiteInputSchema = z
+  .object({
+    domain: domainField.optional(),
+    privacy: intChoice(
+      'privacy',
+      [0, 1, 2],
+      'Statistics page privacy: 0 public, 1 private (default), 2 password.',
+    ).optional(),
+    password: passwordField.optional(),
+    email: intChoice('email', [0, 1], 'Periodic e-mail reports: 0 off (default), 1 on.').optional(),
+    exclude_bots: intChoice(
+      'exclude_bots',
+      [0, 1],
+      'Exclude common bots: 0 no, 1 yes (default).',
+    ).optional(),
+    exclude_params: listField(
+      'exclude_params',
+      'Query parameters to remove from recorded pages, one per line; a line "*" removes all.',
+    ).optional(),
+    exclude_ips: listField(
+      'exclude_ips',
+      'IP addresses or CIDR ranges (IPv4 or IPv6) not to track, one per line; lines starting with # are comments.',
+    ).optional(),
+    timezone: timezoneField.optional(),
+  })
+  .openapi('WebsiteInput');
+
+export type WebsiteInput = z.output<typeof websiteInputSchema>;
+
+export const websiteListQuerySchema = z.object({
+  search: text('search', 255, 'Case-insensitive substring to look for.').optional(),
+  search_by: stringChoice(
+    'search_by',
+    ['domain'],
+    'Field to search. Defaults to domain.',
+  ).optional(),
+  sort_by: stringChoice(
+    'sort_by',
+    ['id', 'domain'],
+    'Sort by id (creation order, default) or domain.',
+  ).optional(),
+  sort: stringChoice('sort', ['desc', 'asc'], 'Sort direction. Defaults to desc.').optional(),
+  per_page: perPageField(10),
+  page: pageField,
+});
+
+export const websiteSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 1 }),
+    domain: z.string().openapi({ example: 'example.com' }),
+    privacy: z
+      .number()
+      .int()
+      .openapi({ example: 1, description: '0 public, 1 private, 2 password' }),
+    password: z.boolean().openapi({
+      description: 'True when a statistics page password is set; the password is never returned.',
+    }),
+    email: z.number().int().openapi({ example: 0 }),
+    exclude_bots: z.number().int().openapi({ example: 1 }),
+    exclude_params: z.string().nullable().openapi({ example: 'fbclid\ngclid' }),
+    exclude_ips: z.string().nullable().openapi({ example: '203.0.113.0/24' }),
+    timezone: z.string().openapi({ example: 'UTC' }),
+    created_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+    updated_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+  })
+  .openapi('Website');
+
+export type WebsiteRecord = z.infer<typeof websiteSchema>;

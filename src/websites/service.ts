@@ -1,0 +1,126 @@
+/**
+ * Creating and updating websites: field validation plus the rules that span fields or need
+ * the database (domain uniqueness, the password that privacy 2 requires). Nothing is
+ * written unless every field is valid.
+ */
+import { hashPassword } from '../accounts/password.ts';
+import { parseFields } from '../api/fields.ts';
+import type { Database } from '../db/client.ts';
+import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
+import {
+  domainTaken,
+  findWebsite,
+  insertWebsite,
+  type NewWebsite,
+  updateWebsite,
+  type WebsiteRow,
+} from './queries.ts';
+import { type WebsiteInput, websiteInputSchema } from './schemas.ts';
+
+const FIELD_ORDER = Object.keys(websiteInputSchema.shape);
+const PASSWORD_REQUIRED = 'The password field is required when privacy is 2.';
+const DOMAIN_TAKEN = 'The domain has already been taken.';
+
+/** Errors in the order the fields are documented, so `message` is always the first field's. */
+function ordered(errors: FieldErrors): FieldErrors {
+  const keys = Object.keys(errors).sort((a, b) => FIELD_ORDER.indexOf(a) - FIELD_ORDER.indexOf(b));
+  return Object.fromEntries(keys.map((key) => [key, errors[key] ?? []]));
+}
+
+function isDomainConflict(err: unknown): boolean {
+  return String(err).includes('UNIQUE constraint failed: websites.domain');
+}
+
+/** The columns a valid input sets (fields that were not sent are left out). */
+async function columnsOf(data: WebsiteInput): Promise<Partial<NewWebsite>> {
+  const columns: Partial<NewWebsite> = {};
+  if (data.privacy !== undefined) columns.privacy = data.privacy;
+  if (data.password) columns.passwordHash = await hashPassword(data.password);
+  if (data.email !== undefined) columns.email = data.email;
+  if (data.exclude_bots !== undefined) columns.excludeBots = data.exclude_bots;
+  if (data.exclude_params !== undefined) columns.excludeParams = data.exclude_params;
+  if (data.exclude_ips !== undefined) columns.excludeIps = data.exclude_ips;
+  if (data.timezone !== undefined) columns.timezone = data.timezone;
+  return columns;
+}
+
+export async function createWebsite(
+  db: Database,
+  ownerId: number,
+  input: Record<string, unknown>,
+  now = Date.now(),
+): Promise<WebsiteRow> {
+  const parsed = parseFields(websiteInputSchema, input, ['domain']);
+  const errors: FieldErrors = parsed.ok ? {} : { ...parsed.errors };
+  const data = parsed.ok ? parsed.data : undefined;
+  // Cross-field and database rules are checked on the fields that parsed, so that one
+  // response names every problem.
+  const privacy = readParsed(websiteInputSchema.shape.privacy, input.privacy);
+  const password = readParsed(websiteInputSchema.shape.password, input.password);
+  if (privacy === 2 && !password && !errors.password) errors.password = [PASSWORD_REQUIRED];
+  const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
+  if (domain && !errors.domain && (await domainTaken(db, domain))) errors.domain = [DOMAIN_TAKEN];
+  if (!data || Object.keys(errors).length > 0 || !data.domain)
+    throw validationFailed(ordered(errors));
+
+  try {
+    return await insertWebsite(db, {
+      ownerId,
+      domain: data.domain,
+      ...(await columnsOf(data)),
+      createdAt: now,
+      updatedAt: now,
+    });
+  } catch (err) {
+    // Two requests raced for the same domain: the unique index decided.
+    if (isDomainConflict(err)) throw validationFailed({ domain: [DOMAIN_TAKEN] });
+    throw err;
+  }
+}
+
+export async function changeWebsite(
+  db: Database,
+  ownerId: number,
+  id: number,
+  input: Record<string, unknown>,
+  now = Date.now(),
+): Promise<WebsiteRow> {
+  const current = await findWebsite(db, ownerId, id);
+  if (!current) throw notFound();
+  const parsed = parseFields(websiteInputSchema, input);
+  const errors: FieldErrors = parsed.ok ? {} : { ...parsed.errors };
+  const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
+  // The domain identifies the site's data; it is shown on update but cannot change.
+  if (domain !== undefined && domain !== current.domain && !errors.domain) {
+    errors.domain = ['The domain of an existing website cannot be changed.'];
+  }
+  const privacy = readParsed(websiteInputSchema.shape.privacy, input.privacy) ?? current.privacy;
+  const password = readParsed(websiteInputSchema.shape.password, input.password);
+  if (
+    privacy === 2 &&
+    !password &&
+    current.passwordHash === null &&
+    !errors.password &&
+    !errors.privacy
+  ) {
+    errors.password = [PASSWORD_REQUIRED];
+  }
+  if (!parsed.ok || Object.keys(errors).length > 0) throw validationFailed(ordered(errors));
+
+  const updated = await updateWebsite(db, ownerId, id, {
+    ...(await columnsOf(parsed.data)),
+    updatedAt: now,
+  });
+  if (!updated) throw notFound();
+  return updated;
+}
+
+/** The parsed value of one field, or undefined when it is absent or invalid. */
+function readParsed<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  raw: unknown,
+): T | undefined {
+  if (raw === undefined) return undefined;
+  const result = schema.safeParse(raw);
+  return result.success ? result.data : undefined;
+}

@@ -1,0 +1,313 @@
+import { describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/accounts/password.ts';
+import { call, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+describe('POST /api/v1/websites', () => {
+  it('creates a website with the documented defaults and answers 201', async () => {
+    const { key } = await makeOwner();
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { form: { domain: 'defaults.example.com' } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.json).toEqual({
+      data: {
+        id: expect.any(Number),
+        domain: 'defaults.example.com',
+        privacy: 1,
+        password: false,
+        email: 0,
+        exclude_bots: 1,
+        exclude_params: null,
+        exclude_ips: null,
+        timezone: 'UTC',
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+      },
+      status: 201,
+    });
+    expect(Object.keys(res.json.data)).toEqual([
+      'id',
+      'domain',
+      'privacy',
+      'password',
+      'email',
+      'exclude_bots',
+      'exclude_params',
+      'exclude_ips',
+      'timezone',
+      'created_at',
+      'updated_at',
+    ]);
+  });
+
+  const full = {
+    domain: 'https://WWW.Full-Fields.example.com:8443/some/path?x=1',
+    privacy: '2',
+    password: 'hunter22',
+    email: '1',
+    exclude_bots: '0',
+    exclude_params: 'utm_source\r\nfbclid\n*',
+    exclude_ips: '# office\n203.0.113.7\n2001:db8::/32',
+    timezone: 'Europe/Berlin',
+  };
+  const expected = {
+    domain: 'full-fields.example.com',
+    privacy: 2,
+    password: true,
+    email: 1,
+    exclude_bots: 0,
+    exclude_params: 'utm_source\nfbclid\n*',
+    exclude_ips: '# office\n203.0.113.7\n2001:db8::/32',
+    timezone: 'Europe/Berlin',
+  };
+
+  it.each([
+    ['form', (f: Record<string, string>) => ({ form: f })],
+    ['multipart', (f: Record<string, string>) => ({ multipart: f })],
+    ['json', (f: Record<string, string>) => ({ json: f })],
+  ] as const)('accepts every field as a %s body', async (kind, body) => {
+    const { key } = await makeOwner();
+    const fields = { ...full, domain: full.domain.replace('Full-Fields', `full-${kind}`) };
+    const res = await call('/api/v1/websites', { method: 'POST', key, body: body(fields) });
+    expect(res.status).toBe(201);
+    expect(res.json.data).toMatchObject({ ...expected, domain: `full-${kind}.example.com` });
+  });
+
+  it('accepts JSON numbers and booleans for integer choices', async () => {
+    const { key } = await makeOwner();
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: {
+        json: { domain: 'json-types.example.com', privacy: 0, email: true, exclude_bots: false },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.data).toMatchObject({ privacy: 0, email: 1, exclude_bots: 0 });
+  });
+
+  it('stores the statistics page password only as a PBKDF2 hash', async () => {
+    const { key } = await makeOwner();
+    const site = await makeWebsite(key, { privacy: '2', password: 'the site password' });
+    const rows = (await snapshot('websites')) as { id: number; password_hash: string }[];
+    const row = rows.find((r) => r.id === site.id);
+    expect(row?.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
+    expect(JSON.stringify(rows)).not.toContain('the site password');
+    expect(await verifyPassword('the site password', row?.password_hash ?? '')).toBe(true);
+  });
+
+  it('ignores unknown fields and fields a client may not set', async () => {
+    const { key, id: ownerId } = await makeOwner();
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: {
+        json: {
+          domain: 'unknown-fields.example.com',
+          id: 999999,
+          owner_id: ownerId + 1,
+          user_id: 7,
+          created_at: '2000-01-01',
+          is_admin: 1,
+        },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json.data.id).not.toBe(999999);
+    expect(res.json.data.created_at).not.toContain('2000');
+    const rows = (await snapshot('websites')) as { id: number; owner_id: number }[];
+    expect(rows.find((r) => r.id === res.json.data.id)?.owner_id).toBe(ownerId);
+  });
+
+  it('requires a password when privacy is 2', async () => {
+    const { key } = await makeOwner();
+    const before = await snapshot('websites');
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { form: { domain: 'pw.example.com', privacy: '2' } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({
+      message: 'The password field is required when privacy is 2.',
+      errors: { password: ['The password field is required when privacy is 2.'] },
+      status: 422,
+    });
+    expect(await snapshot('websites')).toEqual(before);
+  });
+
+  it('names every invalid field in one 422 and writes nothing', async () => {
+    const { key } = await makeOwner();
+    const before = await snapshot('websites');
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: {
+        form: {
+          domain: 'exa mple.com',
+          privacy: '3',
+          email: 'yes',
+          exclude_bots: '2',
+          exclude_params: 'ok\nbad name',
+          exclude_ips: '10.0.0.1\n# fine\n1.2.3.4/33',
+          timezone: 'Mars/Olympus',
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.status).toBe(422);
+    expect(res.json.message).toBe('The domain is not a valid host name.');
+    expect(res.json.errors).toEqual({
+      domain: ['The domain is not a valid host name.'],
+      privacy: ['The privacy field must be 0, 1 or 2.'],
+      email: ['The email field must be 0 or 1.'],
+      exclude_bots: ['The exclude bots field must be 0 or 1.'],
+      exclude_params: [
+        'The exclude params field has an invalid parameter name on line 2: bad name',
+      ],
+      exclude_ips: [
+        'The exclude ips field has an invalid IP address or range on line 3: 1.2.3.4/33',
+      ],
+      timezone: ['The timezone field must be a valid IANA time zone name (e.g. Europe/Berlin).'],
+    });
+    expect(await snapshot('websites')).toEqual(before);
+  });
+
+  it.each([
+    [{}, 'The domain field is required.'],
+    [{ domain: '' }, 'The domain field is required.'],
+    [{ domain: '   ' }, 'The domain field is required.'],
+    [{ domain: '<script>alert(1)</script>' }, 'The domain is not a valid host name.'],
+    [{ domain: 'localhost' }, 'The domain must contain a dot (e.g. example.com).'],
+    [{ domain: `${'a'.repeat(64)}.com` }, 'The domain is not a valid host name.'],
+    [{ domain: '999.1.1.1' }, 'The domain is not a valid IPv4 address.'],
+    [{ domain: 'user:pw@example.com' }, 'The domain must not contain credentials.'],
+  ])('rejects the domain of %j', async (fields, message) => {
+    const { key } = await makeOwner();
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { form: fields as Record<string, string> },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.errors.domain).toEqual([message]);
+  });
+
+  it('rejects non-string JSON values with a 422, not a crash', async () => {
+    const { key } = await makeOwner();
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: {
+        json: {
+          domain: ['a.com'],
+          privacy: { x: 1 },
+          exclude_ips: 42,
+          timezone: null,
+          password: 5,
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.json.errors)).toEqual([
+      'domain',
+      'privacy',
+      'password',
+      'exclude_ips',
+      'timezone',
+    ]);
+  });
+
+  it('keeps domains unique across owners, case-insensitively and after normalisation', async () => {
+    const a = await makeOwner('a');
+    const b = await makeOwner('b');
+    await makeWebsite(a.key, { domain: 'taken.example.com' });
+    for (const domain of [
+      'taken.example.com',
+      'TAKEN.Example.COM',
+      'https://www.taken.example.com/',
+      'taken.example.com.',
+    ]) {
+      for (const key of [a.key, b.key]) {
+        const res = await call('/api/v1/websites', {
+          method: 'POST',
+          key,
+          body: { form: { domain } },
+        });
+        expect(res.status).toBe(422);
+        expect(res.json.errors).toEqual({ domain: ['The domain has already been taken.'] });
+      }
+    }
+  });
+
+  it('normalises IP literals', async () => {
+    const { key } = await makeOwner();
+    const v6 = await makeWebsite(key, {
+      domain: 'http://[2001:0DB8:0000:0000:0000:0000:0000:0042]:8080/x',
+    });
+    expect(v6.domain).toBe('[2001:db8::42]');
+    const again = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { form: { domain: '2001:db8::42' } },
+    });
+    expect(again.json.errors).toEqual({ domain: ['The domain has already been taken.'] });
+    const v4 = await makeWebsite(key, { domain: '203.0.113.9' });
+    expect(v4.domain).toBe('203.0.113.9');
+  });
+
+  it('answers malformed bodies with clear errors', async () => {
+    const { key } = await makeOwner();
+    const bad = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { raw: '{"domain":', type: 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ message: 'The request body is not valid JSON.', status: 400 });
+    const array = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { raw: '["a.com"]', type: 'application/json' },
+    });
+    expect(array.status).toBe(400);
+    const xml = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { raw: '<domain/>', type: 'application/xml' },
+    });
+    expect(xml.status).toBe(415);
+    expect(xml.json.status).toBe(415);
+  });
+
+  it('refuses bodies over 64 KB with 413, with or without Content-Length', async () => {
+    const { key } = await makeOwner();
+    const before = await snapshot('websites');
+    const big = `domain=big.example.com&exclude_params=${'a'.repeat(70 * 1024)}`;
+    const res = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { raw: big, type: 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.json).toEqual({ message: 'The request body is too large.', status: 413 });
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const chunked = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { raw: stream, type: 'application/x-www-form-urlencoded' },
+    });
+    expect(chunked.status).toBe(413);
+    expect(await snapshot('websites')).toEqual(before);
+  });
+});

@@ -1,0 +1,150 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
+
+describe('GET /api/v1/websites', () => {
+  let key: string;
+  let ids: number[];
+  const domains = [
+    'alpha.example.com',
+    'beta.example.com',
+    'gamma.example.net',
+    'delta.example.org',
+    'epsilon.example.com',
+    'zeta.example.com',
+    'eta.example.com',
+    'theta.example.com',
+    'iota.example.com',
+    'kappa.example.com',
+    'lambda.example.com',
+    'mu-100.example.com',
+    'mux1.example.com',
+  ];
+
+  beforeAll(async () => {
+    ({ key } = await makeOwner());
+    ids = [];
+    for (const domain of domains) ids.push((await makeWebsite(key, { domain })).id);
+  });
+
+  it('pages newest first, 10 per page, with links and meta', async () => {
+    const res = await call('/api/v1/websites', { key });
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse().slice(0, 10));
+    expect(res.json.links).toEqual({
+      first: `${ORIGIN}/api/v1/websites?page=1`,
+      last: `${ORIGIN}/api/v1/websites?page=2`,
+      prev: null,
+      next: `${ORIGIN}/api/v1/websites?page=2`,
+    });
+    expect(res.json.meta).toEqual({
+      current_page: 1,
+      from: 1,
+      last_page: 2,
+      path: `${ORIGIN}/api/v1/websites`,
+      per_page: 10,
+      to: 10,
+      total: 13,
+    });
+    expect(res.json.status).toBe(200);
+  });
+
+  it('keeps the other query parameters in the links', async () => {
+    const res = await call('/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=2', { key });
+    expect(res.json.data.map((w: { domain: string }) => w.domain)).toEqual([
+      'mux1.example.com',
+      'theta.example.com',
+      'zeta.example.com',
+    ]);
+    expect(res.json.links).toEqual({
+      first: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=1`,
+      last: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=2`,
+      prev: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=1`,
+      next: null,
+    });
+    expect(res.json.meta).toMatchObject({
+      current_page: 2,
+      from: 11,
+      to: 13,
+      last_page: 2,
+      total: 13,
+    });
+  });
+
+  it('sorts by id or domain in both directions', async () => {
+    const asc = await call('/api/v1/websites?sort_by=id&sort=asc&per_page=25', { key });
+    expect(asc.json.data.map((w: { id: number }) => w.id)).toEqual(ids);
+    const byDomain = await call('/api/v1/websites?sort_by=domain&sort=desc&per_page=25', { key });
+    expect(byDomain.json.data.map((w: { domain: string }) => w.domain)).toEqual(
+      [...domains].sort().reverse(),
+    );
+  });
+
+  it('searches case-insensitively, taking % and _ literally', async () => {
+    const search = async (q: string) =>
+      (
+        await call(
+          `/api/v1/websites?search=${encodeURIComponent(q)}&search_by=domain&per_page=100`,
+          { key },
+        )
+      ).json.data.map((w: { domain: string }) => w.domain);
+    expect(await search('EXAMPLE.NET')).toEqual(['gamma.example.net']);
+    // As wildcards, `_` and `%` would match mu-100 / everything; taken literally they match nothing.
+    expect(await search('mu_1')).toEqual([]);
+    expect(await search('%')).toEqual([]);
+    expect(await search('mu-1')).toEqual(['mu-100.example.com']);
+    const newestFirst = [...domains].reverse();
+    expect(await search('Eta')).toEqual(newestFirst.filter((d) => d.includes('eta')));
+    const none = await call('/api/v1/websites?search=nothing-here', { key });
+    expect(none.json.data).toEqual([]);
+    expect(none.json.meta).toMatchObject({ from: null, to: null, total: 0, last_page: 1 });
+  });
+
+  it('answers an empty page past the last one', async () => {
+    const res = await call('/api/v1/websites?page=9', { key });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual([]);
+    expect(res.json.meta).toMatchObject({
+      current_page: 9,
+      from: null,
+      to: null,
+      last_page: 2,
+      total: 13,
+    });
+    expect(res.json.links.prev).toBe(`${ORIGIN}/api/v1/websites?page=8`);
+    expect(res.json.links.next).toBeNull();
+  });
+
+  it.each([
+    ['per_page=7', 'per_page', 'The per page field must be 10, 25, 50 or 100.'],
+    ['per_page=abc', 'per_page', 'The per page field must be 10, 25, 50 or 100.'],
+    ['page=0', 'page', 'The page field must be an integer of at least 1.'],
+    ['page=-3', 'page', 'The page field must be an integer of at least 1.'],
+    ['page=1.5', 'page', 'The page field must be an integer of at least 1.'],
+    ['sort=up', 'sort', 'The selected sort is invalid.'],
+    ['sort_by=created_at', 'sort_by', 'The selected sort by is invalid.'],
+    ['search_by=url', 'search_by', 'The selected search by is invalid.'],
+    [
+      `search=${'x'.repeat(256)}`,
+      'search',
+      'The search field must not be greater than 255 characters.',
+    ],
+  ])('rejects %s with a 422 naming the field', async (query, field, message) => {
+    const res = await call(`/api/v1/websites?${query}`, { key });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({ message, errors: { [field]: [message] }, status: 422 });
+  });
+
+  it("lists only the calling owner's websites", async () => {
+    const other = await makeOwner('other');
+    await makeWebsite(other.key, { domain: 'others.example.com' });
+    const mine = await call('/api/v1/websites?per_page=100', { key });
+    expect(mine.json.meta.total).toBe(13);
+    expect(mine.json.data.some((w: { domain: string }) => w.domain === 'others.example.com')).toBe(
+      false,
+    );
+    const theirs = await call('/api/v1/websites', { key: other.key });
+    expect(theirs.json.data.map((w: { domain: string }) => w.domain)).toEqual([
+      'others.example.com',
+    ]);
+  });
+});

@@ -1,0 +1,87 @@
+/** Fixture builders and a small client for driving the Worker through its real `fetch`. */
+import { env, exports } from 'cloudflare:workers';
+import { createOwner } from '../../src/accounts/owners.ts';
+import { createDb } from '../../src/db/client.ts';
+
+export const ORIGIN = 'https://sightline.test';
+export const db = () => createDb(env.DB);
+
+let ownerSeq = 0;
+
+/** A new owner with an API key; emails are unique per test file run. */
+export async function makeOwner(label = 'owner') {
+  ownerSeq += 1;
+  const email = `${label}-${ownerSeq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const owner = await createOwner(db(), { email, password: 'a long enough password' });
+  return { ...owner, key: owner.apiKey };
+}
+
+type Body =
+  | { json: unknown }
+  | { form: Record<string, string> }
+  | { multipart: Record<string, string> }
+  | { raw: BodyInit; type?: string };
+
+export type CallOptions = {
+  method?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+  body?: Body;
+};
+
+/** Calls the Worker; `key` sets the Bearer header (null sends none). */
+export async function call(
+  path: string,
+  { method = 'GET', key = null, headers = {}, body }: CallOptions = {},
+) {
+  const init: RequestInit = { method, headers: { ...headers } };
+  const h = init.headers as Record<string, string>;
+  if (key !== null) h.authorization = `Bearer ${key}`;
+  if (body && 'json' in body) {
+    h['content-type'] = 'application/json';
+    init.body = JSON.stringify(body.json);
+  } else if (body && 'form' in body) {
+    h['content-type'] = 'application/x-www-form-urlencoded';
+    init.body = new URLSearchParams(body.form).toString();
+  } else if (body && 'multipart' in body) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(body.multipart)) form.append(k, v);
+    init.body = form;
+  } else if (body && 'raw' in body) {
+    if (body.type) h['content-type'] = body.type;
+    init.body = body.raw;
+  }
+  const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, init));
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field.
+  return { status: res.status, headers: res.headers, text, json: json as any };
+}
+
+/** Creates a website through the API and returns its record. */
+export async function makeWebsite(key: string, fields: Record<string, string> = {}) {
+  const domain = fields.domain ?? `site-${crypto.randomUUID().slice(0, 8)}.example.org`;
+  const res = await call('/api/v1/websites', {
+    method: 'POST',
+    key,
+    body: { form: { ...fields, domain } },
+  });
+  if (res.status !== 201) throw new Error(`makeWebsite failed: ${res.status} ${res.text}`);
+  return res.json.data as { id: number; domain: string } & Record<string, unknown>;
+}
+
+/** Every row of a table, for asserting that a failed request changed nothing. */
+export async function snapshot(
+  table: 'websites' | 'owners' | 'api_keys' | 'stats' | 'website_purges',
+) {
+  const { results } = await env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+  return results;
+}
+
+export const UNAUTHENTICATED = { message: 'Unauthenticated.', status: 401 };
+export const NOT_FOUND = { message: 'Resource not found.', status: 404 };

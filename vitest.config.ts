@@ -1,0 +1,34 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        // The Worker's tests run inside workerd against a real local D1 built from the real
+        // migrations in `drizzle/` (applied by test/setup.ts). D1 storage is isolated per file.
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: { bindings: { TEST_MIGRATIONS: await readD1Migrations('./drizzle') } },
+          })),
+        ],
+        test: {
+          name: 'worker',
+          include: ['test/unit/**/*.test.{ts,tsx}', 'test/integration/**/*.test.{ts,tsx}'],
+          setupFiles: ['./test/setup.ts'],
+        },
+      },
+      {
+        // Command-line tools run in Node, as a user runs them.
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});

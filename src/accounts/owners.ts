@@ -4,6 +4,7 @@ import type { Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import type { FieldErrors } from '../lib/errors.ts';
+import { hasControlCharacter } from '../lib/text.ts';
 import { apiKeyUpsert, generateApiKey } from './api-keys.ts';
 import { hashPassword } from './password.ts';
 
@@ -20,7 +21,7 @@ export function validateOwnerInput(email: string, password: string): FieldErrors
   const errors: FieldErrors = {};
   const normalized = normalizeEmail(email);
   if (normalized === '') errors.email = ['The email field is required.'];
-  else if (normalized.length > 254 || !EMAIL.test(normalized))
+  else if (normalized.length > 254 || !EMAIL.test(normalized) || hasControlCharacter(normalized))
     errors.email = ['The email field must be a valid email address.'];
   const passwordErrors = validateNewPassword(password);
   if (passwordErrors) errors.password = passwordErrors;
@@ -28,9 +29,11 @@ export function validateOwnerInput(email: string, password: string): FieldErrors
 }
 
 export function validateNewPassword(password: string): string[] | undefined {
-  if (password.length < PASSWORD_MIN)
+  // Counted in characters (code points), not UTF-16 units.
+  const length = [...password].length;
+  if (length < PASSWORD_MIN)
     return [`The password field must be at least ${PASSWORD_MIN} characters.`];
-  if (password.length > PASSWORD_MAX)
+  if (length > PASSWORD_MAX)
     return [`The password field must not be greater than ${PASSWORD_MAX} characters.`];
   return undefined;
 }

@@ -39,9 +39,16 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** Checks a password against a stored hash; false for any malformed hash. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, iterations, salt, hash] = stored.split('$');
-  if (scheme !== 'pbkdf2-sha256' || !iterations || !salt || !hash) return false;
+  const parts = stored.split('$');
+  const [scheme, iterations, salt, hash] = parts;
+  if (parts.length !== 4 || scheme !== 'pbkdf2-sha256' || !iterations || !salt || !hash)
+    return false;
   const cost = Number(iterations);
-  if (!Number.isInteger(cost) || cost < 1 || cost > ITERATIONS) return false;
-  return timingSafeEqual(await derive(password, fromBase64Url(salt), cost), hash);
+  if (!/^\d+$/.test(iterations) || cost < 1 || cost > ITERATIONS) return false;
+  try {
+    return timingSafeEqual(await derive(password, fromBase64Url(salt), cost), hash);
+  } catch {
+    // A salt that is not base64url: the stored value is corrupt, so nothing matches it.
+    return false;
+  }
 }

@@ -2,7 +2,8 @@
  * The `exclude_ips` list: one IPv4/IPv6 address or CIDR range per line; blank lines and
  * lines starting with `#` are comments (DESIGN §3.1).
  */
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { parseIPv4, parseIPv6 } from '../lib/ip.ts';
 
 export type IpListResult = { ok: true; text: string } | { ok: false; line: number; entry: string };
 
@@ -14,14 +15,8 @@ export function parseIpEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number]
   if (entry.length > MAX_ENTRY || /\s/.test(entry)) return null;
   const [address = '', prefix, ...rest] = entry.split('/');
   if (rest.length > 0) return null;
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  if (ipaddr.IPv4.isValidFourPartDecimal(address)) {
-    ip = ipaddr.IPv4.parse(address);
-  } else if (address.includes(':') && !address.includes('%') && ipaddr.IPv6.isValid(address)) {
-    ip = ipaddr.IPv6.parse(address);
-  } else {
-    return null;
-  }
+  const ip = parseIPv4(address) ?? parseIPv6(address);
+  if (!ip) return null;
   const max = ip.kind() === 'ipv4' ? 32 : 128;
   if (prefix === undefined) return [ip, max];
   if (!/^\d{1,3}$/.test(prefix)) return null;

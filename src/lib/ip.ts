@@ -1,0 +1,30 @@
+/**
+ * Strict IP address parsing on top of ipaddr.js, which is lenient in ways a browser is not
+ * (hex or octal IPv4 parts, `::1.2.3.4` read as IPv4-mapped).
+ */
+import ipaddr from 'ipaddr.js';
+
+/** Strict dotted-quad: four decimal octets, no leading zeros, no hex or shorthand forms. */
+export const IPV4_QUAD =
+  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+export function parseIPv4(text: string): ipaddr.IPv4 | null {
+  return IPV4_QUAD.test(text) ? ipaddr.IPv4.parse(text) : null;
+}
+
+/**
+ * Parses an IPv6 address without zone id. A trailing dotted-quad IPv4 part must be strict
+ * and is rewritten as two hex groups first (ipaddr.js reads `::1.2.3.4` as `::ffff:1.2.3.4`).
+ */
+export function parseIPv6(text: string): ipaddr.IPv6 | null {
+  if (!text.includes(':') || text.includes('%')) return null;
+  let address = text;
+  const embedded = /^(.*:)([^:]*\.[^:]*)$/.exec(text);
+  if (embedded) {
+    const quad = embedded[2] ?? '';
+    if (!IPV4_QUAD.test(quad)) return null;
+    const [a = 0, b = 0, c = 0, d = 0] = quad.split('.').map(Number);
+    address = `${embedded[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  return ipaddr.IPv6.isValid(address) ? ipaddr.IPv6.parse(address) : null;
+}

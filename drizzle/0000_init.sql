@@ -34,7 +34,7 @@ CREATE TABLE `stats` (
 	`value` text NOT NULL,
 	`count` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`website_id`, `name`, `date`, `value`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `website_purges` (
 	`website_id` integer PRIMARY KEY NOT NULL,

@@ -5,10 +5,12 @@
 import { Hono } from 'hono';
 import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
+import { createIngestRoutes } from './ingest/routes.ts';
 import { ApiError, handleError } from './lib/errors.ts';
 
 export function createApp() {
   const app = new Hono<AppEnv>();
+  app.route('/api', createIngestRoutes());
   app.route('/api/v1', createApi());
   app.get('/', (c) =>
     c.text('Sightline: privacy-first web analytics. API reference: /api/v1/docs\n'),

@@ -4,6 +4,11 @@
  *
  * Timestamps are Unix epoch milliseconds (INTEGER) so that they sort and compare cheaply;
  * the API formats them on the way out.
+ *
+ * `stats`, `salts` and `visitors` are created `WITHOUT ROWID` (added by hand to the generated
+ * migrations; drizzle-kit cannot express it): their rows live in the primary-key B-tree
+ * itself, so an upsert writes one row instead of a table row plus an index row — half of
+ * D1's billed rows written on the hit path. Keep it when a migration recreates them.
  */
 import {
   index,
@@ -120,4 +125,25 @@ export const stats = sqliteTable(
 export const websitePurges = sqliteTable('website_purges', {
   websiteId: integer('website_id').primaryKey(),
   deletedAt: integer('deleted_at').notNull(),
+});
+
+/**
+ * Random daily salts for visitor hashes, one per website-local date. A visitor's identity
+ * for a day is a hash with that day's salt; once the salt is deleted (after 72 hours) the
+ * hashes made with it can no longer be linked to anyone (DESIGN §2).
+ */
+export const salts = sqliteTable('salts', {
+  date: text('date').primaryKey(),
+  salt: text('salt').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * Today's visitors: the salted one-way hash of (salt, website, IP, User-Agent) and the time
+ * of their last page view, which decides when a new visit starts. Rows older than 48 hours
+ * are purged hourly. No IP, User-Agent or cookie is stored.
+ */
+export const visitors = sqliteTable('visitors', {
+  hash: text('hash').primaryKey(),
+  lastSeenAt: integer('last_seen_at').notNull(),
 });

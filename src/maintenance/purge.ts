@@ -25,7 +25,7 @@ export async function purgeDeletedWebsites(
       const limit = Math.min(chunk, budget - result.rowsDeleted);
       // drizzle has no DELETE … LIMIT for SQLite; select the chunk's keys by the primary key's prefix.
       const deleted = await db.run(
-        sql`DELETE FROM ${stats} WHERE rowid IN (SELECT rowid FROM ${stats} WHERE ${stats.websiteId} = ${websiteId} LIMIT ${limit})`,
+        sql`DELETE FROM ${stats} WHERE (website_id, name, date, value) IN (SELECT website_id, name, date, value FROM ${stats} WHERE ${stats.websiteId} = ${websiteId} LIMIT ${limit})`,
       );
       const changes = deleted.meta.changes ?? 0;
       result.rowsDeleted += changes;

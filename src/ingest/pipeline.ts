@@ -1,0 +1,146 @@
+/**
+ * The hit pipeline (DESIGN §1 data flow): parse → drop (typed reason) → enrich → write.
+ * Each step is a small named function; a dropped hit carries the reason that tests assert
+ * and that `POST /api/event` returns in `X-Drop-Reason`.
+ */
+import { inArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { websites } from '../db/schema.ts';
+import { normalizeDomain } from '../websites/domain.ts';
+import { eventLabel, type Hit } from './payload.ts';
+import { isBotRequest } from './steps/bots.ts';
+import { parseDevice } from './steps/device.ts';
+import { isExcludedIp } from './steps/excluded-ip.ts';
+import { type CfGeo, geoFromCf } from './steps/geo.ts';
+import { languageOf } from './steps/language.ts';
+import { localDateHour } from './steps/local-time.ts';
+import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
+import { externalReferrer, isSameSite } from './steps/referrer.ts';
+import { saltFor, visitorHash } from './visitor.ts';
+import { type Stat, writeHit } from './write.ts';
+
+export type DropReason = 'unknown_site' | 'host_mismatch' | 'bot' | 'excluded_ip' | 'dnt';
+
+export type HitOutcome =
+  | { stored: true; websiteId: number }
+  | { stored: false; reason: DropReason };
+
+/** What the pipeline knows about the request that carried the hit. */
+export type HitRequest = {
+  /** `CF-Connecting-IP`: the only source of the client address (DESIGN §3.2). */
+  ip: string | null;
+  userAgent: string;
+  headers: { get(name: string): string | null };
+  cf: CfGeo | undefined;
+  now: number;
+};
+
+type Website = typeof websites.$inferSelect;
+
+/** Candidate domains for a page host: itself without `www.`, then each parent domain. */
+export function domainCandidates(host: string): string[] {
+  const normalized = normalizeDomain(host);
+  if (!normalized.ok) return [];
+  const labels = normalized.domain.split('.');
+  if (normalized.domain.startsWith('[') || /^[\d.]+$/.test(normalized.domain))
+    return [normalized.domain];
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+}
+
+/** Step: the website named by `domain`, else the most specific one matching the page host. */
+export async function findSite(db: Database, hit: Hit): Promise<Website | undefined> {
+  const candidates = hit.domain
+    ? domainCandidates(hit.domain).slice(0, 1)
+    : domainCandidates(hit.page.hostname);
+  if (candidates.length === 0) return undefined;
+  return db
+    .select()
+    .from(websites)
+    .where(inArray(websites.domain, candidates))
+    .orderBy(sql`length(${websites.domain}) DESC`)
+    .limit(1)
+    .get();
+}
+
+/** Step: the page must be on the website's domain or one of its subdomains. */
+export function hostMatches(site: Website, hit: Hit): boolean {
+  const host = normalizeDomain(hit.page.hostname);
+  return host.ok && isSameSite(host.domain, site.domain);
+}
+
+/** Step: Do Not Track / Global Privacy Control, when the snippet asked for it. */
+export function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
+  return hit.dnt && (headers.get('dnt') === '1' || headers.get('sec-gpc') === '1');
+}
+
+/** Runs one parsed hit through every step and writes it; returns what happened. */
+export async function processHit(db: Database, hit: Hit, req: HitRequest): Promise<HitOutcome> {
+  const site = await findSite(db, hit);
+  if (!site) return { stored: false, reason: 'unknown_site' };
+  if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };
+  if (site.excludeBots === 1 && isBotRequest(req.userAgent, req.headers))
+    return { stored: false, reason: 'bot' };
+  if (isExcludedIp(req.ip, site.excludeIps)) return { stored: false, reason: 'excluded_ip' };
+  if (wantsNoTracking(hit, req.headers)) return { stored: false, reason: 'dnt' };
+
+  const { date, hour } = localDateHour(req.now, site.timezone);
+  if (hit.event) {
+    await writeHit(db, {
+      websiteId: site.id,
+      date,
+      now: req.now,
+      always: [['event', eventLabel(hit.event)]],
+    });
+    return { stored: true, websiteId: site.id };
+  }
+
+  const page = pagePath(hit.page, excludedParams(site.excludeParams));
+  const device = parseDevice(req.userAgent, {
+    platform: req.headers.get('sec-ch-ua-platform'),
+    mobile: req.headers.get('sec-ch-ua-mobile'),
+    brands: req.headers.get('sec-ch-ua'),
+  });
+  const geo = geoFromCf(req.cf);
+  const language = languageOf(hit.language, req.headers.get('accept-language'));
+  const referrer = externalReferrer(hit.referrer, site.domain);
+  const campaign = campaignOf(hit.page);
+
+  const firstOfDay: Stat[] = [
+    ['visitors', date],
+    ['visitors_hours', hour],
+    ['browser', device.browser],
+    ['os', device.os],
+    ['device', device.device],
+  ];
+  for (const [name, value] of [
+    ['country', geo.country],
+    ['continent', geo.continent],
+    ['city', geo.city],
+    ['language', language],
+    ['resolution', hit.resolution],
+  ] as const) {
+    if (value) firstOfDay.push([name, value]);
+  }
+  const firstOfVisit: Stat[] = [['landing_page', page]];
+  if (referrer) firstOfVisit.push(['referrer', referrer]);
+  if (campaign) firstOfVisit.push(['campaign', campaign]);
+
+  const salt = await saltFor(db, date, req.now);
+  await writeHit(db, {
+    websiteId: site.id,
+    date,
+    now: req.now,
+    always: [
+      ['pageviews', date],
+      ['pageviews_hours', hour],
+      ['page', page],
+    ],
+    visitor: {
+      hash: await visitorHash(salt, site.id, req.ip ?? '', req.userAgent),
+      firstOfDay,
+      firstOfVisit,
+      externalReferrer: referrer !== null,
+    },
+  });
+  return { stored: true, websiteId: site.id };
+}

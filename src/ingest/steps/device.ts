@@ -1,0 +1,78 @@
+/**
+ * Browser, OS and device type from the User-Agent, refined by User-Agent Client Hints
+ * (`Sec-CH-UA*`) when the browser sends them: Chromium freezes parts of the UA string
+ * ("Windows NT 10.0", "Android 10; K"), and the hints carry the real values.
+ */
+import Bowser from 'bowser';
+
+export type Device = { browser: string; os: string; device: string };
+
+/** bowser's names → the short names analytics users know. */
+const BROWSER_NAMES: Record<string, string> = {
+  'Microsoft Edge': 'Edge',
+  'Samsung Internet for Android': 'Samsung Internet',
+  'Internet Explorer': 'Internet Explorer',
+  'Opera Touch': 'Opera',
+  'Chrome OS': 'Chrome',
+};
+
+const PLATFORM_HINTS: Record<string, string> = {
+  windows: 'Windows',
+  macos: 'macOS',
+  'mac os x': 'macOS',
+  linux: 'Linux',
+  android: 'Android',
+  ios: 'iOS',
+  'chrome os': 'Chrome OS',
+  chromeos: 'Chrome OS',
+};
+
+/** Brands a Chromium browser lists in `Sec-CH-UA`, most specific first. */
+const BRAND_NAMES: [RegExp, string][] = [
+  [/^Microsoft Edge$/i, 'Edge'],
+  [/^Opera$/i, 'Opera'],
+  [/^Brave$/i, 'Brave'],
+  [/^Vivaldi$/i, 'Vivaldi'],
+  [/^Samsung Internet$/i, 'Samsung Internet'],
+  [/^YaBrowser$/i, 'Yandex Browser'],
+  [/^Google Chrome$/i, 'Chrome'],
+];
+
+export type ClientHints = {
+  platform?: string | null;
+  mobile?: string | null;
+  brands?: string | null;
+};
+
+function unquote(value: string): string {
+  return value.trim().replace(/^"(.*)"$/, '$1');
+}
+
+/** The browser named by a `Sec-CH-UA` brand list, or null when it names only Chromium. */
+export function browserFromBrands(header: string): string | null {
+  const brands = header
+    .split(',')
+    .map((part) => unquote(part.split(';')[0] ?? ''))
+    .filter((brand) => brand && !/not.?a.?brand/i.test(brand));
+  for (const [pattern, name] of BRAND_NAMES) if (brands.some((b) => pattern.test(b))) return name;
+  return null;
+}
+
+export function parseDevice(userAgent: string, hints: ClientHints = {}): Device {
+  const parsed = Bowser.parse(userAgent || ' ');
+  let browser = parsed.browser.name
+    ? (BROWSER_NAMES[parsed.browser.name] ?? parsed.browser.name)
+    : 'Unknown';
+  let os = parsed.os.name ?? 'Unknown';
+  let device: string =
+    parsed.platform.type ??
+    (os === 'Chrome OS' || os === 'Linux' || os === 'macOS' || os === 'Windows'
+      ? 'desktop'
+      : 'Unknown');
+
+  if (hints.brands) browser = browserFromBrands(hints.brands) ?? browser;
+  if (hints.platform) os = PLATFORM_HINTS[unquote(hints.platform).toLowerCase()] ?? os;
+  // `?1` is sent by phones; tablets send `?0` and are recognised from the UA.
+  if (hints.mobile === '?1') device = 'mobile';
+  return { browser, os, device };
+}

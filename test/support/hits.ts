@@ -1,0 +1,55 @@
+/** Sending hits through the Worker's real `fetch`, and reading back the roll-ups they wrote. */
+import { env, exports } from 'cloudflare:workers';
+
+export const CHROME_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+export const AUSTIN = { country: 'US', continent: 'NA', city: 'Austin', regionCode: 'TX' };
+
+export type HitOptions = {
+  ip?: string;
+  ua?: string;
+  cf?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  contentType?: string;
+};
+
+export async function sendHit(body: unknown, options: HitOptions = {}) {
+  const headers: Record<string, string> = {
+    'content-type': options.contentType ?? 'text/plain',
+    'user-agent': options.ua ?? CHROME_WINDOWS,
+    'cf-connecting-ip': options.ip ?? '198.51.100.23',
+    ...options.headers,
+  };
+  const res = await exports.default.fetch(
+    new Request('https://sightline.test/api/event', {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      cf: options.cf ?? AUSTIN,
+    } as RequestInit),
+  );
+  return {
+    status: res.status,
+    dropReason: res.headers.get('x-drop-reason'),
+    headers: res.headers,
+    text: await res.text(),
+  };
+}
+
+/** Roll-ups of a website as `{name: {value: count}}` (all dates), or of one date. */
+export async function rollups(websiteId: number, date?: string) {
+  const { results } = await env.DB.prepare(
+    `SELECT name, date, value, count FROM stats WHERE website_id = ?${date ? ' AND date = ?' : ''} ORDER BY name, value`,
+  )
+    .bind(...(date ? [websiteId, date] : [websiteId]))
+    .all<{ name: string; date: string; value: string; count: number }>();
+  const out: Record<string, Record<string, number>> = {};
+  for (const r of results) {
+    out[r.name] ??= {};
+    const bucket = out[r.name] as Record<string, number>;
+    bucket[r.value] = (bucket[r.value] ?? 0) + r.count;
+  }
+  return out;
+}

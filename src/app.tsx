@@ -7,9 +7,11 @@ import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
 import { createIngestRoutes } from './ingest/routes.ts';
 import { ApiError, handleError } from './lib/errors.ts';
+import { createTrackerRoutes } from './tracker/routes.ts';
 
 export function createApp() {
   const app = new Hono<AppEnv>();
+  app.route('/js', createTrackerRoutes());
   app.route('/api', createIngestRoutes());
   app.route('/api/v1', createApi());
   app.get('/', (c) =>

@@ -1,0 +1,512 @@
+/**
+ * The browser tracker as the Worker serves it: the committed minified build is current, within
+ * its size budget, and behaves as the server expects when run in a fake browser page (node:vm).
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import vm from 'node:vm';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { TRACKER_SCRIPT, TRACKER_VERSION } from '../../src/tracker/script.generated.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+const rawBytes = Buffer.byteLength(TRACKER_SCRIPT);
+const gzipBytes = gzipSync(TRACKER_SCRIPT, { level: 9 }).length;
+
+describe('the built tracker', () => {
+  it('is up to date with src/tracker/script.ts (build:tracker --check)', async () => {
+    const result = await run(
+      join(root, 'node_modules/.bin/tsx'),
+      [join(root, 'scripts/build-tracker.ts'), '--check'],
+      { cwd: root },
+    ).catch((err: { code: number; stdout: string; stderr: string }) => err);
+    expect('code' in result ? result.stderr : '').toBe('');
+    expect(result.stdout).toContain('is up to date');
+  });
+
+  it(`is at most 1024 bytes gzipped (raw ${rawBytes} B, gzip -9 ${gzipBytes} B)`, () => {
+    console.log(`tracker: ${rawBytes} bytes raw, ${gzipBytes} bytes gzipped`);
+    expect(gzipBytes).toBeLessThanOrEqual(1024);
+  });
+
+  it('is versioned by the hash of its code', () => {
+    const hash = createHash('sha256').update(TRACKER_SCRIPT).digest('hex');
+    expect(TRACKER_VERSION).toBe(hash.slice(0, 12));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A fake browser page
+
+type Body = Record<string, unknown>;
+interface Hit {
+  url: string;
+  via: 'beacon' | 'fetch';
+  body: Body;
+  init?: Record<string, unknown>;
+  type?: string;
+}
+
+class FakeBlob {
+  constructor(
+    readonly parts: string[],
+    readonly options: { type: string },
+  ) {}
+}
+
+interface PageOptions {
+  href?: string;
+  referrer?: string;
+  /** data-* attributes of the script tag, without the `data-` prefix. */
+  data?: Record<string, string>;
+  src?: string;
+  currentScript?: boolean;
+  visibilityState?: string;
+  navigator?: Record<string, unknown>;
+  windowProps?: Record<string, unknown>;
+  /** 'ok' (default), 'full' (returns false), 'throws' or 'missing'. */
+  beacon?: 'ok' | 'full' | 'throws' | 'missing';
+  /** 'ok' (default), 'rejects', 'throws' or 'missing'. */
+  fetch?: 'ok' | 'rejects' | 'throws' | 'missing';
+}
+
+function forbidden(what: string) {
+  return () => {
+    throw new Error(`the tracker touched ${what}`);
+  };
+}
+
+function page(options: PageOptions = {}) {
+  const hits: Hit[] = [];
+  const touched: string[] = [];
+  const listeners = new Map<string, Array<() => void>>();
+  const on = (target: string) => (type: string, listener: () => void) => {
+    const key = `${target}:${type}`;
+    listeners.set(key, [...(listeners.get(key) ?? []), listener]);
+  };
+  const dispatch = (key: string) => {
+    for (const listener of listeners.get(key) ?? []) listener();
+  };
+
+  const location = { href: options.href ?? 'https://site.test/' };
+  const attributes = options.data ?? {};
+  const script = {
+    src: options.src ?? 'https://stats.test/js/script.js',
+    getAttribute: (name: string) =>
+      name.startsWith('data-') ? (attributes[name.slice(5)] ?? null) : null,
+  };
+  const other = { src: 'https://cdn.test/app.js', getAttribute: () => null };
+
+  const document = {
+    currentScript: options.currentScript === false ? null : script,
+    referrer: options.referrer ?? '',
+    visibilityState: options.visibilityState ?? 'visible',
+    querySelectorAll: (selector: string) => {
+      expect(selector).toBe('script[src*="/js/script.js"]');
+      return [other, script].filter((s) => s.src.includes('/js/script.js'));
+    },
+    addEventListener: on('document'),
+  };
+  const trap = (object: object, name: string, what: string) => {
+    Object.defineProperty(object, name, {
+      get: () => {
+        touched.push(what);
+        return forbidden(what)();
+      },
+      set: () => {
+        touched.push(what);
+        forbidden(what)();
+      },
+    });
+  };
+  trap(document, 'cookie', 'document.cookie');
+
+  const navigator: Record<string, unknown> = {
+    language: 'en-GB',
+    doNotTrack: null,
+    ...options.navigator,
+  };
+  const beacon = options.beacon ?? 'ok';
+  if (beacon !== 'missing') {
+    navigator.sendBeacon = function (this: unknown, url: string, blob: FakeBlob) {
+      expect(this).toBe(navigator);
+      if (beacon === 'throws') throw new TypeError('sendBeacon is broken');
+      if (beacon === 'full') return false;
+      expect(blob).toBeInstanceOf(FakeBlob);
+      hits.push({
+        url,
+        via: 'beacon',
+        body: JSON.parse(blob.parts.join('')),
+        type: blob.options.type,
+      });
+      return true;
+    };
+  }
+
+  const navigate = (url: string | URL | null | undefined) => {
+    if (url != null) location.href = new URL(String(url), location.href).href;
+  };
+  const history = {
+    pushState(_data: unknown, _unused: string, url?: string | null) {
+      navigate(url);
+    },
+    replaceState(_data: unknown, _unused: string, url?: string | null) {
+      navigate(url);
+    },
+  };
+
+  const globals: Record<string, unknown> = {
+    document,
+    navigator,
+    history,
+    location,
+    screen: { width: 1920, height: 1080 },
+    Blob: FakeBlob,
+    URL,
+    addEventListener: on('window'),
+    ...options.windowProps,
+  };
+  const fetchMode = options.fetch ?? 'ok';
+  if (fetchMode !== 'missing') {
+    globals.fetch = (url: string, init: Record<string, unknown>) => {
+      if (fetchMode === 'throws') throw new TypeError('fetch is broken');
+      if (fetchMode === 'rejects') return Promise.reject(new TypeError('Failed to fetch'));
+      hits.push({ url, via: 'fetch', body: JSON.parse(String(init.body)), init: { ...init } });
+      return Promise.resolve({ ok: true, status: 202 });
+    };
+  }
+  trap(globals, 'localStorage', 'localStorage');
+  trap(globals, 'sessionStorage', 'sessionStorage');
+
+  const context = vm.createContext(globals);
+  const window = vm.runInContext('window = globalThis', context) as Record<string, unknown>;
+  const before = new Set(Object.getOwnPropertyNames(window));
+
+  return {
+    hits,
+    touched,
+    window,
+    location,
+    document,
+    history,
+    /** Runs the tracker as a page's <script> would. */
+    load() {
+      vm.runInContext(TRACKER_SCRIPT, context, { filename: 'script.js' });
+    },
+    /** Globals the tracker added to the page. */
+    newGlobals() {
+      return Object.getOwnPropertyNames(window).filter((name) => !before.has(name));
+    },
+    /** The browser's back/forward button. */
+    popTo(url: string) {
+      navigate(url);
+      dispatch('window:popstate');
+    },
+    show() {
+      document.visibilityState = 'visible';
+      dispatch('document:visibilitychange');
+    },
+    track(event: unknown) {
+      vm.runInContext('window.pa.track(event)', vm.createContext({ window, event }));
+    },
+    pages() {
+      return hits.filter((h) => !h.body.event).map((h) => h.body.page);
+    },
+  };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('tracker behaviour', () => {
+  it('sends the first page view once, as a text/plain beacon to the script origin', () => {
+    const p = page({ href: 'https://site.test/pricing?x=1', referrer: 'https://search.test/q' });
+    p.load();
+    expect(p.hits).toEqual([
+      {
+        url: 'https://stats.test/api/event',
+        via: 'beacon',
+        type: 'text/plain',
+        body: {
+          page: 'https://site.test/pricing?x=1',
+          referrer: 'https://search.test/q',
+          screen_resolution: '1920x1080',
+          language: 'en-GB',
+        },
+      },
+    ]);
+    expect(Object.keys(p.hits[0]?.body ?? {})).toEqual([
+      'page',
+      'referrer',
+      'screen_resolution',
+      'language',
+    ]);
+    expect(p.touched).toEqual([]);
+  });
+
+  it('sends a null referrer when there is none, and data-domain as domain', () => {
+    const p = page({ data: { domain: 'example.com' } });
+    p.load();
+    expect(p.hits.map((h) => h.body)).toEqual([
+      {
+        page: 'https://site.test/',
+        referrer: null,
+        screen_resolution: '1920x1080',
+        language: 'en-GB',
+        domain: 'example.com',
+      },
+    ]);
+  });
+
+  it('sends to data-host (a trailing slash is dropped)', () => {
+    const p = page({ data: { host: 'https://collect.example.org/' } });
+    p.load();
+    expect(p.hits.map((h) => h.url)).toEqual(['https://collect.example.org/api/event']);
+  });
+
+  it('finds its script tag by src when document.currentScript is not set', () => {
+    const p = page({ currentScript: false, src: 'https://other-stats.test/js/script.js' });
+    p.load();
+    expect(p.hits.map((h) => h.url)).toEqual(['https://other-stats.test/api/event']);
+  });
+
+  it('sends a page view on pushState to a new URL, with the previous page as referrer', () => {
+    const p = page({ href: 'https://site.test/', referrer: 'https://search.test/' });
+    p.load();
+    p.history.pushState({}, '', '/docs#intro');
+    p.history.pushState({}, '', '/blog');
+    expect(p.hits.map((h) => [h.body.page, h.body.referrer])).toEqual([
+      ['https://site.test/', 'https://search.test/'],
+      ['https://site.test/docs#intro', 'https://site.test/'],
+      // The previous page's fragment is not part of a referrer.
+      ['https://site.test/blog', 'https://site.test/docs'],
+    ]);
+  });
+
+  it('sends a page view on replaceState to a new URL', () => {
+    const p = page();
+    p.load();
+    p.history.replaceState({}, '', '/?utm_source=x');
+    expect(p.pages()).toEqual(['https://site.test/', 'https://site.test/?utm_source=x']);
+  });
+
+  it('sends nothing for pushState/replaceState to the same URL or a different #hash only', () => {
+    const p = page({ href: 'https://site.test/a' });
+    p.load();
+    p.history.replaceState({ scroll: 1 }, '');
+    p.history.replaceState({}, '', '/a');
+    p.history.pushState({}, '', '/a');
+    p.history.pushState({}, '', '#section');
+    p.history.replaceState({}, '', '/a#other');
+    expect(p.pages()).toEqual(['https://site.test/a']);
+  });
+
+  it('sends a page view on popstate to a new URL, and never twice for the same URL', () => {
+    const p = page({ href: 'https://site.test/a' });
+    p.load();
+    p.history.pushState({}, '', '/b');
+    p.popTo('https://site.test/a');
+    p.popTo('https://site.test/a');
+    p.popTo('https://site.test/a#top');
+    p.popTo('https://site.test/b');
+    expect(p.hits.map((h) => [h.body.page, h.body.referrer])).toEqual([
+      ['https://site.test/a', null],
+      ['https://site.test/b', 'https://site.test/a'],
+      ['https://site.test/a', 'https://site.test/b'],
+      ['https://site.test/b', 'https://site.test/a'],
+    ]);
+  });
+
+  it('calls the original history methods with their this', () => {
+    const p = page();
+    const seen: unknown[] = [];
+    p.history.pushState = function (this: unknown, _d: unknown, _u: string, url?: string | null) {
+      seen.push(this);
+      if (url) p.location.href = new URL(url, p.location.href).href;
+    };
+    p.load();
+    p.history.pushState(null, '', '/x');
+    expect(seen).toEqual([p.history]);
+    expect(p.pages()).toEqual(['https://site.test/', 'https://site.test/x']);
+  });
+
+  it('sends events from window.pa.track with the page fields', () => {
+    const p = page({ data: { domain: 'example.com' }, referrer: 'https://search.test/' });
+    p.load();
+    p.history.pushState({}, '', '/checkout');
+    p.track({ name: 'signup', value: 10, unit: 'usd', extra: 'dropped' });
+    p.track({ name: 'download', value: 'pdf' });
+    p.track({ name: 'ping' });
+    const events = p.hits.filter((h) => h.body.event);
+    expect(events.map((h) => h.body)).toEqual([
+      {
+        page: 'https://site.test/checkout',
+        referrer: 'https://site.test/',
+        screen_resolution: '1920x1080',
+        language: 'en-GB',
+        domain: 'example.com',
+        event: { name: 'signup', value: 10, unit: 'usd' },
+      },
+      expect.objectContaining({ event: { name: 'download', value: 'pdf' } }),
+      expect.objectContaining({ event: { name: 'ping' } }),
+    ]);
+  });
+
+  it('ignores track calls without an event name, without throwing', () => {
+    const p = page();
+    p.load();
+    for (const bad of [undefined, null, {}, { name: '' }, 'signup']) p.track(bad);
+    expect(p.hits.filter((h) => h.body.event)).toEqual([]);
+  });
+
+  it('replays events queued by the snippet stub after the first page view', () => {
+    const p = page();
+    vm.runInContext(
+      'window.pa=window.pa||{q:[]};window.pa.track=window.pa.track||function(e){window.pa.q.push(e)};' +
+        "window.pa.track({name:'early'});window.pa.track({name:'cta',value:2})",
+      vm.createContext({ window: p.window }),
+    );
+    p.load();
+    expect(p.hits.map((h) => h.body.event ?? h.body.page)).toEqual([
+      'https://site.test/',
+      { name: 'early' },
+      { name: 'cta', value: 2 },
+    ]);
+    // The stub is replaced: later calls send at once.
+    p.track({ name: 'late' });
+    expect(p.hits).toHaveLength(4);
+  });
+
+  it('counts a page once even if the script is included twice', () => {
+    const p = page();
+    p.load();
+    p.load();
+    p.history.pushState({}, '', '/next');
+    expect(p.pages()).toEqual(['https://site.test/', 'https://site.test/next']);
+  });
+
+  it('waits for a prerendered page to become visible', () => {
+    const p = page({ visibilityState: 'prerender' });
+    p.load();
+    expect(p.hits).toEqual([]);
+    p.show();
+    p.show();
+    expect(p.pages()).toEqual(['https://site.test/']);
+  });
+
+  describe('with data-dnt="true"', () => {
+    const cases: Array<[string, PageOptions]> = [
+      ['navigator.doNotTrack is "1"', { navigator: { doNotTrack: '1' } }],
+      ['window.doNotTrack is "1"', { windowProps: { doNotTrack: '1' } }],
+      ['navigator.globalPrivacyControl is true', { navigator: { globalPrivacyControl: true } }],
+    ];
+    for (const [name, options] of cases) {
+      it(`sends nothing at all when ${name}`, () => {
+        const p = page({ ...options, data: { dnt: 'true' } });
+        vm.runInContext(
+          "window.pa={q:[{name:'queued'}],track:function(e){window.pa.q.push(e)}}",
+          vm.createContext({ window: p.window }),
+        );
+        p.load();
+        p.history.pushState({}, '', '/next');
+        p.popTo('https://site.test/back');
+        p.track({ name: 'signup' });
+        expect(p.hits).toEqual([]);
+        expect(p.touched).toEqual([]);
+      });
+    }
+
+    it('tracks (flagging dnt for the server) when the browser sends no such signal', () => {
+      const p = page({ data: { dnt: 'true' }, navigator: { doNotTrack: '0' } });
+      p.load();
+      expect(p.hits.map((h) => h.body)).toEqual([expect.objectContaining({ dnt: true })]);
+    });
+  });
+
+  it('ignores Do Not Track and GPC without data-dnt', () => {
+    const p = page({ navigator: { doNotTrack: '1', globalPrivacyControl: true } });
+    p.load();
+    expect(p.pages()).toEqual(['https://site.test/']);
+    expect(p.hits[0]?.body).not.toHaveProperty('dnt');
+  });
+
+  describe('transport', () => {
+    it('falls back to a keepalive, credential-less text/plain fetch without sendBeacon', () => {
+      const p = page({ beacon: 'missing' });
+      p.load();
+      expect(p.hits).toEqual([
+        {
+          url: 'https://stats.test/api/event',
+          via: 'fetch',
+          body: expect.objectContaining({ page: 'https://site.test/' }),
+          init: {
+            method: 'POST',
+            body: expect.any(String),
+            headers: { 'Content-Type': 'text/plain' },
+            keepalive: true,
+            credentials: 'omit',
+          },
+        },
+      ]);
+    });
+
+    it('falls back to fetch when sendBeacon throws or its queue is full', () => {
+      for (const beacon of ['throws', 'full'] as const) {
+        const p = page({ beacon });
+        p.load();
+        p.track({ name: 'signup' });
+        expect(p.hits.map((h) => h.via)).toEqual(['fetch', 'fetch']);
+      }
+    });
+
+    const broken: Array<[PageOptions['beacon'], PageOptions['fetch']]> = [
+      ['missing', 'missing'],
+      ['throws', 'missing'],
+      ['throws', 'throws'],
+      ['full', 'rejects'],
+      ['missing', 'throws'],
+    ];
+    for (const [beacon, fetch] of broken) {
+      it(`never throws into the page (sendBeacon ${beacon}, fetch ${fetch})`, async () => {
+        const unhandled: unknown[] = [];
+        const onUnhandled = (reason: unknown) => unhandled.push(reason);
+        process.on('unhandledRejection', onUnhandled);
+        try {
+          const p = page({ beacon, fetch });
+          expect(() => p.load()).not.toThrow();
+          expect(() => p.history.pushState({}, '', '/next')).not.toThrow();
+          expect(() => p.popTo('https://site.test/back')).not.toThrow();
+          expect(() => p.track({ name: 'signup', value: 1 })).not.toThrow();
+          await flush(); // a rejected fetch must have been caught by the tracker
+          expect(unhandled).toEqual([]);
+          expect(p.hits).toEqual([]);
+          expect(p.location.href).toBe('https://site.test/back');
+        } finally {
+          process.off('unhandledRejection', onUnhandled);
+        }
+      });
+    }
+
+    it('never throws into the page when the environment is broken', () => {
+      const p = page({ currentScript: false, src: 'https://cdn.test/other.js' });
+      expect(() => p.load()).not.toThrow();
+      expect(p.hits).toEqual([]);
+    });
+  });
+
+  it('touches no cookie or storage and adds no global but window.pa', () => {
+    const p = page({ data: { domain: 'example.com' } });
+    p.load();
+    p.history.pushState({}, '', '/b');
+    p.popTo('https://site.test/a');
+    p.track({ name: 'signup', value: 10, unit: 'usd' });
+    expect(p.hits).toHaveLength(4);
+    expect(p.touched).toEqual([]);
+    expect(p.newGlobals()).toEqual(['pa']);
+    expect(Object.keys(p.window.pa as object).sort()).toEqual(['loaded', 'q', 'track']);
+  });
+});

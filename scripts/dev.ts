@@ -9,6 +9,7 @@ import { createOwner } from '../src/accounts/owners.ts';
 import { owners } from '../src/db/schema.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { root, withDatabase } from './lib/d1.ts';
+import { generateTraffic, loadTraffic } from './lib/traffic.ts';
 
 export const DEMO = {
   email: 'demo@sightline.local',
@@ -27,6 +28,20 @@ const created = await withDatabase({ remote: false }, async (db) => {
   if ((existing?.n ?? 0) > 0) return null;
   const owner = await createOwner(db, { email: DEMO.email, password: DEMO.password });
   const website = await createWebsite(db, owner.id, { domain: DEMO.domain, privacy: 0 });
+  // 90 days of sample traffic, through the same pipeline real hits take.
+  const today = new Date();
+  const hits = generateTraffic({
+    seed: 42,
+    domain: DEMO.domain,
+    days: 90,
+    end: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + 86_400_000,
+    visitorsPerDay: 30,
+  }).filter((hit) => hit.req.now <= Date.now());
+  process.stdout.write(`Generating 90 days of sample traffic (${hits.length} hits)…\n`);
+  const loaded = await loadTraffic(db, hits, (done) =>
+    process.stdout.write(`  ${done}/${hits.length}\r`),
+  );
+  process.stdout.write(`  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots)\n`);
   return { owner, website };
 });
 

@@ -1,0 +1,153 @@
+/**
+ * DESIGN §1/§2: every write of one hit is one D1 batch. A failing write answers 503 and
+ * leaves nothing half-counted; the client's retry is then counted exactly once.
+ * Failures are injected with SQLite triggers in this file's own test database.
+ */
+import { env } from 'cloudflare:workers';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
+import {
+  advance,
+  freezeAt,
+  MINUTE,
+  site,
+  statRows,
+  visitorRow,
+} from '../support/ingest-fixtures.ts';
+
+const triggers: string[] = [];
+
+async function failInserts(name: string, table: 'stats' | 'visitors', when: string) {
+  const trigger = `fail_${name}`;
+  await env.DB.prepare(
+    `CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END;`,
+  ).run();
+  triggers.push(trigger);
+}
+
+async function dropTriggers() {
+  while (triggers.length > 0) {
+    await env.DB.prepare(`DROP TRIGGER IF EXISTS ${triggers.pop()}`).run();
+  }
+}
+
+let errors: ReturnType<typeof vi.spyOn>;
+
+beforeEach(() => {
+  // The Worker logs each failed hit; keep the output quiet and check what it logs.
+  errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+
+afterEach(async () => {
+  await dropTriggers();
+  errors.mockRestore();
+  vi.useRealTimers();
+});
+
+const IP = '198.51.100.150';
+// Dates far from the other test files', so no salt cached in the isolate hides this file's rows.
+const DAY = '2031-07-09';
+
+describe('a failing D1 write', () => {
+  it('answers 503, counts nothing of a new visitor, and the retry counts once', async () => {
+    const s = await site('fault-city');
+    freezeAt(`${DAY}T10:00:00Z`);
+    await failInserts('city', 'stats', "NEW.name = 'city'");
+    const hit = {
+      page: `https://${s.domain}/`,
+      referrer: 'https://www.google.com/',
+      screen_resolution: '1920x1080',
+    };
+    const failed = await sendHit(hit, { ip: IP, ua: CHROME_WINDOWS, cf: AUSTIN });
+    expect(failed.status).toBe(503);
+    expect(JSON.parse(failed.text)).toEqual({ message: expect.any(String), status: 503 });
+    expect(failed.headers.get('retry-after')).toBeTruthy();
+    expect(await rollups(s.id)).toEqual({});
+    expect(await statRows(s.id)).toBe(0);
+    expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toBeNull();
+    // The failure is logged without the visitor's IP address or User-Agent.
+    expect(errors).toHaveBeenCalled();
+    const logged = JSON.stringify(errors.mock.calls);
+    expect(logged).not.toContain(IP);
+    expect(logged).not.toContain('Chrome/131');
+
+    await dropTriggers();
+    const retried = await sendHit(hit, { ip: IP, ua: CHROME_WINDOWS, cf: AUSTIN });
+    expect(retried.status).toBe(202);
+    expect(await rollups(s.id)).toEqual({
+      pageviews: { [DAY]: 1 },
+      pageviews_hours: { '10': 1 },
+      page: { '/': 1 },
+      visitors: { [DAY]: 1 },
+      visitors_hours: { '10': 1 },
+      browser: { Chrome: 1 },
+      os: { Windows: 1 },
+      device: { desktop: 1 },
+      country: { 'US:United States': 1 },
+      continent: { 'NA:North America': 1 },
+      city: { 'US:Austin, TX': 1 },
+      resolution: { '1920x1080': 1 },
+      landing_page: { '/': 1 },
+      referrer: { 'www.google.com': 1 },
+    });
+    expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toMatchObject({
+      last_seen_at: Date.parse(`${DAY}T10:00:00Z`),
+    });
+  });
+
+  it('a failing visitor write rolls back the roll-ups of the hit', async () => {
+    const s = await site('fault-visitor');
+    freezeAt(`${DAY}T11:00:00Z`);
+    await failInserts('visitor', 'visitors', '1');
+    const failed = await sendHit({ page: `https://${s.domain}/` }, { ip: IP });
+    expect(failed.status).toBe(503);
+    expect(await statRows(s.id)).toBe(0);
+
+    await dropTriggers();
+    expect((await sendHit({ page: `https://${s.domain}/` }, { ip: IP })).status).toBe(202);
+    const r = await rollups(s.id);
+    expect(r.pageviews).toEqual({ [DAY]: 1 });
+    expect(r.visitors).toEqual({ [DAY]: 1 });
+    expect(r.landing_page).toEqual({ '/': 1 });
+  });
+
+  it('a failure on a returning visitor leaves the earlier counts and the visit state as they were', async () => {
+    const s = await site('fault-return');
+    freezeAt(`${DAY}T12:00:00Z`);
+    expect((await sendHit({ page: `https://${s.domain}/a` }, { ip: IP })).status).toBe(202);
+    const before = await rollups(s.id);
+    const seen = await visitorRow(s.id, DAY, IP, CHROME_WINDOWS);
+    expect(seen).not.toBeNull();
+
+    // 31 minutes later: a new visit, whose landing_page insert fails.
+    advance(31 * MINUTE);
+    await failInserts('landing', 'stats', "NEW.name = 'landing_page'");
+    const failed = await sendHit({ page: `https://${s.domain}/b` }, { ip: IP });
+    expect(failed.status).toBe(503);
+    expect(await rollups(s.id)).toEqual(before);
+    expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toEqual(seen);
+
+    // The retry is still the start of a new visit, counted once.
+    await dropTriggers();
+    expect((await sendHit({ page: `https://${s.domain}/b` }, { ip: IP })).status).toBe(202);
+    const r = await rollups(s.id);
+    expect(r.pageviews).toEqual({ [DAY]: 2 });
+    expect(r.page).toEqual({ '/a': 1, '/b': 1 });
+    expect(r.landing_page).toEqual({ '/a': 1, '/b': 1 });
+    expect(r.visitors).toEqual({ [DAY]: 1 });
+  });
+
+  it('a failing event write answers 503 and stores nothing', async () => {
+    const s = await site('fault-event');
+    freezeAt(`${DAY}T13:00:00Z`);
+    await failInserts('event', 'stats', "NEW.name = 'event'");
+    const failed = await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP });
+    expect(failed.status).toBe(503);
+    expect(await statRows(s.id)).toBe(0);
+    await dropTriggers();
+    expect(
+      (await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP })).status,
+    ).toBe(202);
+    expect(await rollups(s.id)).toEqual({ event: { signup: 1 } });
+  });
+});

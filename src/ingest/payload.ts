@@ -55,7 +55,7 @@ const eventValue = z.union(
   [
     z
       .number()
-      .finite()
+      .finite('event.value must be a finite number')
       .transform((n) => String(n)),
     z
       .string()
@@ -104,7 +104,8 @@ export const hitSchema = z.object({
       // Referrers are informational: an app referrer (android-app://…) or garbage is no referrer.
       if (!value) return null;
       try {
-        return new URL(value);
+        const url = new URL(value);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
       } catch {
         return null;
       }
@@ -128,9 +129,29 @@ export const hitSchema = z.object({
     .string({ error: 'domain must be a string' })
     .max(253, 'domain is longer than 253 characters')
     .nullish(),
+  // Chosen by type rather than z.union, so that each form reports its own message.
   event: z
-    .union([eventObject, eventString], { error: 'event must be an object {name, value?, unit?}' })
-    .nullish(),
+    .unknown()
+    .transform((value, ctx): HitEvent | null => {
+      if (value === null || value === undefined) return null;
+      const form =
+        typeof value === 'string'
+          ? eventString
+          : typeof value === 'object' && !Array.isArray(value)
+            ? eventObject
+            : null;
+      const parsed = form?.safeParse(value);
+      if (!parsed?.success) {
+        const message = parsed?.error.issues[0]?.message;
+        ctx.addIssue({
+          code: 'custom',
+          message: message ?? 'event must be an object {name, value?, unit?} or a string',
+        });
+        return z.NEVER;
+      }
+      return parsed.data;
+    })
+    .optional(),
   dnt: z.boolean({ error: 'dnt must be a boolean' }).optional(),
 });
 

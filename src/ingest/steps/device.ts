@@ -38,6 +38,9 @@ const BRAND_NAMES: [RegExp, string][] = [
   [/^Google Chrome$/i, 'Chrome'],
 ];
 
+const TV =
+  /\b(smart-?tv|android tv|google ?tv|bravia|aft[a-z]{1,3}\b|crkey|appletv|hbbtv|roku|web0s|tizen.+\btv\b)/i;
+
 export type ClientHints = {
   platform?: string | null;
   mobile?: string | null;
@@ -70,6 +73,8 @@ export function parseDevice(userAgent: string, hints: ClientHints = {}): Device 
       ? 'desktop'
       : 'Unknown');
 
+  // bowser reads any Android device without "Mobile" as a tablet; TVs announce themselves.
+  if (TV.test(userAgent)) device = 'tv';
   if (hints.brands) browser = browserFromBrands(hints.brands) ?? browser;
   if (hints.platform) os = PLATFORM_HINTS[unquote(hints.platform).toLowerCase()] ?? os;
   // `?1` is sent by phones; tablets send `?0` and are recognised from the UA.

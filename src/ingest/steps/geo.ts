@@ -38,7 +38,7 @@ const text = (value: unknown, max = 100): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, max) : null;
 
 export function geoFromCf(cf: CfGeo | undefined): Geo {
-  const code = text(cf?.country, 2)?.toUpperCase() ?? null;
+  const code = text(cf?.country)?.toUpperCase() ?? null;
   const country = code && /^[A-Z][A-Z0-9]$/.test(code) && code !== 'XX' ? code : null;
   const continentCode = text(cf?.continent, 2)?.toUpperCase() ?? null;
   const continent =

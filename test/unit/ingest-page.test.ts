@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { campaignOf, excludedParams, MAX_PAGE, pagePath } from '../../src/ingest/steps/page.ts';
+
+const NONE = excludedParams('');
+
+/** pagePath of a URL string with an `exclude_params` text. */
+function page(url: string, exclude = ''): string {
+  return pagePath(new URL(url), excludedParams(exclude));
+}
+
+describe('excludedParams', () => {
+  it.each([
+    ['', false, []],
+    ['\n\n  \n', false, []],
+    ['fbclid', false, ['fbclid']],
+    ['fbclid\ngclid\nutm_source', false, ['fbclid', 'gclid', 'utm_source']],
+    ['  fbclid  \n\tgclid\t', false, ['fbclid', 'gclid']],
+    ['fbclid\r\ngclid\r\n', false, ['fbclid', 'gclid']],
+    ['# tracking ids\nfbclid\n\n# more\ngclid', false, ['fbclid', 'gclid']],
+    ['   # indented comment\nref', false, ['ref']],
+    ['#fbclid', false, []],
+    ['*', true, []],
+    ['  *  ', true, []],
+    ['fbclid\n*\ngclid', true, ['fbclid', 'gclid']],
+    ['a*', false, ['a*']],
+    ['**', false, ['**']],
+    ['fbclid\nfbclid', false, ['fbclid']],
+  ])('%j → all %s, names %j', (text, all, names) => {
+    const result = excludedParams(text);
+    expect(result.all).toBe(all);
+    expect([...result.names]).toEqual(names);
+  });
+});
+
+describe('pagePath: nothing excluded', () => {
+  it.each([
+    ['https://a.com/', '/'],
+    ['https://a.com', '/'],
+    ['https://a.com/blog/post-1', '/blog/post-1'],
+    ['https://a.com/p?x=1&y=2', '/p?x=1&y=2'],
+    ['https://a.com/p?y=2&x=1', '/p?y=2&x=1'],
+    ['https://a.com/search?q=a+b&r=%20c', '/search?q=a+b&r=%20c'],
+    ['https://a.com/%E4%BD%A0%E5%A5%BD?x=1', '/%E4%BD%A0%E5%A5%BD?x=1'],
+    ['https://a.com/你好', '/%E4%BD%A0%E5%A5%BD'],
+    ['https://a.com/p?=1&x=2', '/p?=1&x=2'],
+    ['https://a.com/p?flag', '/p?flag'],
+    // Fragments are never part of the page.
+    ['https://a.com/p#section', '/p'],
+    ['https://a.com/p?x=1#section', '/p?x=1'],
+    ['https://a.com/p#frag?x=1', '/p'],
+    ['https://a.com/#/spa/route', '/'],
+    // An empty query, or one of only separators, is dropped.
+    ['https://a.com/p?', '/p'],
+    ['https://a.com/p?#x', '/p'],
+    ['https://a.com/p?&', '/p'],
+    ['https://a.com/p?&&x=1&&', '/p?x=1'],
+  ])('%s → %s', (url, expected) => {
+    expect(pagePath(new URL(url), NONE)).toBe(expected);
+  });
+});
+
+describe('pagePath: excluded parameters', () => {
+  it.each([
+    ['https://a.com/p?fbclid=abc', 'fbclid', '/p'],
+    ['https://a.com/p?fbclid=abc&x=1', 'fbclid', '/p?x=1'],
+    ['https://a.com/p?x=1&fbclid=abc', 'fbclid', '/p?x=1'],
+    ['https://a.com/p?x=1&fbclid=abc&y=2', 'fbclid', '/p?x=1&y=2'],
+    // Kept parameters keep their order and their exact encoding.
+    ['https://a.com/p?z=%C3%A9&fbclid=IwAR0abc&y=%20a+b&x=1', 'fbclid', '/p?z=%C3%A9&y=%20a+b&x=1'],
+    ['https://a.com/p?b=2&fbclid=x&a=1', 'fbclid', '/p?b=2&a=1'],
+    // Several names.
+    [
+      'https://a.com/p?utm_source=nl&id=7&utm_medium=email&gclid=z',
+      'utm_source\nutm_medium\ngclid',
+      '/p?id=7',
+    ],
+    // Repeated parameters are all removed.
+    ['https://a.com/p?a=1&a=2&b=3&a=4', 'a', '/p?b=3'],
+    ['https://a.com/p?a=1&b=3&b=4', 'a', '/p?b=3&b=4'],
+    // Parameters without `=`.
+    ['https://a.com/p?fbclid', 'fbclid', '/p'],
+    ['https://a.com/p?flag&x=1&other', 'flag', '/p?x=1&other'],
+    ['https://a.com/p?x=1&flag', 'flag', '/p?x=1'],
+    // A value that contains `=`.
+    ['https://a.com/p?x=1=2&k=3', 'x', '/p?k=3'],
+    // Encoded names are compared decoded.
+    ['https://a.com/p?utm%5Fsource=x&k=1', 'utm_source', '/p?k=1'],
+    ['https://a.com/p?utm%5fsource=x&k=1', 'utm_source', '/p?k=1'],
+    ['https://a.com/p?my+param=1&k=2', 'my param', '/p?k=2'],
+    ['https://a.com/p?my%20param=1&k=2', 'my param', '/p?k=2'],
+    ['https://a.com/p?caf%C3%A9=1&k=2', 'café', '/p?k=2'],
+    // Names are case-sensitive, as in URLSearchParams.
+    ['https://a.com/p?FBCLID=1', 'fbclid', '/p?FBCLID=1'],
+    // A name is matched whole, not as a prefix.
+    ['https://a.com/p?fbclid2=1&xfbclid=2', 'fbclid', '/p?fbclid2=1&xfbclid=2'],
+    // A name that is not in the query changes nothing.
+    ['https://a.com/p?x=1&y=2', 'fbclid', '/p?x=1&y=2'],
+    // Comment lines are not names.
+    ['https://a.com/p?x=1&y=2', '# x\ny', '/p?x=1'],
+  ])('%s without %j → %s', (url, exclude, expected) => {
+    expect(page(url, exclude)).toBe(expected);
+  });
+
+  it.each([
+    ['https://a.com/p?x=1&y=2', '/p'],
+    ['https://a.com/p?fbclid=1', '/p'],
+    ['https://a.com/p', '/p'],
+    ['https://a.com/p?x=1#frag', '/p'],
+  ])('* removes the whole query: %s → %s', (url, expected) => {
+    expect(page(url, '*')).toBe(expected);
+    expect(page(url, 'fbclid\n*')).toBe(expected);
+  });
+
+  it.each([
+    ['https://a.com/p?%E0%A4%A=1&k=2', 'x', '/p?%E0%A4%A=1&k=2'],
+    ['https://a.com/p?%E0%A4%A=1&k=2', '%E0%A4%A', '/p?k=2'],
+    ['https://a.com/p?x=%E0%A4%A&k=2', 'x', '/p?k=2'],
+    ['https://a.com/p?x=%E0%A4%A&k=2', 'k', '/p?x=%E0%A4%A'],
+    ['https://a.com/p?%=1&k=2', 'k', '/p?%=1'],
+    ['https://a.com/p?%ZZ=1&k=2', '%ZZ', '/p?k=2'],
+  ])('malformed escapes do not throw: %s without %j → %s', (url, exclude, expected) => {
+    expect(() => page(url, exclude)).not.toThrow();
+    expect(page(url, exclude)).toBe(expected);
+  });
+});
+
+describe('pagePath: length bound', () => {
+  it('MAX_PAGE is 255', () => {
+    expect(MAX_PAGE).toBe(255);
+  });
+
+  it.each([
+    ['a long path', `https://a.com/${'a'.repeat(300)}`, `/${'a'.repeat(254)}`],
+    ['a long query', `https://a.com/p?q=${'b'.repeat(300)}`, `/p?q=${'b'.repeat(250)}`],
+    ['exactly 255', `https://a.com/${'c'.repeat(254)}`, `/${'c'.repeat(254)}`],
+    ['254 characters', `https://a.com/${'c'.repeat(253)}`, `/${'c'.repeat(253)}`],
+  ])('%s is cut to at most 255 characters', (_label, url, expected) => {
+    const result = pagePath(new URL(url), NONE);
+    expect(result).toBe(expected);
+    expect(result.length).toBeLessThanOrEqual(255);
+  });
+
+  it('the bound applies after excluded parameters are removed', () => {
+    const url = `https://a.com/p?fbclid=${'z'.repeat(400)}&x=1`;
+    expect(page(url, 'fbclid')).toBe('/p?x=1');
+  });
+});
+
+describe('campaignOf', () => {
+  it.each([
+    ['https://a.com/?utm_campaign=spring', 'spring'],
+    ['https://a.com/p?utm_source=nl&utm_campaign=spring_sale&x=1', 'spring_sale'],
+    ['https://a.com/?utm_campaign=%20spring%20sale%20', 'spring sale'],
+    ['https://a.com/?utm_campaign=spring+sale', 'spring sale'],
+    ['https://a.com/?utm_campaign=%C3%A9t%C3%A9', 'été'],
+    ['https://a.com/?utm_campaign=a&utm_campaign=b', 'a'],
+    ['https://a.com/?utm_campaign=spring#utm_campaign=fall', 'spring'],
+    ['https://a.com/?utm_campaign=', null],
+    ['https://a.com/?utm_campaign', null],
+    ['https://a.com/?utm_campaign=%20%20', null],
+    ['https://a.com/?utm_campaign=+++', null],
+    ['https://a.com/', null],
+    ['https://a.com/?utm_source=nl', null],
+    ['https://a.com/?UTM_CAMPAIGN=x', null],
+    ['https://a.com/#utm_campaign=x', null],
+  ])('%s → %j', (url, campaign) => {
+    expect(campaignOf(new URL(url))).toBe(campaign);
+  });
+
+  it('is bounded to 255 characters', () => {
+    expect(campaignOf(new URL(`https://a.com/?utm_campaign=${'c'.repeat(300)}`))).toBe(
+      'c'.repeat(255),
+    );
+    expect(campaignOf(new URL(`https://a.com/?utm_campaign=${'c'.repeat(255)}`))).toBe(
+      'c'.repeat(255),
+    );
+  });
+
+  it('a malformed escape does not throw', () => {
+    expect(() => campaignOf(new URL('https://a.com/?utm_campaign=%E0%A4%A'))).not.toThrow();
+    expect(campaignOf(new URL('https://a.com/?utm_campaign=%E0%A4%A'))).toBe('\uFFFD%A');
+  });
+});

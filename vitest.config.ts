@@ -20,10 +20,10 @@ export default defineConfig({
         },
       },
       {
-        // Command-line tools run in Node, as a user runs them.
+        // Command-line tools and real-browser tests run in Node, as a user runs them.
         test: {
-          name: 'cli',
-          include: ['test/cli/**/*.test.ts'],
+          name: 'node',
+          include: ['test/cli/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,

@@ -1,0 +1,45 @@
+/**
+ * Real-browser support for end-to-end tests: Debian's Chromium driven by playwright-core.
+ * Where no Chromium exists, `npm test` skips these tests with a visible notice; under CI
+ * (`CI=true`) a missing browser is an error, because `.ci/run` installs it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+
+if (!haveChromium) {
+  if (process.env.CI === 'true')
+    throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run should have installed it`);
+  console.warn(
+    `\n  NOTICE: no Chromium at ${CHROMIUM}: the real-browser tests are SKIPPED.\n  Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.\n`,
+  );
+}
+
+/** A regular desktop Chrome: headless Chromium calls itself HeadlessChrome, which Sightline drops as a bot. */
+export const DESKTOP_CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+/** Launches Chromium with a fresh profile; `hosts` are resolved to 127.0.0.1. */
+export async function launchBrowser(hosts: string[], userAgent?: string): Promise<BrowserContext> {
+  const profile = await mkdtemp(join(tmpdir(), 'sightline-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    ...(userAgent ? { userAgent } : {}),
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--host-resolver-rules=${hosts.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`,
+    ],
+  });
+}

@@ -1,0 +1,174 @@
+/**
+ * The tracker end to end, as a site owner and a visitor meet it: a page on a real host
+ * name (`shop.example.com`, not localhost) includes the snippet, is browsed in Chromium as
+ * a single-page app, fires `pa.track`, and the hits end up counted by the Worker
+ * (served by wrangler against a local D1).
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import { withDatabase } from '../../scripts/lib/d1.ts';
+import { createOwner } from '../../src/accounts/owners.ts';
+import { createWebsite } from '../../src/websites/service.ts';
+import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const SITE = 'shop.example.com';
+
+let state: string;
+let worker: Unstable_DevWorker;
+let pages: Server;
+let siteId: number;
+let pagesPort: number;
+
+/** The shop: every path serves the same SPA shell with the Sightline snippet. */
+function shopHtml(trackerOrigin: string) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<script async src="${trackerOrigin}/js/script.js"></script></head>
+<body><h1>Shop</h1><a id="products" href="/products">Products</a></body></html>`;
+}
+
+async function rollups() {
+  return withDatabase({ remote: false, persistTo: state }, async (db) => {
+    const rows = await db.$client
+      .prepare('SELECT name, value, count FROM stats WHERE website_id = ? ORDER BY name, value')
+      .bind(siteId)
+      .all<{ name: string; value: string; count: number }>();
+    const out: Record<string, Record<string, number>> = {};
+    for (const r of rows.results) {
+      out[r.name] ??= {};
+      (out[r.name] as Record<string, number>)[r.value] = r.count;
+    }
+    return out;
+  });
+}
+
+describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
+  beforeAll(async () => {
+    state = await mkdtemp(join(tmpdir(), 'sightline-e2e-'));
+    siteId = await withDatabase({ remote: false, persistTo: state }, async (db) => {
+      const owner = await createOwner(db, {
+        email: 'shop@example.com',
+        password: 'shop owner password',
+      });
+      return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' })).id;
+    });
+    worker = await unstable_dev(join(root, 'src/index.ts'), {
+      config: join(root, 'wrangler.toml'),
+      persistTo: state,
+      ip: '127.0.0.1',
+      logLevel: 'none',
+      experimental: { disableExperimentalWarning: true },
+    });
+    const trackerOrigin = `http://127.0.0.1:${worker.port}`;
+    pages = createServer((_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(shopHtml(trackerOrigin));
+    });
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+    pagesPort = (pages.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await new Promise((resolve) => pages?.close(resolve));
+    if (state) await rm(state, { recursive: true, force: true });
+  });
+
+  it('counts the landing page, SPA navigations and a custom event', async () => {
+    const browser = await launchBrowser([SITE], DESKTOP_CHROME);
+    // Beacon bodies are not visible to the driver; the roll-ups below show which pages were sent.
+    const hits: { status: number; drop: string | undefined }[] = [];
+    try {
+      const page = await browser.newPage();
+      page.on('request', (request) => {
+        if (request.url().endsWith('/api/event')) hits.push({ status: 0, drop: undefined });
+      });
+      page.on('response', (response) => {
+        if (!response.url().endsWith('/api/event')) return;
+        const hit = hits.find((h) => h.status === 0);
+        if (hit) {
+          hit.status = response.status();
+          hit.drop = response.headers()['x-drop-reason'];
+        }
+      });
+      const waitForHits = async (n: number) => {
+        const deadline = Date.now() + 15_000;
+        while (hits.filter((h) => h.status !== 0).length < n && Date.now() < deadline)
+          await page.waitForTimeout(100);
+      };
+
+      await page.goto(`http://${SITE}:${pagesPort}/?utm_campaign=launch`, {
+        referer: 'https://www.google.com/',
+      });
+      await waitForHits(1);
+      // An SPA navigation, a replaceState to the same URL and a hash change: one new page.
+      await page.evaluate(() => {
+        history.pushState({}, '', '/products');
+        history.replaceState({ step: 2 }, '', '/products');
+        location.hash = '#reviews';
+      });
+      await waitForHits(2);
+      // Back to the landing page (popstate), then a custom event.
+      await page.goBack();
+      await page.goBack();
+      await waitForHits(3);
+      await page.evaluate(() => {
+        (window as unknown as { pa: { track(e: object): void } }).pa.track({
+          name: 'signup',
+          value: 10,
+          unit: 'usd',
+        });
+      });
+      await waitForHits(4);
+      await page.waitForTimeout(500);
+
+      expect(hits.map((h) => [h.status, h.drop])).toEqual([
+        [202, undefined],
+        [202, undefined],
+        [202, undefined],
+        [202, undefined],
+      ]);
+    } finally {
+      await browser.close();
+    }
+
+    const stats = await rollups();
+    const today = Object.keys(stats.pageviews ?? {});
+    expect(today).toHaveLength(1);
+    expect(stats).toMatchObject({
+      pageviews: { [today[0] as string]: 3 },
+      visitors: { [today[0] as string]: 1 },
+      page: { '/?utm_campaign=launch': 2, '/products': 1 },
+      landing_page: { '/?utm_campaign=launch': 1 },
+      referrer: { 'www.google.com': 1 },
+      campaign: { launch: 1 },
+      browser: { Chrome: 1 },
+      os: { Linux: 1 },
+      device: { desktop: 1 },
+      language: { en: 1 },
+      event: { 'signup:10:usd': 1 },
+    });
+    expect(Object.keys(stats.resolution ?? {})).toEqual([expect.stringMatching(/^\d+x\d+$/)]);
+  });
+
+  it('drops headless Chromium as a bot, as it announces itself', async () => {
+    const browser = await launchBrowser([SITE]);
+    try {
+      const page = await browser.newPage();
+      const response = page.waitForResponse((r) => r.url().endsWith('/api/event'));
+      await page.goto(`http://${SITE}:${pagesPort}/headless`);
+      const hit = await response;
+      expect(hit.status()).toBe(202);
+      expect(hit.headers()['x-drop-reason']).toBe('bot');
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
 import { bearerAuth } from './auth.ts';
 import { ReferencePage } from './reference-page.tsx';
@@ -48,5 +49,6 @@ export function createApi() {
     }),
   );
   registerWebsiteRoutes(api);
+  registerStatsRoutes(api);
   return api;
 }

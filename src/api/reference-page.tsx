@@ -26,15 +26,16 @@ type Parameter = {
   schema?: Schema;
   description?: string;
 };
+type MediaType = {
+  schema?: Schema;
+  examples?: Record<string, { summary?: string; value?: unknown }>;
+};
 type Operation = {
   summary?: string;
   description?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
-  responses?: Record<
-    string,
-    { description?: string; content?: Record<string, { schema?: Schema }> }
-  >;
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -165,13 +166,23 @@ const OperationView: FC<{ doc: Document; path: string; method: string; op: Opera
               <code>{status}</code> {response.description ?? ''}
             </dt>
             <dd>
-              <pre>
-                {JSON.stringify(
-                  exampleOf(doc, response.content?.['application/json']?.schema),
-                  null,
-                  2,
-                )}
-              </pre>
+              {Object.entries(response.content?.['application/json']?.examples ?? {}).map(
+                ([name, example]) => (
+                  <>
+                    <p>Example: {example.summary ?? name}</p>
+                    <pre>{JSON.stringify(example.value, null, 2)}</pre>
+                  </>
+                ),
+              )}
+              {response.content?.['application/json']?.examples ? null : (
+                <pre>
+                  {JSON.stringify(
+                    exampleOf(doc, response.content?.['application/json']?.schema),
+                    null,
+                    2,
+                  )}
+                </pre>
+              )}
             </dd>
           </>
         ))}

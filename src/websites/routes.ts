@@ -126,7 +126,7 @@ export const websiteRoutes = {
 };
 
 /** A path id: positive decimal integer; anything else cannot name a website. */
-function websiteId(raw: string): number {
+export function websiteId(raw: string): number {
   if (!/^[1-9]\d{0,15}$/.test(raw)) throw notFound();
   return Number(raw);
 }

@@ -8,7 +8,7 @@ describe('OpenAPI document and reference page', () => {
     const doc = res.json;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://sightline.test/api/v1' }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/websites', '/websites/{id}']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/stats/{id}', '/websites', '/websites/{id}']);
     expect(Object.keys(doc.paths['/websites']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/websites/{id}']).sort()).toEqual(['delete', 'get', 'put']);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
@@ -43,6 +43,28 @@ describe('OpenAPI document and reference page', () => {
       schema: { type: 'integer', enum: [10, 25, 50, 100] },
     });
     expect(doc.components.schemas.Website.properties.password.type).toBe('boolean');
+
+    const stats = doc.paths['/stats/{id}'].get;
+    const names = stats.parameters.find((p: { name: string }) => p.name === 'name');
+    expect(names.schema.enum).toHaveLength(17);
+    const examples = stats.responses['200'].content['application/json'].examples;
+    expect(Object.keys(examples)).toEqual(['browser', 'pageviews']);
+    expect(examples.browser.value.data[0]).toEqual({ value: 'Chrome', count: 1204 });
+    expect(Object.keys(doc.components.schemas.Stats.properties)).toEqual([
+      'current_page',
+      'data',
+      'first_page_url',
+      'from',
+      'last_page',
+      'last_page_url',
+      'next_page_url',
+      'path',
+      'per_page',
+      'prev_page_url',
+      'to',
+      'total',
+      'status',
+    ]);
   });
 
   it('serves a self-contained reference page', async () => {

@@ -1,0 +1,22 @@
+/** The statistics Sightline records (DESIGN §2) and the API serves. */
+export const STAT_NAMES = [
+  'pageviews',
+  'pageviews_hours',
+  'visitors',
+  'visitors_hours',
+  'page',
+  'landing_page',
+  'referrer',
+  'campaign',
+  'continent',
+  'country',
+  'city',
+  'language',
+  'browser',
+  'os',
+  'device',
+  'resolution',
+  'event',
+] as const;
+
+export type StatName = (typeof STAT_NAMES)[number];

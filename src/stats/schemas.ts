@@ -1,0 +1,73 @@
+/** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
+import { z } from '@hono/zod-openapi';
+import { field, stringChoice, text } from '../api/fields.ts';
+import { pageField, perPageField } from '../api/pagination.ts';
+import { isCalendarDate } from '../lib/dates.ts';
+import { STAT_NAMES } from './names.ts';
+
+const dateField = (name: 'from' | 'to') =>
+  field<string>(
+    {
+      type: 'string',
+      description: `${name === 'from' ? 'First' : 'Last'} day of the range (YYYY-MM-DD, website time zone), inclusive.`,
+      example: name === 'from' ? '2026-11-01' : '2026-11-30',
+    },
+    (raw) =>
+      typeof raw === 'string' && isCalendarDate(raw)
+        ? { ok: true, value: raw }
+        : {
+            ok: false,
+            message: `The ${name} field must be a valid date in the format YYYY-MM-DD.`,
+          },
+  );
+
+export const statsQuerySchema = z.object({
+  name: stringChoice('name', STAT_NAMES, 'The statistic to return.'),
+  from: dateField('from'),
+  to: dateField('to'),
+  search: text(
+    'search',
+    255,
+    'Case-insensitive substring of the value (`%` and `_` are literal).',
+  ).optional(),
+  search_by: stringChoice(
+    'search_by',
+    ['value', 'url'],
+    'Field to search: value (default); url is an alias of value.',
+  ).optional(),
+  sort_by: stringChoice(
+    'sort_by',
+    ['count', 'value'],
+    'Sort by count (default) or value.',
+  ).optional(),
+  sort: stringChoice(
+    'sort',
+    ['desc', 'asc'],
+    'Sort direction. Defaults to desc. Ties are broken by value ascending.',
+  ).optional(),
+  per_page: perPageField(25),
+  page: pageField,
+});
+
+export const statsResponseSchema = z
+  .object({
+    current_page: z.number().int().openapi({ example: 1 }),
+    data: z.array(
+      z.object({
+        value: z.string().openapi({ example: 'Chrome' }),
+        count: z.number().int().openapi({ example: 123 }),
+      }),
+    ),
+    first_page_url: z.string().url(),
+    from: z.number().int().nullable().openapi({ example: 1 }),
+    last_page: z.number().int().openapi({ example: 1 }),
+    last_page_url: z.string().url(),
+    next_page_url: z.string().url().nullable(),
+    path: z.string().url(),
+    per_page: z.number().int().openapi({ example: 25 }),
+    prev_page_url: z.string().url().nullable(),
+    to: z.number().int().nullable().openapi({ example: 3 }),
+    total: z.number().int().openapi({ example: 3 }),
+    status: z.number().int().openapi({ example: 200 }),
+  })
+  .openapi('Stats');

@@ -75,6 +75,28 @@ beforeAll(async () => {
   await hitAt('2026-03-10T09:01:00Z', '/deal/100x-off');
   await hitAt('2026-03-10T09:02:00Z', '/deal/a_b');
   await hitAt('2026-03-10T09:03:00Z', '/deal/axb');
+  // Referrers, campaigns, languages and events on 2026-04-01.
+  vi.setSystemTime(new Date('2026-04-01T10:00:00Z'));
+  for (const [i, body] of [
+    {
+      page: `https://${domain}/?utm_campaign=spring`,
+      referrer: 'https://www.google.com/',
+      language: 'de-DE',
+    },
+    {
+      page: `https://${domain}/blog`,
+      referrer: 'https://news.ycombinator.com/item?id=1',
+      language: 'en-US',
+    },
+    { page: `https://${domain}/`, referrer: 'https://www.google.com/search', language: 'de' },
+    { page: `https://${domain}/`, event: { name: 'signup' } },
+    { page: `https://${domain}/`, event: { name: 'purchase', value: 49, unit: 'usd' } },
+    { page: `https://${domain}/`, event: 'signup' },
+  ].entries()) {
+    const res = await sendHit(body, { ip: `192.0.2.${i + 1}` });
+    if (res.status !== 202 || res.dropReason)
+      throw new Error(`hit not stored: ${res.status} ${res.dropReason}`);
+  }
   vi.useRealTimers();
 });
 
@@ -178,6 +200,28 @@ describe('GET /api/v1/stats/{id}', () => {
       expect(res.status, name).toBe(200);
       expect(res.json.data, name).toEqual(data);
     }
+  });
+
+  it('serves referrers, campaigns, languages and events', async () => {
+    const on = (name: string) => stats(`name=${name}&from=2026-04-01&to=2026-04-01`);
+    expect((await on('referrer')).json.data).toEqual([
+      { value: 'www.google.com', count: 2 },
+      { value: 'news.ycombinator.com', count: 1 },
+    ]);
+    expect((await on('campaign')).json.data).toEqual([{ value: 'spring', count: 1 }]);
+    expect((await on('language')).json.data).toEqual([
+      { value: 'de', count: 2 },
+      { value: 'en', count: 1 },
+    ]);
+    expect((await on('event')).json.data).toEqual([
+      { value: 'signup', count: 2 },
+      { value: 'purchase:49:usd', count: 1 },
+    ]);
+    expect((await on('landing_page')).json.data).toEqual([
+      { value: '/', count: 1 },
+      { value: '/?utm_campaign=spring', count: 1 },
+      { value: '/blog', count: 1 },
+    ]);
   });
 
   it('pages to the last page and past it, keeping the other parameters', async () => {

@@ -11,6 +11,29 @@ import { websiteId } from '../websites/routes.ts';
 import { queryStats } from './queries.ts';
 import { statsQuerySchema, statsResponseSchema } from './schemas.ts';
 
+/** A one-page response for the documentation. */
+function example(summary: string, query: string, data: { value: string; count: number }[]) {
+  const url = `https://sightline.example/api/v1/stats/1?${query}&page=1`;
+  return {
+    summary,
+    value: {
+      current_page: 1,
+      data,
+      first_page_url: url,
+      from: 1,
+      last_page: 1,
+      last_page_url: url,
+      next_page_url: null,
+      path: 'https://sightline.example/api/v1/stats/1',
+      per_page: 25,
+      prev_page_url: null,
+      to: data.length,
+      total: data.length,
+      status: 200,
+    },
+  };
+}
+
 export const statsRoute = createRoute({
   method: 'get',
   path: '/stats/{id}',
@@ -32,54 +55,24 @@ export const statsRoute = createRoute({
         'application/json': {
           schema: statsResponseSchema,
           examples: {
-            browser: {
-              summary: 'A dimension: name=browser',
-              value: {
-                current_page: 1,
-                data: [
-                  { value: 'Chrome', count: 1204 },
-                  { value: 'Safari', count: 731 },
-                  { value: 'Firefox', count: 152 },
-                ],
-                first_page_url:
-                  'https://sightline.example/api/v1/stats/1?name=browser&from=2026-11-01&to=2026-11-30&page=1',
-                from: 1,
-                last_page: 1,
-                last_page_url:
-                  'https://sightline.example/api/v1/stats/1?name=browser&from=2026-11-01&to=2026-11-30&page=1',
-                next_page_url: null,
-                path: 'https://sightline.example/api/v1/stats/1',
-                per_page: 25,
-                prev_page_url: null,
-                to: 3,
-                total: 3,
-                status: 200,
-              },
-            },
-            pageviews: {
-              summary: 'A time series: name=pageviews&sort_by=value&sort=asc',
-              value: {
-                current_page: 1,
-                data: [
-                  { value: '2026-11-01', count: 311 },
-                  { value: '2026-11-02', count: 287 },
-                  { value: '2026-11-03', count: 342 },
-                ],
-                first_page_url:
-                  'https://sightline.example/api/v1/stats/1?name=pageviews&from=2026-11-01&to=2026-11-03&sort_by=value&sort=asc&page=1',
-                from: 1,
-                last_page: 1,
-                last_page_url:
-                  'https://sightline.example/api/v1/stats/1?name=pageviews&from=2026-11-01&to=2026-11-03&sort_by=value&sort=asc&page=1',
-                next_page_url: null,
-                path: 'https://sightline.example/api/v1/stats/1',
-                per_page: 25,
-                prev_page_url: null,
-                to: 3,
-                total: 3,
-                status: 200,
-              },
-            },
+            browser: example(
+              'A dimension: name=browser',
+              'name=browser&from=2026-11-01&to=2026-11-30',
+              [
+                { value: 'Chrome', count: 1204 },
+                { value: 'Safari', count: 731 },
+                { value: 'Firefox', count: 152 },
+              ],
+            ),
+            pageviews: example(
+              'A time series: name=pageviews&sort_by=value&sort=asc',
+              'name=pageviews&from=2026-11-01&to=2026-11-03&sort_by=value&sort=asc',
+              [
+                { value: '2026-11-01', count: 311 },
+                { value: '2026-11-02', count: 287 },
+                { value: '2026-11-03', count: 342 },
+              ],
+            ),
           },
         },
       },

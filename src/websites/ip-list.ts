@@ -4,8 +4,7 @@
  */
 import type ipaddr from 'ipaddr.js';
 import { parseIPv4, parseIPv6 } from '../lib/ip.ts';
-
-export type IpListResult = { ok: true; text: string } | { ok: false; line: number; entry: string };
+import { type LineListResult, validateLineList } from './line-list.ts';
 
 /** Lines longer than this are rejected outright; no address or range is longer. */
 const MAX_ENTRY = 64;
@@ -28,14 +27,6 @@ export function parseIpEntry(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number]
  * Validates an `exclude_ips` text and returns it with line endings normalised and each line
  * trimmed; on failure names the first bad line (1-based) and its text.
  */
-export function validateIpList(text: string): IpListResult {
-  const lines = text
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((line) => line.trim());
-  for (const [i, line] of lines.entries()) {
-    if (line === '' || line.startsWith('#')) continue;
-    if (!parseIpEntry(line)) return { ok: false, line: i + 1, entry: line };
-  }
-  return { ok: true, text: lines.join('\n').trim() };
+export function validateIpList(text: string): LineListResult {
+  return validateLineList(text, (entry) => parseIpEntry(entry) !== null);
 }

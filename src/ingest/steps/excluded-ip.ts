@@ -6,6 +6,7 @@
 import type ipaddr from 'ipaddr.js';
 import { parseIPv4, parseIPv6 } from '../../lib/ip.ts';
 import { parseIpEntry } from '../../websites/ip-list.ts';
+import { listEntries } from '../../websites/line-list.ts';
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -24,9 +25,7 @@ function rangesOf(list: string): Range[] {
   let ranges = cache.get(list);
   if (!ranges) {
     ranges = [];
-    for (const raw of list.split('\n')) {
-      const line = raw.trim();
-      if (line === '' || line.startsWith('#')) continue;
+    for (const line of listEntries(list)) {
       const entry = parseIpEntry(line);
       if (entry) ranges.push(unmap(entry));
     }

@@ -2,17 +2,17 @@
  * The recorded page: path and query of the page URL with the website's excluded query
  * parameters removed (DESIGN §3.1 `exclude_params`), at most 255 characters.
  */
+import { listEntries } from '../../websites/line-list.ts';
+
 export const MAX_PAGE = 255;
 
 /** Parameter names from an `exclude_params` text; `*` means all. */
 export function excludedParams(text: string): { all: boolean; names: Set<string> } {
   const names = new Set<string>();
   let all = false;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (line === '*') all = true;
-    else names.add(line);
+  for (const entry of listEntries(text)) {
+    if (entry === '*') all = true;
+    else names.add(entry);
   }
   return { all, names };
 }

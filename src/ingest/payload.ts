@@ -19,6 +19,8 @@ export type Hit = {
   event: HitEvent | null;
   /** The snippet asked for Do Not Track to be honoured (`data-dnt="true"`). */
   dnt: boolean;
+  /** The website's id, when the tracker names it so (Umami); else `domain` or the page host decide. */
+  websiteId?: number;
 };
 
 const httpUrl = (field: string) =>

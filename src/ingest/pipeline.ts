@@ -3,7 +3,7 @@
  * Each step is a small named function; a dropped hit carries the reason that tests assert
  * and that `POST /api/event` returns in `X-Drop-Reason`.
  */
-import { inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import { normalizeDomain } from '../websites/domain.ts';
@@ -19,7 +19,13 @@ import { externalReferrer, isSameSite } from './steps/referrer.ts';
 import { saltFor, visitorHash } from './visitor.ts';
 import { type Stat, writeHit } from './write.ts';
 
-export type DropReason = 'unknown_site' | 'host_mismatch' | 'bot' | 'excluded_ip' | 'dnt';
+export type DropReason =
+  | 'unknown_site'
+  | 'host_mismatch'
+  | 'bot'
+  | 'excluded_ip'
+  | 'dnt'
+  | 'not_counted';
 
 export type HitOutcome =
   | { stored: true; websiteId: number }
@@ -47,8 +53,13 @@ export function domainCandidates(host: string): string[] {
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 }
 
-/** Step: the website named by `domain`, else the most specific one matching the page host. */
+export async function findSiteById(db: Database, id: number): Promise<Website | undefined> {
+  return db.select().from(websites).where(eq(websites.id, id)).get();
+}
+
+/** Step: the website named by id or `domain`, else the most specific one matching the page host. */
 export async function findSite(db: Database, hit: Hit): Promise<Website | undefined> {
+  if (hit.websiteId !== undefined) return findSiteById(db, hit.websiteId);
   const candidates = hit.domain
     ? domainCandidates(hit.domain).slice(0, 1)
     : domainCandidates(hit.page.hostname);

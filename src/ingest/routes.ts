@@ -1,79 +1,131 @@
 /**
- * `POST /api/event` (DESIGN §3.2): thin — read the body, parse the hit, run the pipeline,
- * answer 202. Open to any origin without credentials: the tracker runs on other sites.
+ * The hit endpoints: thin — read the body, translate it when it comes from another tracker,
+ * parse, run the pipeline, answer. Open to any origin without credentials: trackers run on
+ * other sites.
+ *
+ * - `POST /api/event`: Sightline's (and phpAnalytics') payload, or Plausible's (told apart by
+ *   its keys); answers 202 (DESIGN §3.2).
+ * - `POST /api/send`: Umami's payload; answers 200 with a JSON object, as Umami does, because
+ *   Umami's tracker reads the response as JSON.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
 import { parseHit } from './payload.ts';
-import { processHit } from './pipeline.ts';
+import { type DropReason, findSiteById, processHit } from './pipeline.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
 export const EVENT_BODY_LIMIT = 16 * 1024;
 
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const type = (c.req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  // sendBeacon and Plausible send text/plain (no CORS preflight); fetch may send JSON.
+  if (type !== '' && type !== 'text/plain' && type !== 'application/json') {
+    throw new ApiError(415, 'Send the hit as text/plain or application/json.');
+  }
+  try {
+    return JSON.parse(await c.req.text());
+  } catch {
+    throw new ApiError(400, 'The hit is not valid JSON.');
+  }
+}
+
+/** Runs translated hits through the pipeline; returns the drop reason when none was stored. */
+async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropReason | null> {
+  if (translated.kind === 'invalid')
+    throw new ApiError(400, `The hit is invalid: ${translated.message}.`);
+  if (translated.kind === 'ignored') return translated.reason;
+  const db = createDb(c.env.DB);
+  const hits = [];
+  for (const body of translated.hits) {
+    if (translated.websiteId !== undefined && body.page === undefined) {
+      // A server-side event named only by website id: it happened on the website itself.
+      const site = await findSite(db, { websiteId: translated.websiteId } as Parameters<
+        typeof findSite
+      >[1]);
+      if (!site) return 'unknown_site';
+      body.page = `https://${site.domain}/`;
+    }
+    const parsed = parseHit(body);
+    if (!parsed.ok) throw new ApiError(400, parsed.message);
+    hits.push({
+      ...parsed.hit,
+      ...(translated.websiteId !== undefined ? { websiteId: translated.websiteId } : {}),
+    });
+  }
+  let firstDrop: DropReason | null = null;
+  let stored = false;
+  for (const hit of hits) {
+    try {
+      const outcome = await processHit(db, hit, {
+        ip: c.req.header('cf-connecting-ip') ?? null,
+        userAgent: c.req.header('user-agent') ?? '',
+        headers: c.req.raw.headers,
+        cf: c.req.raw.cf as Record<string, unknown> | undefined,
+        now: Date.now(),
+      });
+      if (outcome.stored) stored = true;
+      else firstDrop ??= outcome.reason;
+    } catch (err) {
+      // The batch is a transaction: nothing of this hit was written. Tell the client.
+      console.error('hit not stored', { error: err instanceof Error ? err.message : String(err) });
+      throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
+        'Retry-After': '5',
+      });
+    }
+  }
+  return stored ? null : firstDrop;
+}
+
 export function createIngestRoutes() {
-  const ingest = new Hono<AppEnv>();
-  ingest.use(
-    '/event',
+  const ingestRoutes = new Hono<AppEnv>();
+  const limit = bodyLimit({
+    maxSize: EVENT_BODY_LIMIT,
+    onError: () => {
+      throw new ApiError(413, 'The hit is too large.');
+    },
+  });
+  const openCors = (headers: string[]) =>
     cors({
       origin: '*',
       allowMethods: ['POST', 'OPTIONS'],
-      allowHeaders: ['Content-Type'],
+      allowHeaders: headers,
       exposeHeaders: ['X-Drop-Reason'],
       maxAge: 86_400,
       credentials: false,
-    }),
-  );
-  ingest.post(
-    '/event',
-    bodyLimit({
-      maxSize: EVENT_BODY_LIMIT,
-      onError: () => {
-        throw new ApiError(413, 'The hit is too large.');
-      },
-    }),
-    async (c) => {
-      const type =
-        (c.req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
-      // sendBeacon sends text/plain (no CORS preflight); fetch may send application/json.
-      if (type !== '' && type !== 'text/plain' && type !== 'application/json') {
-        throw new ApiError(415, 'Send the hit as text/plain or application/json.');
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        throw new ApiError(400, 'The hit is not valid JSON.');
-      }
-      const parsed = parseHit(body);
-      if (!parsed.ok) throw new ApiError(400, parsed.message);
+    });
 
-      let outcome: Awaited<ReturnType<typeof processHit>>;
-      try {
-        outcome = await processHit(createDb(c.env.DB), parsed.hit, {
-          ip: c.req.header('cf-connecting-ip') ?? null,
-          userAgent: c.req.header('user-agent') ?? '',
-          headers: c.req.raw.headers,
-          cf: c.req.raw.cf as Record<string, unknown> | undefined,
-          now: Date.now(),
-        });
-      } catch (err) {
-        // The batch is a transaction: nothing of this hit was written. Tell the client.
-        console.error('hit not stored', {
-          error: err instanceof Error ? err.message : String(err),
-        });
-        throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
-          'Retry-After': '5',
-        });
-      }
-      if (!outcome.stored) {
-        c.header('X-Drop-Reason', outcome.reason);
-      }
-      return c.body(null, 202);
-    },
-  );
-  return ingest;
+  ingestRoutes.use('/event', openCors(['Content-Type']));
+  ingestRoutes.post('/event', limit, async (c) => {
+    const body = await readJson(c);
+    const translated: Translated =
+      body !== null &&
+      typeof body === 'object' &&
+      !Array.isArray(body) &&
+      isPlausible(body as Record<string, unknown>)
+        ? fromPlausible(body as Record<string, unknown>)
+        : { kind: 'hits', hits: [body as Record<string, unknown>] };
+    if (
+      translated.kind === 'hits' &&
+      translated.hits.some((h) => h === null || typeof h !== 'object' || Array.isArray(h))
+    ) {
+      throw new ApiError(400, 'The hit must be a JSON object.');
+    }
+    const dropped = await ingest(c, translated);
+    if (dropped) c.header('X-Drop-Reason', dropped);
+    return c.body(null, 202);
+  });
+
+  // Umami's tracker sends `x-umami-cache` back once it has one; it is accepted and ignored.
+  ingestRoutes.use('/send', openCors(['Content-Type', 'x-umami-cache']));
+  ingestRoutes.post('/send', limit, async (c) => {
+    const dropped = await ingest(c, fromUmami(await readJson(c)));
+    if (dropped) c.header('X-Drop-Reason', dropped);
+    return c.json({}, 200);
+  });
+  return ingestRoutes;
 }

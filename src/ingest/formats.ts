@@ -1,0 +1,123 @@
+/**
+ * Other trackers' payloads, translated into Sightline's own (`{page, referrer,
+ * screen_resolution, language, domain, event}`), so that a site can move by changing only
+ * the script's host. Every translated hit then goes through the same validation and the
+ * same pipeline as a native one: the same drops, the same counting.
+ *
+ * - Plausible: `POST /api/event` with `{n|name, u|url, d|domain, r|referrer, w, p|props, $|revenue}`
+ *   (https://plausible.io/docs/events-api), told apart from the native payload by its keys.
+ * - Umami: `POST /api/send` with `{type: "event", payload: {website, hostname, url, referrer,
+ *   screen, language, title, name, data}}` (https://umami.is/docs/api/sending-stats).
+ * - phpAnalytics: its tracker's payload is the native one, `event` as `name:value:unit`.
+ */
+
+export type NativeHit = Record<string, unknown>;
+
+/** A translation: hits to process, or a reason not to count anything (still a 202). */
+export type Translated =
+  | { kind: 'hits'; hits: NativeHit[]; websiteId?: number }
+  | { kind: 'ignored'; reason: 'not_counted' }
+  | { kind: 'invalid'; message: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Event names from other trackers may contain `:` ("Outbound Link: Click"), which separates
+ * the parts of Sightline's `name:value:unit`; it is shown as the look-alike U+A789 instead.
+ */
+export function eventName(name: string): string {
+  return name.replace(/:/g, '\uA789');
+}
+
+/** Value and unit of an event from its properties: revenue first, then `value`/`unit`. */
+function valueAndUnit(props: Record<string, unknown>, revenue: unknown) {
+  const scalar = (v: unknown) => (typeof v === 'number' || typeof v === 'string' ? v : undefined);
+  if (isObject(revenue)) return { value: scalar(revenue.amount), unit: scalar(revenue.currency) };
+  return { value: scalar(props.value), unit: scalar(props.unit) };
+}
+
+/** True for a body in Plausible's shape: no native `page`, a name and a URL. */
+export function isPlausible(body: Record<string, unknown>): boolean {
+  return !('page' in body) && ('n' in body || 'name' in body) && ('u' in body || 'url' in body);
+}
+
+export function fromPlausible(body: Record<string, unknown>): Translated {
+  const name = body.n ?? body.name;
+  const url = body.u ?? body.url;
+  const domains = body.d ?? body.domain;
+  if (typeof name !== 'string' || name.trim() === '')
+    return { kind: 'invalid', message: 'name must be a non-empty string' };
+  if (typeof url !== 'string') return { kind: 'invalid', message: 'url must be a string' };
+  // Engagement pings (scroll depth, time on page) are not page views or custom events.
+  if (name === 'engagement') return { kind: 'ignored', reason: 'not_counted' };
+  let props: unknown = body.p ?? body.props ?? {};
+  if (typeof props === 'string') {
+    try {
+      props = JSON.parse(props);
+    } catch {
+      props = {};
+    }
+  }
+  const event =
+    name === 'pageview'
+      ? undefined
+      : {
+          name: eventName(name),
+          ...valueAndUnit(isObject(props) ? props : {}, body.$ ?? body.revenue),
+        };
+  // `d` may list several sites ("a.com,b.com"): the hit counts once for each of them.
+  const list =
+    typeof domains === 'string'
+      ? domains
+          .split(',')
+          .map((d) => d.trim())
+          .filter(Boolean)
+      : [];
+  const hits = (list.length > 0 ? list.slice(0, 10) : [undefined]).map((domain) => ({
+    page: url,
+    referrer: body.r ?? body.referrer ?? null,
+    ...(domain ? { domain } : {}),
+    ...(event ? { event } : {}),
+  }));
+  return { kind: 'hits', hits };
+}
+
+export function fromUmami(body: unknown): Translated {
+  if (!isObject(body) || !isObject(body.payload))
+    return { kind: 'invalid', message: 'expected {type, payload}' };
+  if (body.type !== 'event') return { kind: 'ignored', reason: 'not_counted' };
+  const p = body.payload;
+  const hostname = typeof p.hostname === 'string' ? p.hostname : undefined;
+  const website =
+    typeof p.website === 'string' || typeof p.website === 'number' ? String(p.website) : '';
+  const websiteId = /^[1-9]\d{0,15}$/.test(website) ? Number(website) : undefined;
+  // Umami's `url` is a path (with `hostname` beside it) or, from some clients, a full URL.
+  let page: unknown = p.url;
+  if (typeof p.url === 'string' && !/^https?:\/\//i.test(p.url)) {
+    const host = hostname ?? (websiteId === undefined ? website : undefined);
+    page = host ? `https://${host}${p.url.startsWith('/') ? '' : '/'}${p.url}` : undefined;
+  } else if (p.url === undefined && hostname) {
+    page = `https://${hostname}/`;
+  }
+  const data = isObject(p.data) ? p.data : {};
+  const hit: NativeHit = {
+    referrer: typeof p.referrer === 'string' && p.referrer !== '' ? p.referrer : null,
+    screen_resolution: typeof p.screen === 'string' && p.screen !== '' ? p.screen : null,
+    language: typeof p.language === 'string' && p.language !== '' ? p.language : null,
+  };
+  if (page !== undefined) hit.page = page;
+  // Without a website id, the website is named by its domain (or found from the page host).
+  if (websiteId === undefined && website !== '' && !/^[0-9a-f-]{36}$/i.test(website))
+    hit.domain = website;
+  if (typeof p.name === 'string' && p.name !== '') {
+    hit.event = {
+      name: eventName(p.name),
+      ...valueAndUnit(
+        data,
+        'revenue' in data ? { amount: data.revenue, currency: data.currency } : undefined,
+      ),
+    };
+  }
+  return { kind: 'hits', hits: [hit], ...(websiteId !== undefined ? { websiteId } : {}) };
+}

@@ -44,9 +44,7 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   for (const body of translated.hits) {
     if (translated.websiteId !== undefined && body.page === undefined) {
       // A server-side event named only by website id: it happened on the website itself.
-      const site = await findSite(db, { websiteId: translated.websiteId } as Parameters<
-        typeof findSite
-      >[1]);
+      const site = await findSiteById(db, translated.websiteId);
       if (!site) return 'unknown_site';
       body.page = `https://${site.domain}/`;
     }

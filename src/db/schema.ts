@@ -139,11 +139,18 @@ export const salts = sqliteTable('salts', {
 });
 
 /**
- * Today's visitors: the salted one-way hash of (salt, website, IP, User-Agent) and the time
- * of their last page view, which decides when a new visit starts. Rows older than 48 hours
+ * Today's visitors: the salted one-way hash of (salt, website, IP, User-Agent), the time of
+ * their last page view and the referrer host that started their visit, which decide when
+ * a new visit starts. Rows older than 48 hours
  * are purged hourly. No IP, User-Agent or cookie is stored.
  */
 export const visitors = sqliteTable('visitors', {
   hash: text('hash').primaryKey(),
   lastSeenAt: integer('last_seen_at').notNull(),
+  /**
+   * Host of the external referrer that started the current visit ('' for none). Arriving
+   * again from the same site (a reload, or a tracker that repeats `document.referrer` on
+   * SPA navigations) continues the visit; arriving from another site starts a new one.
+   */
+  visitReferrer: text('visit_referrer').notNull().default(''),
 });

@@ -92,11 +92,17 @@ export function fromUmami(body: unknown): Translated {
   const website =
     typeof p.website === 'string' || typeof p.website === 'number' ? String(p.website) : '';
   const websiteId = /^[1-9]\d{0,15}$/.test(website) ? Number(website) : undefined;
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(website);
   // Umami's `url` is a path (with `hostname` beside it) or, from some clients, a full URL.
+  // Without a host, a path is kept for the website named by id to complete (`path`).
   let page: unknown = p.url;
+  let path: string | undefined;
   if (typeof p.url === 'string' && !/^https?:\/\//i.test(p.url)) {
-    const host = hostname ?? (websiteId === undefined ? website : undefined);
-    page = host ? `https://${host}${p.url.startsWith('/') ? '' : '/'}${p.url}` : undefined;
+    const host =
+      hostname ?? (websiteId === undefined && !uuid && website !== '' ? website : undefined);
+    const relative = `${p.url.startsWith('/') ? '' : '/'}${p.url}`;
+    page = host ? `https://${host}${relative}` : undefined;
+    if (!host) path = relative;
   } else if (p.url === undefined && hostname) {
     page = `https://${hostname}/`;
   }
@@ -107,6 +113,7 @@ export function fromUmami(body: unknown): Translated {
     language: typeof p.language === 'string' && p.language !== '' ? p.language : null,
   };
   if (page !== undefined) hit.page = page;
+  if (path !== undefined) hit.path = path;
   // Without a website id, the website is named by its domain (or found from the page host).
   if (websiteId === undefined && website !== '' && !/^[0-9a-f-]{36}$/i.test(website))
     hit.domain = website;

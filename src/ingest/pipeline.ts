@@ -150,7 +150,7 @@ export async function processHit(db: Database, hit: Hit, req: HitRequest): Promi
       hash: await visitorHash(salt, site.id, req.ip ?? '', req.userAgent),
       firstOfDay,
       firstOfVisit,
-      externalReferrer: referrer !== null,
+      referrer: referrer ?? '',
     },
   });
   return { stored: true, websiteId: site.id };

@@ -16,7 +16,7 @@ import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
 import { parseHit } from './payload.ts';
-import { type DropReason, findSiteById, processHit } from './pipeline.ts';
+import { type DropReason, findSite, findSiteById, processHit } from './pipeline.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
 export const EVENT_BODY_LIMIT = 16 * 1024;
@@ -43,10 +43,10 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   const hits = [];
   for (const body of translated.hits) {
     if (translated.websiteId !== undefined && body.page === undefined) {
-      // A server-side event named only by website id: it happened on the website itself.
+      // Named only by website id (a server-side sender): the page is on the website itself.
       const site = await findSiteById(db, translated.websiteId);
       if (!site) return 'unknown_site';
-      body.page = `https://${site.domain}/`;
+      body.page = `https://${site.domain}${typeof body.path === 'string' ? body.path : '/'}`;
     }
     const parsed = parseHit(body);
     if (!parsed.ok) throw new ApiError(400, parsed.message);
@@ -57,7 +57,14 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   }
   let firstDrop: DropReason | null = null;
   let stored = false;
+  // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
+  const seen = new Set<number>();
   for (const hit of hits) {
+    if (hits.length > 1) {
+      const site = await findSite(db, hit);
+      if (site && seen.has(site.id)) continue;
+      if (site) seen.add(site.id);
+    }
     try {
       const outcome = await processHit(db, hit, {
         ip: c.req.header('cf-connecting-ip') ?? null,

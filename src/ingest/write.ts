@@ -2,8 +2,9 @@
  * Writing one hit: every roll-up row of the hit and the visitor's last-seen time go to D1
  * in one `batch()` — a transaction, so either all of them are written or none is.
  *
- * Whether this page view is a visitor's first of the day, or starts a new visit, is decided
- * inside the batch from the `visitors` row (statements run in order, before the visitor row
+ * Whether this page view is a visitor's first of the day, or starts a new visit (DESIGN §2:
+ * after 30 minutes without a page view, or arriving from another site than the one that
+ * started the current visit), is decided inside the batch from the `visitors` row (statements run in order, before the visitor row
  * is updated by the last one). Two concurrent hits of the same visitor therefore cannot both
  * count as "new": the database serialises them.
  */
@@ -37,7 +38,13 @@ export type HitWrite = {
   /** Counted on every hit. */
   always: Stat[];
   /** Page views only: the visitor and the rows counted on their first page view of the day / of a visit. */
-  visitor?: { hash: string; firstOfDay: Stat[]; firstOfVisit: Stat[]; externalReferrer: boolean };
+  visitor?: {
+    hash: string;
+    firstOfDay: Stat[];
+    firstOfVisit: Stat[];
+    /** Host of the hit's external referrer, '' when it has none (or an internal one). */
+    referrer: string;
+  };
 };
 
 /** `INSERT … SELECT` of several stats rows, counted when `condition` holds. */
@@ -63,17 +70,23 @@ export async function writeHit(db: Database, hit: HitWrite): Promise<void> {
   const v = hit.visitor;
   if (v) {
     const seenToday = sql`EXISTS (SELECT 1 FROM ${visitors} WHERE hash = ${v.hash})`;
-    const seenRecently = sql`EXISTS (SELECT 1 FROM ${visitors} WHERE hash = ${v.hash} AND last_seen_at > ${hit.now - VISIT_GAP_MS})`;
-    if (v.firstOfDay.length > 0)
+    // The visit goes on: a page view within 30 minutes, not arriving from a site other than
+    // the one that started the visit (reloads and SPA navigations repeat that referrer).
+    const visitGoesOn = (row: SQL) =>
+      sql`${row}last_seen_at > ${hit.now - VISIT_GAP_MS} AND (${v.referrer} = '' OR ${row}visit_referrer = ${v.referrer})`;
+    if (v.firstOfDay.length > 0) {
       statements.push(insertStats(hit.websiteId, hit.date, v.firstOfDay, sql`NOT ${seenToday}`));
-    if (v.firstOfVisit.length > 0) {
-      // An external referrer always starts a visit.
-      const condition = v.externalReferrer ? undefined : sql`NOT ${seenRecently}`;
-      statements.push(insertStats(hit.websiteId, hit.date, v.firstOfVisit, condition));
     }
+    if (v.firstOfVisit.length > 0) {
+      const goesOn = sql`EXISTS (SELECT 1 FROM ${visitors} WHERE hash = ${v.hash} AND ${visitGoesOn(sql``)})`;
+      statements.push(insertStats(hit.websiteId, hit.date, v.firstOfVisit, sql`NOT ${goesOn}`));
+    }
+    // In an upsert's SET, column names are the row's values before the update.
     statements.push(
-      sql`INSERT INTO ${visitors} (hash, last_seen_at) VALUES (${v.hash}, ${hit.now})
-        ON CONFLICT (hash) DO UPDATE SET last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
+      sql`INSERT INTO ${visitors} (hash, last_seen_at, visit_referrer) VALUES (${v.hash}, ${hit.now}, ${v.referrer})
+        ON CONFLICT (hash) DO UPDATE SET
+          visit_referrer = CASE WHEN ${visitGoesOn(sql``)} THEN visit_referrer ELSE excluded.visit_referrer END,
+          last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
     );
   }
   await db.$client.batch(statements.map((statement) => prepare(db.$client, statement)));

@@ -24,14 +24,24 @@ if (!haveChromium) {
 export const DESKTOP_CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-/** Launches Chromium with a fresh profile; `hosts` are resolved to 127.0.0.1. */
-export async function launchBrowser(hosts: string[], userAgent?: string): Promise<BrowserContext> {
+/**
+ * Launches Chromium with a fresh profile; `hosts` are resolved to 127.0.0.1. `asPerson`
+ * hides the automation flag (`navigator.webdriver`), which some trackers (Plausible's)
+ * rightly refuse to count.
+ */
+export async function launchBrowser(
+  hosts: string[],
+  userAgent?: string,
+  asPerson = false,
+): Promise<BrowserContext> {
   const profile = await mkdtemp(join(tmpdir(), 'sightline-chromium-'));
   return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     ...(userAgent ? { userAgent } : {}),
+    ...(asPerson ? { ignoreDefaultArgs: ['--enable-automation'] } : {}),
     args: [
+      ...(asPerson ? ['--disable-blink-features=AutomationControlled'] : []),
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',

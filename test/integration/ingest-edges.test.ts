@@ -27,8 +27,9 @@ describe('concurrent page views of one new visitor', () => {
     expect(r.pageviews).toEqual({ '2026-02-03': 6 });
     expect(r.visitors).toEqual({ '2026-02-03': 1 });
     expect(r.browser).toEqual({ Chrome: 1 });
-    // Each of them arrived from another site, so each starts a visit (DESIGN §2).
-    expect(Object.values(r.landing_page ?? {}).reduce((a, b) => a + b, 0)).toBe(6);
+    // All arrived from the same site: the first starts the visit, the others continue it.
+    expect(Object.values(r.landing_page ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
+    expect(r.referrer).toEqual({ 'www.bing.com': 1 });
   });
 
   it('without an external referrer, only one of them is a landing page', async () => {

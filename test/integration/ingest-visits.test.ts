@@ -212,3 +212,35 @@ describe('local dates and hours', () => {
     expect(await datedRows(s.id)).toEqual({ '2025-05-14|event|late': 1 });
   });
 });
+
+describe('the referrer that started a visit', () => {
+  it('continues the visit when the same site refers again (a reload), starts one for another site', async () => {
+    const { site, freezeAt, advance, MINUTE } = await import('../support/ingest-fixtures.ts');
+    const { rollups, sendHit } = await import('../support/hits.ts');
+    const s = await site('reload');
+    freezeAt('2026-05-04T09:00:00Z');
+    const google = 'https://www.google.com/';
+    await sendHit({ page: `https://${s.domain}/a`, referrer: google }, { ip: '198.51.100.77' });
+    advance(2 * MINUTE);
+    await sendHit({ page: `https://${s.domain}/a`, referrer: google }, { ip: '198.51.100.77' });
+    advance(2 * MINUTE);
+    await sendHit(
+      { page: `https://${s.domain}/b`, referrer: `https://${s.domain}/a` },
+      { ip: '198.51.100.77' },
+    );
+    let r = await rollups(s.id);
+    expect(r.landing_page).toEqual({ '/a': 1 });
+    expect(r.referrer).toEqual({ 'www.google.com': 1 });
+    advance(2 * MINUTE);
+    await sendHit(
+      { page: `https://${s.domain}/c`, referrer: 'https://news.ycombinator.com/' },
+      { ip: '198.51.100.77' },
+    );
+    advance(2 * MINUTE);
+    await sendHit({ page: `https://${s.domain}/c`, referrer: google }, { ip: '198.51.100.77' });
+    r = await rollups(s.id);
+    expect(r.landing_page).toEqual({ '/a': 1, '/c': 2 });
+    expect(r.referrer).toEqual({ 'www.google.com': 2, 'news.ycombinator.com': 1 });
+    expect(r.visitors).toEqual({ '2026-05-04': 1 });
+  });
+});

@@ -1,0 +1,1 @@
+ALTER TABLE `visitors` ADD `visit_referrer` text DEFAULT '' NOT NULL;

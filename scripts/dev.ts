@@ -42,7 +42,8 @@ const created = await withDatabase({ remote: false }, async (db) => {
     process.stdout.write(`  ${done}/${hits.length}\r`),
   );
   process.stdout.write(`  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots)\n`);
-  return { owner, website };
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { owner, website, from: day(Date.now() - 89 * 86_400_000), to: day(Date.now()) };
 });
 
 const base = `http://localhost:${port}`;
@@ -55,6 +56,7 @@ if (created) {
       `  API key   ${created.owner.apiKey}   (shown once; npm run user:rotate-key -- --email ${DEMO.email} makes a new one)`,
       `  website   ${created.website.domain} (id ${created.website.id})`,
       `  try       curl -H "Authorization: Bearer ${created.owner.apiKey}" ${base}/api/v1/websites`,
+      `  stats     curl -H "Authorization: Bearer ${created.owner.apiKey}" "${base}/api/v1/stats/${created.website.id}?name=pageviews&from=${created.from}&to=${created.to}&sort_by=value&sort=asc"`,
       `  API docs  ${base}/api/v1/docs`,
       '',
     ].join('\n'),

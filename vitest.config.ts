@@ -17,6 +17,10 @@ export default defineConfig({
           name: 'worker',
           include: ['test/unit/**/*.test.{ts,tsx}', 'test/integration/**/*.test.{ts,tsx}'],
           setupFiles: ['./test/setup.ts'],
+          // Generous guards for tests that seed traffic on a loaded 2-core machine; nothing
+          // here asserts a duration.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {

@@ -3,20 +3,51 @@
  * errors from all of them go through the one `onError`.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { csrf } from 'hono/csrf';
 import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
 import { createIngestRoutes } from './ingest/routes.ts';
 import { ApiError, handleError } from './lib/errors.ts';
+import { createAccountPages } from './pages/account.tsx';
+import { createAssetRoutes } from './pages/assets.ts';
+import { createAuthPages } from './pages/auth.tsx';
+import { pageSecurityHeaders } from './pages/security-headers.ts';
+import { loadSession } from './pages/session.ts';
+import { createStatsPages } from './pages/stats.tsx';
+import { createWebsitePages } from './pages/websites.tsx';
 import { createTrackerRoutes } from './tracker/routes.ts';
+
+/** The dashboard pages: security headers, CSRF (Origin) check and the session on every one. */
+function createPages() {
+  const pages = new Hono<AppEnv>();
+  pages.use('*', pageSecurityHeaders());
+  pages.use('*', csrf());
+  pages.use(
+    '*',
+    bodyLimit({
+      maxSize: 64 * 1024,
+      onError: () => {
+        throw new ApiError(413, 'The form is too large.');
+      },
+    }),
+  );
+  pages.use('*', loadSession());
+  pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
+  pages.route('/', createAuthPages());
+  pages.route('/websites', createWebsitePages());
+  pages.route('/account', createAccountPages());
+  pages.route('/stats', createStatsPages());
+  return pages;
+}
 
 export function createApp() {
   const app = new Hono<AppEnv>();
   app.route('/js', createTrackerRoutes());
+  app.route('/assets', createAssetRoutes());
   app.route('/api', createIngestRoutes());
   app.route('/api/v1', createApi());
-  app.get('/', (c) =>
-    c.text('Sightline: privacy-first web analytics. API reference: /api/v1/docs\n'),
-  );
+  app.route('/', createPages());
   app.notFound(() => {
     throw new ApiError(404, 'Not found.');
   });

@@ -10,5 +10,9 @@ export type AppEnv = {
   Variables: {
     /** The owner authenticated by the API key of this request. */
     ownerId: number;
+    /** The signed-in owner of a page request (null when signed out). */
+    owner: { id: number; email: string } | null;
+    /** The session token of a signed-in page request. */
+    sessionToken: string | null;
   };
 };

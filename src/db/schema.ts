@@ -153,4 +153,22 @@ export const visitors = sqliteTable('visitors', {
    * SPA navigations) continues the visit; arriving from another site starts a new one.
    */
   visitReferrer: text('visit_referrer').notNull().default(''),
+  /** For the realtime count ("visitors in the last 5 minutes"); not indexed, to keep hits cheap. */
+  websiteId: integer('website_id').notNull().default(0),
+});
+
+/** Random server secrets, created on first use (e.g. the key that signs stats-page cookies). */
+export const secrets = sqliteTable('secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/**
+ * Failed attempts per key (a hashed IP or e-mail) for throttling password forms: after too
+ * many failures in a window, further attempts are refused until the window ends.
+ */
+export const throttles = sqliteTable('throttles', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  resetAt: integer('reset_at').notNull(),
 });

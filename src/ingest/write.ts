@@ -83,7 +83,7 @@ export async function writeHit(db: Database, hit: HitWrite): Promise<void> {
     }
     // In an upsert's SET, column names are the row's values before the update.
     statements.push(
-      sql`INSERT INTO ${visitors} (hash, last_seen_at, visit_referrer) VALUES (${v.hash}, ${hit.now}, ${v.referrer})
+      sql`INSERT INTO ${visitors} (hash, last_seen_at, visit_referrer, website_id) VALUES (${v.hash}, ${hit.now}, ${v.referrer}, ${hit.websiteId})
         ON CONFLICT (hash) DO UPDATE SET
           visit_referrer = CASE WHEN ${visitGoesOn(sql``)} THEN visit_referrer ELSE excluded.visit_referrer END,
           last_seen_at = max(last_seen_at, excluded.last_seen_at)`,

@@ -1,0 +1,67 @@
+/**
+ * The dashboard's stylesheet and its one small script, served by the Worker itself (no CDN)
+ * under content-hashed URLs, so they can be cached for a year. Inline styles and scripts are
+ * not used at all: the Content-Security-Policy allows only these files.
+ */
+import { Hono } from 'hono';
+import type { AppEnv } from '../env.ts';
+
+const CSS = `
+:root{color-scheme:light dark;--fg:#17191c;--bg:#fff;--muted:#5d6670;--line:#dde2e7;--card:#f6f8fa;--accent:#2457d6;--accent-fg:#fff;--bad:#b42318;--good:#067647}
+@media (prefers-color-scheme:dark){:root{--fg:#e7e9ec;--bg:#101317;--muted:#9aa4ae;--line:#2b323a;--card:#171b21;--accent:#7ea2ff;--accent-fg:#0b0d10;--bad:#ff8a80;--good:#6ee7a8}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.75rem 1rem;border-bottom:1px solid var(--line)}
+header.top .brand{font-weight:700;text-decoration:none;color:var(--fg)}header.top nav{display:flex;gap:1rem;align-items:center}
+main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1rem;margin:0 0 1rem}
+form.stack{display:grid;gap:.9rem;max-width:36rem}label{display:grid;gap:.25rem;font-weight:600}
+input,select,textarea,button{font:inherit;color:inherit}input,select,textarea{font-weight:400;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);width:100%}
+textarea{min-height:6rem;font-family:ui-monospace,monospace;font-size:.9rem}
+.check{display:flex;gap:.5rem;align-items:center;font-weight:400}.check input{width:auto}
+button,.button{display:inline-block;padding:.5rem .9rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer;text-decoration:none}
+button.secondary,.button.secondary{background:transparent;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad);color:var(--bg)}
+.error{color:var(--bad);font-weight:400;font-size:.9rem}.hint{color:var(--muted);font-weight:400;font-size:.9rem}.notice{border-left:4px solid var(--good);padding:.5rem .75rem;background:var(--card)}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(--card);border:1px solid var(--line);padding:.75rem;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all}
+.actions{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}.inline{display:inline}
+.ranges{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0}.ranges a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
+.custom-range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}.custom-range label{font-weight:400}.custom-range input{width:auto}
+.totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:1rem}.totals h2{margin:0;font-size:1rem;color:var(--muted)}.big{font-size:2rem;font-weight:700;margin:.25rem 0}
+.chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}
+.chart .axis{stroke:var(--line)}.chart .tick{fill:var(--muted);font-size:12px}.chart .tick.end{text-anchor:end}.key::before{content:'';display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.35rem;vertical-align:-1px}
+.panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{word-break:break-all}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+`;
+
+/** Copy buttons and delete confirmations: progressive enhancement, everything works without it. */
+const JS = `document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-copy]');if(!b)return;var t=document.getElementById(b.getAttribute('data-copy'));if(t&&navigator.clipboard){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'})}});`;
+
+async function version(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest).slice(0, 6), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+}
+
+const versions = Promise.all([version(CSS), version(JS)]);
+
+/** URLs of the current assets, for the layout. */
+export async function assetUrls() {
+  const [css, js] = await versions;
+  return { css: `/assets/app.${css}.css`, js: `/assets/app.${js}.js` };
+}
+
+export function createAssetRoutes() {
+  const assets = new Hono<AppEnv>();
+  const serve =
+    (body: string, type: string) =>
+    (c: { body: (b: string) => Response; header: (k: string, v: string) => void }) => {
+      c.header('Content-Type', type);
+      c.header('Cache-Control', 'public, max-age=31536000, immutable');
+      c.header('X-Content-Type-Options', 'nosniff');
+      return c.body(body);
+    };
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.css}', serve(CSS, 'text/css; charset=utf-8'));
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.js}', serve(JS, 'text/javascript; charset=utf-8'));
+  return assets;
+}

@@ -1,0 +1,265 @@
+/**
+ * Signing up, in and out. The first owner can always sign up; more only when the
+ * `REGISTRATION` variable is `open`. Failed logins are throttled per client IP and per
+ * e-mail; the messages never tell whether an e-mail is registered.
+ */
+import { count } from 'drizzle-orm';
+import { type Context, Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
+import {
+  createOwner,
+  EmailTakenError,
+  findOwnerByEmail,
+  normalizeEmail,
+  validateOwnerInput,
+} from '../accounts/owners.ts';
+import { verifyPassword } from '../accounts/password.ts';
+import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.ts';
+import { clearFailures, recordFailure, retryAfter } from '../accounts/throttle.ts';
+import { createDb, type Database } from '../db/client.ts';
+import { owners } from '../db/schema.ts';
+import type { AppEnv } from '../env.ts';
+import type { FieldErrors } from '../lib/errors.ts';
+import { Field, render } from './layout.tsx';
+import { clearSessionCookie, signIn, validCsrf } from './session.ts';
+
+async function registrationOpen(db: Database, setting: string | undefined): Promise<boolean> {
+  if (setting === 'open') return true;
+  const row = await db.select({ n: count() }).from(owners).get();
+  return (row?.n ?? 0) === 0;
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+const clientIp = (c: Context<AppEnv>) => c.req.header('cf-connecting-ip') ?? 'unknown';
+/** A well-formed hash no password matches, verified for unknown e-mails to even out timing. */
+const UNKNOWN_OWNER_HASH =
+  'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+function LoginForm({ email, error }: { email?: string; error?: string }) {
+  return (
+    <form method="post" action="/login" class="stack card" novalidate>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <Field label="E-mail" name="email">
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email ?? ''}
+        />
+      </Field>
+      <Field label="Password" name="password">
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
+      </Field>
+      <div class="actions">
+        <button type="submit">Log in</button>
+      </div>
+    </form>
+  );
+}
+
+function RegisterForm({ email, errors }: { email?: string; errors?: FieldErrors }) {
+  return (
+    <form method="post" action="/register" class="stack card" novalidate>
+      <Field label="E-mail" name="email" error={errors?.email}>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email ?? ''}
+        />
+      </Field>
+      <Field label="Password" name="password" hint="8 to 128 characters." error={errors?.password}>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={8}
+        />
+      </Field>
+      <div class="actions">
+        <button type="submit">Create account</button>
+      </div>
+    </form>
+  );
+}
+
+export function createAuthPages() {
+  const auth = new Hono<AppEnv>();
+
+  const loginPage = async (
+    c: Context<AppEnv>,
+    form: { email?: string; error?: string },
+    status: 200 | 422 | 429 = 200,
+  ) => {
+    const open = await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION);
+    return render(
+      c,
+      {
+        title: 'Log in',
+        children: (
+          <>
+            <h1>Log in</h1>
+            <LoginForm {...form} />
+            {open ? (
+              <p>
+                No account yet? <a href="/register">Create one</a>.
+              </p>
+            ) : null}
+          </>
+        ),
+      },
+      status,
+    );
+  };
+
+  const closed = (c: Context<AppEnv>) =>
+    render(
+      c,
+      {
+        title: 'Sign up',
+        children: (
+          <>
+            <h1>Sign up</h1>
+            <p>
+              Registration is closed. Ask the owner of this Sightline to create an account for you.
+            </p>
+          </>
+        ),
+      },
+      403,
+    );
+
+  const registerPage = (
+    c: Context<AppEnv>,
+    form: { email?: string; errors?: FieldErrors },
+    status: 200 | 422 = 200,
+  ) =>
+    render(
+      c,
+      {
+        title: 'Sign up',
+        children: (
+          <>
+            <h1>Create your account</h1>
+            <RegisterForm {...form} />
+          </>
+        ),
+      },
+      status,
+    );
+
+  auth.get('/login', async (c) =>
+    c.get('owner') ? c.redirect('/websites', 303) : loginPage(c, {}),
+  );
+
+  auth.post('/login', async (c) => {
+    const db = createDb(c.env.DB);
+    const body = await c.req.parseBody();
+    const email = normalizeEmail(text(body.email));
+    const keys = [
+      ['ip', clientIp(c)],
+      ['email', email],
+    ];
+    const wait = Math.max(...(await Promise.all(keys.map((k) => retryAfter(db, k)))));
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return loginPage(
+        c,
+        { email, error: `Too many attempts. Try again in ${Math.ceil(wait / 60)} minutes.` },
+        429,
+      );
+    }
+    const owner = email ? await findOwnerByEmail(db, email) : undefined;
+    // Verify even for unknown e-mails, so the answer takes as long either way.
+    const ok = await verifyPassword(text(body.password), owner?.passwordHash ?? UNKNOWN_OWNER_HASH);
+    if (!owner || !ok) {
+      await Promise.all(keys.map((k) => recordFailure(db, k)));
+      return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
+    }
+    await clearFailures(db, ['email', email]);
+    await signIn(c, owner);
+    return c.redirect('/websites', 303);
+  });
+
+  auth.get('/register', async (c) =>
+    (await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION))
+      ? registerPage(c, {})
+      : closed(c),
+  );
+
+  auth.post('/register', async (c) => {
+    const db = createDb(c.env.DB);
+    if (!(await registrationOpen(db, c.env.REGISTRATION))) return closed(c);
+    const body = await c.req.parseBody();
+    const email = text(body.email);
+    const password = text(body.password);
+    const errors = validateOwnerInput(email, password);
+    let created: Awaited<ReturnType<typeof createOwner>> | undefined;
+    if (Object.keys(errors).length === 0) {
+      try {
+        created = await createOwner(db, { email, password });
+      } catch (err) {
+        if (!(err instanceof EmailTakenError)) throw err;
+        errors.email = ['The email has already been taken.'];
+      }
+    }
+    if (!created) return registerPage(c, { email, errors }, 422);
+    await signIn(c, created);
+    return render(
+      c,
+      {
+        title: 'Welcome',
+        children: (
+          <>
+            <h1>Welcome to Sightline</h1>
+            <div class="card">
+              <p>
+                Your API key — shown only now. Store it safely; you can make a new one on your
+                account page.
+              </p>
+              <pre id="api-key">{created.apiKey}</pre>
+              <button type="button" class="secondary" data-copy="api-key">
+                Copy
+              </button>
+            </div>
+            <p>
+              <a class="button" href="/websites/new">
+                Add your first website
+              </a>
+            </p>
+          </>
+        ),
+      },
+      201,
+    );
+  });
+
+  auth.post('/logout', async (c) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (token && c.get('owner')) {
+      if (!(await validCsrf(c, (await c.req.parseBody())._csrf)))
+        return c.text('Invalid form token.', 403);
+      await deleteSession(createDb(c.env.DB), token);
+    }
+    clearSessionCookie(c);
+    return c.redirect('/login', 303);
+  });
+
+  return auth;
+}

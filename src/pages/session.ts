@@ -1,0 +1,65 @@
+/**
+ * Sessions and CSRF for the pages. Every page request learns its signed-in owner from the
+ * session cookie. State-changing forms are protected twice: the `Origin` check of Hono's
+ * `csrf()` (a browser always sends Origin on a cross-site POST) and a per-session token in a
+ * hidden field, derived from the session token so that it needs no storage.
+ */
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { createMiddleware } from 'hono/factory';
+import {
+  createSession,
+  findSessionOwner,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+} from '../accounts/sessions.ts';
+import { createDb } from '../db/client.ts';
+import type { AppEnv } from '../env.ts';
+import { sha256Hex, timingSafeEqual } from '../lib/crypto.ts';
+
+export const loadSession = () =>
+  createMiddleware<AppEnv>(async function loadSession(c, next) {
+    const token = getCookie(c, SESSION_COOKIE) ?? null;
+    const owner = token ? await findSessionOwner(createDb(c.env.DB), token) : null;
+    c.set('owner', owner);
+    c.set('sessionToken', owner ? token : null);
+    await next();
+  });
+
+/** Pages for signed-in owners only: everyone else is sent to the login form. */
+export const requireOwner = () =>
+  createMiddleware<AppEnv>(async function requireOwner(c, next) {
+    if (!c.get('owner')) return c.redirect('/login', 303);
+    await next();
+  });
+
+export async function signIn(
+  c: Context<AppEnv>,
+  owner: { id: number; email: string },
+): Promise<void> {
+  const token = await createSession(createDb(c.env.DB), owner.id);
+  c.set('owner', { id: owner.id, email: owner.email });
+  c.set('sessionToken', token);
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'Lax',
+    path: '/',
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+  });
+}
+
+export function clearSessionCookie(c: Context<AppEnv>): void {
+  deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true });
+}
+
+/** The CSRF token of the current session ('' when signed out). */
+export async function csrfToken(c: Context<AppEnv>): Promise<string> {
+  const session = c.get('sessionToken');
+  return session ? (await sha256Hex(`csrf\u0000${session}`)).slice(0, 32) : '';
+}
+
+export async function validCsrf(c: Context<AppEnv>, sent: unknown): Promise<boolean> {
+  const expected = await csrfToken(c);
+  return expected !== '' && typeof sent === 'string' && timingSafeEqual(sent, expected);
+}

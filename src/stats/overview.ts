@@ -1,0 +1,168 @@
+/**
+ * What the statistics page shows beyond one statistic: totals with the previous period,
+ * a zero-filled series for the chart, realtime visitors and the date ranges themselves.
+ * All of it reads roll-ups by primary-key range, like the API.
+ */
+import { and, between, eq, gt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { stats, visitors } from '../db/schema.ts';
+import { localDateHour } from '../ingest/steps/local-time.ts';
+import { isCalendarDate } from '../lib/dates.ts';
+
+export const RANGES = [
+  'today',
+  'yesterday',
+  '7d',
+  '30d',
+  'this_month',
+  'last_month',
+  'custom',
+] as const;
+export type RangeName = (typeof RANGES)[number];
+export type Range = { name: RangeName; from: string; to: string };
+
+const DAY = 86_400_000;
+
+/** `YYYY-MM-DD` plus `days` (negative to go back). */
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+}
+
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
+}
+
+/** The range a request asks for, in the website's time zone; invalid input falls back to 30 days. */
+export function resolveRange(
+  query: { range?: string; from?: string; to?: string },
+  timeZone: string,
+  now = Date.now(),
+): Range {
+  const today = localDateHour(now, timeZone).date;
+  const name = (RANGES as readonly string[]).includes(query.range ?? '')
+    ? (query.range as RangeName)
+    : '30d';
+  const monthStart = `${today.slice(0, 8)}01`;
+  switch (name) {
+    case 'today':
+      return { name, from: today, to: today };
+    case 'yesterday':
+      return { name, from: addDays(today, -1), to: addDays(today, -1) };
+    case '7d':
+      return { name, from: addDays(today, -6), to: today };
+    case 'this_month':
+      return { name, from: monthStart, to: today };
+    case 'last_month': {
+      const end = addDays(monthStart, -1);
+      return { name, from: `${end.slice(0, 8)}01`, to: end };
+    }
+    case 'custom': {
+      const { from = '', to = '' } = query;
+      if (
+        isCalendarDate(from) &&
+        isCalendarDate(to) &&
+        from <= to &&
+        daysBetween(from, to) <= 3660
+      ) {
+        return { name, from, to };
+      }
+      return { name: '30d', from: addDays(today, -29), to: today };
+    }
+    default:
+      return { name: '30d', from: addDays(today, -29), to: today };
+  }
+}
+
+/** The period of equal length just before a range. */
+export function previousPeriod(range: Range): { from: string; to: string } {
+  const length = daysBetween(range.from, range.to);
+  return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
+}
+
+async function total(
+  db: Database,
+  websiteId: number,
+  name: string,
+  from: string,
+  to: string,
+): Promise<number> {
+  const row = await db
+    .select({ n: sql<number>`coalesce(sum(${stats.count}), 0)` })
+    .from(stats)
+    .where(and(eq(stats.websiteId, websiteId), eq(stats.name, name), between(stats.date, from, to)))
+    .get();
+  return Number(row?.n ?? 0);
+}
+
+export type Totals = {
+  visitors: number;
+  pageviews: number;
+  previous: { visitors: number; pageviews: number };
+};
+
+export async function totals(db: Database, websiteId: number, range: Range): Promise<Totals> {
+  const prev = previousPeriod(range);
+  const [visitorsNow, pageviewsNow, visitorsBefore, pageviewsBefore] = await Promise.all([
+    total(db, websiteId, 'visitors', range.from, range.to),
+    total(db, websiteId, 'pageviews', range.from, range.to),
+    total(db, websiteId, 'visitors', prev.from, prev.to),
+    total(db, websiteId, 'pageviews', prev.from, prev.to),
+  ]);
+  return {
+    visitors: visitorsNow,
+    pageviews: pageviewsNow,
+    previous: { visitors: visitorsBefore, pageviews: pageviewsBefore },
+  };
+}
+
+export type SeriesPoint = { label: string; visitors: number; pageviews: number };
+
+/** Visitors and page views per day (zero-filled), or per hour for a one-day range. */
+export async function series(
+  db: Database,
+  websiteId: number,
+  range: Range,
+): Promise<SeriesPoint[]> {
+  const hourly = range.from === range.to;
+  const names = hourly ? ['visitors_hours', 'pageviews_hours'] : ['visitors', 'pageviews'];
+  const rows = await db
+    .select({ name: stats.name, value: stats.value, count: sql<number>`sum(${stats.count})` })
+    .from(stats)
+    .where(
+      and(
+        eq(stats.websiteId, websiteId),
+        sql`${stats.name} IN (${sql.join(
+          names.map((n) => sql`${n}`),
+          sql`, `,
+        )})`,
+        between(stats.date, range.from, range.to),
+      ),
+    )
+    .groupBy(stats.name, stats.value)
+    .all();
+  const labels = hourly
+    ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
+    : Array.from({ length: daysBetween(range.from, range.to) }, (_, i) => addDays(range.from, i));
+  const points = new Map(labels.map((label) => [label, { label, visitors: 0, pageviews: 0 }]));
+  for (const row of rows) {
+    const point = points.get(row.value);
+    if (!point) continue;
+    if (row.name.startsWith('visitors')) point.visitors = Number(row.count);
+    else point.pageviews = Number(row.count);
+  }
+  return [...points.values()];
+}
+
+/** Visitors seen in the last five minutes (a scan of the small, 48-hour visitors table). */
+export async function realtimeVisitors(
+  db: Database,
+  websiteId: number,
+  now = Date.now(),
+): Promise<number> {
+  const row = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(visitors)
+    .where(and(eq(visitors.websiteId, websiteId), gt(visitors.lastSeenAt, now - 5 * 60_000)))
+    .get();
+  return Number(row?.n ?? 0);
+}

@@ -219,6 +219,7 @@ export function createWebsitePages() {
                     <td>{PRIVACY[site.privacy] ?? ''}</td>
                     <td>{site.timezone}</td>
                     <td class="actions">
+                      <a href={`/stats/${site.domain}`}>Statistics</a>
                       <a href={`/websites/${site.id}`}>Edit and snippet</a>
                       <a href={`/websites/${site.id}/delete`}>Delete</a>
                     </td>

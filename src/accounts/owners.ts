@@ -59,30 +59,61 @@ export class EmailTakenError extends Error {
 export async function createOwner(
   db: Database,
   input: { email: string; password: string },
+  now?: number,
+): Promise<{ id: number; email: string; apiKey: string }>;
+/** With `onlyFirst`, creates the owner only when there is none yet; null otherwise. */
+export async function createOwner(
+  db: Database,
+  input: { email: string; password: string },
+  now: number,
+  options: { onlyFirst: boolean },
+): Promise<{ id: number; email: string; apiKey: string } | null>;
+export async function createOwner(
+  db: Database,
+  input: { email: string; password: string },
   now = Date.now(),
-): Promise<{ id: number; email: string; apiKey: string }> {
+  options: { onlyFirst?: boolean } = {},
+): Promise<{ id: number; email: string; apiKey: string } | null> {
   const email = normalizeEmail(input.email);
   if (await findOwnerByEmail(db, email)) throw new EmailTakenError();
   const apiKey = generateApiKey();
   const ownerId = sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.email} = ${email})`;
+  const passwordHash = await hashPassword(input.password);
+  // The condition is part of the insert, so concurrent sign-ups cannot both be "the first".
+  const insert = options.onlyFirst
+    ? db
+        .insert(owners)
+        .select(
+          db
+            .select({
+              id: sql<number>`NULL`.as('id'),
+              email: sql<string>`${email}`.as('email'),
+              passwordHash: sql<string>`${passwordHash}`.as('password_hash'),
+              createdAt: sql<number>`${now}`.as('created_at'),
+              updatedAt: sql<number>`${now}`.as('updated_at'),
+            })
+            .from(sql`(SELECT 1)`)
+            .where(sql`NOT EXISTS (SELECT 1 FROM ${owners})`),
+        )
+        .returning({ id: owners.id })
+    : db
+        .insert(owners)
+        .values({ email, passwordHash, createdAt: now, updatedAt: now })
+        .returning({ id: owners.id });
   try {
     const [inserted] = await db.batch([
-      db
-        .insert(owners)
-        .values({
-          email,
-          passwordHash: await hashPassword(input.password),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning({ id: owners.id }),
+      insert,
       apiKeyUpsert(db, ownerId, await sha256Hex(apiKey), now),
     ]);
     const id = inserted[0]?.id;
     if (id === undefined) throw new Error('owner insert returned no row');
     return { id, email, apiKey };
   } catch (err) {
-    if (String(err).includes('UNIQUE constraint failed: owners.email')) throw new EmailTakenError();
+    const text = String(err);
+    if (text.includes('UNIQUE constraint failed: owners.email')) throw new EmailTakenError();
+    // No owner row was inserted (another one exists): the key insert found no owner id.
+    if (options.onlyFirst && text.includes('NOT NULL constraint failed: api_keys.owner_id'))
+      return null;
     throw err;
   }
 }

@@ -9,7 +9,7 @@ import { rotateApiKey } from '../accounts/api-keys.ts';
 import { validateNewPassword } from '../accounts/owners.ts';
 import { hashPassword, verifyPassword } from '../accounts/password.ts';
 import { deleteOwnerSessions } from '../accounts/sessions.ts';
-import { clearFailures, recordFailure, retryAfter } from '../accounts/throttle.ts';
+import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
 import { createDb } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -139,7 +139,7 @@ export function createAccountPages() {
     if (!(await validCsrf(c, body._csrf))) return c.text('Invalid form token.', 403);
     const db = createDb(c.env.DB);
     const key = ['password', String(owner(c).id)];
-    const wait = await retryAfter(db, key);
+    const wait = await consumeAttempt(db, key);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       return accountPage(
@@ -157,7 +157,8 @@ export function createAccountPages() {
     const errors: FieldErrors = {};
     if (!row || !(await verifyPassword(text(body.current_password), row.passwordHash))) {
       errors.current_password = ['The current password is incorrect.'];
-      await recordFailure(db, key);
+    } else {
+      await clearFailures(db, key);
     }
     const problems = validateNewPassword(text(body.password));
     if (problems) errors.password = problems;
@@ -165,7 +166,6 @@ export function createAccountPages() {
       errors.password_confirmation = ['The password confirmation does not match.'];
     }
     if (Object.keys(errors).length > 0) return accountPage(c, { errors }, 422);
-    await clearFailures(db, key);
     const now = Date.now();
     await db
       .update(owners)

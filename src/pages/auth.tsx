@@ -15,7 +15,7 @@ import {
 } from '../accounts/owners.ts';
 import { verifyPassword } from '../accounts/password.ts';
 import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.ts';
-import { clearFailures, recordFailure, retryAfter } from '../accounts/throttle.ts';
+import { clearFailures, consumeAttempt, refundAttempt } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -176,7 +176,10 @@ export function createAuthPages() {
       ['ip', clientIp(c)],
       ['email', email],
     ];
-    const wait = Math.max(...(await Promise.all(keys.map((k) => retryAfter(db, k)))));
+    // Every attempt is counted before the password is checked, so concurrent guesses cannot
+    // all get past the limit; a success clears the e-mail's count and refunds the IP's.
+    const waits = await Promise.all(keys.map((k) => consumeAttempt(db, k)));
+    const wait = Math.max(...waits);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       return loginPage(
@@ -188,11 +191,10 @@ export function createAuthPages() {
     const owner = email ? await findOwnerByEmail(db, email) : undefined;
     // Verify even for unknown e-mails, so the answer takes as long either way.
     const ok = await verifyPassword(text(body.password), owner?.passwordHash ?? UNKNOWN_OWNER_HASH);
-    if (!owner || !ok) {
-      await Promise.all(keys.map((k) => recordFailure(db, k)));
+    if (!owner || !ok)
       return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
-    }
     await clearFailures(db, ['email', email]);
+    await refundAttempt(db, ['ip', clientIp(c)]);
     await signIn(c, owner);
     return c.redirect('/websites', 303);
   });
@@ -210,15 +212,19 @@ export function createAuthPages() {
     const email = text(body.email);
     const password = text(body.password);
     const errors = validateOwnerInput(email, password);
-    let created: Awaited<ReturnType<typeof createOwner>> | undefined;
+    let created: Awaited<ReturnType<typeof createOwner>> | null | undefined;
     if (Object.keys(errors).length === 0) {
       try {
-        created = await createOwner(db, { email, password });
+        // With registration closed, "only if no owner exists yet" is part of the insert itself.
+        created = await createOwner(db, { email, password }, Date.now(), {
+          onlyFirst: c.env.REGISTRATION !== 'open',
+        });
       } catch (err) {
         if (!(err instanceof EmailTakenError)) throw err;
         errors.email = ['The email has already been taken.'];
       }
     }
+    if (created === null) return closed(c);
     if (!created) return registerPage(c, { email, errors }, 422);
     await signIn(c, created);
     return render(

@@ -63,12 +63,13 @@ export async function render(
   status: ContentfulStatusCode = 200,
 ) {
   const owner = c.get('owner');
-  return c.html(
+  const html = (
     <Layout title={props.title} owner={owner} csrf={await csrfToken(c)} assets={await assetUrls()}>
       {props.children}
-    </Layout>,
-    status,
+    </Layout>
   );
+  // Without a doctype browsers render in quirks mode.
+  return c.html(`<!DOCTYPE html>${await html}`, status);
 }
 
 /** A labelled field with its error message, as every form shows them. */

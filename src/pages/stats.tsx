@@ -10,7 +10,7 @@ import { type Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { FC } from 'hono/jsx';
 import { verifyPassword } from '../accounts/password.ts';
-import { clearFailures, recordFailure, retryAfter } from '../accounts/throttle.ts';
+import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -305,14 +305,13 @@ export function createStatsPages() {
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) return notFound(c);
     const key = ['stats', String(site.id), c.req.header('cf-connecting-ip') ?? 'unknown'];
-    const wait = await retryAfter(db, key);
+    const wait = await consumeAttempt(db, key);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       return passwordPage(c, site, 'Too many attempts. Try again later.', 429);
     }
     const password = (await c.req.parseBody()).password;
     if (typeof password !== 'string' || !(await verifyPassword(password, site.passwordHash))) {
-      await recordFailure(db, key);
       return passwordPage(c, site, 'The password is incorrect.', 422);
     }
     await clearFailures(db, key);

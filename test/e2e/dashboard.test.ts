@@ -1,0 +1,168 @@
+/**
+ * The dashboard end to end, as an owner meets it in Chromium: sign up, add a website, put
+ * its snippet on a page that a visitor browses, read the statistics page (range, search,
+ * CSV), then protect it with a password and make it private.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import { withDatabase } from '../../scripts/lib/d1.ts';
+import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const SHOP = 'shop.example.com';
+
+let state: string;
+let worker: Unstable_DevWorker;
+let shop: Server;
+let shopPort: number;
+let snippet = '';
+let owner: BrowserContext;
+let dash: Page;
+let base: string;
+
+describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
+  beforeAll(async () => {
+    state = await mkdtemp(join(tmpdir(), 'sightline-dashboard-'));
+    await withDatabase({ remote: false, persistTo: state }, async () => undefined);
+    worker = await unstable_dev(join(root, 'src/index.ts'), {
+      config: join(root, 'wrangler.toml'),
+      persistTo: state,
+      ip: '127.0.0.1',
+      logLevel: 'none',
+      experimental: { disableExperimentalWarning: true },
+    });
+    // Browsers keep Secure cookies over plain HTTP only for localhost (a "secure context").
+    base = `http://localhost:${worker.port}`;
+    shop = createServer((_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><html lang="en"><head><title>Shop</title>${snippet}</head><body><h1>Shop</h1></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    shopPort = (shop.address() as AddressInfo).port;
+    owner = await launchBrowser([SHOP]);
+    dash = await owner.newPage();
+  });
+
+  afterAll(async () => {
+    await owner?.close();
+    await worker?.stop();
+    await new Promise((resolve) => shop?.close(resolve));
+    if (state) await rm(state, { recursive: true, force: true });
+  });
+
+  it('signs up the first owner and shows the API key once', async () => {
+    await dash.goto(`${base}/`);
+    expect(dash.url()).toBe(`${base}/login`);
+    await dash.click('text=Create one');
+    await dash.fill('#email', 'owner@example.com');
+    await dash.fill('#password', 'a good long password');
+    await dash.click('main button[type=submit]');
+    await expect.poll(() => dash.textContent('h1')).toBe('Welcome to Sightline');
+    expect(await dash.textContent('#api-key')).toMatch(/^sl_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('adds a website, shows field errors, and gives the snippet', async () => {
+    await dash.click('text=Add your first website');
+    await dash.fill('#domain', 'exa mple.com');
+    await dash.click('main button[type=submit]');
+    expect(await dash.textContent('#domain-error')).toBe('The domain is not a valid host name.');
+    await dash.fill('#domain', `https://www.${SHOP}/`);
+    await dash.selectOption('#privacy', '0');
+    await dash.click('main button[type=submit]');
+    await expect.poll(() => dash.textContent('h1')).toBe(SHOP);
+    snippet = (await dash.textContent('#snippet')) ?? '';
+    expect(snippet).toMatch(
+      /^<script async src="http:\/\/localhost:\d+\/js\/script\.js\?v=[0-9a-f]{12}"><\/script>$/,
+    );
+  });
+
+  it('counts a visitor browsing the site and shows it on the statistics page', async () => {
+    const visitor = await launchBrowser([SHOP], DESKTOP_CHROME);
+    try {
+      const tab = await visitor.newPage();
+      let hits = 0;
+      tab.on('response', (r) => {
+        if (r.url().endsWith('/api/event') && r.status() === 202) hits++;
+      });
+      for (const path of ['/', '/pricing', '/pricing/enterprise']) {
+        await tab.goto(
+          `http://${SHOP}:${shopPort}${path}`,
+          path === '/' ? { referer: 'https://www.google.com/' } : {},
+        );
+        const want = hits + 1;
+        await expect.poll(() => hits, { timeout: 15_000 }).toBe(want);
+      }
+    } finally {
+      await visitor.close();
+    }
+
+    await dash.goto(`${base}/websites`);
+    await dash.click('main td a:text-is("Statistics")');
+    await expect.poll(() => dash.textContent('h1')).toBe(SHOP);
+    const totals = await dash.locator('.totals .big').allTextContents();
+    expect(totals).toEqual(['1', '3']);
+    expect(await dash.locator('#panel-referrer + table').textContent()).toContain('www.google.com');
+    expect(await dash.textContent('.live strong')).toBe('1');
+
+    await dash.click('nav.ranges >> text=Last 7 days');
+    expect(new URL(dash.url()).searchParams.get('range')).toBe('7d');
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(['1', '3']);
+
+    await dash.click('#panel-page ~ p >> text=Show all');
+    await dash.fill('#search', 'enterprise');
+    await dash.click('main button:has-text("Search")');
+    const url = new URL(dash.url());
+    expect(url.pathname).toBe(`/stats/${SHOP}/page`);
+    expect(url.searchParams.get('range')).toBe('7d');
+    const rows = await dash.locator('tbody tr').allTextContents();
+    expect(rows).toEqual(['/pricing/enterprise1']);
+
+    const csv = await dash.request.get(`${base}/stats/${SHOP}/page.csv?range=7d`);
+    expect(csv.headers()['content-type']).toBe('text/csv; charset=utf-8');
+    expect(await csv.text()).toBe('value,count\r\n/,1\r\n/pricing,1\r\n/pricing/enterprise,1\r\n');
+  });
+
+  it('protects the page with a password, then makes it private', async () => {
+    await dash.goto(`${base}/websites`);
+    await dash.click('main td a:text-is("Edit and snippet")');
+    await dash.selectOption('#privacy', '2');
+    await dash.fill('#password', 'open sesame');
+    await dash.click('main button:has-text("Save")');
+    await expect.poll(() => dash.textContent('.notice')).toBe('Saved.');
+
+    const stranger = await launchBrowser([]);
+    try {
+      const tab = await stranger.newPage();
+      await tab.goto(`${base}/stats/${SHOP}`);
+      expect(await tab.locator('.totals').count()).toBe(0);
+      await tab.fill('#password', 'wrong');
+      await tab.click('main button[type=submit]');
+      expect(await tab.textContent('#password-error')).toBe('The password is incorrect.');
+      await tab.fill('#password', 'open sesame');
+      await tab.click('main button[type=submit]');
+      await expect.poll(() => tab.locator('.totals .big').allTextContents()).toEqual(['1', '3']);
+
+      await dash.selectOption('#privacy', '1');
+      await dash.click('main button:has-text("Save")');
+      await expect.poll(() => dash.textContent('.notice')).toBe('Saved.');
+      const hidden = await tab.goto(`${base}/stats/${SHOP}`);
+      expect(hidden?.status()).toBe(404);
+      expect(await tab.content()).not.toContain('enterprise');
+      // The owner still sees it.
+      const own = await dash.goto(`${base}/stats/${SHOP}`);
+      expect(own?.status()).toBe(200);
+    } finally {
+      await stranger.close();
+    }
+  });
+});

@@ -5,17 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { count } from 'drizzle-orm';
-import { createOwner } from '../src/accounts/owners.ts';
 import { owners } from '../src/db/schema.ts';
-import { createWebsite } from '../src/websites/service.ts';
 import { root, withDatabase } from './lib/d1.ts';
-import { generateTraffic, loadTraffic } from './lib/traffic.ts';
-
-export const DEMO = {
-  email: 'demo@sightline.local',
-  password: 'sightline-demo',
-  domain: 'demo.example.com',
-};
+import { DEMO, seedDemo } from './lib/demo.ts';
 
 const passthrough = process.argv.slice(2);
 const port = (() => {
@@ -26,24 +18,7 @@ const port = (() => {
 const created = await withDatabase({ remote: false }, async (db) => {
   const existing = await db.select({ n: count() }).from(owners).get();
   if ((existing?.n ?? 0) > 0) return null;
-  const owner = await createOwner(db, { email: DEMO.email, password: DEMO.password });
-  const website = await createWebsite(db, owner.id, { domain: DEMO.domain, privacy: 0 });
-  // 90 days of sample traffic, through the same pipeline real hits take.
-  const today = new Date();
-  const hits = generateTraffic({
-    seed: 42,
-    domain: DEMO.domain,
-    days: 90,
-    end: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + 86_400_000,
-    visitorsPerDay: 30,
-  }).filter((hit) => hit.req.now <= Date.now());
-  process.stdout.write(`Generating 90 days of sample traffic (${hits.length} hits)…\n`);
-  const loaded = await loadTraffic(db, hits, (done) =>
-    process.stdout.write(`  ${done}/${hits.length}\r`),
-  );
-  process.stdout.write(`  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots)\n`);
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { owner, website, from: day(Date.now() - 89 * 86_400_000), to: day(Date.now()) };
+  return seedDemo(db, (line) => process.stdout.write(`${line}\n`));
 });
 
 const base = `http://localhost:${port}`;
@@ -56,14 +31,15 @@ if (created) {
       `  API key   ${created.owner.apiKey}   (shown once; npm run user:rotate-key -- --email ${DEMO.email} makes a new one)`,
       `  website   ${created.website.domain} (id ${created.website.id})`,
       `  try       curl -H "Authorization: Bearer ${created.owner.apiKey}" ${base}/api/v1/websites`,
-      `  stats     curl -H "Authorization: Bearer ${created.owner.apiKey}" "${base}/api/v1/stats/${created.website.id}?name=pageviews&from=${created.from}&to=${created.to}&sort_by=value&sort=asc"`,
+      `  stats API curl -H "Authorization: Bearer ${created.owner.apiKey}" "${base}/api/v1/stats/${created.website.id}?name=pageviews&from=${created.from}&to=${created.to}&sort_by=value&sort=asc"`,
+      `  stats     ${base}/stats/${created.website.domain}`,
       `  API docs  ${base}/api/v1/docs`,
       '',
     ].join('\n'),
   );
 } else {
   process.stdout.write(
-    `\nLocal database already set up. A new API key: npm run user:rotate-key -- --email ${DEMO.email}\nAPI docs: ${base}/api/v1/docs\n\n`,
+    `\nLocal database already set up: ${base}/login (${DEMO.email} / ${DEMO.password}).\nA new API key: npm run user:rotate-key -- --email ${DEMO.email}\nAPI docs: ${base}/api/v1/docs\n\n`,
   );
 }
 

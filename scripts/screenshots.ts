@@ -1,0 +1,65 @@
+/**
+ * `npm run screenshots`: renders the main pages with the demo data in Chromium and saves
+ * them under docs/screenshots/ (shown in the README). Needs Chromium (CHROMIUM_PATH or
+ * /usr/bin/chromium). Uses its own temporary database; the local one is left alone.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { unstable_dev } from 'wrangler';
+import { root, withDatabase } from './lib/d1.ts';
+import { DEMO, seedDemo } from './lib/demo.ts';
+
+const out = join(root, 'docs', 'screenshots');
+const state = await mkdtemp(join(tmpdir(), 'sightline-screens-'));
+await withDatabase({ remote: false, persistTo: state }, (db) => seedDemo(db, console.log));
+const worker = await unstable_dev(join(root, 'src/index.ts'), {
+  config: join(root, 'wrangler.toml'),
+  persistTo: state,
+  logLevel: 'none',
+  experimental: { disableExperimentalWarning: true },
+});
+const base = `http://localhost:${worker.port}`;
+const profile = await mkdtemp(join(tmpdir(), 'sightline-screens-browser-'));
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+try {
+  await mkdir(out, { recursive: true });
+  const page = await browser.newPage();
+  await page.goto(`${base}/login`);
+  await page.screenshot({ path: join(out, 'login.png') });
+  await page.fill('#email', DEMO.email);
+  await page.fill('#password', DEMO.password);
+  await page.click('main button[type=submit]');
+  await page.waitForURL('**/websites');
+  await page.screenshot({ path: join(out, 'websites.png') });
+  await page.click('main td a:text-is("Edit and snippet")');
+  await page.screenshot({ path: join(out, 'website.png'), fullPage: true });
+  await page.goto(`${base}/stats/${DEMO.domain}?range=30d`);
+  await page.screenshot({ path: join(out, 'stats.png'), fullPage: true });
+  await page.goto(`${base}/stats/${DEMO.domain}/page?range=30d&search=blog`);
+  await page.screenshot({ path: join(out, 'stats-pages.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/stats/${DEMO.domain}?range=7d`);
+  await page.screenshot({ path: join(out, 'stats-phone-dark.png') });
+  console.log(`Screenshots written to ${out}`);
+} finally {
+  await browser.close();
+  await worker.stop();
+  await rm(state, { recursive: true, force: true });
+  await rm(profile, { recursive: true, force: true });
+}

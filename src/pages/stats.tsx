@@ -210,6 +210,24 @@ const ValueCell: FC<{ name: string; value: string; domain: string }> = ({
   );
 };
 
+/** The body of a statistic's table: one row per value with its count. */
+const ValueRows: FC<{ name: string; rows: { value: string; count: number }[]; domain: string }> = ({
+  name,
+  rows,
+  domain,
+}) => (
+  <tbody>
+    {rows.map((row) => (
+      <tr>
+        <td>
+          <ValueCell name={name} value={row.value} domain={domain} />
+        </td>
+        <td class="num">{number(row.count)}</td>
+      </tr>
+    ))}
+  </tbody>
+);
+
 const RangeNav: FC<{ base: string; range: Range }> = ({ base, range }) => (
   <nav class="ranges" aria-label="Date range">
     {RANGES.filter((r) => r !== 'custom').map((r) => (
@@ -396,16 +414,7 @@ export function createStatsPages() {
                           </th>
                         </tr>
                       </thead>
-                      <tbody>
-                        {data.rows.map((row) => (
-                          <tr>
-                            <td>
-                              <ValueCell name={name} value={row.value} domain={site.domain} />
-                            </td>
-                            <td class="num">{number(row.count)}</td>
-                          </tr>
-                        ))}
-                      </tbody>
+                      <ValueRows name={name} rows={data.rows} domain={site.domain} />
                     </table>
                   ) : (
                     <p class="hint">No data for this range.</p>
@@ -539,16 +548,7 @@ export function createStatsPages() {
                 </th>
               </tr>
             </thead>
-            <tbody>
-              {data.rows.map((row) => (
-                <tr>
-                  <td>
-                    <ValueCell name={name} value={row.value} domain={site.domain} />
-                  </td>
-                  <td class="num">{number(row.count)}</td>
-                </tr>
-              ))}
-            </tbody>
+            <ValueRows name={name} rows={data.rows} domain={site.domain} />
           </table>
           {data.rows.length === 0 ? <p class="hint">Nothing found.</p> : null}
           <nav class="actions" aria-label="Pages">

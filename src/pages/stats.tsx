@@ -228,27 +228,41 @@ const ValueRows: FC<{ name: string; rows: { value: string; count: number }[]; do
   </tbody>
 );
 
-const RangeNav: FC<{ base: string; range: Range }> = ({ base, range }) => (
-  <nav class="ranges" aria-label="Date range">
-    {RANGES.filter((r) => r !== 'custom').map((r) => (
-      <a href={`${base}?range=${r}`} aria-current={range.name === r ? 'page' : undefined}>
-        {RANGE_LABELS[r]}
-      </a>
-    ))}
-    <form method="get" action={base} class="custom-range">
-      <input type="hidden" name="range" value="custom" />
-      <label>
-        From <input type="date" name="from" value={range.from} required />
-      </label>
-      <label>
-        To <input type="date" name="to" value={range.to} required />
-      </label>
-      <button type="submit" class="secondary">
-        Show
-      </button>
-    </form>
-  </nav>
-);
+/** Range links and the custom range form; `keep` carries the rest of the view (search, sort). */
+const RangeNav: FC<{ base: string; range: Range; keep?: Record<string, string> }> = ({
+  base,
+  range,
+  keep = {},
+}) => {
+  const kept = Object.entries(keep).filter(([, v]) => v !== '');
+  return (
+    <nav class="ranges" aria-label="Date range">
+      {RANGES.filter((r) => r !== 'custom').map((r) => (
+        <a
+          href={`${base}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
+          aria-current={range.name === r ? 'page' : undefined}
+        >
+          {RANGE_LABELS[r]}
+        </a>
+      ))}
+      <form method="get" action={base} class="custom-range">
+        <input type="hidden" name="range" value="custom" />
+        {kept.map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        <label>
+          From <input type="date" name="from" value={range.from} required />
+        </label>
+        <label>
+          To <input type="date" name="to" value={range.to} required />
+        </label>
+        <button type="submit" class="secondary">
+          Show
+        </button>
+      </form>
+    </nav>
+  );
+};
 
 export function createStatsPages() {
   const pages = new Hono<AppEnv>();
@@ -508,7 +522,7 @@ export function createStatsPages() {
             <a href={`/stats/${site.domain}${query(range)}`}>← {site.domain}</a>
           </p>
           <h1>{title}</h1>
-          <RangeNav base={base} range={range} />
+          <RangeNav base={base} range={range} keep={{ search, sort_by: sortBy, sort }} />
           <form method="get" action={base} class="actions search">
             <input type="hidden" name="range" value={range.name} />
             {range.name === 'custom' ? (

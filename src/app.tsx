@@ -15,6 +15,7 @@ import { createAuthPages } from './pages/auth.tsx';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
 import { createStatsPages } from './pages/stats.tsx';
+import { createUnsubscribePages } from './pages/unsubscribe.tsx';
 import { createWebsitePages } from './pages/websites.tsx';
 import { createTrackerRoutes } from './tracker/routes.ts';
 
@@ -22,6 +23,9 @@ import { createTrackerRoutes } from './tracker/routes.ts';
 function createPages() {
   const pages = new Hono<AppEnv>();
   pages.use('*', pageSecurityHeaders());
+  pages.use('*', loadSession());
+  // Reached from e-mails: authenticated by a signed link, not by a session or Origin.
+  pages.route('/reports/unsubscribe', createUnsubscribePages());
   pages.use('*', csrf());
   pages.use(
     '*',
@@ -32,7 +36,6 @@ function createPages() {
       },
     }),
   );
-  pages.use('*', loadSession());
   pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
   pages.route('/', createAuthPages());
   pages.route('/websites', createWebsitePages());

@@ -3,6 +3,14 @@ export interface Env {
   DB: D1Database;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */
   REGISTRATION?: string;
+  /** Cloudflare's `send_email` binding, for periodic reports. */
+  EMAIL?: SendEmail;
+  /** Sender of the reports, e.g. `reports@example.com` (a verified address of the zone). */
+  MAIL_FROM?: string;
+  /** Where this Sightline is served, for links in e-mails (a cron has no request URL). */
+  PUBLIC_URL?: string;
+  /** `weekly` (default, Monday to Sunday) or `monthly`. */
+  REPORT_INTERVAL?: string;
 }
 
 export type AppEnv = {

@@ -172,3 +172,19 @@ export const throttles = sqliteTable('throttles', {
   failures: integer('failures').notNull(),
   resetAt: integer('reset_at').notNull(),
 });
+
+/**
+ * E-mail reports claimed or sent, one row per website and period: the primary key makes a
+ * second send of the same report impossible. `sent_at` is null while a send is in flight; a
+ * failed send deletes its row so the next run retries it.
+ */
+export const reportSends = sqliteTable(
+  'report_sends',
+  {
+    websiteId: integer('website_id').notNull(),
+    period: text('period').notNull(),
+    claimedAt: integer('claimed_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.period] })],
+);

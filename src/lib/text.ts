@@ -6,3 +6,17 @@ export function hasControlCharacter(text: string): boolean {
   }
   return false;
 }
+
+/** `text` with every run of control characters (line breaks included) replaced by one space. */
+export function withoutControlCharacters(text: string): string {
+  let out = '';
+  let inRun = false;
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    if (control && !inRun) out += ' ';
+    else if (!control) out += ch;
+    inRun = control;
+  }
+  return out;
+}

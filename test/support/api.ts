@@ -77,7 +77,7 @@ export async function makeWebsite(key: string, fields: Record<string, string> = 
 
 /** Every row of a table, for asserting that a failed request changed nothing. */
 export async function snapshot(
-  table: 'websites' | 'owners' | 'api_keys' | 'stats' | 'website_purges',
+  table: 'websites' | 'owners' | 'api_keys' | 'stats' | 'website_purges' | 'report_sends',
 ) {
   const { results } = await env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
   return results;

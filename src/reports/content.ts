@@ -1,0 +1,142 @@
+/** What a report says: totals with change, top pages, referrers and countries, a link. */
+import type { Database } from '../db/client.ts';
+import { withoutControlCharacters } from '../lib/text.ts';
+import { totals } from '../stats/overview.ts';
+import { queryStats } from '../stats/queries.ts';
+import type { Period } from './period.ts';
+
+export type ReportData = {
+  domain: string;
+  period: Period;
+  visitors: number;
+  pageviews: number;
+  previous: { visitors: number; pageviews: number };
+  top: { title: string; rows: { value: string; count: number }[] }[];
+  statsUrl: string;
+  unsubscribeUrl: string;
+};
+
+const TOP: [name: 'page' | 'referrer' | 'country', title: string][] = [
+  ['page', 'Top pages'],
+  ['referrer', 'Top referrers'],
+  ['country', 'Top countries'],
+];
+
+export async function reportData(
+  db: Database,
+  site: { id: number; domain: string },
+  period: Period,
+  links: { statsUrl: string; unsubscribeUrl: string },
+): Promise<ReportData> {
+  const range = { name: 'custom' as const, from: period.from, to: period.to };
+  const sums = await totals(db, site.id, range);
+  const top = await Promise.all(
+    TOP.map(async ([name, title]) => {
+      const { rows } = await queryStats(db, {
+        websiteId: site.id,
+        name,
+        from: period.from,
+        to: period.to,
+        sortBy: 'count',
+        sort: 'desc',
+        limit: 5,
+        offset: 0,
+      });
+      return {
+        title,
+        rows: rows.map((r) => ({
+          value: name === 'country' ? r.value.slice(r.value.indexOf(':') + 1) : r.value,
+          count: r.count,
+        })),
+      };
+    }),
+  );
+  return {
+    domain: site.domain,
+    period,
+    visitors: sums.visitors,
+    pageviews: sums.pageviews,
+    previous: sums.previous,
+    top,
+    ...links,
+  };
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export function change(now: number, before: number): string {
+  if (before === 0) return now === 0 ? 'no change' : 'new';
+  const pct = Math.round(((now - before) / before) * 100);
+  return `${pct > 0 ? '+' : ''}${pct}% vs the period before`;
+}
+
+export function subjectOf(r: ReportData): string {
+  const what =
+    r.period.interval === 'monthly' ? `${r.period.from.slice(0, 7)}` : `week of ${r.period.from}`;
+  // Domains are validated host names; line breaks are removed all the same, so no stored
+  // value can ever start a header of its own.
+  return oneLine(
+    `${r.domain}: ${fmt(r.visitors)} visitors, ${fmt(r.pageviews)} page views (${what})`,
+  );
+}
+
+export function textOf(r: ReportData): string {
+  const lines = [
+    `Sightline ${r.period.interval} report for ${oneLine(r.domain)}`,
+    `${r.period.from} to ${r.period.to}`,
+    '',
+    `Visitors:   ${fmt(r.visitors)} (${change(r.visitors, r.previous.visitors)})`,
+    `Page views: ${fmt(r.pageviews)} (${change(r.pageviews, r.previous.pageviews)})`,
+  ];
+  for (const section of r.top) {
+    lines.push('', `${section.title}:`);
+    if (section.rows.length === 0) lines.push('  (none)');
+    for (const row of section.rows)
+      lines.push(`  ${fmt(row.count).padStart(7)}  ${oneLine(row.value)}`);
+  }
+  lines.push(
+    '',
+    `Full statistics: ${r.statsUrl}`,
+    '',
+    `Stop these e-mails for ${oneLine(r.domain)}: ${r.unsubscribeUrl}`,
+  );
+  return lines.join('\r\n');
+}
+
+/** Any stored value on one line: control characters (line breaks included) become spaces. */
+export function oneLine(text: string): string {
+  return withoutControlCharacters(text);
+}
+
+/** Escapes text for HTML: every tracked value is hostile until proven otherwise. */
+export function escapeHtml(text: string): string {
+  return oneLine(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+export function htmlOf(r: ReportData): string {
+  const e = escapeHtml;
+  const sections = r.top
+    .map(
+      (s) =>
+        `<h2 style="font-size:16px;margin:24px 0 8px">${e(s.title)}</h2><table style="border-collapse:collapse;width:100%">${
+          s.rows.length === 0
+            ? '<tr><td style="color:#5d6670">None</td></tr>'
+            : s.rows
+                .map(
+                  (row) =>
+                    `<tr><td style="padding:4px 0;border-bottom:1px solid #dde2e7">${e(row.value)}</td><td style="padding:4px 0;border-bottom:1px solid #dde2e7;text-align:right">${fmt(row.count)}</td></tr>`,
+                )
+                .join('')
+        }</table>`,
+    )
+    .join('');
+  return `<!DOCTYPE html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#17191c;max-width:560px;margin:0 auto;padding:16px">
+<h1 style="font-size:20px">${e(r.domain)}</h1>
+<p style="color:#5d6670">${e(r.period.interval === 'monthly' ? 'Monthly' : 'Weekly')} report, ${e(r.period.from)} to ${e(r.period.to)}</p>
+<p><strong style="font-size:24px">${fmt(r.visitors)}</strong> visitors <span style="color:#5d6670">(${e(change(r.visitors, r.previous.visitors))})</span><br>
+<strong style="font-size:24px">${fmt(r.pageviews)}</strong> page views <span style="color:#5d6670">(${e(change(r.pageviews, r.previous.pageviews))})</span></p>
+${sections}
+<p style="margin-top:24px"><a href="${e(r.statsUrl)}">Open the full statistics</a></p>
+<p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribeUrl)}">Unsubscribe</a></p>
+</body></html>`;
+}

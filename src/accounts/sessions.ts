@@ -47,7 +47,7 @@ export async function deleteSession(db: Database, token: string): Promise<void> 
     .run();
 }
 
-/** Ends every session of an owner (after a password change), except `keep`. */
+/** Ends every session of an owner (after a password change). */
 export async function deleteOwnerSessions(db: Database, ownerId: number): Promise<void> {
   await db.delete(sessions).where(eq(sessions.ownerId, ownerId)).run();
 }

@@ -9,8 +9,8 @@ import type { Database } from '../db/client.ts';
 import { throttles } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
-export const THROTTLE_LIMIT = 5;
-export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+const THROTTLE_LIMIT = 5;
+const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 
 const keyOf = (parts: string[]) => sha256Hex(`throttle\u0000${parts.join('\u0000')}`);
 

@@ -12,7 +12,7 @@ import { bearerAuth } from './auth.ts';
 import { ReferencePage } from './reference-page.tsx';
 
 /** Largest API request body; website fields are far smaller (DESIGN: ~64 KB). */
-export const API_BODY_LIMIT = 64 * 1024;
+const API_BODY_LIMIT = 64 * 1024;
 
 const OPENAPI_INFO = {
   openapi: '3.1.0',

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { field, intChoice } from './fields.ts';
 
-export const PER_PAGE = [10, 25, 50, 100] as const;
+const PER_PAGE = [10, 25, 50, 100] as const;
 
 export const perPageField = (fallback: number) =>
   intChoice('per_page', PER_PAGE, `Results per page. Defaults to ${fallback}.`).optional();

@@ -96,7 +96,7 @@ const eventString = z
     return parsed.data;
   });
 
-export const hitSchema = z.object({
+const hitSchema = z.object({
   page: httpUrl('page'),
   referrer: z
     .string({ error: 'referrer must be a string' })

@@ -44,7 +44,7 @@ export type HitRequest = {
 type Website = typeof websites.$inferSelect;
 
 /** Candidate domains for a page host: itself without `www.`, then each parent domain. */
-export function domainCandidates(host: string): string[] {
+function domainCandidates(host: string): string[] {
   const normalized = normalizeDomain(host);
   if (!normalized.ok) return [];
   const labels = normalized.domain.split('.');
@@ -74,13 +74,13 @@ export async function findSite(db: Database, hit: Hit): Promise<Website | undefi
 }
 
 /** Step: the page must be on the website's domain or one of its subdomains. */
-export function hostMatches(site: Website, hit: Hit): boolean {
+function hostMatches(site: Website, hit: Hit): boolean {
   const host = normalizeDomain(hit.page.hostname);
   return host.ok && isSameSite(host.domain, site.domain);
 }
 
 /** Step: Do Not Track / Global Privacy Control, when the snippet asked for it. */
-export function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
+function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
   return hit.dnt && (headers.get('dnt') === '1' || headers.get('sec-gpc') === '1');
 }
 

@@ -19,7 +19,7 @@ import { parseHit } from './payload.ts';
 import { type DropReason, findSite, findSiteById, processHit } from './pipeline.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
-export const EVENT_BODY_LIMIT = 16 * 1024;
+const EVENT_BODY_LIMIT = 16 * 1024;
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
   const type = (c.req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';

@@ -37,8 +37,3 @@ export async function visitorHash(
 ): Promise<string> {
   return (await sha256Hex(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`)).slice(0, 32);
 }
-
-/** Forgets cached salts (used when the maintenance job deletes old ones). */
-export function forgetSalts(): void {
-  cache.clear();
-}

@@ -29,7 +29,7 @@ function prepare(d1: D1Database, query: SQL): D1PreparedStatement {
 export type Stat = readonly [name: string, value: string];
 
 /** A new visit starts after this long without a page view (DESIGN §2). */
-export const VISIT_GAP_MS = 30 * 60 * 1000;
+const VISIT_GAP_MS = 30 * 60 * 1000;
 
 export type HitWrite = {
   websiteId: number;

@@ -5,8 +5,7 @@
 import ipaddr from 'ipaddr.js';
 
 /** Strict dotted-quad: four decimal octets, no leading zeros, no hex or shorthand forms. */
-export const IPV4_QUAD =
-  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV4_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 export function parseIPv4(text: string): ipaddr.IPv4 | null {
   return IPV4_QUAD.test(text) ? ipaddr.IPv4.parse(text) : null;

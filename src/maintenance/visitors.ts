@@ -9,8 +9,8 @@ import { lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { salts, visitors } from '../db/schema.ts';
 
-export const VISITOR_TTL_MS = 48 * 60 * 60 * 1000;
-export const SALT_TTL_MS = 72 * 60 * 60 * 1000;
+const VISITOR_TTL_MS = 48 * 60 * 60 * 1000;
+const SALT_TTL_MS = 72 * 60 * 60 * 1000;
 
 export async function forgetOldVisitors(db: Database, now: number) {
   const [v, s] = await db.batch([

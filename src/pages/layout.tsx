@@ -13,7 +13,7 @@ export type LayoutProps = {
   children?: Child;
 };
 
-export const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
+const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
   title,
   owner,
   csrf,

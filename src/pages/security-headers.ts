@@ -5,7 +5,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -34,7 +34,7 @@ import { Field, render } from './layout.tsx';
 type Site = typeof websites.$inferSelect;
 
 /** The panels of the page, in order, with their titles. */
-export const PANELS: [StatName, string][] = [
+const PANELS: [StatName, string][] = [
   ['page', 'Pages'],
   ['landing_page', 'Landing pages'],
   ['referrer', 'Referrers'],
@@ -93,14 +93,14 @@ async function findByDomain(db: Database, raw: string): Promise<Site | undefined
 }
 
 /** A display form of a stored value: `US:United States` → `United States`. */
-export function displayValue(name: string, value: string): string {
+function displayValue(name: string, value: string): string {
   if (name === 'country' || name === 'continent' || name === 'city')
     return value.slice(value.indexOf(':') + 1);
   return value;
 }
 
 /** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
-export function linkFor(name: string, value: string, domain: string): string | null {
+function linkFor(name: string, value: string, domain: string): string | null {
   if ((name === 'page' || name === 'landing_page') && value.startsWith('/'))
     return `https://${domain}${value}`;
   if (name === 'referrer' && /^[a-z0-9.-]+$/i.test(value)) return `https://${value}/`;
@@ -108,7 +108,7 @@ export function linkFor(name: string, value: string, domain: string): string | n
 }
 
 /** CSV cell: quoted when needed; formulas neutralised (a leading `'`) so spreadsheets never run them. */
-export function csvCell(value: string | number): string {
+function csvCell(value: string | number): string {
   let text = String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

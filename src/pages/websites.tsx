@@ -9,6 +9,7 @@ import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
 import { deleteWebsite, findWebsite, listWebsites, type WebsiteRow } from '../websites/queries.ts';
+import { parseWebsiteId } from '../websites/routes.ts';
 
 import { changeWebsite, createWebsite } from '../websites/service.ts';
 import { Field, render } from './layout.tsx';
@@ -319,8 +320,8 @@ export function createWebsitePages() {
   };
 
   const siteOf = async (c: Context<AppEnv>) => {
-    const id = Number(/^[1-9]\d{0,15}$/.test(c.req.param('id') ?? '') ? c.req.param('id') : 0);
-    return id ? findWebsite(createDb(c.env.DB), owner(c).id, id) : undefined;
+    const id = parseWebsiteId(c.req.param('id'));
+    return id === null ? undefined : findWebsite(createDb(c.env.DB), owner(c).id, id);
   };
   const missing = (c: Context<AppEnv>) =>
     render(

@@ -104,7 +104,7 @@ export function textOf(r: ReportData): string {
 }
 
 /** Any stored value on one line: control characters (line breaks included) become spaces. */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   return withoutControlCharacters(text);
 }
 

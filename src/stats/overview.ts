@@ -28,7 +28,7 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 }
 
-export function daysBetween(from: string, to: string): number {
+function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
 }
 
@@ -74,7 +74,7 @@ export function resolveRange(
 }
 
 /** The period of equal length just before a range. */
-export function previousPeriod(range: Range): { from: string; to: string } {
+function previousPeriod(range: Range): { from: string; to: string } {
   const length = daysBetween(range.from, range.to);
   return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
 }

@@ -29,7 +29,7 @@ export type StatsPage = {
 };
 
 /** The base of every stats query: one statistic of one website over a date range. */
-export function statsRange(q: Pick<StatsQuery, 'websiteId' | 'name' | 'from' | 'to' | 'search'>) {
+function statsRange(q: Pick<StatsQuery, 'websiteId' | 'name' | 'from' | 'to' | 'search'>) {
   return and(
     eq(stats.websiteId, q.websiteId),
     eq(stats.name, q.name),

@@ -34,7 +34,7 @@ function example(summary: string, query: string, data: { value: string; count: n
   };
 }
 
-export const statsRoute = createRoute({
+const statsRoute = createRoute({
   method: 'get',
   path: '/stats/{id}',
   tags: ['Stats'],

@@ -33,7 +33,7 @@ const bodyContent = {
 const one = (status: number) =>
   z.object({ data: websiteSchema, status: z.number().int().openapi({ example: status }) });
 
-export const websiteRoutes = {
+const websiteRoutes = {
   list: createRoute({
     method: 'get',
     path: '/websites',
@@ -125,10 +125,16 @@ export const websiteRoutes = {
   }),
 };
 
-/** A path id: positive decimal integer; anything else cannot name a website. */
+/** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
+export function parseWebsiteId(raw: string | undefined): number | null {
+  return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
+}
+
+/** The website id of an API path; anything else is the same 404 as a missing website. */
 export function websiteId(raw: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(raw)) throw notFound();
-  return Number(raw);
+  const id = parseWebsiteId(raw);
+  if (id === null) throw notFound();
+  return id;
 }
 
 export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {

@@ -11,8 +11,8 @@ import { normalizeDomain } from './domain.ts';
 import { validateIpList } from './ip-list.ts';
 import { validateParamList } from './params-list.ts';
 
-export const LIST_MAX = 10_000;
-export const SITE_PASSWORD_MAX = 128;
+const LIST_MAX = 10_000;
+const SITE_PASSWORD_MAX = 128;
 
 const domainField = field<string>(
   {

@@ -1,6 +1,11 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
+const limiter = (namespace_id: string, limit: number) => ({
+  namespace_id,
+  simple: { limit, period: 60 as const },
+});
+
 export default defineConfig({
   test: {
     projects: [
@@ -10,7 +15,19 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => ({
             wrangler: { configPath: './wrangler.toml' },
-            miniflare: { bindings: { TEST_MIGRATIONS: await readD1Migrations('./drizzle') } },
+            miniflare: {
+              bindings: { TEST_MIGRATIONS: await readD1Migrations('./drizzle') },
+              // The rate limiters of wrangler.toml count across test files; here they are
+              // raised out of the way, and test/integration/rate-limits.test.ts runs the app
+              // with the tight TEST_RATE_LIMIT_* limiters instead. (test/e2e checks the real
+              // configuration through wrangler.)
+              ratelimits: {
+                RATE_LIMIT_EVENTS: limiter('7101', 1_000_000),
+                RATE_LIMIT_API: limiter('7102', 1_000_000),
+                RATE_LIMIT_FORMS: limiter('7103', 1_000_000),
+                TEST_RATE_LIMIT_TIGHT: limiter('7191', 3),
+              },
+            },
           })),
         ],
         test: {

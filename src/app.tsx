@@ -12,6 +12,7 @@ import { ApiError, handleError } from './lib/errors.ts';
 import { createAccountPages } from './pages/account.tsx';
 import { createAssetRoutes } from './pages/assets.ts';
 import { createAuthPages } from './pages/auth.tsx';
+import { formRateLimit } from './pages/form-limit.tsx';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
 import { createStatsPages } from './pages/stats.tsx';
@@ -36,6 +37,10 @@ function createPages() {
       },
     }),
   );
+  pages.post('/login', formRateLimit('login'));
+  pages.post('/register', formRateLimit('register'));
+  pages.post('/account/password', formRateLimit('password-change'));
+  pages.post('/stats/:domain/password', formRateLimit('stats-password'));
   pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
   pages.route('/', createAuthPages());
   pages.route('/websites', createWebsitePages());

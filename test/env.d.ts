@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends SightlineEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** 3 requests per key and minute (vitest.config.ts), for the rate-limit tests. */
+      TEST_RATE_LIMIT_TIGHT: RateLimit;
     }
     interface GlobalProps {
       mainModule: typeof import('../src/index.ts');

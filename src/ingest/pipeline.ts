@@ -25,7 +25,9 @@ export type DropReason =
   | 'bot'
   | 'excluded_ip'
   | 'dnt'
-  | 'not_counted';
+  | 'not_counted'
+  /** Over the rate limit of its client IP and website: answered 429, not 202. */
+  | 'rate_limited';
 
 export type HitOutcome =
   | { stored: true; websiteId: number }
@@ -39,6 +41,8 @@ export type HitRequest = {
   headers: { get(name: string): string | null };
   cf: CfGeo | undefined;
   now: number;
+  /** Counts the hit against the rate limit of its client and website; false when over it. */
+  withinLimit?: (websiteId: number) => Promise<boolean>;
 };
 
 type Website = typeof websites.$inferSelect;
@@ -88,6 +92,8 @@ function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
 export async function processHit(db: Database, hit: Hit, req: HitRequest): Promise<HitOutcome> {
   const site = await findSite(db, hit);
   if (!site) return { stored: false, reason: 'unknown_site' };
+  if (req.withinLimit && !(await req.withinLimit(site.id)))
+    return { stored: false, reason: 'rate_limited' };
   if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };
   if (site.excludeBots === 1 && isBotRequest(req.userAgent, req.headers))
     return { stored: false, reason: 'bot' };

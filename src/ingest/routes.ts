@@ -14,9 +14,16 @@ import { cors } from 'hono/cors';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
 import { parseHit } from './payload.ts';
-import { type DropReason, findSite, findSiteById, processHit } from './pipeline.ts';
+import {
+  type DropReason,
+  findSite,
+  findSiteById,
+  type HitOutcome,
+  processHit,
+} from './pipeline.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
 const EVENT_BODY_LIMIT = 16 * 1024;
@@ -65,16 +72,18 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
       if (site && seen.has(site.id)) continue;
       if (site) seen.add(site.id);
     }
+    const ip = c.req.header('cf-connecting-ip') ?? null;
+    let outcome: HitOutcome;
     try {
-      const outcome = await processHit(db, hit, {
-        ip: c.req.header('cf-connecting-ip') ?? null,
+      outcome = await processHit(db, hit, {
+        ip,
         userAgent: c.req.header('user-agent') ?? '',
         headers: c.req.raw.headers,
         cf: c.req.raw.cf as Record<string, unknown> | undefined,
         now: Date.now(),
+        withinLimit: (websiteId) =>
+          withinLimit(c.env, 'RATE_LIMIT_EVENTS', [ip ?? 'unknown', String(websiteId)]),
       });
-      if (outcome.stored) stored = true;
-      else firstDrop ??= outcome.reason;
     } catch (err) {
       // The batch is a transaction: nothing of this hit was written. Tell the client.
       console.error('hit not stored', { error: err instanceof Error ? err.message : String(err) });
@@ -82,6 +91,9 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
         'Retry-After': '5',
       });
     }
+    if (outcome.stored) stored = true;
+    else if (outcome.reason === 'rate_limited') throw tooManyRequests();
+    else firstDrop ??= outcome.reason;
   }
   return stored ? null : firstDrop;
 }

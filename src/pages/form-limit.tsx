@@ -1,0 +1,31 @@
+/**
+ * Submissions of the password forms — log in, sign up, a statistics page's password, the
+ * password change — are rate limited per client IP (`RATE_LIMIT_FORMS`). This comes on top
+ * of the per-account throttle of failed passwords (src/accounts/throttle.ts): the binding
+ * stops one address from hammering the forms, the throttle stops many addresses from
+ * guessing one password.
+ */
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.ts';
+import { RETRY_AFTER_SECONDS, withinLimit } from '../lib/rate-limit.ts';
+import { render } from './layout.tsx';
+
+export const formRateLimit = (form: string) =>
+  createMiddleware<AppEnv>(async function formRateLimit(c, next) {
+    const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
+    if (await withinLimit(c.env, 'RATE_LIMIT_FORMS', [ip, form])) return next();
+    c.header('Retry-After', String(RETRY_AFTER_SECONDS));
+    return render(
+      c,
+      {
+        title: 'Too many requests',
+        children: (
+          <>
+            <h1>Too many requests</h1>
+            <p>This form was sent too often from your network. Try again in a minute.</p>
+          </>
+        ),
+      },
+      429,
+    );
+  });

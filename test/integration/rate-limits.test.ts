@@ -1,0 +1,203 @@
+/**
+ * Rate limits (docs/SECURITY.md): the app runs here with every limiter replaced by the tight
+ * TEST_RATE_LIMIT_TIGHT binding (3 requests per key and minute, a real rate-limiting binding
+ * from vitest.config.ts), so the fourth request of a key is the first one over the limit.
+ * Each test uses its own client IPs or keys: the limiter's counts outlive a test.
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.tsx';
+import type { Env } from '../../src/env.ts';
+import { makeOwner, makeWebsite, ORIGIN, snapshot } from '../support/api.ts';
+import { CHROME_WINDOWS, rollups } from '../support/hits.ts';
+
+const app = createApp();
+const tight = env.TEST_RATE_LIMIT_TIGHT;
+const limitedEnv: Env = {
+  ...env,
+  RATE_LIMIT_EVENTS: tight,
+  RATE_LIMIT_API: tight,
+  RATE_LIMIT_FORMS: tight,
+};
+
+let ipSeq = 0;
+const nextIp = () => {
+  ipSeq += 1;
+  return `203.0.113.${ipSeq}`;
+};
+
+async function send(path: string, init: RequestInit & { ip?: string }, bindings: Env = limitedEnv) {
+  const headers = new Headers(init.headers);
+  if (init.ip) headers.set('cf-connecting-ip', init.ip);
+  const res = await app.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }), bindings);
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+const hit = (ip: string, page: string) =>
+  send('/api/event', {
+    method: 'POST',
+    ip,
+    headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+    body: JSON.stringify({ page }),
+  });
+
+describe('the event endpoint', () => {
+  let a: { id: number; domain: string };
+  let b: { id: number; domain: string };
+  beforeAll(async () => {
+    const owner = await makeOwner();
+    a = await makeWebsite(owner.key);
+    b = await makeWebsite(owner.key);
+  });
+
+  it('answers 429 with Retry-After past the limit of one IP and website, and stores nothing', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < 3; i++) expect((await hit(ip, `https://${a.domain}/`)).status).toBe(202);
+    const before = await snapshot('stats');
+    const limited = await hit(ip, `https://${a.domain}/`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(JSON.parse(limited.text)).toEqual({
+      message: 'Too many requests. Try again later.',
+      status: 429,
+    });
+    // CORS still lets the tracker read the answer.
+    expect(limited.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await snapshot('stats')).toEqual(before);
+    expect(Object.values((await rollups(a.id)).pageviews ?? {})).toEqual([3]);
+  });
+
+  it('counts each website and each IP on its own', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < 3; i++) await hit(ip, `https://${a.domain}/`);
+    expect((await hit(ip, `https://${a.domain}/`)).status).toBe(429);
+    // The same address on another website, and another address on the same website.
+    expect((await hit(ip, `https://${b.domain}/`)).status).toBe(202);
+    expect((await hit(nextIp(), `https://${a.domain}/`)).status).toBe(202);
+  });
+
+  it('counts subdomains of a website as that website (no way around by varying the host)', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < 3; i++)
+      expect((await hit(ip, `https://s${i}.${a.domain}/`)).status).toBe(202);
+    expect((await hit(ip, `https://s9.${a.domain}/`)).status).toBe(429);
+  });
+
+  it('limits Umami-style hits on /api/send the same way', async () => {
+    const ip = nextIp();
+    const umami = () =>
+      send('/api/send', {
+        method: 'POST',
+        ip,
+        headers: { 'content-type': 'application/json', 'user-agent': CHROME_WINDOWS },
+        body: JSON.stringify({
+          type: 'event',
+          payload: { website: String(b.id), hostname: b.domain, url: '/x' },
+        }),
+      });
+    for (let i = 0; i < 3; i++) expect((await umami()).status).toBe(200);
+    const limited = await umami();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+  });
+
+  it('does not limit hits when the binding is not configured', async () => {
+    const ip = nextIp();
+    const { RATE_LIMIT_EVENTS: _, ...unlimited } = limitedEnv;
+    for (let i = 0; i < 6; i++) {
+      const res = await send(
+        '/api/event',
+        {
+          method: 'POST',
+          ip,
+          headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+          body: JSON.stringify({ page: `https://${b.domain}/` }),
+        },
+        unlimited as Env,
+      );
+      expect(res.status).toBe(202);
+    }
+  });
+});
+
+describe('the API', () => {
+  it('answers 429 with Retry-After past the limit of one key; other keys go on', async () => {
+    const one = await makeOwner();
+    const other = await makeOwner();
+    const get = (key: string) =>
+      send('/api/v1/websites', { headers: { authorization: `Bearer ${key}` } });
+    for (let i = 0; i < 3; i++) expect((await get(one.key)).status).toBe(200);
+    const limited = await get(one.key);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(JSON.parse(limited.text)).toEqual({
+      message: 'Too many requests. Try again later.',
+      status: 429,
+    });
+    expect((await get(other.key)).status).toBe(200);
+  });
+
+  it('a limited write changes nothing', async () => {
+    const owner = await makeOwner();
+    const list = () =>
+      send('/api/v1/websites', { headers: { authorization: `Bearer ${owner.key}` } });
+    for (let i = 0; i < 3; i++) await list();
+    const before = await snapshot('websites');
+    const res = await send('/api/v1/websites', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${owner.key}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'domain=limited.example.com',
+    });
+    expect(res.status).toBe(429);
+    expect(await snapshot('websites')).toEqual(before);
+  });
+});
+
+describe('the password forms', () => {
+  const post = (path: string, ip: string, body: string) =>
+    send(path, {
+      method: 'POST',
+      ip,
+      headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+
+  it('log-in: the fourth submission from one IP is a 429 page with Retry-After', async () => {
+    const owner = await makeOwner();
+    const ip = nextIp();
+    const body = `email=${encodeURIComponent(owner.email)}&password=wrong+password`;
+    for (let i = 0; i < 3; i++) expect((await post('/login', ip, body)).status).toBe(422);
+    const limited = await post('/login', ip, body);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(limited.text).toContain('Too many requests');
+    // Another address may still log in.
+    const ok = await post(
+      '/login',
+      nextIp(),
+      `email=${encodeURIComponent(owner.email)}&password=a+long+enough+password`,
+    );
+    expect(ok.status).toBe(303);
+  });
+
+  it('a statistics password form: limited per IP, the right password does not get through', async () => {
+    const owner = await makeOwner();
+    const site = await makeWebsite(owner.key, { privacy: '2', password: 'site secret 123' });
+    const ip = nextIp();
+    const path = `/stats/${site.domain}/password`;
+    for (let i = 0; i < 3; i++) expect((await post(path, ip, 'password=nope')).status).toBe(422);
+    const limited = await post(path, ip, 'password=site+secret+123');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(limited.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('showing a form is not counted, only sending it', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < 6; i++) expect((await send('/login', { ip })).status).toBe(200);
+  });
+});

@@ -45,7 +45,7 @@ export type HitRequest = {
   withinLimit?: (websiteId: number) => Promise<boolean>;
 };
 
-type Website = typeof websites.$inferSelect;
+export type Website = typeof websites.$inferSelect;
 
 /** Candidate domains for a page host: itself without `www.`, then each parent domain. */
 function domainCandidates(host: string): string[] {
@@ -92,6 +92,16 @@ function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
 export async function processHit(db: Database, hit: Hit, req: HitRequest): Promise<HitOutcome> {
   const site = await findSite(db, hit);
   if (!site) return { stored: false, reason: 'unknown_site' };
+  return processSiteHit(db, site, hit, req);
+}
+
+/** `processHit` for a hit whose website was already found (by `findSite`). */
+export async function processSiteHit(
+  db: Database,
+  site: Website,
+  hit: Hit,
+  req: HitRequest,
+): Promise<HitOutcome> {
   if (req.withinLimit && !(await req.withinLimit(site.id)))
     return { stored: false, reason: 'rate_limited' };
   if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };

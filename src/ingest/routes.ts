@@ -14,6 +14,7 @@ import { cors } from 'hono/cors';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { logError, requestContext } from '../lib/log.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
 import { parseHit } from './payload.ts';
@@ -22,7 +23,9 @@ import {
   findSite,
   findSiteById,
   type HitOutcome,
+  type HitRequest,
   processHit,
+  processSiteHit,
 } from './pipeline.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
@@ -67,15 +70,20 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
   const seen = new Set<number>();
   for (const hit of hits) {
+    // Found here only when there are several, to skip repeats; else the pipeline finds it.
+    const site = hits.length > 1 ? await findSite(db, hit) : undefined;
     if (hits.length > 1) {
-      const site = await findSite(db, hit);
-      if (site && seen.has(site.id)) continue;
-      if (site) seen.add(site.id);
+      if (!site) {
+        firstDrop ??= 'unknown_site';
+        continue;
+      }
+      if (seen.has(site.id)) continue;
+      seen.add(site.id);
     }
     const ip = c.req.header('cf-connecting-ip') ?? null;
     let outcome: HitOutcome;
     try {
-      outcome = await processHit(db, hit, {
+      const req: HitRequest = {
         ip,
         userAgent: c.req.header('user-agent') ?? '',
         headers: c.req.raw.headers,
@@ -83,10 +91,11 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
         now: Date.now(),
         withinLimit: (websiteId) =>
           withinLimit(c.env, 'RATE_LIMIT_EVENTS', [ip ?? 'unknown', String(websiteId)]),
-      });
+      };
+      outcome = site ? await processSiteHit(db, site, hit, req) : await processHit(db, hit, req);
     } catch (err) {
       // The batch is a transaction: nothing of this hit was written. Tell the client.
-      console.error('hit not stored', { error: err instanceof Error ? err.message : String(err) });
+      logError('hit not stored', requestContext(c.req.raw), err);
       throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
         'Retry-After': '5',
       });

@@ -9,7 +9,7 @@ import { ApiError } from '../lib/errors.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
 import { bearerAuth } from './auth.ts';
-import { ReferencePage } from './reference-page.tsx';
+import { ReferencePage, referencePageHeaders } from './reference-page.tsx';
 
 /** Largest API request body; website fields are far smaller (DESIGN: ~64 KB). */
 const API_BODY_LIMIT = 64 * 1024;
@@ -36,7 +36,9 @@ export function createApi() {
   const document = (origin: string) =>
     api.getOpenAPI31Document({ ...OPENAPI_INFO, servers: [{ url: `${origin}/api/v1` }] });
   api.get('/openapi.json', (c) => c.json(document(new URL(c.req.url).origin)));
-  api.get('/docs', (c) => c.html(<ReferencePage doc={document(new URL(c.req.url).origin)} />));
+  api.get('/docs', referencePageHeaders(), (c) =>
+    c.html(<ReferencePage doc={document(new URL(c.req.url).origin)} />),
+  );
 
   api.use('*', bearerAuth());
   api.use(

@@ -3,7 +3,9 @@
  * OpenAPI document as `/api/v1/openapi.json`. No script, no external CDN.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { raw } from 'hono/html';
 import type { FC } from 'hono/jsx';
+import { pageSecurityHeaders } from '../pages/security-headers.ts';
 
 type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 type Schema = {
@@ -202,6 +204,9 @@ table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;b
 .req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}nav li{margin:.15rem 0}
 `;
 
+/** The pages' security headers, with this page's one inline style allowed by its hash. */
+export const referencePageHeaders = () => pageSecurityHeaders({ inlineStyles: [STYLE] });
+
 export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
   const operations = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
@@ -209,44 +214,48 @@ export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
       return op ? [{ path, method, op }] : [];
     }),
   );
+  // Without a doctype browsers render in quirks mode.
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{doc.info.title} reference</title>
-        <style>{STYLE}</style>
-      </head>
-      <body>
-        <header>
-          <h1>{doc.info.title}</h1>
-          <p>{doc.info.description}</p>
-          <p>
-            Base URL <code>{doc.servers?.[0]?.url}</code>. Every request needs{' '}
-            <code>Authorization: Bearer &lt;API key&gt;</code>. Errors are JSON:{' '}
-            <code>{'{"message": "…", "status": 401}'}</code>; validation errors add{' '}
-            <code>errors</code> per field. Machine-readable: <a href="openapi.json">openapi.json</a>{' '}
-            (OpenAPI 3.1).
-          </p>
-          <nav aria-label="Operations">
-            <ul>
-              {operations.map(({ path, method, op }) => (
-                <li>
-                  <a href={`#${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`}>
-                    {method.toUpperCase()} {path}
-                  </a>{' '}
-                  — {op.summary}
-                </li>
-              ))}
-            </ul>
-          </nav>
-        </header>
-        <main>
-          {operations.map(({ path, method, op }) => (
-            <OperationView doc={doc} path={path} method={method} op={op} />
-          ))}
-        </main>
-      </body>
-    </html>
+    <>
+      {raw('<!DOCTYPE html>')}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{doc.info.title} reference</title>
+          <style>{STYLE}</style>
+        </head>
+        <body>
+          <header>
+            <h1>{doc.info.title}</h1>
+            <p>{doc.info.description}</p>
+            <p>
+              Base URL <code>{doc.servers?.[0]?.url}</code>. Every request needs{' '}
+              <code>Authorization: Bearer &lt;API key&gt;</code>. Errors are JSON:{' '}
+              <code>{'{"message": "…", "status": 401}'}</code>; validation errors add{' '}
+              <code>errors</code> per field. Machine-readable:{' '}
+              <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).
+            </p>
+            <nav aria-label="Operations">
+              <ul>
+                {operations.map(({ path, method, op }) => (
+                  <li>
+                    <a href={`#${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`}>
+                      {method.toUpperCase()} {path}
+                    </a>{' '}
+                    — {op.summary}
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </header>
+          <main>
+            {operations.map(({ path, method, op }) => (
+              <OperationView doc={doc} path={path} method={method} op={op} />
+            ))}
+          </main>
+        </body>
+      </html>
+    </>
   );
 };

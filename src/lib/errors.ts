@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { logError, requestContext } from './log.ts';
 
 /** Field name → messages, in the order the fields were checked. */
 export type FieldErrors = Record<string, string[]>;
@@ -47,11 +48,7 @@ export function handleError(err: Error, c: Context): Response {
     const status = err.status as ContentfulStatusCode;
     return c.json({ message: err.message || 'Request failed.', status }, status);
   }
-  // Log enough to debug, never request bodies or credentials.
-  console.error('unhandled error', {
-    method: c.req.method,
-    path: new URL(c.req.url).pathname,
-    error: err.stack ?? String(err),
-  });
+  // Log enough to debug, never request bodies, credentials or the values a query was given.
+  logError('unhandled error', requestContext(c.req.raw), err);
   return c.json({ message: 'Server Error.', status: 500 }, 500);
 }

@@ -16,6 +16,7 @@
 import type { Env } from '../env.ts';
 import { sha256Hex } from './crypto.ts';
 import { ApiError } from './errors.ts';
+import { logError } from './log.ts';
 
 export type Limiter = 'RATE_LIMIT_EVENTS' | 'RATE_LIMIT_API' | 'RATE_LIMIT_FORMS';
 
@@ -33,10 +34,7 @@ export async function withinLimit(env: Env, limiter: Limiter, parts: string[]): 
     const key = await sha256Hex(`${limiter}\u0000${parts.join('\u0000')}`);
     return (await binding.limit({ key })).success;
   } catch (err) {
-    console.error('rate limiter failed', {
-      limiter,
-      error: err instanceof Error ? err.message : String(err),
-    });
+    logError('rate limiter failed', { limiter }, err);
     return true;
   }
 }

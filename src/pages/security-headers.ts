@@ -1,27 +1,39 @@
 /**
  * Security headers for every HTML page: a Content-Security-Policy without inline scripts or
  * styles (only the Worker's own assets), no framing, no sniffing, no referrer to other sites.
+ * A self-contained page (the API reference) may name its own inline styles: each is allowed
+ * by its SHA-256 hash, never by `'unsafe-inline'`.
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+const directives = (styleSources: string[]) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    ["style-src 'self'", ...styleSources].join(' '),
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
 
-export const pageSecurityHeaders = () =>
-  createMiddleware<AppEnv>(async function pageSecurityHeaders(c, next) {
+/** `'sha256-…'`, the CSP source that allows an inline `<style>` with exactly this text. */
+async function hashSource(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+}
+
+export const pageSecurityHeaders = ({ inlineStyles = [] }: { inlineStyles?: string[] } = {}) => {
+  let policy: Promise<string> | undefined;
+  return createMiddleware<AppEnv>(async function pageSecurityHeaders(c, next) {
     await next();
-    c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    policy ??= Promise.all(inlineStyles.map(hashSource)).then(directives);
+    c.header('Content-Security-Policy', await policy);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'same-origin');
     c.header('X-Frame-Options', 'DENY');
     c.header('Cache-Control', 'no-store');
   });
+};

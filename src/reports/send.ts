@@ -10,6 +10,7 @@ import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
 import { owners, reportSends, websites } from '../db/schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
+import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { htmlOf, type ReportData, reportData, subjectOf, textOf } from './content.ts';
 import { type Interval, lastCompletePeriod } from './period.ts';
@@ -112,11 +113,7 @@ export async function sendReports(
         run.sent++;
       } catch (err) {
         run.failed++;
-        console.error('report not sent', {
-          websiteId: site.id,
-          period: period.key,
-          error: err instanceof Error ? err.message : String(err),
-        });
+        logError('report not sent', { websiteId: site.id, period: period.key }, err);
         await db
           .delete(reportSends)
           .where(

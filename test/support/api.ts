@@ -75,12 +75,36 @@ export async function makeWebsite(key: string, fields: Record<string, string> = 
   return res.json.data as { id: number; domain: string } & Record<string, unknown>;
 }
 
+type Table =
+  | 'websites'
+  | 'owners'
+  | 'api_keys'
+  | 'stats'
+  | 'website_purges'
+  | 'report_sends'
+  | 'visitors'
+  | 'salts'
+  | 'sessions'
+  | 'throttles'
+  | 'secrets';
+
+const selectAll = (table: Table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`);
+
 /** Every row of a table, for asserting that a failed request changed nothing. */
-export async function snapshot(
-  table: 'websites' | 'owners' | 'api_keys' | 'stats' | 'website_purges' | 'report_sends',
-) {
-  const { results } = await env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+export async function snapshot(table: Table) {
+  const { results } = await selectAll(table).all();
   return results;
+}
+
+/** Every row of several tables, read in one batch (one round trip, one consistent view). */
+export async function snapshots<T extends Table>(
+  ...tables: T[]
+): Promise<Record<T, Record<string, unknown>[]>> {
+  const results = await env.DB.batch<Record<string, unknown>>(tables.map(selectAll));
+  return Object.fromEntries(tables.map((table, i) => [table, results[i]?.results ?? []])) as Record<
+    T,
+    Record<string, unknown>[]
+  >;
 }
 
 export const UNAUTHENTICATED = { message: 'Unauthenticated.', status: 401 };

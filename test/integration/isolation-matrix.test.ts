@@ -1,0 +1,947 @@
+/**
+ * Tenant isolation as a matrix (DESIGN §3.1, §3.3): every API route and every page, crossed
+ * with every kind of credential.
+ *
+ * Owner B has websites of every privacy setting (public, private, password-protected) with
+ * real traffic, e-mail reports on and sent, and one website B deleted. Owner A probes them
+ * with A's own key, or A's signed-in session with A's valid form token; others probe them
+ * with no credential, a wrong one, or one the route does not accept.
+ *
+ * - A against B's website: the API answers the very 404 of a website that never existed
+ *   (body and headers); a dashboard page answers its own 404, identical to a missing id's.
+ * - Without a credential: the API answers 401; a dashboard page the 303 to /login. The
+ *   statistics pages need none: a public website's are open to anyone, a private one's are
+ *   the 404 of a missing domain, a password-protected one's are the password form without
+ *   a figure.
+ * - After every single request the whole database is compared with the snapshot before it:
+ *   nothing may differ except what that request legitimately changes — A's own rows after
+ *   A's own account actions, and the failed-guess throttle row of the client that guessed a
+ *   statistics password (keyed by website and client IP: it holds back that client only).
+ *
+ * The routes are data: a new route is one line in API_ROUTES, DASHBOARD_PAGES, STATS_PAGES
+ * or UNSUBSCRIBE_PAGES. Two guards keep it complete: every operation of the OpenAPI
+ * document, and every route the app serves, must be exercised here (or be listed in
+ * OUT_OF_SCOPE with the reason).
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.tsx';
+import { sha256Hex } from '../../src/lib/crypto.ts';
+import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';
+import { STAT_NAMES } from '../../src/stats/names.ts';
+import {
+  type CallOptions,
+  call,
+  db,
+  makeOwner,
+  makeWebsite,
+  NOT_FOUND,
+  UNAUTHENTICATED,
+} from '../support/api.ts';
+import {
+  type Browser,
+  csrfFrom,
+  newBrowser,
+  OWNER_PASSWORD,
+  type PageResponse,
+  type RequestOptions,
+  signedIn,
+} from '../support/browser-session.ts';
+import { sendHit } from '../support/hits.ts';
+
+// ---------------------------------------------------------------------------------------
+// The world: owners A and B, their websites, B's traffic, reports and sessions.
+// ---------------------------------------------------------------------------------------
+
+type Owner = Awaited<ReturnType<typeof makeOwner>>;
+type Site = { id: number; domain: string };
+/** B's websites as targets: one of each privacy setting, and one B deleted. */
+type Target = 'public' | 'private' | 'password' | 'deleted';
+const TARGETS: Target[] = ['public', 'private', 'password', 'deleted'];
+
+const MISSING: Site = { id: 987_654_321, domain: 'never-registered.example.net' };
+const SITE_PASSWORD = 'the statistics password';
+const MADE_UP_TOKEN = '0'.repeat(32);
+
+const w = {} as {
+  a: Owner;
+  b: Owner;
+  aSites: Record<'public' | 'private' | 'password', Site>;
+  bSites: Record<Target, Site>;
+  /** A's signed-in session; replaced when A changes its password (which ends every session). */
+  aCookies: Map<string, string>;
+  aCsrf: string;
+  bCookies: Map<string, string>;
+  /** A session token of B's that B signed out of. */
+  bEndedSession: string;
+  /** B's key before B made a new one. */
+  bOldKey: string;
+  /** A's signed cookie for A's own password-protected statistics page. */
+  aStatsCookie: string;
+  /** The token of A's own unsubscribe link (from A's report e-mail). */
+  aUnsubscribe: string;
+  bUnsubscribe: string;
+  /** B's websites as B's key reads them at the start. */
+  bRecords: unknown[];
+};
+
+/** Website id → owner id (also for websites that were deleted), for attributing rows. */
+const siteOwner = new Map<number, number>();
+
+/** Strings that only the traffic of one of B's websites produced. */
+const markers = (target: Target) => [
+  `/b-only-${target}-page`,
+  `b-only-${target}-campaign`,
+  `b-only-${target}.referrer.example`,
+  `b_only_${target}_event`,
+];
+
+async function bTraffic(target: Target, site: Site) {
+  const hits = [
+    {
+      page: `https://${site.domain}/b-only-${target}-page?utm_campaign=b-only-${target}-campaign`,
+      referrer: `https://b-only-${target}.referrer.example/`,
+      screen_resolution: '1920x1080',
+      language: 'de-DE',
+    },
+    {
+      page: `https://${site.domain}/b-only-${target}-page`,
+      referrer: `https://${site.domain}/`,
+      event: { name: `b_only_${target}_event` },
+    },
+  ];
+  for (const hit of hits) {
+    const res = await sendHit(hit, { ip: '203.0.113.77' });
+    expect([res.status, res.dropReason]).toEqual([202, null]);
+  }
+}
+
+/** A fresh browser (its own client IP) with the given cookies. */
+function browserWith(cookies: Iterable<[string, string]>): Browser {
+  const b = newBrowser();
+  for (const [name, value] of cookies) b.cookies.set(name, value);
+  return b;
+}
+const asA = () => browserWith(w.aCookies);
+
+beforeAll(async () => {
+  w.a = await makeOwner('iso-a');
+  w.b = await makeOwner('iso-b');
+  const site = async (owner: Owner, prefix: string, fields: Record<string, string>) => {
+    const made = await makeWebsite(owner.key, {
+      domain: `${prefix}-${crypto.randomUUID().slice(0, 8)}.example.com`,
+      ...fields,
+    });
+    siteOwner.set(made.id, owner.id);
+    return { id: made.id, domain: made.domain };
+  };
+  const withPassword = { privacy: '2', password: SITE_PASSWORD };
+  w.aSites = {
+    public: await site(w.a, 'a-public', { privacy: '0' }),
+    private: await site(w.a, 'a-private', { privacy: '1', email: '1' }),
+    password: await site(w.a, 'a-password', withPassword),
+  };
+  w.bSites = {
+    public: await site(w.b, 'b-public', { privacy: '0', email: '1' }),
+    private: await site(w.b, 'b-private', { privacy: '1', email: '1' }),
+    password: await site(w.b, 'b-password', { ...withPassword, email: '1' }),
+    deleted: await site(w.b, 'b-deleted', { privacy: '1', email: '1' }),
+  };
+  for (const target of TARGETS) await bTraffic(target, w.bSites[target]);
+  // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
+  const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
+    method: 'DELETE',
+    key: w.b.key,
+  });
+  expect(deleted.status).toBe(200);
+  // The reports of the last complete period go out (claims in report_sends).
+  const sent: string[] = [];
+  await sendReports(
+    db(),
+    { send: async (message) => void sent.push(message.to) },
+    { from: 'reports@sightline.test', publicUrl: 'https://sightline.test', interval: 'weekly' },
+  );
+  expect(sent.filter((to) => to === w.b.email)).toHaveLength(3);
+  w.aUnsubscribe = await unsubscribeToken(db(), w.aSites.private.id);
+  w.bUnsubscribe = await unsubscribeToken(db(), w.bSites.private.id);
+
+  // B: a live session, one that B signed out of, and a key that B replaced.
+  const bBrowser = await signedIn(w.b);
+  w.bCookies = bBrowser.cookies;
+  const ended = await signedIn(w.b);
+  w.bEndedSession = ended.cookies.get('sl_session') ?? '';
+  const logout = await ended.post('/logout', {
+    _csrf: csrfFrom((await ended.get('/account')).text),
+  });
+  expect([logout.status, logout.location]).toEqual([303, '/login']);
+  const rotated = await bBrowser.post('/account/api-key', {
+    _csrf: csrfFrom((await bBrowser.get('/account')).text),
+  });
+  w.bOldKey = w.b.key;
+  w.b.key = rotated.text.match(/<pre id="api-key">(sl_[\w-]+)<\/pre>/)?.[1] ?? '';
+  expect(w.b.key).toMatch(/^sl_/);
+
+  // A: a session, and the cookie of A's own password-protected statistics page.
+  const aBrowser = await signedIn(w.a);
+  w.aCookies = aBrowser.cookies;
+  w.aCsrf = csrfFrom((await aBrowser.get('/account')).text);
+  const opened = await newBrowser().post(`/stats/${w.aSites.password.domain}/password`, {
+    password: SITE_PASSWORD,
+  });
+  expect(opened.status).toBe(303);
+  const cookie = opened.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`sl_site_${w.aSites.password.id}=`));
+  w.aStatsCookie = cookie?.split(';', 1)[0]?.split('=')[1] ?? '';
+  expect(w.aStatsCookie).not.toBe('');
+
+  w.bRecords = (await call('/api/v1/websites?per_page=100', { key: w.b.key })).json.data;
+  expect(w.bRecords).toHaveLength(3);
+  baseline = await snapshotAll();
+});
+
+// ---------------------------------------------------------------------------------------
+// Snapshots of the whole database, and what a request may change in it.
+// ---------------------------------------------------------------------------------------
+
+type Row = Record<string, unknown>;
+type Allow = (table: string, row: Row) => boolean;
+
+const bySite = (row: Row) => siteOwner.get(Number(row.website_id)) ?? null;
+/**
+ * Every table, and whose its rows are (null: no owner's). A new table must be added here
+ * (a guard test checks it), which decides whether the matrix may ever see it change.
+ */
+const OWNER_OF: Record<string, (row: Row) => number | null> = {
+  owners: (row) => Number(row.id),
+  api_keys: (row) => Number(row.owner_id),
+  sessions: (row) => Number(row.owner_id),
+  websites: (row) => Number(row.owner_id),
+  stats: bySite,
+  visitors: bySite,
+  report_sends: bySite,
+  website_purges: bySite,
+  salts: () => null,
+  secrets: () => null,
+  throttles: () => null,
+};
+const TABLES = Object.keys(OWNER_OF);
+
+type Snapshot = Map<string, string[]>;
+let baseline: Snapshot;
+
+let snapshotSql: string[] | undefined;
+
+/** Every row of every table as JSON, sorted (one statement per table, in one batch). */
+async function snapshotAll(): Promise<Snapshot> {
+  if (!snapshotSql) {
+    snapshotSql = [];
+    for (const table of TABLES) {
+      const { results } = await env.DB.prepare(`PRAGMA table_info(${table})`).all<{
+        name: string;
+      }>();
+      const row = `json_object(${results.map(({ name }) => `'${name}', "${name}"`).join(', ')})`;
+      snapshotSql.push(
+        `SELECT json_group_array(json(row)) AS rows FROM (SELECT ${row} AS row FROM "${table}" ORDER BY row)`,
+      );
+    }
+  }
+  const results = await env.DB.batch<{ rows: string }>(
+    snapshotSql.map((sql) => env.DB.prepare(sql)),
+  );
+  return new Map(
+    TABLES.map((table, i) => [
+      table,
+      (JSON.parse(results[i]?.results[0]?.rows ?? '[]') as Row[]).map((r) => JSON.stringify(r)),
+    ]),
+  );
+}
+
+/** The rows of `rows` that are not in `minus` (as multisets). */
+function difference(rows: string[], minus: string[]): Row[] {
+  const left = new Map<string, number>();
+  for (const row of minus) left.set(row, (left.get(row) ?? 0) + 1);
+  return rows
+    .filter((row) => {
+      const n = left.get(row) ?? 0;
+      left.set(row, n - 1);
+      return n <= 0;
+    })
+    .map((row) => JSON.parse(row) as Row);
+}
+
+const NOTHING: Allow = () => false;
+/** Rows of A's: A's own account, key, sessions and websites (after A's own actions). */
+const aOwnRows: Allow = (table, row) => OWNER_OF[table]?.(row) === w.a.id;
+/** The failed-guess counters with these keys. */
+const throttles =
+  (keys: string[]): Allow =>
+  (table, row) =>
+    table === 'throttles' && keys.includes(String(row.key));
+/** The key of a throttle counter, as src/accounts/throttle.ts derives it. */
+const throttleKey = (...parts: string[]) => sha256Hex(`throttle\u0000${parts.join('\u0000')}`);
+
+/** Sends one request, then checks that it changed nothing but what `allow` admits. */
+async function attempt<T>(send: () => Promise<T>, allow: Allow = NOTHING): Promise<T> {
+  const res = await send();
+  const before = baseline;
+  baseline = await snapshotAll();
+  const unexpected: Record<string, { added: Row[]; removed: Row[] }> = {};
+  for (const table of TABLES) {
+    const was = before.get(table) ?? [];
+    const now = baseline.get(table) ?? [];
+    if (was.length === now.length && was.every((row, i) => row === now[i])) continue;
+    const added = difference(now, was).filter((row) => !allow(table, row));
+    const removed = difference(was, now).filter((row) => !allow(table, row));
+    if (added.length + removed.length > 0) unexpected[table] = { added, removed };
+  }
+  expect(unexpected, 'rows this request must not change').toEqual({});
+  return res;
+}
+
+/** Takes the current database as the baseline (after a test's own setup). */
+async function rebaseline() {
+  baseline = await snapshotAll();
+}
+
+type Answer = { status: number; headers: Headers; text: string };
+/** The same answer: status, every header and the body. */
+function expectSame(res: Answer, expected: Answer, label: string) {
+  expect(res.status, label).toBe(expected.status);
+  expect([...res.headers], label).toEqual([...expected.headers]);
+  expect(res.text, label).toBe(expected.text);
+}
+
+describe('controls', () => {
+  it("the targets are real: B's credentials open what A's get a 404 for", async () => {
+    for (const target of ['public', 'private', 'password'] as const) {
+      const { id, domain } = w.bSites[target];
+      expect((await call(`/api/v1/websites/${id}`, { key: w.b.key })).status, target).toBe(200);
+      const stats = await call(`/api/v1/stats/${id}?name=page&from=2000-01-01&to=2099-12-31`, {
+        key: w.b.key,
+      });
+      expect(JSON.stringify(stats.json.data), target).toContain(markers(target)[0]);
+      const b = browserWith(w.bCookies);
+      expect((await b.get(`/websites/${id}`)).status, target).toBe(200);
+      expect((await b.get(`/stats/${domain}`)).text, target).toContain(markers(target)[0]);
+    }
+    const link = await newBrowser().get(
+      `/reports/unsubscribe/${w.bSites.private.id}/${w.bUnsubscribe}`,
+    );
+    expect(link.status).toBe(200);
+    const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, { key: w.b.key });
+    expect(deleted.json).toEqual(NOT_FOUND);
+    await rebaseline();
+  });
+
+  it("the snapshot holds B's rows in every table that has owners", () => {
+    for (const table of TABLES.filter((t) => !['salts', 'secrets', 'throttles'].includes(t))) {
+      const rows = (baseline.get(table) ?? []).map((row) => JSON.parse(row) as Row);
+      expect(
+        rows.some((row) => OWNER_OF[table]?.(row) === w.b.id),
+        table,
+      ).toBe(true);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// API v1
+// ---------------------------------------------------------------------------------------
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type ApiRoute = {
+  method: Method;
+  /** As the OpenAPI document names it. */
+  path: '/websites' | '/websites/{id}' | '/stats/{id}';
+  query?: string;
+  form?: () => Record<string, string>;
+  /** Routes without a website id: what A's key may see and do there instead. */
+  asA?: () => Promise<void>;
+};
+
+/** Fields that would hand a website to A, or open it up, were they ever applied. */
+const takeover = () => ({
+  privacy: '0',
+  password: 'a takeover password',
+  email: '0',
+  exclude_bots: '0',
+  exclude_ips: '0.0.0.0/0',
+  timezone: 'Pacific/Kiritimati',
+  owner_id: String(w.a.id),
+});
+
+const API_ROUTES: ApiRoute[] = [
+  { method: 'GET', path: '/websites', query: 'per_page=100', asA: apiListShowsOnlyA },
+  {
+    method: 'POST',
+    path: '/websites',
+    form: () => ({ domain: 'x.example.com' }),
+    asA: apiCreateForA,
+  },
+  { method: 'GET', path: '/websites/{id}' },
+  { method: 'PUT', path: '/websites/{id}', form: takeover },
+  { method: 'PATCH', path: '/websites/{id}', form: takeover },
+  { method: 'DELETE', path: '/websites/{id}' },
+  ...STAT_NAMES.map(
+    (name): ApiRoute => ({
+      method: 'GET',
+      path: '/stats/{id}',
+      query: `name=${name}&from=2000-01-01&to=2099-12-31`,
+    }),
+  ),
+];
+const hasId = (route: ApiRoute) => route.path.includes('{id}');
+/** A route as a test case, named `METHOD path?query`. */
+const apiCase = (route: ApiRoute) =>
+  [`${route.method} ${route.path}${route.query ? `?${route.query}` : ''}`, route] as const;
+
+function callApi(route: ApiRoute, id: number, options: CallOptions & { query?: string } = {}) {
+  const { query: extra, ...rest } = options;
+  const query = [route.query, extra].filter(Boolean).join('&');
+  return call(`/api/v1${route.path.replace('{id}', String(id))}${query ? `?${query}` : ''}`, {
+    method: route.method,
+    body: route.form ? { form: route.form() } : undefined,
+    ...rest,
+  });
+}
+
+async function apiListShowsOnlyA() {
+  const res = await attempt(() => call('/api/v1/websites?per_page=100', { key: w.a.key }));
+  expect(res.status).toBe(200);
+  const ids = (res.json.data as Site[]).map((site) => site.id);
+  expect(ids.length).toBeGreaterThanOrEqual(3);
+  for (const id of ids) expect(siteOwner.get(id)).toBe(w.a.id);
+  expect(res.json.meta.total).toBe(ids.length);
+  for (const target of TARGETS) {
+    const search = await attempt(() =>
+      call(`/api/v1/websites?search=${w.bSites[target].domain}`, { key: w.a.key }),
+    );
+    expect([search.json.data, search.json.meta.total], target).toEqual([[], 0]);
+  }
+}
+
+async function apiCreateForA() {
+  // B's domain is taken (domains are unique across owners by design, DESIGN §3.1).
+  const taken = await attempt(() =>
+    call('/api/v1/websites', {
+      method: 'POST',
+      key: w.a.key,
+      body: { form: { domain: `WWW.${w.bSites.private.domain.toUpperCase()}` } },
+    }),
+  );
+  expect(taken.status).toBe(422);
+  expect(taken.json.errors).toEqual({ domain: ['The domain has already been taken.'] });
+  // Naming B as the owner of a new website does nothing: it is A's.
+  const domain = `a-made-${crypto.randomUUID().slice(0, 8)}.example.com`;
+  const made = await attempt(
+    () =>
+      call('/api/v1/websites', {
+        method: 'POST',
+        key: w.a.key,
+        body: { form: { domain, owner_id: String(w.b.id), ownerId: String(w.b.id) } },
+      }),
+    aOwnRows,
+  );
+  expect(made.status).toBe(201);
+  siteOwner.set(made.json.data.id, w.a.id);
+  expect((await call(`/api/v1/websites/${made.json.data.id}`, { key: w.b.key })).json).toEqual(
+    NOT_FOUND,
+  );
+}
+
+/** Requests without a usable API key. */
+const NO_KEY: { kind: string; options: () => CallOptions & { query?: string } }[] = [
+  { kind: 'no Authorization header', options: () => ({}) },
+  { kind: 'an empty Bearer token', options: () => ({ headers: { authorization: 'Bearer ' } }) },
+  { kind: 'an unknown key', options: () => ({ key: `sl_${'A'.repeat(43)}` }) },
+  { kind: "B's replaced key", options: () => ({ key: w.bOldKey }) },
+  {
+    kind: "A's key under another scheme",
+    options: () => ({ headers: { authorization: `Basic ${btoa(`${w.a.key}:`)}` } }),
+  },
+  {
+    kind: "A's key in the query string",
+    options: () => ({ query: `api_key=${w.a.key}&key=${w.a.key}&token=${w.a.key}` }),
+  },
+  {
+    kind: "B's session cookie",
+    options: () => ({ headers: { cookie: `sl_session=${w.bCookies.get('sl_session')}` } }),
+  },
+];
+
+describe("API v1 with A's key", () => {
+  it.each(API_ROUTES.filter(hasId).map(apiCase))(
+    "%s: B's websites are the 404 of a missing one",
+    async (_, route) => {
+      const missing = await attempt(() => callApi(route, MISSING.id, { key: w.a.key }));
+      expect(missing.status).toBe(404);
+      expect(missing.json).toEqual(NOT_FOUND);
+      for (const target of TARGETS) {
+        const res = await attempt(() => callApi(route, w.bSites[target].id, { key: w.a.key }));
+        expectSame(res, missing, target);
+      }
+    },
+  );
+
+  it.each(API_ROUTES.filter((route) => !hasId(route)))(
+    "$method $path: only A's own websites",
+    async (route) => {
+      if (!route.asA) throw new Error(`${route.method} ${route.path} needs an asA check`);
+      await route.asA();
+    },
+  );
+});
+
+describe.each(NO_KEY)('API v1 with $kind', ({ options }) => {
+  it.each(API_ROUTES.map(apiCase))('%s is the 401', async (_, route) => {
+    // The key is checked before anything is looked up: B's website id is not even read.
+    const res = await attempt(() => callApi(route, w.bSites.private.id, options()));
+    expect(res.status).toBe(401);
+    expect(res.json).toEqual(UNAUTHENTICATED);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Pages
+// ---------------------------------------------------------------------------------------
+
+type Vars = Site & { token?: string };
+type PageRoute = {
+  method: 'GET' | 'POST';
+  /** `{id}`, `{domain}` and `{token}` are filled in per request. */
+  path: string;
+  fields?: (vars: Vars) => Record<string, string>;
+  /** Dashboard routes without a website in the path: what A's session may see and do there. */
+  asA?: () => Promise<void>;
+};
+
+const fill = (path: string, vars: Vars) =>
+  path
+    .replace('{id}', String(vars.id))
+    .replace('{domain}', vars.domain)
+    .replace('{token}', vars.token ?? MADE_UP_TOKEN);
+
+function sendPage(
+  b: Browser,
+  route: PageRoute,
+  vars: Vars,
+  extra: Record<string, string> = {},
+  options: RequestOptions = {},
+): Promise<PageResponse> {
+  const path = fill(route.path, vars);
+  return route.method === 'GET'
+    ? b.get(path, options)
+    : b.post(path, { ...route.fields?.(vars), ...extra }, options);
+}
+
+/** A page of A's must name none of B's websites, nor B. */
+function expectNothingOfB(text: string) {
+  for (const target of TARGETS) {
+    expect(text, target).not.toContain(w.bSites[target].domain);
+    expect(text, target).not.toContain(`/websites/${w.bSites[target].id}`);
+  }
+  expect(text).not.toContain(w.b.email);
+}
+
+async function pageShowsNothingOfB(path: string) {
+  const res = await attempt(() => asA().get(path));
+  expect(res.status).toBe(200);
+  expectNothingOfB(res.text);
+  return res;
+}
+
+const DASHBOARD_PAGES: PageRoute[] = [
+  {
+    method: 'GET',
+    path: '/websites',
+    asA: async () => {
+      const res = await pageShowsNothingOfB('/websites');
+      expect(res.text).toContain(w.aSites.public.domain);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/websites/new',
+    asA: async () => void pageShowsNothingOfB('/websites/new'),
+  },
+  {
+    method: 'POST',
+    path: '/websites',
+    fields: (vars) => ({ ...takeover(), domain: vars.domain }),
+    asA: async () => {
+      const res = await attempt(() =>
+        asA().post('/websites', {
+          _csrf: w.aCsrf,
+          domain: w.bSites.password.domain,
+          privacy: '0',
+          owner_id: String(w.b.id),
+        }),
+      );
+      expect(res.status).toBe(422);
+      expect(res.text).toContain('The domain has already been taken.');
+    },
+  },
+  { method: 'GET', path: '/websites/{id}' },
+  {
+    method: 'POST',
+    path: '/websites/{id}',
+    fields: (vars) => ({ ...takeover(), domain: vars.domain }),
+  },
+  { method: 'GET', path: '/websites/{id}/delete' },
+  { method: 'POST', path: '/websites/{id}/delete' },
+  {
+    method: 'GET',
+    path: '/account',
+    asA: async () => {
+      const res = await pageShowsNothingOfB('/account');
+      expect(res.text).toContain(`Signed in as ${w.a.email}.`);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/account/api-key',
+    fields: () => ({ owner_id: String(w.b.id), email: w.b.email }),
+    asA: async () => {
+      const oldKey = w.a.key;
+      const res = await attempt(
+        () => asA().post('/account/api-key', { _csrf: w.aCsrf, owner_id: String(w.b.id) }),
+        aOwnRows,
+      );
+      expect(res.status).toBe(200);
+      w.a.key = res.text.match(/<pre id="api-key">(sl_[\w-]+)<\/pre>/)?.[1] ?? '';
+      expect((await call('/api/v1/websites', { key: w.a.key })).status).toBe(200);
+      expect((await call('/api/v1/websites', { key: oldKey })).status).toBe(401);
+      expect((await call('/api/v1/websites', { key: w.b.key })).status).toBe(200);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/account/password',
+    fields: () => ({
+      current_password: OWNER_PASSWORD,
+      password: 'a takeover password',
+      password_confirmation: 'a takeover password',
+    }),
+    asA: async () => {
+      const b = asA();
+      const res = await attempt(
+        () =>
+          b.post('/account/password', {
+            _csrf: w.aCsrf,
+            current_password: OWNER_PASSWORD,
+            password: OWNER_PASSWORD,
+            password_confirmation: OWNER_PASSWORD,
+            email: w.b.email,
+            owner_id: String(w.b.id),
+          }),
+        aOwnRows,
+      );
+      expect([res.status, res.location]).toEqual([303, '/account?saved=1']);
+      // Every session of A's ended; this browser has A's new one. B's session lives on.
+      expect((await asA().get('/account')).status).toBe(303);
+      w.aCookies = b.cookies;
+      w.aCsrf = csrfFrom((await asA().get('/account')).text);
+      expect((await browserWith(w.bCookies).get('/account')).status).toBe(200);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/logout',
+    fields: () => ({ token: w.bCookies.get('sl_session') ?? '' }),
+    asA: async () => {
+      // Signing out ends the session it is sent with: a session of A's made for it.
+      const b = await signedIn(w.a);
+      const csrf = csrfFrom((await b.get('/account')).text);
+      await rebaseline();
+      const res = await attempt(
+        () => b.post('/logout', { _csrf: csrf, token: w.bCookies.get('sl_session') ?? '' }),
+        aOwnRows,
+      );
+      expect([res.status, res.location]).toEqual([303, '/login']);
+      expect((await browserWith(w.bCookies).get('/account')).status).toBe(200);
+      expect((await asA().get('/account')).status).toBe(200);
+    },
+  },
+];
+
+/** Page requests of someone not signed in. */
+const SIGNED_OUT: { kind: string; browser: () => Browser; options?: () => RequestOptions }[] = [
+  { kind: 'no session', browser: () => newBrowser() },
+  {
+    kind: 'an unknown session cookie',
+    browser: () => browserWith([['sl_session', 'A'.repeat(43)]]),
+  },
+  {
+    kind: "B's ended session",
+    browser: () => browserWith([['sl_session', w.bEndedSession]]),
+  },
+  {
+    kind: "A's API key (pages take none)",
+    browser: () => newBrowser(),
+    options: () => ({ headers: { authorization: `Bearer ${w.a.key}` } }),
+  },
+];
+
+describe("dashboard pages signed in as A, with A's form token", () => {
+  it.each(DASHBOARD_PAGES.filter((route) => route.path.includes('{id}')))(
+    "$method $path: B's websites are the 404 of a missing one",
+    async (route) => {
+      const b = asA();
+      const missing = await attempt(() => sendPage(b, route, MISSING, { _csrf: w.aCsrf }));
+      expect(missing.status).toBe(404);
+      expect(missing.text).toContain('There is no such website.');
+      for (const target of TARGETS) {
+        const res = await attempt(() => sendPage(b, route, w.bSites[target], { _csrf: w.aCsrf }));
+        expectSame(res, missing, target);
+      }
+    },
+  );
+
+  it.each(DASHBOARD_PAGES.filter((route) => !route.path.includes('{id}')))(
+    "$method $path: only A's own account and websites",
+    async (route) => {
+      if (!route.asA) throw new Error(`${route.method} ${route.path} needs an asA check`);
+      await route.asA();
+    },
+  );
+});
+
+describe.each(SIGNED_OUT)('dashboard pages with $kind', ({ browser, options }) => {
+  it.each(DASHBOARD_PAGES)('$method $path is the 303 to /login', async (route) => {
+    const b = browser();
+    const sites = route.path.includes('{id}')
+      ? [w.bSites.private, w.aSites.private, MISSING]
+      : [w.bSites.private];
+    const answers = [];
+    for (const site of sites) {
+      answers.push(
+        await attempt(() => sendPage(b, route, site, { _csrf: w.aCsrf }, options?.() ?? {})),
+      );
+    }
+    const [first] = answers as [PageResponse];
+    expect([first.status, first.location]).toEqual([303, '/login']);
+    for (const [i, res] of answers.entries()) expectSame(res, first, `website ${sites[i]?.id}`);
+  });
+});
+
+// Statistics pages: open by the website's privacy, not by an account.
+
+const STATS_PAGES: PageRoute[] = [
+  { method: 'GET', path: '/stats/{domain}' },
+  ...STAT_NAMES.flatMap((name): PageRoute[] => [
+    { method: 'GET', path: `/stats/{domain}/${name}` },
+    { method: 'GET', path: `/stats/{domain}/${name}.csv` },
+  ]),
+  { method: 'POST', path: '/stats/{domain}/password', fields: () => ({ password: 'a guess' }) },
+];
+
+/** A browser holding A's statistics cookie under the name of every one of B's websites. */
+function forgedStatsCookies(): Browser {
+  return browserWith([
+    [`sl_site_${w.aSites.password.id}`, w.aStatsCookie],
+    ...TARGETS.map((t): [string, string] => [`sl_site_${w.bSites[t].id}`, w.aStatsCookie]),
+  ]);
+}
+
+const STATS_VISITORS: { kind: string; browser: () => Browser }[] = [
+  { kind: 'signed in as A', browser: asA },
+  { kind: 'signed out', browser: () => newBrowser() },
+  { kind: "A's statistics cookie presented for B's websites", browser: forgedStatsCookies },
+];
+
+function expectStatsAnswer(route: PageRoute, target: Target, res: Answer, missing: Answer) {
+  const site = w.bSites[target];
+  const post = route.method === 'POST';
+  if (target === 'private' || target === 'deleted' || (target === 'public' && post)) {
+    expectSame(res, missing, target);
+  } else if (target === 'password') {
+    expect(res.status).toBe(post ? 422 : 200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(res.text).toContain(`action="/stats/${site.domain}/password"`);
+    if (post) expect(res.text).toContain('The password is incorrect.');
+    for (const marker of markers(target)) expect(res.text).not.toContain(marker);
+    expect(res.text).not.toContain('<table');
+    expect(res.text).not.toContain('in the last 5');
+  } else if (route.path.endsWith('.csv')) {
+    // Public: anyone may read it.
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.text.split('\r\n').filter(Boolean).length).toBeGreaterThan(1);
+  } else {
+    expect(res.status).toBe(200);
+    if (route.path === '/stats/{domain}') {
+      expect(res.text).toContain(markers('public')[0]);
+      expect(res.text).toMatch(/<strong>[1-9]\d*<\/strong> visitors? in the last 5 minutes/);
+    } else {
+      expect(res.text).not.toContain('Nothing found.');
+    }
+  }
+}
+
+describe.each(STATS_VISITORS)('statistics pages, $kind', ({ browser }) => {
+  it.each(STATS_PAGES)('$method $path', async (route) => {
+    const b = browser();
+    const missing = await attempt(() => sendPage(b, route, MISSING));
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('There are no statistics here.');
+    for (const target of TARGETS) {
+      const site = w.bSites[target];
+      // A wrong password counts against this client (IP) and website only.
+      const guessed =
+        route.method === 'POST' && target === 'password'
+          ? [await throttleKey('stats', String(site.id), b.ip)]
+          : [];
+      const res = await attempt(() => sendPage(b, route, site), throttles(guessed));
+      expectStatsAnswer(route, target, res, missing);
+    }
+  });
+});
+
+// One-click unsubscribe: the signed link is the credential; A holds only links of A's own.
+
+const UNSUBSCRIBE_PAGES: PageRoute[] = [
+  { method: 'GET', path: '/reports/unsubscribe/{id}/{token}' },
+  {
+    method: 'POST',
+    path: '/reports/unsubscribe/{id}/{token}',
+    fields: () => ({ 'List-Unsubscribe': 'One-Click' }),
+  },
+];
+
+const UNSUBSCRIBERS: {
+  kind: string;
+  browser: () => Browser;
+  token: () => string;
+  options?: RequestOptions;
+}[] = [
+  {
+    kind: "A's own link's token, from a mail client",
+    browser: () => newBrowser(),
+    token: () => w.aUnsubscribe,
+    options: { origin: null },
+  },
+  { kind: "A's own link's token, signed in as A", browser: asA, token: () => w.aUnsubscribe },
+  { kind: 'a made-up token', browser: () => newBrowser(), token: () => MADE_UP_TOKEN },
+];
+
+describe.each(UNSUBSCRIBERS)('unsubscribe links with $kind', ({ browser, token, options }) => {
+  it.each(UNSUBSCRIBE_PAGES)("$method $path: B's websites are not valid links", async (route) => {
+    const b = browser();
+    const missing = await attempt(() =>
+      sendPage(b, route, { ...MISSING, token: token() }, {}, options),
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('This link is not valid');
+    for (const target of TARGETS) {
+      const res = await attempt(() =>
+        sendPage(b, route, { ...w.bSites[target], token: token() }, {}, options),
+      );
+      expectSame(res, missing, target);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Guards: nothing slips past the matrix
+// ---------------------------------------------------------------------------------------
+
+describe('guards', () => {
+  it('every operation of the OpenAPI document is in the API matrix', async () => {
+    const doc = (await call('/api/v1/openapi.json')).json as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(6);
+    const matrix = new Set(API_ROUTES.map((route) => `${route.method} ${route.path}`));
+    for (const operation of operations) expect(matrix, operation).toContain(operation);
+    // Every statistic the API serves has its own line.
+    const statsQuery = API_ROUTES.filter((r) => r.path === '/stats/{id}').map((r) => r.query);
+    for (const name of STAT_NAMES) {
+      expect(statsQuery.some((q) => q?.startsWith(`name=${name}&`))).toBe(true);
+    }
+  });
+
+  it('every route the app serves is in the matrix or out of scope for a reason', () => {
+    const examples = [
+      ...API_ROUTES.map((r) => [r.method, `/api/v1${fill(r.path, { id: 1, domain: '' })}`]),
+      ...[...DASHBOARD_PAGES, ...STATS_PAGES, ...UNSUBSCRIBE_PAGES].map((r) => [
+        r.method,
+        fill(r.path, { id: 1, domain: 'example.com', token: 'f'.repeat(32) }),
+      ]),
+      ...OUT_OF_SCOPE.map(([method, path]) => [method, path]),
+    ];
+    const served = new Set(
+      createApp()
+        .routes.filter((route) => route.method !== 'ALL')
+        .map((route) => `${route.method} ${route.path}`),
+    );
+    expect(served.size).toBeGreaterThan(30);
+    for (const route of served) {
+      const [method, pattern = ''] = route.split(' ');
+      const re = routeRegExp(pattern);
+      expect(
+        examples.some(([m, path]) => m === method && re.test(path ?? '')),
+        `${route} is neither in the matrix nor in OUT_OF_SCOPE`,
+      ).toBe(true);
+    }
+    // …and the out-of-scope list names only routes that exist.
+    for (const [method, path] of OUT_OF_SCOPE) {
+      const exists = [...served].some((route) => {
+        const [m, pattern = ''] = route.split(' ');
+        return m === method && routeRegExp(pattern).test(path);
+      });
+      expect(exists, `${method} ${path}`).toBe(true);
+    }
+  });
+
+  it('every table is classified by owner', async () => {
+    const { results } = await env.DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name != 'd1_migrations' ORDER BY name",
+    ).all<{ name: string }>();
+    expect(results.map((r) => r.name)).toEqual([...TABLES].sort());
+  });
+});
+
+describe('afterwards', () => {
+  it("B's websites, key and session are as they were", async () => {
+    const list = await call('/api/v1/websites?per_page=100', { key: w.b.key });
+    expect(list.json.data).toEqual(w.bRecords);
+    expect((await browserWith(w.bCookies).get('/websites')).status).toBe(200);
+  });
+});
+
+/** Routes that name no owner's object and take no owner's credential. */
+const OUT_OF_SCOPE: [Method, string, string][] = [
+  ['GET', '/js/script.js', 'the tracker: one public file'],
+  ['GET', '/health', 'a liveness check: names no owner and no website'],
+  ['GET', '/assets/app.0123456789ab.css', 'static assets'],
+  ['GET', '/assets/app.0123456789ab.js', 'static assets'],
+  ['POST', '/api/event', 'hits: open to any origin by design (see ingest-isolation.test.ts)'],
+  ['POST', '/api/send', 'hits in the format of Umami: as /api/event'],
+  ['GET', '/api/v1/openapi.json', 'the public API description'],
+  ['GET', '/api/v1/docs', 'the public API reference'],
+  ['GET', '/', 'a redirect by whether a session exists'],
+  ['GET', '/login', 'signing in: no website or owner in it'],
+  ['POST', '/login', 'signing in (pages-auth.test.ts)'],
+  ['GET', '/register', 'signing up: closed once an owner exists'],
+  ['POST', '/register', 'signing up (pages-register.test.ts)'],
+];
+
+/** A Hono route pattern (`/a/:id`, `/a/:name{re}`, `/a/*`) as a regular expression. */
+function routeRegExp(pattern: string): RegExp {
+  const parts = pattern
+    .split('/')
+    .slice(1)
+    .map((part) => {
+      const param = /^:\w+(?:\{(.+)\})?$/.exec(part);
+      if (param) return param[1] ? `(?:${param[1]})` : '[^/]+';
+      if (part === '*') return '.*';
+      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    });
+  return new RegExp(`^/${parts.join('/')}$`);
+}

@@ -25,15 +25,24 @@ export function rng(seed: number) {
 
 type Weighted<T> = [T, number][];
 
+/** Draws from a weighted table: a binary search over the cumulative weights. */
 function picker<T>(random: () => number, table: Weighted<T>): () => T {
-  const total = table.reduce((sum, [, w]) => sum + w, 0);
+  const cumulative: number[] = [];
+  let total = 0;
+  for (const [, weight] of table) {
+    total += weight;
+    cumulative.push(total);
+  }
   return () => {
-    let r = random() * total;
-    for (const [value, weight] of table) {
-      r -= weight;
-      if (r <= 0) return value;
+    const r = random() * total;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] as number) < r) lo = mid + 1;
+      else hi = mid;
     }
-    return (table[table.length - 1] as [T, number])[0];
+    return (table[lo] as [T, number])[0];
   };
 }
 
@@ -201,10 +210,28 @@ export type TrafficOptions = {
   /** The last generated day (UTC midnight, epoch ms); traffic stops at `end`. */
   end: number;
   visitorsPerDay: number;
+  /**
+   * Distinct pages of the site (default: the 20 of a small product site). More pages add
+   * generated article paths after those 20; popularity is Zipf-like (weight 1/rank).
+   */
+  pages?: number;
 };
 
-/** Generates the hits of `days` days before `end`, in time order. */
-export function generateTraffic(options: TrafficOptions): GeneratedHit[] {
+/** The site's paths, most popular first. */
+function sitePaths(count = PATHS.length): string[] {
+  const paths = PATHS.slice(0, count);
+  for (let i = paths.length; i < count; i++) {
+    const section = ['blog', 'docs', 'guides', 'changelog'][i % 4];
+    paths.push(`/${section}/article-${i}`);
+  }
+  return paths;
+}
+
+/**
+ * Generates the hits of `days` days before `end`, one day at a time (each day's hits in
+ * time order), so that a year of traffic never has to fit in memory at once.
+ */
+export function* trafficDays(options: TrafficOptions): Generator<GeneratedHit[]> {
   const random = rng(options.seed);
   const device = picker(random, DEVICES);
   const place = picker(random, PLACES);
@@ -218,13 +245,13 @@ export function generateTraffic(options: TrafficOptions): GeneratedHit[] {
   // Zipf-like page popularity: weight 1/rank.
   const pathOf = picker(
     random,
-    PATHS.map((p, i): [string, number] => [p, 1 / (i + 1)]),
+    sitePaths(options.pages).map((p, i): [string, number] => [p, 1 / (i + 1)]),
   );
   const DAY = 86_400_000;
   const start = options.end - options.days * DAY;
-  const hits: GeneratedHit[] = [];
 
   for (let day = 0; day < options.days; day++) {
+    const hits: GeneratedHit[] = [];
     const dayStart = start + day * DAY;
     const weekday = new Date(dayStart).getUTCDay();
     const weekly = weekday === 0 || weekday === 6 ? 0.6 : 1;
@@ -270,8 +297,13 @@ export function generateTraffic(options: TrafficOptions): GeneratedHit[] {
         t += 45 * 60_000 + Math.floor(random() * 3 * 3_600_000);
       }
     }
+    yield hits.sort((a, b) => a.req.now - b.req.now);
   }
-  return hits.sort((a, b) => a.req.now - b.req.now);
+}
+
+/** Generates the hits of `days` days before `end`, in time order. */
+export function generateTraffic(options: TrafficOptions): GeneratedHit[] {
+  return [...trafficDays(options)].flat();
 }
 
 /** Sends generated hits through the real pipeline; returns how many were stored and dropped. */

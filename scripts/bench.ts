@@ -1,0 +1,388 @@
+/**
+ * `npm run bench`: how fast and how cheap Sightline is, measured in one run on this machine,
+ * published in docs/BENCHMARKS.md and docs/benchmarks.json.
+ *
+ *   npm run bench                 # the default run: a site with ≥ 1,000,000 page views
+ *   npm run bench -- --quick      # a small run for development (< 2 minutes)
+ *   npm run bench -- --pageviews 2000000 --pages 20000 --runs 30 --duration 30
+ *
+ * Options (sizes are parameters): --pageviews N (page views to generate, at least), --pages N
+ * (distinct pages), --days N (days of traffic), --seed N, --runs N (runs of each stats
+ * query), --duration S (seconds of load per route), --concurrency N, --cost-days N (days of
+ * traffic whose writes are counted), --out DIR (where the report goes; default docs).
+ *
+ * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
+ * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
+ * ingestion throughput is measured against `wrangler dev` serving the real Worker.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import { STAT_NAMES } from '../src/stats/names.ts';
+import { createBenchSite, d1File, loadTraffic } from './bench/load.ts';
+import { type BenchReport, renderMarkdown } from './bench/report.ts';
+import { root, wrangler } from './lib/d1.ts';
+import { type GeneratedHit, type TrafficOptions, trafficDays } from './lib/traffic.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    pageviews: { type: 'string' },
+    pages: { type: 'string' },
+    days: { type: 'string' },
+    seed: { type: 'string' },
+    runs: { type: 'string' },
+    duration: { type: 'string' },
+    concurrency: { type: 'string' },
+    'cost-days': { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+const quick = args.quick ?? false;
+const num = (value: string | undefined, fallback: number) => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${value}`);
+  return n;
+};
+const config = {
+  mode: quick ? 'quick' : 'default',
+  pageviews: num(args.pageviews, quick ? 50_000 : 1_000_000),
+  pages: num(args.pages, quick ? 1_000 : 10_000),
+  days: num(args.days, 365),
+  seed: num(args.seed, 20261122),
+  runs: num(args.runs, quick ? 3 : 10),
+  durationSeconds: num(args.duration, quick ? 3 : 15),
+  concurrency: num(args.concurrency, 16),
+  costDays: num(args['cost-days'], quick ? 2 : 7),
+};
+const outDir = args.out ?? join(root, 'docs');
+
+const DAY = 86_400_000;
+/** Traffic ends at the last UTC midnight; the ranges end on the day before. */
+const end = Math.floor(Date.now() / DAY) * DAY;
+const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+const lastDay = isoDay(end - DAY);
+const BENCH_DOMAIN = 'bench.example.com';
+const COST_DOMAIN = 'cost.example.com';
+/** Page views per generated visitor and day (measured on the generator: ≈ 1.69). */
+const PAGEVIEWS_PER_VISITOR_DAY = 1.6;
+
+const started = performance.now();
+const log = (message: string) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+async function startWorker(entry: string, persistTo: string): Promise<Unstable_DevWorker> {
+  return unstable_dev(join(root, entry), {
+    config: join(root, 'wrangler.toml'),
+    persistTo,
+    ip: '127.0.0.1',
+    logLevel: 'none',
+    experimental: { disableExperimentalWarning: true },
+  });
+}
+
+/** A generated hit as JSON for the benchmark Worker (Headers become a plain object). */
+const wire = ({ body, req }: GeneratedHit) => ({
+  body,
+  req: {
+    ...req,
+    headers: Object.fromEntries(req.headers as unknown as Iterable<[string, string]>),
+  },
+});
+
+/** Sends requests from `concurrency` lanes for `seconds`; throughput and latency. */
+async function load(
+  seconds: number,
+  concurrency: number,
+  request: (i: number) => Promise<Response>,
+) {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let sent = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const i = sent++;
+        const s = performance.now();
+        const res = await request(i);
+        await res.arrayBuffer();
+        latencies.push(performance.now() - s);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    requestsPerSecond: round(latencies.length / elapsed, 1),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    statuses,
+  };
+}
+
+function sizes(bytes: Uint8Array) {
+  return {
+    raw: bytes.byteLength,
+    gzip: gzipSync(bytes, { level: 9 }).byteLength,
+    brotli: brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+    }).byteLength,
+  };
+}
+
+async function main() {
+  const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
+  try {
+    // 1. Data: a local D1 database with the real migrations, loaded through the real code.
+    log(`migrating a fresh local D1 in ${state}`);
+    wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
+    const file = d1File(state);
+    const benchSiteId = await createBenchSite(file, BENCH_DOMAIN);
+    const costSiteId = await createBenchSite(file, COST_DOMAIN, 'cost@example.com');
+    const traffic: TrafficOptions = {
+      seed: config.seed,
+      domain: BENCH_DOMAIN,
+      days: config.days,
+      end,
+      visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
+      pages: config.pages,
+    };
+    log(`loading ${config.days} days of traffic (${traffic.visitorsPerDay} visitors a day)`);
+    let shown = 0;
+    const loadStarted = performance.now();
+    const loaded = await loadTraffic(file, traffic, (hits) => {
+      if (hits - shown >= 100_000) {
+        shown = hits;
+        log(`  ${hits.toLocaleString('en')} hits loaded`);
+      }
+    });
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    log(
+      `loaded ${loaded.pageviews.toLocaleString('en')} page views and ${loaded.events.toLocaleString('en')} events in ${loadSeconds.toFixed(0)} s`,
+    );
+    if (loaded.pageviews < config.pageviews) {
+      throw new Error(`generated ${loaded.pageviews} page views, fewer than ${config.pageviews}`);
+    }
+
+    // 2. Reads and per-hit writes, inside workerd.
+    log('starting the benchmark Worker (workerd, local D1)');
+    const bench = await startWorker('scripts/bench/worker.ts', state);
+    const reads: BenchReport['reads'] = [];
+    let distinctPages = 0;
+    let costPerHit: BenchReport['writes'];
+    try {
+      const post = async (path: string, body: unknown) => {
+        const res = await bench.fetch(`http://bench${path}`, {
+          method: 'POST',
+          body: JSON.stringify(body),
+        });
+        if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+        return res.json();
+      };
+      const ranges = [7, 30, 365].filter((d) => d <= config.days);
+      for (const days of ranges) {
+        for (const name of STAT_NAMES) {
+          const from = isoDay(end - days * DAY);
+          const r = (await post('/bench/query', {
+            websiteId: benchSiteId,
+            name,
+            from,
+            to: lastDay,
+            runs: config.runs,
+            limit: 25,
+          })) as {
+            rowsRead: number;
+            rowsReturned: number;
+            distinctValues: number;
+            samples: number[];
+          };
+          const sorted = [...r.samples].sort((a, b) => a - b);
+          reads.push({
+            statistic: name,
+            days,
+            rowsRead: r.rowsRead,
+            rowsReturned: r.rowsReturned,
+            distinctValues: r.distinctValues,
+            p50Ms: round(percentile(sorted, 50)),
+            p95Ms: round(percentile(sorted, 95)),
+          });
+          if (name === 'page' && days === Math.max(...ranges)) distinctPages = r.distinctValues;
+        }
+        log(`  reads over ${days} days measured`);
+      }
+
+      // Per-hit writes: a fresh site, so first-of-day and first-of-visit rows are as in life.
+      const sample: GeneratedHit[] = [];
+      for (const day of trafficDays({
+        seed: config.seed + 1,
+        domain: COST_DOMAIN,
+        days: config.costDays,
+        end,
+        visitorsPerDay: 150,
+        pages: config.pages,
+      })) {
+        sample.push(...day);
+      }
+      const tally = {
+        pageview: { hits: 0, rowsWritten: 0 },
+        event: { hits: 0, rowsWritten: 0 },
+        dropped: { hits: 0, rowsWritten: 0 },
+      };
+      for (let i = 0; i < sample.length; i += 500) {
+        const part = (await post(
+          '/bench/ingest',
+          sample.slice(i, i + 500).map(wire),
+        )) as typeof tally;
+        for (const k of Object.keys(tally) as (keyof typeof tally)[]) {
+          tally[k].hits += part[k].hits;
+          tally[k].rowsWritten += part[k].rowsWritten;
+        }
+      }
+      const per = (t: { hits: number; rowsWritten: number }) =>
+        t.hits ? round(t.rowsWritten / t.hits) : 0;
+      const all = tally.pageview.rowsWritten + tally.event.rowsWritten + tally.dropped.rowsWritten;
+      costPerHit = {
+        siteId: costSiteId,
+        days: config.costDays,
+        pageviews: tally.pageview.hits,
+        events: tally.event.hits,
+        dropped: tally.dropped.hits,
+        rowsPerPageview: per(tally.pageview),
+        rowsPerEvent: per(tally.event),
+        rowsPerDropped: per(tally.dropped),
+        rowsPerStoredHit: round(all / Math.max(1, tally.pageview.hits + tally.event.hits)),
+      };
+      log(`  writes per hit measured on ${sample.length.toLocaleString('en')} hits`);
+    } finally {
+      await bench.stop();
+    }
+
+    // 3. Throughput and sizes, against `wrangler dev` serving the real Worker.
+    log('starting the Worker under wrangler dev');
+    const dev = await startWorker('src/index.ts', state);
+    let throughput: BenchReport['throughput'];
+    let size: BenchReport['sizes'];
+    try {
+      const base = `http://127.0.0.1:${dev.port}`;
+      const hitPool: GeneratedHit[] = [];
+      for (const day of trafficDays({
+        seed: config.seed + 2,
+        domain: BENCH_DOMAIN,
+        days: 1,
+        end: end + DAY,
+        visitorsPerDay: 2000,
+        pages: config.pages,
+      })) {
+        hitPool.push(...day.filter((h) => !('event' in h.body)));
+      }
+      const event = (i: number) => {
+        const { body, req } = hitPool[i % hitPool.length] as GeneratedHit;
+        // Each request from its own client address, as real traffic is.
+        return fetch(`${base}/api/event`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'text/plain',
+            'user-agent': req.userAgent,
+            'cf-connecting-ip': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+          },
+          body: JSON.stringify(body),
+        });
+      };
+      const trivial = () => fetch(`${base}/health`);
+      await load(2, config.concurrency, trivial); // warm-up
+      await load(2, config.concurrency, event);
+      log(`  load: ${config.durationSeconds} s per route, ${config.concurrency} concurrent`);
+      const health = await load(config.durationSeconds, config.concurrency, trivial);
+      const events = await load(config.durationSeconds, config.concurrency, event);
+      throughput = {
+        concurrency: config.concurrency,
+        seconds: config.durationSeconds,
+        event: events,
+        trivial: health,
+        ratio: round(events.requestsPerSecond / Math.max(1, health.requestsPerSecond), 3),
+      };
+
+      const bytes = async (path: string) =>
+        new Uint8Array(await (await fetch(`${base}${path}`)).arrayBuffer());
+      const tracker = sizes(await bytes('/js/script.js'));
+      const html = await bytes(`/stats/${BENCH_DOMAIN}`);
+      const text = new TextDecoder().decode(html);
+      const assetPaths = [...text.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map(
+        (m) => m[1] as string,
+      );
+      const assets = await Promise.all(assetPaths.map(async (p) => sizes(await bytes(p))));
+      const page = sizes(html);
+      const sum = (k: 'raw' | 'gzip' | 'brotli') =>
+        page[k] + assets.reduce((total, a) => total + a[k], 0);
+      const pageTimes: number[] = [];
+      for (let i = 0; i < (quick ? 3 : 10); i++) {
+        const s = performance.now();
+        await bytes(`/stats/${BENCH_DOMAIN}`);
+        pageTimes.push(performance.now() - s);
+      }
+      pageTimes.sort((a, b) => a - b);
+      size = {
+        tracker,
+        statsPage: {
+          html: page,
+          assets: assetPaths.length,
+          total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
+        },
+        statsPageP50Ms: round(percentile(pageTimes, 50)),
+      };
+      log('  sizes measured');
+    } finally {
+      await dev.stop();
+    }
+
+    const report: BenchReport = {
+      generatedAt: new Date().toISOString(),
+      config,
+      machine: {
+        cpu: cpus()[0]?.model ?? 'unknown',
+        cores: cpus().length,
+        memoryGb: round(totalmem() / 2 ** 30, 1),
+        node: process.version,
+        wrangler: JSON.parse(readFileSync(join(root, 'node_modules/wrangler/package.json'), 'utf8'))
+          .version,
+      },
+      data: {
+        days: config.days,
+        pageviews: loaded.pageviews,
+        events: loaded.events,
+        dropped: loaded.dropped,
+        distinctPages,
+        loadSeconds: round(loadSeconds, 0),
+      },
+      writes: costPerHit,
+      reads,
+      throughput,
+      sizes: size,
+      runSeconds: round((performance.now() - started) / 1000, 0),
+    };
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'benchmarks.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+    log(`wrote ${join(outDir, 'BENCHMARKS.md')} and benchmarks.json`);
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,182 @@
+/**
+ * Bulk-loading the benchmark site: a year of generated traffic goes through the real
+ * ingestion code — `parseHit` → `processSiteHit` (every enrichment step and the same
+ * roll-up statements as the Worker) — into the local D1 database file, with the hourly
+ * maintenance (forgetting visitor hashes and salts) run at the end of every day as the cron
+ * would. Only the website lookup is done once per host instead of once per hit.
+ *
+ * Days are independent (visitor hashes are salted per day), so the days are split between
+ * processes, one per core, each writing its own copy of the database; their roll-up rows
+ * (disjoint: each day belongs to one process) are then copied into the D1 file.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createOwner } from '../../src/accounts/owners.ts';
+import { createDb } from '../../src/db/client.ts';
+import { parseHit } from '../../src/ingest/payload.ts';
+import { findSite, processSiteHit, type Website } from '../../src/ingest/pipeline.ts';
+import { forgetOldVisitors } from '../../src/maintenance/visitors.ts';
+import { createWebsite } from '../../src/websites/service.ts';
+import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
+import { SqliteD1 } from './sqlite-d1.ts';
+
+/** The local D1 database file wrangler keeps under a `--persist-to` directory. */
+export function d1File(persistTo: string): string {
+  const dir = join(persistTo, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite');
+  if (files.length !== 1)
+    throw new Error(`expected one D1 database in ${dir}, found ${files.length}`);
+  return join(dir, files[0] as string);
+}
+
+export type LoadCounts = {
+  hits: number;
+  pageviews: number;
+  events: number;
+  stored: number;
+  dropped: number;
+};
+
+const zero = (): LoadCounts => ({ hits: 0, pageviews: 0, events: 0, stored: 0, dropped: 0 });
+
+/** Creates the benchmark's owner and website through the real services. */
+export async function createBenchSite(
+  file: string,
+  domain: string,
+  email = 'bench@example.com',
+): Promise<number> {
+  const d1 = new SqliteD1(file);
+  try {
+    const db = createDb(d1.asBinding());
+    const owner = await createOwner(db, { email, password: 'bench password' });
+    // Public, so that the benchmark can fetch its statistics page as a visitor would.
+    const site = await createWebsite(db, owner.id, { domain, timezone: 'UTC', privacy: 0 });
+    d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return site.id;
+  } finally {
+    d1.close();
+  }
+}
+
+/** Loads the days `day % parts === part` of the traffic into `file`. */
+export async function loadDays(
+  file: string,
+  traffic: TrafficOptions,
+  part: number,
+  parts: number,
+  onDay?: (counts: LoadCounts) => void,
+): Promise<LoadCounts> {
+  const d1 = new SqliteD1(file);
+  try {
+    const db = createDb(d1.asBinding());
+    const sites = new Map<string, Website | undefined>();
+    const out = zero();
+    let day = -1;
+    for (const hits of trafficDays(traffic)) {
+      day++;
+      if (day % parts !== part) continue;
+      for (const { body, req } of hits) {
+        const parsed = parseHit(body);
+        if (!parsed.ok) throw new Error(`generated an invalid hit: ${parsed.message}`);
+        const host = parsed.hit.domain ?? parsed.hit.page.hostname;
+        if (!sites.has(host)) sites.set(host, await findSite(db, parsed.hit));
+        const site = sites.get(host);
+        const outcome = site
+          ? await processSiteHit(db, site, parsed.hit, req)
+          : ({ stored: false } as const);
+        out.hits++;
+        if (outcome.stored) {
+          out.stored++;
+          if (parsed.hit.event) out.events++;
+          else out.pageviews++;
+        } else out.dropped++;
+      }
+      const last = hits.at(-1);
+      if (last) await forgetOldVisitors(db, last.req.now + 3_600_000);
+      onDay?.(out);
+    }
+    d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return out;
+  } finally {
+    d1.close();
+  }
+}
+
+/**
+ * Loads all of `traffic` into the D1 file, in `parts` processes; `onProgress` gets the
+ * hits loaded so far.
+ */
+export async function loadTraffic(
+  file: string,
+  traffic: TrafficOptions,
+  onProgress?: (hits: number) => void,
+  parts = Math.max(1, Math.min(4, cpus().length)),
+): Promise<LoadCounts> {
+  const self = fileURLToPath(import.meta.url);
+  const progress = new Array<number>(parts).fill(0);
+  const results = await Promise.all(
+    Array.from({ length: parts }, (_, part) => {
+      const partFile = `${file}.part${part}`;
+      copyFileSync(file, partFile);
+      return new Promise<LoadCounts>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [
+            '--no-warnings',
+            '--import',
+            'tsx',
+            self,
+            partFile,
+            JSON.stringify(traffic),
+            String(part),
+            String(parts),
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        let last = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => {
+          const lines = (last + chunk).split('\n');
+          last = lines.pop() ?? '';
+          for (const line of lines) {
+            const counts = JSON.parse(line) as LoadCounts & { done?: boolean };
+            progress[part] = counts.hits;
+            onProgress?.(progress.reduce((a, b) => a + b, 0));
+            if (counts.done) resolve(counts);
+          }
+        });
+        child.on('exit', (code) => {
+          if (code !== 0) reject(new Error(`loader ${part} exited with ${code}`));
+        });
+      });
+    }),
+  );
+  const d1 = new SqliteD1(file);
+  try {
+    for (let part = 0; part < parts; part++) {
+      d1.db.exec(`ATTACH DATABASE '${file}.part${part}' AS part`);
+      d1.db.exec('INSERT INTO stats SELECT * FROM part.stats');
+      d1.db.exec('DETACH DATABASE part');
+      rmSync(`${file}.part${part}`, { force: true });
+    }
+    d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  } finally {
+    d1.close();
+  }
+  const total = zero();
+  for (const r of results)
+    for (const k of Object.keys(total) as (keyof LoadCounts)[]) total[k] += r[k];
+  return total;
+}
+
+// A loader process: `load.ts <file> <traffic json> <part> <parts>`; reports JSON lines.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [file, traffic, part, parts] = process.argv.slice(2) as [string, string, string, string];
+  const counts = await loadDays(file, JSON.parse(traffic), Number(part), Number(parts), (c) =>
+    process.stdout.write(`${JSON.stringify(c)}\n`),
+  );
+  process.stdout.write(`${JSON.stringify({ ...counts, done: true })}\n`);
+}

@@ -1,0 +1,121 @@
+/**
+ * The benchmark's Worker: Sightline's own modules, run inside workerd against the same local
+ * D1 database as `wrangler dev`, so that timings exclude the trip between Node and workerd.
+ *
+ * - `POST /bench/query` `{websiteId, name, from, to, runs, limit}`: runs `queryStats` (the
+ *   code behind the Stats API) `runs` times; answers D1's rows read, the rows returned, and
+ *   the latency of every run in milliseconds.
+ * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through `parseHit` →
+ *   `processHit`, counting D1's `rows_written` of every statement, per page view and event.
+ */
+import { createDb } from '../../src/db/client.ts';
+import { parseHit } from '../../src/ingest/payload.ts';
+import { processHit } from '../../src/ingest/pipeline.ts';
+import type { StatName } from '../../src/stats/names.ts';
+import { queryStats } from '../../src/stats/queries.ts';
+
+type Env = { DB: D1Database };
+
+type Tally = { hits: number; rowsWritten: number };
+
+/** A D1 binding that adds up `meta.rows_written` of everything run through it. */
+function counting(d1: D1Database, written: { rows: number }): D1Database {
+  const add = <T extends D1Result>(r: T) => {
+    written.rows += r.meta.rows_written ?? 0;
+    return r;
+  };
+  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === 'bind') return (...args: unknown[]) => wrap(target.bind(...args));
+        if (prop === 'run' || prop === 'all') return async () => add(await target[prop]());
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return new Proxy(d1, {
+    get(target, prop) {
+      if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
+      if (prop === 'batch')
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await target.batch(statements);
+          for (const r of results) add(r);
+          return results;
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/bench/query') {
+      const q = (await request.json()) as {
+        websiteId: number;
+        name: StatName;
+        from: string;
+        to: string;
+        runs: number;
+        limit: number;
+      };
+      const db = createDb(env.DB);
+      const samples: number[] = [];
+      let last: Awaited<ReturnType<typeof queryStats>> | undefined;
+      for (let i = 0; i < q.runs; i++) {
+        const started = performance.now();
+        last = await queryStats(db, {
+          websiteId: q.websiteId,
+          name: q.name,
+          from: q.from,
+          to: q.to,
+          sortBy: 'count',
+          sort: 'desc',
+          limit: q.limit,
+          offset: 0,
+        });
+        samples.push(performance.now() - started);
+      }
+      return Response.json({
+        rowsRead: last?.rowsRead ?? 0,
+        rowsReturned: last?.rows.length ?? 0,
+        distinctValues: last?.total ?? 0,
+        samples,
+      });
+    }
+    if (pathname === '/bench/ingest') {
+      const hits = (await request.json()) as {
+        body: Record<string, unknown>;
+        req: {
+          ip: string;
+          userAgent: string;
+          headers: Record<string, string>;
+          cf: Record<string, unknown>;
+          now: number;
+        };
+      }[];
+      const written = { rows: 0 };
+      const db = createDb(counting(env.DB, written));
+      const out: Record<'pageview' | 'event' | 'dropped', Tally> = {
+        pageview: { hits: 0, rowsWritten: 0 },
+        event: { hits: 0, rowsWritten: 0 },
+        dropped: { hits: 0, rowsWritten: 0 },
+      };
+      for (const { body, req } of hits) {
+        const parsed = parseHit(body);
+        if (!parsed.ok) return new Response(parsed.message, { status: 400 });
+        const before = written.rows;
+        const outcome = await processHit(db, parsed.hit, {
+          ...req,
+          headers: new Headers(req.headers),
+        });
+        const kind = !outcome.stored ? 'dropped' : parsed.hit.event ? 'event' : 'pageview';
+        out[kind].hits++;
+        out[kind].rowsWritten += written.rows - before;
+      }
+      return Response.json(out);
+    }
+    return new Response('not found', { status: 404 });
+  },
+} satisfies ExportedHandler<Env>;

@@ -9,7 +9,8 @@
  * Options (sizes are parameters): --pageviews N (page views to generate, at least), --pages N
  * (distinct pages), --days N (days of traffic), --seed N, --runs N (runs of each stats
  * query), --duration S (seconds of load per route), --concurrency N, --cost-days N (days of
- * traffic whose writes are counted), --out DIR (where the report goes; default docs).
+ * traffic whose writes are counted), --out DIR (where the report goes; default docs),
+ * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing).
  *
  * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
  * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
@@ -39,6 +40,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string' },
     'cost-days': { type: 'string' },
     out: { type: 'string' },
+    'render-only': { type: 'boolean', default: false },
   },
 });
 
@@ -385,4 +387,10 @@ async function main() {
   }
 }
 
-await main();
+if (args['render-only']) {
+  // Re-renders BENCHMARKS.md from benchmarks.json (after editing the report's text).
+  const report = JSON.parse(readFileSync(join(outDir, 'benchmarks.json'), 'utf8')) as BenchReport;
+  writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+} else {
+  await main();
+}

@@ -115,7 +115,7 @@ types, 13 places, custom events and a share of bots.
 | Page views stored | ${n(r.data.pageviews)} |
 | Events stored | ${n(r.data.events)} |
 | Hits dropped (bots) | ${n(r.data.dropped)} |
-| Distinct pages (365 days) | ${n(r.data.distinctPages)} |
+| Distinct pages (365 days) | ${n(r.data.distinctPages)}: ${n(r.config.pages)} generated paths, plus campaign links that keep their \`utm_\` query (the website keeps query strings unless told to exclude them) |
 | Loading time | ${n(r.data.loadSeconds)} s |
 
 Every hit went through the real ingestion code — \`parseHit\` → \`processSiteHit\`, the same

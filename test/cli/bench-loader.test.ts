@@ -1,0 +1,86 @@
+/**
+ * The benchmark's bulk loader writes exactly what the Worker's ingestion writes: the same
+ * generated traffic goes once hit by hit through `processHit` on local D1 (workerd, through
+ * wrangler's platform proxy) and once through the loader (Node's SQLite on the D1 file, split
+ * over processes), and the roll-up rows must be identical.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createBenchSite, d1File, loadDays, loadTraffic } from '../../scripts/bench/load.ts';
+import { withDatabase } from '../../scripts/lib/d1.ts';
+import { generateTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
+import { createOwner } from '../../src/accounts/owners.ts';
+import { createWebsite } from '../../src/websites/service.ts';
+
+const DAY = 86_400_000;
+const traffic: TrafficOptions = {
+  seed: 99,
+  domain: 'loader.example.com',
+  days: 3,
+  end: Math.floor(Date.parse('2026-10-01T00:00:00Z') / DAY) * DAY,
+  visitorsPerDay: 30,
+  pages: 200,
+};
+
+type Row = { name: string; date: string; value: string; count: number };
+const ROLLUPS = 'SELECT name, date, value, count FROM stats ORDER BY name, date, value';
+
+const dirs: string[] = [];
+const fresh = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sightline-loader-'));
+  dirs.push(dir);
+  await withDatabase({ remote: false, persistTo: dir }, async () => undefined);
+  return dir;
+};
+
+function rollupsOf(file: string): Row[] {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    return db.prepare(ROLLUPS).all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the benchmark loader', () => {
+  let reference: Row[] = [];
+
+  it('the reference: every hit through processHit on local D1', async () => {
+    const dir = await fresh();
+    reference = await withDatabase({ remote: false, persistTo: dir }, async (db) => {
+      const { loadTraffic: loadHitByHit } = await import('../../scripts/lib/traffic.ts');
+      const owner = await createOwner(db, {
+        email: 'bench@example.com',
+        password: 'bench password',
+      });
+      await createWebsite(db, owner.id, { domain: traffic.domain, timezone: 'UTC', privacy: 0 });
+      const loaded = await loadHitByHit(db, generateTraffic(traffic));
+      expect(loaded.stored).toBeGreaterThan(200);
+      const { results } = await db.$client.prepare(ROLLUPS).all<Row>();
+      return results;
+    });
+    expect(new Set(reference.map((r) => r.name)).size).toBeGreaterThanOrEqual(15);
+  });
+
+  it('in one process writes the same roll-up rows', async () => {
+    const file = d1File(await fresh());
+    await createBenchSite(file, traffic.domain);
+    const counts = await loadDays(file, traffic, 0, 1);
+    expect(counts.pageviews + counts.events).toBe(counts.stored);
+    expect(rollupsOf(file)).toEqual(reference);
+  });
+
+  it('split over processes, merged, writes the same roll-up rows', async () => {
+    const file = d1File(await fresh());
+    await createBenchSite(file, traffic.domain);
+    await loadTraffic(file, traffic, undefined, 2);
+    expect(rollupsOf(file)).toEqual(reference);
+  });
+});

@@ -7,7 +7,7 @@
 import { and, asc, between, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
-import { containsPattern } from '../websites/queries.ts';
+import { containsText } from '../websites/queries.ts';
 import type { StatName } from './names.ts';
 
 export type StatsQuery = {
@@ -35,7 +35,7 @@ function statsRange(q: Pick<StatsQuery, 'websiteId' | 'name' | 'from' | 'to' | '
     eq(stats.name, q.name),
     // For one day, equality lets SQLite group in primary-key (value) order, with no sorter.
     q.from === q.to ? eq(stats.date, q.from) : between(stats.date, q.from, q.to),
-    q.search ? sql`${stats.value} LIKE ${containsPattern(q.search)} ESCAPE '\\'` : undefined,
+    q.search ? containsText(stats.value, q.search) : undefined,
   );
 }
 

@@ -2,7 +2,7 @@
  * Website queries. Every function takes the owner id and scopes by it, so a caller cannot
  * reach another owner's website by accident: not found and not yours look the same.
  */
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websitePurges, websites } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
@@ -48,9 +48,13 @@ export async function domainTaken(db: Database, domain: string): Promise<boolean
   return row !== undefined;
 }
 
-/** `LIKE` pattern matching `term` as a literal substring (`%`, `_` and `\` escaped). */
-export function containsPattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+/**
+ * `text` contains `term` as a literal substring, ignoring ASCII case: what `LIKE '%term%'`
+ * with `%`, `_` and `\` escaped would match. Not `LIKE` itself: D1 refuses a LIKE pattern
+ * longer than 50 bytes ("pattern too complex"), and a search term may be 255 characters.
+ */
+export function containsText(text: SQLWrapper, term: string): SQL {
+  return sql`instr(lower(${text}), ${term.toLowerCase()}) > 0`;
 }
 
 export type WebsiteListOptions = {
@@ -64,9 +68,7 @@ export type WebsiteListOptions = {
 export async function listWebsites(db: Database, ownerId: number, options: WebsiteListOptions) {
   const where = and(
     eq(websites.ownerId, ownerId),
-    options.search
-      ? sql`${websites.domain} LIKE ${containsPattern(options.search)} ESCAPE '\\'`
-      : undefined,
+    options.search ? containsText(websites.domain, options.search) : undefined,
   );
   const column = options.sortBy === 'domain' ? websites.domain : websites.id;
   const order = options.sort === 'asc' ? asc(column) : desc(column);

@@ -1,0 +1,21 @@
+/**
+ * The pages read their forms with `c.req.parseBody()`, which throws on a body that claims to
+ * be a form and is not one (a multipart body without its boundary, say): that was a 500.
+ * Parsed here once, after the body limit: a form that cannot be read is a 400, and a good
+ * one stays cached for the handler.
+ */
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../env.ts';
+import { ApiError } from '../lib/errors.ts';
+
+export const readableForm = () =>
+  createMiddleware<AppEnv>(async function readableForm(c, next) {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      try {
+        await c.req.parseBody();
+      } catch {
+        throw new ApiError(400, 'The form could not be read.');
+      }
+    }
+    await next();
+  });

@@ -21,12 +21,12 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
 import { STAT_NAMES } from '../src/stats/names.ts';
-import { createBenchSite, d1File, loadTraffic } from './bench/load.ts';
+import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
 import { root, wrangler } from './lib/d1.ts';
 import { type GeneratedHit, type TrafficOptions, trafficDays } from './lib/traffic.ts';
+import { startWorker } from './lib/worker.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,16 +84,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[i] as number;
 }
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
-
-async function startWorker(entry: string, persistTo: string): Promise<Unstable_DevWorker> {
-  return unstable_dev(join(root, entry), {
-    config: join(root, 'wrangler.toml'),
-    persistTo,
-    ip: '127.0.0.1',
-    logLevel: 'none',
-    experimental: { disableExperimentalWarning: true },
-  });
-}
 
 /** A generated hit as JSON for the benchmark Worker (Headers become a plain object). */
 const wire = ({ body, req }: GeneratedHit) => ({
@@ -168,7 +158,7 @@ async function main() {
     log(`loading ${config.days} days of traffic (${traffic.visitorsPerDay} visitors a day)`);
     let shown = 0;
     const loadStarted = performance.now();
-    const loaded = await loadTraffic(file, traffic, (hits) => {
+    const loaded = await loadInParallel(file, traffic, (hits) => {
       if (hits - shown >= 100_000) {
         shown = hits;
         log(`  ${hits.toLocaleString('en')} hits loaded`);
@@ -184,7 +174,7 @@ async function main() {
 
     // 2. Reads and per-hit writes, inside workerd.
     log('starting the benchmark Worker (workerd, local D1)');
-    const bench = await startWorker('scripts/bench/worker.ts', state);
+    const bench = await startWorker(state, 'scripts/bench/worker.ts');
     const reads: BenchReport['reads'] = [];
     let distinctPages = 0;
     let costPerHit: BenchReport['writes'];
@@ -277,7 +267,7 @@ async function main() {
 
     // 3. Throughput and sizes, against `wrangler dev` serving the real Worker.
     log('starting the Worker under wrangler dev');
-    const dev = await startWorker('src/index.ts', state);
+    const dev = await startWorker(state);
     let throughput: BenchReport['throughput'];
     let size: BenchReport['sizes'];
     try {

@@ -109,7 +109,7 @@ export async function loadDays(
  * Loads all of `traffic` into the D1 file, in `parts` processes; `onProgress` gets the
  * hits loaded so far.
  */
-export async function loadTraffic(
+export async function loadInParallel(
   file: string,
   traffic: TrafficOptions,
   onProgress?: (hits: number) => void,

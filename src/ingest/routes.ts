@@ -69,6 +69,7 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   let stored = false;
   // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
   const seen = new Set<number>();
+  const ip = c.req.header('cf-connecting-ip') ?? null;
   for (const hit of hits) {
     // Found here only when there are several, to skip repeats; else the pipeline finds it.
     const site = hits.length > 1 ? await findSite(db, hit) : undefined;
@@ -80,7 +81,6 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
       if (seen.has(site.id)) continue;
       seen.add(site.id);
     }
-    const ip = c.req.header('cf-connecting-ip') ?? null;
     let outcome: HitOutcome;
     try {
       const req: HitRequest = {

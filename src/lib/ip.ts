@@ -2,7 +2,14 @@
  * Strict IP address parsing on top of ipaddr.js, which is lenient in ways a browser is not
  * (hex or octal IPv4 parts, `::1.2.3.4` read as IPv4-mapped).
  */
+import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
+
+/**
+ * The client's address as the page routes count it (throttles, rate limits): Cloudflare's
+ * `CF-Connecting-IP` only, never `X-Forwarded-For` (DESIGN §3.2); `unknown` when absent.
+ */
+export const clientIp = (c: Context) => c.req.header('cf-connecting-ip') ?? 'unknown';
 
 /** Strict dotted-quad: four decimal octets, no leading zeros, no hex or shorthand forms. */
 const IPV4_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;

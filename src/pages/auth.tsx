@@ -20,6 +20,7 @@ import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
+import { clientIp } from '../lib/ip.ts';
 import { Field, render } from './layout.tsx';
 import { clearSessionCookie, signIn, validCsrf } from './session.ts';
 
@@ -30,7 +31,6 @@ async function registrationOpen(db: Database, setting: string | undefined): Prom
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
-const clientIp = (c: Context<AppEnv>) => c.req.header('cf-connecting-ip') ?? 'unknown';
 /** A well-formed hash no password matches, verified for unknown e-mails to even out timing. */
 const UNKNOWN_OWNER_HASH =
   'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

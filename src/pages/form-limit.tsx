@@ -7,13 +7,13 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
+import { clientIp } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinLimit } from '../lib/rate-limit.ts';
 import { render } from './layout.tsx';
 
 export const formRateLimit = (form: string) =>
   createMiddleware<AppEnv>(async function formRateLimit(c, next) {
-    const ip = c.req.header('cf-connecting-ip') ?? 'unknown';
-    if (await withinLimit(c.env, 'RATE_LIMIT_FORMS', [ip, form])) return next();
+    if (await withinLimit(c.env, 'RATE_LIMIT_FORMS', [clientIp(c), form])) return next();
     c.header('Retry-After', String(RETRY_AFTER_SECONDS));
     return render(
       c,

@@ -15,6 +15,7 @@ import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
+import { clientIp } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
@@ -336,7 +337,7 @@ export function createStatsPages() {
     const db = createDb(c.env.DB);
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) return notFound(c);
-    const key = ['stats', String(site.id), c.req.header('cf-connecting-ip') ?? 'unknown'];
+    const key = ['stats', String(site.id), clientIp(c)];
     const wait = await consumeAttempt(db, key);
     if (wait > 0) {
       c.header('Retry-After', String(wait));

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBenchSite, d1File, loadDays, loadTraffic } from '../../scripts/bench/load.ts';
+import { createBenchSite, d1File, loadDays, loadInParallel } from '../../scripts/bench/load.ts';
 import { withDatabase } from '../../scripts/lib/d1.ts';
-import { generateTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
+import { generateTraffic, loadTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 
@@ -55,13 +55,12 @@ describe('the benchmark loader', () => {
   it('the reference: every hit through processHit on local D1', async () => {
     const dir = await fresh();
     reference = await withDatabase({ remote: false, persistTo: dir }, async (db) => {
-      const { loadTraffic: loadHitByHit } = await import('../../scripts/lib/traffic.ts');
       const owner = await createOwner(db, {
         email: 'bench@example.com',
         password: 'bench password',
       });
       await createWebsite(db, owner.id, { domain: traffic.domain, timezone: 'UTC', privacy: 0 });
-      const loaded = await loadHitByHit(db, generateTraffic(traffic));
+      const loaded = await loadTraffic(db, generateTraffic(traffic));
       expect(loaded.stored).toBeGreaterThan(100);
       const { results } = await db.$client.prepare(ROLLUPS).all<Row>();
       return results;
@@ -80,7 +79,7 @@ describe('the benchmark loader', () => {
   it('split over processes, merged, writes the same roll-up rows', async () => {
     const file = d1File(await fresh());
     await createBenchSite(file, traffic.domain);
-    await loadTraffic(file, traffic, undefined, 2);
+    await loadInParallel(file, traffic, undefined, 2);
     expect(rollupsOf(file)).toEqual(reference);
   });
 });

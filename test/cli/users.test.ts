@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unstable_dev } from 'wrangler';
+import { startWorker } from '../../scripts/lib/worker.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -128,12 +128,7 @@ describe('user:create and user:rotate-key', () => {
   });
 
   it('the Worker accepts the new key and refuses the rotated one', async () => {
-    const worker = await unstable_dev(join(root, 'src/index.ts'), {
-      config: join(root, 'wrangler.toml'),
-      persistTo: state,
-      logLevel: 'none',
-      experimental: { disableExperimentalWarning: true },
-    });
+    const worker = await startWorker(state);
     try {
       const auth = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
       const fresh = await worker.fetch('/api/v1/websites', auth(rotated.api_key));

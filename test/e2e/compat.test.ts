@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { Umami } from '@umami/node';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
@@ -54,13 +55,7 @@ beforeAll(async () => {
     for (const domain of [PLAUSIBLE_SITE, UMAMI_SITE])
       ids[domain] = (await createWebsite(db, owner.id, { domain })).id;
   });
-  worker = await unstable_dev(join(root, 'src/index.ts'), {
-    config: join(root, 'wrangler.toml'),
-    persistTo: state,
-    ip: '127.0.0.1',
-    logLevel: 'none',
-    experimental: { disableExperimentalWarning: true },
-  });
+  worker = await startWorker(state);
 });
 
 afterAll(async () => {

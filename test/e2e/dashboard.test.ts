@@ -9,14 +9,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const SHOP = 'shop.example.com';
 
 let state: string;
@@ -32,13 +31,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
   beforeAll(async () => {
     state = await mkdtemp(join(tmpdir(), 'sightline-dashboard-'));
     await withDatabase({ remote: false, persistTo: state }, async () => undefined);
-    worker = await unstable_dev(join(root, 'src/index.ts'), {
-      config: join(root, 'wrangler.toml'),
-      persistTo: state,
-      ip: '127.0.0.1',
-      logLevel: 'none',
-      experimental: { disableExperimentalWarning: true },
-    });
+    worker = await startWorker(state);
     // Browsers keep Secure cookies over plain HTTP only for localhost (a "secure context").
     base = `http://localhost:${worker.port}`;
     shop = createServer((_, res) => {

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 
@@ -71,13 +72,7 @@ describe('rate limits under wrangler dev with the real configuration', () => {
       await createWebsite(db, owner.id, { domain: SITE });
       return owner.apiKey;
     });
-    worker = await unstable_dev(join(root, 'src/index.ts'), {
-      config: join(root, 'wrangler.toml'),
-      persistTo: state,
-      ip: '127.0.0.1',
-      logLevel: 'none',
-      experimental: { disableExperimentalWarning: true },
-    });
+    worker = await startWorker(state);
     base = `http://127.0.0.1:${worker.port}`;
   });
 

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { processHit } from '../../src/ingest/pipeline.ts';
@@ -63,12 +64,7 @@ describe('periodic reports through wrangler', () => {
         });
       }
     });
-    worker = await unstable_dev(join(root, 'src/index.ts'), {
-      config: join(root, 'wrangler.toml'),
-      persistTo: state,
-      logLevel: 'none',
-      experimental: { disableExperimentalWarning: true },
-    });
+    worker = await startWorker(state);
     const before = new Set(await emlFiles(mailDir));
     const fired = await worker.fetch('/cdn-cgi/local/scheduled?cron=0+*+*+*+*');
     expect(fired.status).toBe(200);

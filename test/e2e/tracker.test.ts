@@ -10,15 +10,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const SITE = 'shop.example.com';
 
 let state: string;
@@ -59,13 +58,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
       });
       return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' })).id;
     });
-    worker = await unstable_dev(join(root, 'src/index.ts'), {
-      config: join(root, 'wrangler.toml'),
-      persistTo: state,
-      ip: '127.0.0.1',
-      logLevel: 'none',
-      experimental: { disableExperimentalWarning: true },
-    });
+    worker = await startWorker(state);
     const trackerOrigin = `http://127.0.0.1:${worker.port}`;
     pages = createServer((_, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

@@ -51,7 +51,11 @@ export async function call(
     if (body.type) h['content-type'] = body.type;
     init.body = body.raw;
   }
-  const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, init));
+  return readResponse(await exports.default.fetch(new Request(`${ORIGIN}${path}`, init)));
+}
+
+/** A response's status, headers, text and, when the text is JSON, its value. */
+export async function readResponse(res: Response) {
   const text = await res.text();
   let json: unknown;
   try {

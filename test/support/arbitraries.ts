@@ -384,3 +384,32 @@ export function queryString(pairs: [string, string][], raw: boolean): string {
 
 /** Is `status` an answer the Worker may give to a client's bad request or a good one (not 5xx)? */
 export const isClientOrSuccess = (status: number) => status >= 200 && status < 500;
+
+/**
+ * Date query parameters: valid days around `today` and at the edges of the calendar,
+ * impossible and malformed ones (Feb 29 of a common year, unpadded, timestamps, extended
+ * years, full-width digits), any valid day, and any text.
+ */
+export function dateArb(today: string): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(
+      today,
+      '1970-01-01',
+      '1969-12-31',
+      '2000-02-29',
+      '2024-02-29',
+      '2023-02-29',
+      '9999-12-31',
+      '0000-00-00',
+      '2026-1-1',
+      '2026-01-01T00:00:00Z',
+      '+02026-01-01',
+      '\uff12\uff10\uff12\uff16-01-01',
+      '',
+    ),
+    fc
+      .date({ min: new Date('1960-01-01'), max: new Date('9999-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+    anyText,
+  );
+}

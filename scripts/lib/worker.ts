@@ -1,0 +1,21 @@
+/** Sightline's Worker under wrangler's dev server, for the end-to-end tests and the benchmark. */
+import { join } from 'node:path';
+import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
+import { root } from './d1.ts';
+
+/**
+ * Starts `entry` (default: the real Worker) with the configuration of wrangler.toml on the
+ * local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port.
+ */
+export function startWorker(
+  persistTo: string,
+  entry = 'src/index.ts',
+): Promise<Unstable_DevWorker> {
+  return unstable_dev(join(root, entry), {
+    config: join(root, 'wrangler.toml'),
+    persistTo,
+    ip: '127.0.0.1',
+    logLevel: 'none',
+    experimental: { disableExperimentalWarning: true },
+  });
+}

@@ -94,7 +94,8 @@ export function fromUmami(body: unknown): Translated {
   const websiteId = /^[1-9]\d{0,15}$/.test(website) ? Number(website) : undefined;
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(website);
   // Umami's `url` is a path (with `hostname` beside it) or, from some clients, a full URL.
-  // Without a host, a path is kept for the website named by id to complete (`path`).
+  // Without a host, the path (the root when there is no `url`: a server-side event) is kept
+  // for the website named by id or domain to complete (`path`).
   let page: unknown = p.url;
   let path: string | undefined;
   if (typeof p.url === 'string' && !/^https?:\/\//i.test(p.url)) {
@@ -103,8 +104,9 @@ export function fromUmami(body: unknown): Translated {
     const relative = `${p.url.startsWith('/') ? '' : '/'}${p.url}`;
     page = host ? `https://${host}${relative}` : undefined;
     if (!host) path = relative;
-  } else if (p.url === undefined && hostname) {
-    page = `https://${hostname}/`;
+  } else if (p.url === undefined) {
+    if (hostname) page = `https://${hostname}/`;
+    else path = '/';
   }
   const data = isObject(p.data) ? p.data : {};
   const hit: NativeHit = {

@@ -61,12 +61,20 @@ export async function findSiteById(db: Database, id: number): Promise<Website | 
   return db.select().from(websites).where(eq(websites.id, id)).get();
 }
 
+/** The website registered under `domain` exactly (as the tracker names it: normalised). */
+export async function findSiteByDomain(db: Database, domain: string): Promise<Website | undefined> {
+  return findByCandidates(db, domainCandidates(domain).slice(0, 1));
+}
+
 /** Step: the website named by id or `domain`, else the most specific one matching the page host. */
 export async function findSite(db: Database, hit: Hit): Promise<Website | undefined> {
   if (hit.websiteId !== undefined) return findSiteById(db, hit.websiteId);
-  const candidates = hit.domain
-    ? domainCandidates(hit.domain).slice(0, 1)
-    : domainCandidates(hit.page.hostname);
+  if (hit.domain) return findSiteByDomain(db, hit.domain);
+  return findByCandidates(db, domainCandidates(hit.page.hostname));
+}
+
+/** The most specific (longest) of the candidate domains that a website is registered under. */
+async function findByCandidates(db: Database, candidates: string[]): Promise<Website | undefined> {
   if (candidates.length === 0) return undefined;
   return db
     .select()

@@ -21,6 +21,7 @@ import { parseHit } from './payload.ts';
 import {
   type DropReason,
   findSite,
+  findSiteByDomain,
   findSiteById,
   type HitOutcome,
   type HitRequest,
@@ -52,11 +53,17 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
   const db = createDb(c.env.DB);
   const hits = [];
   for (const body of translated.hits) {
-    if (translated.websiteId !== undefined && body.page === undefined) {
-      // Named only by website id (a server-side sender): the page is on the website itself.
-      const site = await findSiteById(db, translated.websiteId);
+    if (body.page === undefined && typeof body.path === 'string') {
+      // Named only by website id or domain (a server-side sender such as @umami/node): the
+      // page is that path on the website itself.
+      const site =
+        translated.websiteId !== undefined
+          ? await findSiteById(db, translated.websiteId)
+          : typeof body.domain === 'string'
+            ? await findSiteByDomain(db, body.domain)
+            : undefined;
       if (!site) return 'unknown_site';
-      body.page = `https://${site.domain}${typeof body.path === 'string' ? body.path : '/'}`;
+      body.page = `https://${site.domain}${body.path}`;
     }
     const parsed = parseHit(body);
     if (!parsed.ok) throw new ApiError(400, parsed.message);

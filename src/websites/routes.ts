@@ -143,7 +143,7 @@ export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
   api.get('/websites', async (c) => {
     const parsed = parseFields(websiteListQuerySchema, c.req.query());
     if (!parsed.ok) throw validationFailed(parsed.errors);
-    const { search, sort_by = 'id', sort = 'desc', per_page = 10, page = 1 } = parsed.data;
+    const { search, sort_by = 'id', sort = 'desc', per_page = 25, page = 1 } = parsed.data;
     const { rows, total } = await listWebsites(createDb(c.env.DB), c.get('ownerId'), {
       search: search?.trim() || undefined,
       sortBy: sort_by,

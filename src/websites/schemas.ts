@@ -134,7 +134,7 @@ export const websiteListQuerySchema = z.object({
     'Sort by id (creation order, default) or domain.',
   ).optional(),
   sort: stringChoice('sort', ['desc', 'asc'], 'Sort direction. Defaults to desc.').optional(),
-  per_page: perPageField(10),
+  per_page: perPageField(25),
   page: pageField,
 });
 

@@ -24,6 +24,7 @@ import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const PLAUSIBLE_SITE = 'plausible-shop.example.com';
 const UMAMI_SITE = 'umami-shop.example.com';
+const UMAMI_DOMAIN_SITE = 'umami-by-domain.example.com';
 
 let state: string;
 let worker: Unstable_DevWorker;
@@ -52,7 +53,7 @@ beforeAll(async () => {
       password: 'moving from elsewhere',
     });
     apiKey = owner.apiKey;
-    for (const domain of [PLAUSIBLE_SITE, UMAMI_SITE])
+    for (const domain of [PLAUSIBLE_SITE, UMAMI_SITE, UMAMI_DOMAIN_SITE])
       ids[domain] = (await createWebsite(db, owner.id, { domain })).id;
   });
   worker = await startWorker(state);
@@ -91,6 +92,19 @@ describe('@umami/node against Sightline', () => {
     expect(await stat(UMAMI_SITE, 'language')).toEqual({ en: 1 });
     expect(await stat(UMAMI_SITE, 'browser')).toEqual({ Chrome: 1 });
     expect(await stat(UMAMI_SITE, 'event')).toEqual({ 'checkout:49:USD': 1 });
+  });
+
+  it('counts a server-side event of a website given by its domain', async () => {
+    const umami = new Umami({
+      hostUrl: `http://127.0.0.1:${worker.port}`,
+      websiteId: UMAMI_DOMAIN_SITE,
+      userAgent: DESKTOP_CHROME,
+    });
+    // No url, no hostname: the event belongs to the website's root, as when named by id.
+    const event = await umami.track('Signup', { plan: 'pro' });
+    expect(event.status).toBe(200);
+    expect(event.headers.get('x-drop-reason')).toBeNull();
+    expect(await stat(UMAMI_DOMAIN_SITE, 'event')).toEqual({ Signup: 1 });
   });
 });
 

@@ -285,6 +285,37 @@ describe('Umami on POST /api/send', () => {
     expect(await rollups(s.id)).toEqual({ event: { signup: 1 } });
   });
 
+  it('counts a server-side event named by domain on that website, as by id', async () => {
+    const s = await site('um-server-domain');
+    // What @umami/node's `umami.track('Signup', { plan: 'pro' })` sends after
+    // `init({ websiteId: '<domain>' })`: no url, no hostname.
+    const res = await sendUmami(
+      umami({ website: s.domain, name: 'Signup', data: { plan: 'pro' }, language: 'en-US' }),
+    );
+    expect([res.status, res.json, res.dropReason]).toEqual([200, {}, null]);
+    expect(await rollups(s.id)).toEqual({ event: { Signup: 1 } });
+    const upper = await sendUmami(
+      umami({ website: `WWW.${s.domain.toUpperCase()}`, name: 'Signup' }),
+    );
+    expect([upper.status, upper.dropReason]).toEqual([200, null]);
+    expect(await rollups(s.id)).toEqual({ event: { Signup: 2 } });
+  });
+
+  it('counts a page view named by domain without url or hostname on the root', async () => {
+    const s = await site('um-domain-root');
+    freezeAt(NOW);
+    const res = await sendUmami(umami({ website: s.domain }));
+    expect([res.status, res.dropReason]).toEqual([200, null]);
+    expect(await rollups(s.id)).toEqual(firstPageView('/'));
+  });
+
+  it('drops a server-side event for a domain nobody registered as unknown_site', async () => {
+    const res = await sendUmami(
+      umami({ website: 'nobody-registered-this.example', name: 'Signup' }),
+    );
+    expect([res.status, res.dropReason]).toEqual([200, 'unknown_site']);
+  });
+
   it('allows the CORS preflight with content-type and x-umami-cache', async () => {
     const res = await call('/api/send', {
       method: 'OPTIONS',

@@ -26,26 +26,38 @@ describe('GET /api/v1/websites', () => {
     for (const domain of domains) ids.push((await makeWebsite(key, { domain })).id);
   });
 
-  it('pages newest first, 10 per page, with links and meta', async () => {
+  it('pages newest first, 25 per page by default (the API contract), with links and meta', async () => {
     const res = await call('/api/v1/websites', { key });
     expect(res.status).toBe(200);
-    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse().slice(0, 10));
+    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse());
     expect(res.json.links).toEqual({
       first: `${ORIGIN}/api/v1/websites?page=1`,
-      last: `${ORIGIN}/api/v1/websites?page=2`,
+      last: `${ORIGIN}/api/v1/websites?page=1`,
       prev: null,
-      next: `${ORIGIN}/api/v1/websites?page=2`,
+      next: null,
     });
     expect(res.json.meta).toEqual({
       current_page: 1,
       from: 1,
-      last_page: 2,
+      last_page: 1,
       path: `${ORIGIN}/api/v1/websites`,
-      per_page: 10,
-      to: 10,
+      per_page: 25,
+      to: 13,
       total: 13,
     });
     expect(res.json.status).toBe(200);
+  });
+
+  it('pages by the per_page asked for', async () => {
+    const res = await call('/api/v1/websites?per_page=10', { key });
+    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse().slice(0, 10));
+    expect(res.json.links).toEqual({
+      first: `${ORIGIN}/api/v1/websites?per_page=10&page=1`,
+      last: `${ORIGIN}/api/v1/websites?per_page=10&page=2`,
+      prev: null,
+      next: `${ORIGIN}/api/v1/websites?per_page=10&page=2`,
+    });
+    expect(res.json.meta).toMatchObject({ last_page: 2, per_page: 10, to: 10, total: 13 });
   });
 
   it('keeps the other query parameters in the links', async () => {
@@ -107,7 +119,7 @@ describe('GET /api/v1/websites', () => {
       current_page: 9,
       from: null,
       to: null,
-      last_page: 2,
+      last_page: 1,
       total: 13,
     });
     expect(res.json.links.prev).toBe(`${ORIGIN}/api/v1/websites?page=8`);

@@ -1,8 +1,8 @@
 /**
  * Throttling password guesses: at most `THROTTLE_LIMIT` attempts per key in a window; then
  * attempts are refused until the window ends. Keys are hashed (an IP or an e-mail is never
- * stored). Attempts are counted before the password is checked, in one statement, so that
- * concurrent guesses cannot all slip past the limit.
+ * stored). Attempts are counted before the password is checked, in one statement per key,
+ * so that concurrent guesses cannot all slip past the limit.
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
@@ -10,32 +10,111 @@ import { throttles } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
 const THROTTLE_LIMIT = 5;
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+/**
+ * Log-in failures for one e-mail, from all addresses together, past which the e-mail counts
+ * as under attack: then an address that already failed for it gets no further guess until
+ * its window ends. An address without failures is never refused because of the e-mail.
+ */
+const LOGIN_UNDER_ATTACK = 20;
 
 const keyOf = (parts: string[]) => sha256Hex(`throttle\u0000${parts.join('\u0000')}`);
 
+/** A key's attempts in its current window, the one just counted included. */
+export type Attempts = { failures: number; resetAt: number };
+
+/**
+ * Counts an attempt against each key, all in one transaction, and returns each key's count.
+ * A new window starts for a key whose old one is over.
+ */
+export async function countAttempts(
+  db: Database,
+  keys: string[][],
+  now = Date.now(),
+): Promise<Attempts[]> {
+  const hashed = await Promise.all(keys.map(keyOf));
+  // Built after the hashing: a query builder is a thenable, so an `await` would run it.
+  const statements = hashed.map((key) =>
+    db
+      .insert(throttles)
+      .values({ key, failures: 1, resetAt: now + THROTTLE_WINDOW_MS })
+      .onConflictDoUpdate({
+        target: throttles.key,
+        set: {
+          failures: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN 1 ELSE ${throttles.failures} + 1 END`,
+          resetAt: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN ${now + THROTTLE_WINDOW_MS} ELSE ${throttles.resetAt} END`,
+        },
+      })
+      .returning({ failures: throttles.failures, resetAt: throttles.resetAt }),
+  );
+  const [first, ...rest] = statements;
+  if (!first) return [];
+  const results = await db.batch([first, ...rest]);
+  return results.map((rows) => rows[0] ?? { failures: 0, resetAt: now });
+}
+
+/** Seconds to wait when `attempts` is over `limit`, else 0. */
+const waitFor = (attempts: Attempts, limit: number, now: number) =>
+  attempts.failures > limit ? Math.max(1, Math.ceil((attempts.resetAt - now) / 1000)) : 0;
+
 /**
  * Counts an attempt and returns the seconds to wait when it is over the limit (0 when it
- * may go ahead). A new window starts when the old one is over.
+ * may go ahead).
  */
 export async function consumeAttempt(
   db: Database,
   parts: string[],
   now = Date.now(),
 ): Promise<number> {
-  const row = await db
-    .insert(throttles)
-    .values({ key: await keyOf(parts), failures: 1, resetAt: now + THROTTLE_WINDOW_MS })
-    .onConflictDoUpdate({
-      target: throttles.key,
-      set: {
-        failures: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN 1 ELSE ${throttles.failures} + 1 END`,
-        resetAt: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN ${now + THROTTLE_WINDOW_MS} ELSE ${throttles.resetAt} END`,
-      },
-    })
-    .returning()
-    .get();
-  return row && row.failures > THROTTLE_LIMIT ? Math.ceil((row.resetAt - now) / 1000) : 0;
+  const [attempts] = await countAttempts(db, [parts], now);
+  return attempts ? waitFor(attempts, THROTTLE_LIMIT, now) : 0;
+}
+
+/**
+ * The log-in form's throttle keys: the client address (an IPv6 client by its /64, see
+ * `addressKey`), the e-mail from that address, and the e-mail from everywhere.
+ */
+const loginKeys = (email: string, address: string) => ({
+  address: ['ip', address],
+  pair: ['login', email, address],
+  email: ['login-email', email],
+});
+
+/**
+ * Counts a log-in attempt before its password is checked and returns the seconds to wait
+ * (0 when it may go ahead). Refused: an address past the limit (whatever e-mails it tried),
+ * and an address past the limit for this e-mail — a limit of one failure while the e-mail is
+ * under attack from many addresses. Never refused: an address without failures, however
+ * many other addresses failed for the e-mail, so strangers cannot lock an owner out.
+ */
+export async function consumeLoginAttempt(
+  db: Database,
+  email: string,
+  address: string,
+  now = Date.now(),
+): Promise<number> {
+  const keys = loginKeys(email, address);
+  const [perAddress, perPair, perEmail] = await countAttempts(
+    db,
+    [keys.address, keys.pair, keys.email],
+    now,
+  );
+  if (!perAddress || !perPair || !perEmail) return 0;
+  const pairLimit = perEmail.failures > LOGIN_UNDER_ATTACK ? 1 : THROTTLE_LIMIT;
+  return Math.max(waitFor(perAddress, THROTTLE_LIMIT, now), waitFor(perPair, pairLimit, now));
+}
+
+/**
+ * After a successful log-in: the e-mail's failures from this address are forgotten, and the
+ * attempt just counted is given back to the address and to the e-mail's total.
+ */
+export async function loginSucceeded(db: Database, email: string, address: string) {
+  const keys = loginKeys(email, address);
+  await Promise.all([
+    clearFailures(db, keys.pair),
+    refundAttempt(db, keys.address),
+    refundAttempt(db, keys.email),
+  ]);
 }
 
 /** Gives back an attempt that turned out to be a success (the IP's count after a login). */

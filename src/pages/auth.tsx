@@ -1,7 +1,7 @@
 /**
  * Signing up, in and out. The first owner can always sign up; more only when the
- * `REGISTRATION` variable is `open`. Failed logins are throttled per client IP and per
- * e-mail; the messages never tell whether an e-mail is registered.
+ * `REGISTRATION` variable is `open`. Failed logins are throttled per client address and per
+ * e-mail from that address; the messages never tell whether an e-mail is registered.
  */
 import { count } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
@@ -15,12 +15,12 @@ import {
 } from '../accounts/owners.ts';
 import { verifyPassword } from '../accounts/password.ts';
 import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.ts';
-import { clearFailures, consumeAttempt, refundAttempt } from '../accounts/throttle.ts';
+import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
-import { clientIp } from '../lib/ip.ts';
+import { clientAddressKey } from '../lib/ip.ts';
 import { Field, render } from './layout.tsx';
 import { clearSessionCookie, signIn, validCsrf } from './session.ts';
 
@@ -172,14 +172,11 @@ export function createAuthPages() {
     const db = createDb(c.env.DB);
     const body = await c.req.parseBody();
     const email = normalizeEmail(text(body.email));
-    const keys = [
-      ['ip', clientIp(c)],
-      ['email', email],
-    ];
+    const address = clientAddressKey(c);
     // Every attempt is counted before the password is checked, so concurrent guesses cannot
-    // all get past the limit; a success clears the e-mail's count and refunds the IP's.
-    const waits = await Promise.all(keys.map((k) => consumeAttempt(db, k)));
-    const wait = Math.max(...waits);
+    // all get past the limit. Refusals are per address and per (e-mail, address): failures
+    // from other addresses never refuse the owner (see consumeLoginAttempt).
+    const wait = await consumeLoginAttempt(db, email, address);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       return loginPage(
@@ -193,8 +190,7 @@ export function createAuthPages() {
     const ok = await verifyPassword(text(body.password), owner?.passwordHash ?? UNKNOWN_OWNER_HASH);
     if (!owner || !ok)
       return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
-    await clearFailures(db, ['email', email]);
-    await refundAttempt(db, ['ip', clientIp(c)]);
+    await loginSucceeded(db, email, address);
     await signIn(c, owner);
     return c.redirect('/websites', 303);
   });

@@ -204,39 +204,136 @@ describe('throttling password guesses', () => {
     expect(res.headers.getSetCookie()).toEqual([]);
   };
 
-  it('after five wrong passwords for one e-mail the next attempt is 429, even the right one', async () => {
+  it('wrong log-ins from many addresses never lock the owner out of an address without failures', async () => {
     const victim = await makeOwner('victim');
-    // Every guess from another IP: the e-mail alone is throttled.
-    for (let i = 0; i < 5; i++) {
+    // Strangers guess the owner's password, each from an address of their own: more than
+    // the five failures one address may make, again and again.
+    for (let i = 0; i < 8; i++) {
       const res = await newBrowser().post('/login', {
         email: victim.email,
         password: `guess ${i}`,
       });
       expect(res.status, `attempt ${i + 1}`).toBe(422);
     }
+    // The owner, from an address that has not failed, signs in with the right password.
+    const owner7 = newBrowser();
+    const res = await owner7.post('/login', { email: victim.email, password: OWNER_PASSWORD });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe('/websites');
+    expect(owner7.cookies.has('sl_session')).toBe(true);
+    // Also with another spelling of the e-mail, after more failures.
+    for (let i = 0; i < 3; i++) {
+      await newBrowser().post('/login', { email: victim.email, password: `again ${i}` });
+    }
+    await login(newBrowser(), ` ${victim.email.toUpperCase()}`, OWNER_PASSWORD);
+  });
+
+  it('five wrong passwords for one e-mail from one address: that address gets 429, even with the right one', async () => {
+    const victim = await makeOwner('victim');
+    const ip = '198.19.210.1';
+    for (let i = 0; i < 5; i++) {
+      const res = await newBrowser({ ip }).post('/login', {
+        email: victim.email,
+        password: `guess ${i}`,
+      });
+      expect(res.status, `attempt ${i + 1}`).toBe(422);
+    }
     expectThrottled(
-      await newBrowser().post('/login', { email: victim.email, password: 'guess 6' }),
+      await newBrowser({ ip }).post('/login', { email: victim.email, password: OWNER_PASSWORD }),
     );
-    const right = newBrowser();
-    expectThrottled(await right.post('/login', { email: victim.email, password: OWNER_PASSWORD }));
-    expect(right.cookies.size).toBe(0);
     // Another spelling of the same e-mail is the same key.
     expectThrottled(
-      await newBrowser().post('/login', {
+      await newBrowser({ ip }).post('/login', {
         email: ` ${victim.email.toUpperCase()}`,
         password: OWNER_PASSWORD,
       }),
     );
-    // Other owners are not affected.
-    const bystander = newBrowser();
-    await login(bystander, owner.email, OWNER_PASSWORD);
+    // The owner signs in from elsewhere; other owners are not affected.
+    await login(newBrowser(), victim.email, OWNER_PASSWORD);
+    await login(newBrowser(), owner.email, OWNER_PASSWORD);
+  });
+
+  it('an IPv6 client is counted by its /64: changing the address within it does not escape', async () => {
+    const victim = await makeOwner('victim6');
+    // Five guesses for the owner's e-mail, each from another address of one /64 …
+    for (let i = 0; i < 5; i++) {
+      const res = await newBrowser({ ip: `2001:db8:60:1::${(i + 1).toString(16)}` }).post(
+        '/login',
+        { email: victim.email, password: `guess ${i}` },
+      );
+      expect(res.status, `attempt ${i + 1}`).toBe(422);
+    }
+    expectThrottled(
+      await newBrowser({ ip: '2001:db8:60:1:ffff:ffff:ffff:fffe' }).post('/login', {
+        email: victim.email,
+        password: OWNER_PASSWORD,
+      }),
+    );
+    // … and guesses spread over many e-mails from one /64 (password spraying).
+    for (let i = 0; i < 5; i++) {
+      const res = await newBrowser({ ip: `2001:db8:60:2:${i + 1}::1` }).post('/login', {
+        email: `spray6-${i}@example.com`,
+        password: 'password1',
+      });
+      expect(res.status, `spray ${i + 1}`).toBe(422);
+    }
+    expectThrottled(
+      await newBrowser({ ip: '2001:db8:60:2:abcd::99' }).post('/login', {
+        email: owner.email,
+        password: OWNER_PASSWORD,
+      }),
+    );
+    // Another /64 is another client.
+    await login(newBrowser({ ip: '2001:db8:60:3::1' }), victim.email, OWNER_PASSWORD);
+  });
+
+  it('under a spread-out attack an address that failed gets no second guess; a fresh one still signs in', async () => {
+    const target = await makeOwner('besieged');
+    const first = '198.19.211.1';
+    expect(
+      (await newBrowser({ ip: first }).post('/login', { email: target.email, password: 'x1' }))
+        .status,
+    ).toBe(422);
+    // Before the attack, one address may fail more than once.
+    expect(
+      (await newBrowser({ ip: first }).post('/login', { email: target.email, password: 'x2' }))
+        .status,
+    ).toBe(422);
+    // Twenty more failures for the e-mail, each from its own address.
+    for (let i = 0; i < 20; i++) {
+      const res = await newBrowser().post('/login', {
+        email: target.email,
+        password: `spread ${i}`,
+      });
+      expect(res.status, `attempt ${i + 1}`).toBe(422);
+    }
+    // Now an address with a failure for this e-mail is refused, even with the right password …
+    expectThrottled(
+      await newBrowser({ ip: first }).post('/login', {
+        email: target.email,
+        password: OWNER_PASSWORD,
+      }),
+    );
+    const once = '198.19.211.2';
+    expect(
+      (await newBrowser({ ip: once }).post('/login', { email: target.email, password: 'x3' }))
+        .status,
+    ).toBe(422);
+    expectThrottled(
+      await newBrowser({ ip: once }).post('/login', { email: target.email, password: 'x4' }),
+    );
+    // … while an address without failures signs in.
+    await login(newBrowser(), target.email, OWNER_PASSWORD);
   });
 
   it('holds the limit when the guesses arrive at the same time', async () => {
     const target = await makeOwner('parallel');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        newBrowser().post('/login', { email: target.email, password: `parallel guess ${i}` }),
+        newBrowser({ ip: `2001:db8:61:1::${(i + 1).toString(16)}` }).post('/login', {
+          email: target.email,
+          password: `parallel guess ${i}`,
+        }),
       ),
     );
     const statuses = results.map((r) => r.status);
@@ -247,11 +344,12 @@ describe('throttling password guesses', () => {
 
   it('throttles unknown e-mails exactly like registered ones', async () => {
     const email = `ghost-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const ip = '198.19.212.1';
     for (let i = 0; i < 5; i++) {
-      const res = await newBrowser().post('/login', { email, password: `guess ${i}` });
+      const res = await newBrowser({ ip }).post('/login', { email, password: `guess ${i}` });
       expect(res.status).toBe(422);
     }
-    expectThrottled(await newBrowser().post('/login', { email, password: 'guess 6' }));
+    expectThrottled(await newBrowser({ ip }).post('/login', { email, password: 'guess 6' }));
   });
 
   it('after five failures from one IP that IP is refused for every e-mail', async () => {

@@ -368,8 +368,8 @@ describe('forms: never 5xx, and a refusal signs nobody in', () => {
     );
 
   it('POST /login with arbitrary fields', async () => {
-    // The owner's own e-mail comes only with the right password, so that failures never lock
-    // it (after five, the e-mail is throttled) and some attempts do sign in.
+    // The owner's own e-mail comes only with the right password, so that failures never
+    // throttle it (after five from one address, that address is) and some attempts sign in.
     const credentials = fc
       .tuple(
         fc.constantFrom(owner.email, owner.email.toUpperCase(), ` ${owner.email} `),

@@ -20,7 +20,7 @@ textarea{min-height:6rem;font-family:ui-monospace,monospace;font-size:.9rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}.check input{width:auto}
 button,.button{display:inline-block;padding:.5rem .9rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer;text-decoration:none}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad);color:var(--bg)}
-.error{color:var(--bad);font-weight:400;font-size:.9rem}.hint{color:var(--muted);font-weight:400;font-size:.9rem}.notice{border-left:4px solid var(--good);padding:.5rem .75rem;background:var(--card)}
+.error{color:var(--bad);font-weight:400;font-size:.9rem}.hint{color:var(--muted);font-weight:400;font-size:.9rem}.notice{border-left:4px solid var(--good);padding:.5rem .75rem;background:var(--card)}.range-notice{border-left-color:var(--bad)}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(--card);border:1px solid var(--line);padding:.75rem;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all}
 .actions{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}.inline{display:inline}

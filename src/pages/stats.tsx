@@ -19,9 +19,11 @@ import { clientIp } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
+  MAX_RANGE_DAYS,
   RANGES,
   type Range,
   type RangeName,
+  type RequestedRange,
   realtimeVisitors,
   resolveRange,
   type SeriesPoint,
@@ -229,39 +231,51 @@ const ValueRows: FC<{ name: string; rows: { value: string; count: number }[]; do
   </tbody>
 );
 
-/** Range links and the custom range form; `keep` carries the rest of the view (search, sort). */
-const RangeNav: FC<{ base: string; range: Range; keep?: Record<string, string> }> = ({
+/**
+ * Range links and the custom range form; `keep` carries the rest of the view (search, sort).
+ * Dates in the URL that could not be used are said so, without repeating them.
+ */
+const RangeNav: FC<{ base: string; range: RequestedRange; keep?: Record<string, string> }> = ({
   base,
   range,
   keep = {},
 }) => {
   const kept = Object.entries(keep).filter(([, v]) => v !== '');
   return (
-    <nav class="ranges" aria-label="Date range">
-      {RANGES.filter((r) => r !== 'custom').map((r) => (
-        <a
-          href={`${base}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
-          aria-current={range.name === r ? 'page' : undefined}
-        >
-          {RANGE_LABELS[r]}
-        </a>
-      ))}
-      <form method="get" action={base} class="custom-range">
-        <input type="hidden" name="range" value="custom" />
-        {kept.map(([name, value]) => (
-          <input type="hidden" name={name} value={value} />
+    <>
+      {range.invalid ? (
+        <p class="notice range-notice" role="alert">
+          The dates in this address are not a valid date range (from and to must be dates written
+          YYYY-MM-DD, from on or before to, at most {number(MAX_RANGE_DAYS)} days). Showing the last
+          30 days instead.
+        </p>
+      ) : null}
+      <nav class="ranges" aria-label="Date range">
+        {RANGES.filter((r) => r !== 'custom').map((r) => (
+          <a
+            href={`${base}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
+            aria-current={range.name === r ? 'page' : undefined}
+          >
+            {RANGE_LABELS[r]}
+          </a>
         ))}
-        <label>
-          From <input type="date" name="from" value={range.from} required />
-        </label>
-        <label>
-          To <input type="date" name="to" value={range.to} required />
-        </label>
-        <button type="submit" class="secondary">
-          Show
-        </button>
-      </form>
-    </nav>
+        <form method="get" action={base} class="custom-range">
+          <input type="hidden" name="range" value="custom" />
+          {kept.map(([name, value]) => (
+            <input type="hidden" name={name} value={value} />
+          ))}
+          <label>
+            From <input type="date" name="from" value={range.from} required />
+          </label>
+          <label>
+            To <input type="date" name="to" value={range.to} required />
+          </label>
+          <button type="submit" class="secondary">
+            Show
+          </button>
+        </form>
+      </nav>
+    </>
   );
 };
 

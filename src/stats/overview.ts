@@ -21,6 +21,12 @@ export const RANGES = [
 export type RangeName = (typeof RANGES)[number];
 export type Range = { name: RangeName; from: string; to: string };
 
+/** Longest custom range, in days (about ten years). */
+export const MAX_RANGE_DAYS = 3660;
+
+/** A range as a request asked for it; `invalid` when it named dates that could not be used. */
+export type RequestedRange = Range & { invalid?: true };
+
 const DAY = 86_400_000;
 
 /** `YYYY-MM-DD` plus `days` (negative to go back). */
@@ -32,16 +38,24 @@ function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
 }
 
-/** The range a request asks for, in the website's time zone; invalid input falls back to 30 days. */
+/**
+ * The range a request asks for, in the website's time zone. `from`/`to` without a `range`
+ * name are a custom range (people type and share such URLs). Invalid input falls back to
+ * the last 30 days; when it named dates, the result says so (`invalid`), so the page can.
+ */
 export function resolveRange(
   query: { range?: string; from?: string; to?: string },
   timeZone: string,
   now = Date.now(),
-): Range {
+): RequestedRange {
   const today = localDateHour(now, timeZone).date;
-  const name = (RANGES as readonly string[]).includes(query.range ?? '')
+  const named = (RANGES as readonly string[]).includes(query.range ?? '');
+  const datesGiven = query.from !== undefined || query.to !== undefined;
+  const name: RangeName = named
     ? (query.range as RangeName)
-    : '30d';
+    : query.range === undefined && datesGiven
+      ? 'custom'
+      : '30d';
   const monthStart = `${today.slice(0, 8)}01`;
   switch (name) {
     case 'today':
@@ -62,11 +76,11 @@ export function resolveRange(
         isCalendarDate(from) &&
         isCalendarDate(to) &&
         from <= to &&
-        daysBetween(from, to) <= 3660
+        daysBetween(from, to) <= MAX_RANGE_DAYS
       ) {
         return { name, from, to };
       }
-      return { name: '30d', from: addDays(today, -29), to: today };
+      return { name: '30d', from: addDays(today, -29), to: today, invalid: true };
     }
     default:
       return { name: '30d', from: addDays(today, -29), to: today };

@@ -232,6 +232,10 @@ function realtimeOf(html: string): string | undefined {
 const rangeHint = (html: string) =>
   html.match(/<p class="hint">(\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})? \([^)]*\))<\/p>/)?.[1];
 
+/** The text of the page's range notice (invalid dates in the URL), or null. */
+const notice = (html: string) =>
+  html.match(/<p class="notice range-notice" role="alert">([^<]*)<\/p>/)?.[1] ?? null;
+
 /** The `aria-current` link of the range navigation. */
 const currentRange = (html: string) =>
   html.match(/<nav class="ranges"[\s\S]*?<a href="([^"]*)" aria-current="page">/)?.[1];
@@ -763,6 +767,11 @@ describe('content', () => {
     expect(panelRows(res.text, 'event')).toEqual([{ value: 'signup', count: '1', href: null }]);
   });
 
+  it('shows no notice for a valid range', async () => {
+    for (const query of ['', '?range=7d', '?range=custom&from=2026-03-01&to=2026-03-09'])
+      expect(notice((await get(query)).text)).toBeNull();
+  });
+
   it('says so when a range has no data', async () => {
     const res = await get('?range=custom&from=2026-01-01&to=2026-01-31');
     expect(res.text.match(/No data for this range\./g)).toHaveLength(PANEL_TITLES.length);
@@ -824,6 +833,38 @@ describe('content', () => {
     expect(totalsOf(res.text).visitors.value).toBe('7');
     expect(hrefs(res.text)).toContain(`/stats/${D}/page?range=30d`);
     expect(res.text).not.toContain('<script>');
+    // Dates that were given but not valid are said so, visibly, without echoing them.
+    if (query.includes('from=') || query.includes('to=')) {
+      expect(notice(res.text)).toMatch(/not a valid date range.*last 30 days/i);
+      expect(notice(res.text)).not.toMatch(/script|yesterday/);
+    }
+  });
+
+  it('shows the range of from/to in a typed or shared URL without range=custom', async () => {
+    for (const path of ['', '/page']) {
+      const res = await get(`${path}?from=2026-03-01&to=2026-03-09`);
+      expect(res.status).toBe(200);
+      if (path === '') expect(rangeHint(res.text)).toBe('2026-03-01 – 2026-03-09 (UTC)');
+      expect(res.text).toMatch(/<input type="date" name="from" value="2026-03-01"/);
+      expect(res.text).toMatch(/<input type="date" name="to" value="2026-03-09"/);
+      expect(notice(res.text)).toBeNull();
+    }
+    const main = await get('?from=2026-03-01&to=2026-03-09');
+    expect(totalsOf(main.text).visitors.value).toBe('3');
+    const csv = await get('/page.csv?from=2026-03-01&to=2026-03-09');
+    expect(csv.headers.get('content-disposition')).toContain('2026-03-01-2026-03-09.csv');
+  });
+
+  it.each([
+    ['reversed', '?from=2026-03-09&to=2026-03-01'],
+    ['not a date', '?from=2026-02-30&to=2026-03-01'],
+    ['half', '?from=2026-03-01'],
+    ['too long', '?from=2000-01-01&to=2026-03-01'],
+  ])('shows the default range with a notice for invalid from/to (%s)', async (_, query) => {
+    const res = await get(query);
+    expect(res.status).toBe(200);
+    expect(rangeHint(res.text)).toBe('2026-02-09 – 2026-03-10 (UTC)');
+    expect(notice(res.text)).toMatch(/not a valid date range.*last 30 days/i);
   });
 
   it("uses the website's time zone for ranges and hours", async () => {

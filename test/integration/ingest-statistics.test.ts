@@ -1,4 +1,5 @@
 /** DESIGN §2: what one page view and one custom event write, statistic by statistic. */
+import { exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AUSTIN, CHROME_WINDOWS, rollups, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
 import { advance, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';
@@ -116,5 +117,35 @@ describe('statistics of one hit', () => {
     const r = await rollups(s.id);
     expect(r.page).toEqual({ '/post?id=7': 1 });
     expect(r.landing_page).toEqual({ '/post?id=7': 1 });
+  });
+});
+
+describe('pages as people read them', () => {
+  it('stores and shows a percent-encoded UTF-8 path decoded, on the API and the page', async () => {
+    const s = await site('readable', { privacy: '0' });
+    freezeAt('2025-04-08T09:10:00Z');
+    const res = await sendHit({
+      page: `https://${s.domain}/%C3%BAst%C3%AD-nad-labem?m%C4%9Bsto=1`,
+    });
+    expect(res.status).toBe(202);
+    const r = await rollups(s.id);
+    expect(r.page).toEqual({ '/ústí-nad-labem?město=1': 1 });
+    expect(r.landing_page).toEqual({ '/ústí-nad-labem?město=1': 1 });
+
+    const page = await exports.default.fetch(
+      `https://sightline.test/stats/${s.domain}/page?range=custom&from=2025-04-08&to=2025-04-08`,
+    );
+    const html = await page.text();
+    expect(html).toContain('>/ústí-nad-labem?město=1</a>');
+  });
+
+  it('keeps escapes that would change the path, control characters and invalid UTF-8', async () => {
+    const s = await site('escapes');
+    freezeAt('2025-04-08T09:10:00Z');
+    for (const path of ['/a%2Fb', '/a/b', '/x%00y', '/%C3%28', '/%E2%80%AEevil'])
+      expect((await sendHit({ page: `https://${s.domain}${path}` })).status).toBe(202);
+    expect(Object.keys((await rollups(s.id)).page ?? {}).sort()).toEqual(
+      ['/%C3%28', '/%E2%80%AEevil', '/a%2Fb', '/a/b', '/x%00y'].sort(),
+    );
   });
 });

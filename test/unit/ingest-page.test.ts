@@ -40,8 +40,8 @@ describe('pagePath: nothing excluded', () => {
     ['https://a.com/p?x=1&y=2', '/p?x=1&y=2'],
     ['https://a.com/p?y=2&x=1', '/p?y=2&x=1'],
     ['https://a.com/search?q=a+b&r=%20c', '/search?q=a+b&r=%20c'],
-    ['https://a.com/%E4%BD%A0%E5%A5%BD?x=1', '/%E4%BD%A0%E5%A5%BD?x=1'],
-    ['https://a.com/你好', '/%E4%BD%A0%E5%A5%BD'],
+    ['https://a.com/%E4%BD%A0%E5%A5%BD?x=1', '/你好?x=1'],
+    ['https://a.com/你好', '/你好'],
     ['https://a.com/p?=1&x=2', '/p?=1&x=2'],
     ['https://a.com/p?flag', '/p?flag'],
     // Fragments are never part of the page.
@@ -66,7 +66,7 @@ describe('pagePath: excluded parameters', () => {
     ['https://a.com/p?x=1&fbclid=abc', 'fbclid', '/p?x=1'],
     ['https://a.com/p?x=1&fbclid=abc&y=2', 'fbclid', '/p?x=1&y=2'],
     // Kept parameters keep their order and their exact encoding.
-    ['https://a.com/p?z=%C3%A9&fbclid=IwAR0abc&y=%20a+b&x=1', 'fbclid', '/p?z=%C3%A9&y=%20a+b&x=1'],
+    ['https://a.com/p?z=%C3%A9&fbclid=IwAR0abc&y=%20a+b&x=1', 'fbclid', '/p?z=é&y=%20a+b&x=1'],
     ['https://a.com/p?b=2&fbclid=x&a=1', 'fbclid', '/p?b=2&a=1'],
     // Several names.
     [
@@ -121,6 +121,62 @@ describe('pagePath: excluded parameters', () => {
   ])('malformed escapes do not throw: %s without %j → %s', (url, exclude, expected) => {
     expect(() => page(url, exclude)).not.toThrow();
     expect(page(url, exclude)).toBe(expected);
+  });
+});
+
+describe('pagePath: stored as people read it (decoded UTF-8)', () => {
+  it.each([
+    ['https://a.com/%C3%BAst%C3%AD-nad-labem', '/ústí-nad-labem'],
+    ['https://a.com/ústí-nad-labem', '/ústí-nad-labem'],
+    ['https://a.com/%c3%bast%c3%ad', '/ústí'],
+    ['https://a.com/caf%C3%A9?q=cr%C3%A8me', '/café?q=crème'],
+    ['https://a.com/%F0%9F%98%80', '/😀'],
+    ['https://a.com/%D0%BF%D1%80%D0%B8%D0%B2%D0%B5%D1%82', '/привет'],
+    // ASCII escapes stay: decoding them could turn one path into another.
+    ['https://a.com/a%2Fb', '/a%2Fb'],
+    ['https://a.com/a%3Fb', '/a%3Fb'],
+    ['https://a.com/a%23b', '/a%23b'],
+    ['https://a.com/a%25C3%25BA', '/a%25C3%25BA'],
+    ['https://a.com/hello%20world', '/hello%20world'],
+    ['https://a.com/%41', '/%41'],
+    // Control characters never appear: NUL, C1 controls, bidi and other format characters.
+    ['https://a.com/a%00b', '/a%00b'],
+    ['https://a.com/a%C2%85b', '/a%C2%85b'],
+    ['https://a.com/a%E2%80%AEb', '/a%E2%80%AEb'],
+    ['https://a.com/a%E2%80%8Bb', '/a%E2%80%8Bb'],
+    ['https://a.com/a%E2%80%A8b', '/a%E2%80%A8b'],
+    ['https://a.com/a%C2%A0b', '/a%C2%A0b'],
+    // Invalid UTF-8 keeps its escapes: lone continuation, truncated, overlong, surrogate.
+    ['https://a.com/%FF', '/%FF'],
+    ['https://a.com/%80x', '/%80x'],
+    ['https://a.com/%C3', '/%C3'],
+    ['https://a.com/%C3%28', '/%C3%28'],
+    ['https://a.com/%C0%AF', '/%C0%AF'],
+    ['https://a.com/%ED%A0%80', '/%ED%A0%80'],
+    ['https://a.com/%E4%BD', '/%E4%BD'],
+    ['https://a.com/%E4%BD%A0%FF%E5%A5%BD', '/你%FF好'],
+    // A malformed escape is not an escape.
+    ['https://a.com/100%', '/100%'],
+    ['https://a.com/%zz%C3%BA', '/%zz%C3%BA'.replace('%C3%BA', 'ú')],
+  ])('%s → %s', (url, expected) => {
+    expect(pagePath(new URL(url), NONE)).toBe(expected);
+  });
+
+  it('never maps two different paths to one value (decodes only non-ASCII)', () => {
+    const paths = ['/a/b', '/a%2Fb', '/a%252Fb', '/%C3%BA', '/%25C3%25BA', '/ú'];
+    const values = paths.map((p) => pagePath(new URL(`https://a.com${p}`), NONE));
+    // `/%C3%BA` and `/ú` are the same URL (the parser encodes the second): one value.
+    expect(new Set(values).size).toBe(5);
+  });
+
+  it('is bounded to 255 characters after decoding, never cutting a character or an escape', () => {
+    const emoji = pagePath(new URL(`https://a.com/${'😀'.repeat(200)}`), NONE);
+    expect(emoji.length).toBeLessThanOrEqual(255);
+    expect(emoji).toBe(`/${'😀'.repeat(127)}`);
+    const escapes = pagePath(new URL(`https://a.com/${'a'.repeat(252)}%2F`), NONE);
+    expect(escapes).toBe(`/${'a'.repeat(252)}`);
+    const long = pagePath(new URL(`https://a.com/${'ú'.repeat(300)}`), NONE);
+    expect(long).toBe(`/${'ú'.repeat(254)}`);
   });
 });
 

@@ -9,7 +9,7 @@ import { websites } from '../db/schema.ts';
 import { normalizeDomain } from '../websites/domain.ts';
 import { eventLabel, type Hit } from './payload.ts';
 import { isBotRequest } from './steps/bots.ts';
-import { parseDevice } from './steps/device.ts';
+import { capUserAgent, parseDevice } from './steps/device.ts';
 import { isExcludedIp } from './steps/excluded-ip.ts';
 import { type CfGeo, geoFromCf } from './steps/geo.ts';
 import { languageOf } from './steps/language.ts';
@@ -113,7 +113,10 @@ export async function processSiteHit(
   if (req.withinLimit && !(await req.withinLimit(site.id)))
     return { stored: false, reason: 'rate_limited' };
   if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };
-  if (site.excludeBots === 1 && isBotRequest(req.userAgent, req.headers))
+  // Only the first characters of the User-Agent are read, by every step (the bot check, the
+  // device and the visitor hash): a long one costs no more than a real one.
+  const userAgent = capUserAgent(req.userAgent);
+  if (site.excludeBots === 1 && isBotRequest(userAgent, req.headers))
     return { stored: false, reason: 'bot' };
   if (isExcludedIp(req.ip, site.excludeIps)) return { stored: false, reason: 'excluded_ip' };
   if (wantsNoTracking(hit, req.headers)) return { stored: false, reason: 'dnt' };
@@ -130,7 +133,7 @@ export async function processSiteHit(
   }
 
   const page = pagePath(hit.page, excludedParams(site.excludeParams));
-  const device = parseDevice(req.userAgent, {
+  const device = parseDevice(userAgent, {
     platform: req.headers.get('sec-ch-ua-platform'),
     mobile: req.headers.get('sec-ch-ua-mobile'),
     brands: req.headers.get('sec-ch-ua'),
@@ -171,7 +174,7 @@ export async function processSiteHit(
       ['page', page],
     ],
     visitor: {
-      hash: await visitorHash(salt, site.id, req.ip ?? '', req.userAgent),
+      hash: await visitorHash(salt, site.id, req.ip ?? '', userAgent),
       firstOfDay,
       firstOfVisit,
       referrer: referrer ?? '',

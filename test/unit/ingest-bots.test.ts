@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isBotRequest } from '../../src/ingest/steps/bots.ts';
+import { USER_AGENT_LIMIT } from '../../src/ingest/steps/device.ts';
 
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -201,5 +202,21 @@ describe('isBotRequest: people', () => {
     expect(isBotRequest(`  ${userAgent}  `, browserHeaders({ dnt: '1', 'sec-gpc': '1' }))).toBe(
       false,
     );
+  });
+});
+
+describe('isBotRequest: long User-Agents', () => {
+  const padded = (marker: string) => `${CHROME}; ${'x'.repeat(USER_AGENT_LIMIT)} ${marker}`;
+
+  it('reads only the capped User-Agent: a marker beyond the cap is not seen', () => {
+    expect(isBotRequest(`${CHROME} Googlebot/2.1`, browserHeaders())).toBe(true);
+    expect(isBotRequest(padded('Googlebot/2.1'), browserHeaders())).toBe(false);
+    expect(isBotRequest(`${CHROME} HeadlessChrome/131`, browserHeaders())).toBe(true);
+    expect(isBotRequest(padded('HeadlessChrome/131'), browserHeaders())).toBe(false);
+  });
+
+  it('still sees a marker at the start of a huge User-Agent', () => {
+    const huge = `Mozilla/5.0 (compatible; Googlebot/2.1)${' a'.repeat(20_000)}`;
+    expect(isBotRequest(huge, browserHeaders())).toBe(true);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { browserFromBrands, parseDevice } from '../../src/ingest/steps/device.ts';
+import {
+  browserFromBrands,
+  capUserAgent,
+  parseDevice,
+  USER_AGENT_LIMIT,
+} from '../../src/ingest/steps/device.ts';
 
 /** Real, current User-Agent strings, by what sends them. */
 const UA = {
@@ -283,5 +288,43 @@ describe('browserFromBrands', () => {
     ['"google chrome";v="131"', 'Chrome'],
   ])('%s → %j', (header, browser) => {
     expect(browserFromBrands(header)).toBe(browser);
+  });
+});
+
+describe('long User-Agents', () => {
+  /** Filler that no pattern knows, as long as asked. */
+  const filler = (length: number) => ' x'.repeat(Math.ceil(length / 2)).slice(0, length);
+
+  it(`cuts a User-Agent to its first ${USER_AGENT_LIMIT} characters`, () => {
+    expect(USER_AGENT_LIMIT).toBe(512);
+    expect(capUserAgent(UA.chromeWindows)).toBe(UA.chromeWindows);
+    const long = `${UA.chromeWindows}${filler(40_000)}`;
+    expect(capUserAgent(long)).toBe(long.slice(0, USER_AGENT_LIMIT));
+  });
+
+  it('does not see a marker that lies beyond the cap', () => {
+    const tizen = 'Mozilla/5.0 (Linux; Tizen 6.5) AppleWebKit/537.36 (KHTML, like Gecko)';
+    // Within the cap the TV marker counts …
+    expect(parseDevice(`${tizen} 85.0/6.5 TV Safari/537.36`).device).toBe('tv');
+    // … beyond it, it is never read.
+    const beyond = `${tizen}${filler(USER_AGENT_LIMIT)} TV Safari/537.36`;
+    expect(beyond.indexOf(' TV ')).toBeGreaterThan(USER_AGENT_LIMIT);
+    expect(parseDevice(beyond).device).not.toBe('tv');
+    const roku = `${UA.chromeWindows}${filler(USER_AGENT_LIMIT)} Roku/DVP-9.10`;
+    expect(parseDevice(roku)).toEqual(parseDevice(UA.chromeWindows));
+  });
+
+  it('reads the start of a huge User-Agent as usual', () => {
+    expect(parseDevice(`${UA.samsungTizenTv}${'tizen '.repeat(6_000)}`)).toEqual(
+      parseDevice(UA.samsungTizenTv),
+    );
+    expect(parseDevice(`${UA.safariIphone}${filler(36_000)}`)).toEqual(
+      parseDevice(UA.safariIphone),
+    );
+  });
+
+  it('looks for the TV marker of Tizen within a bounded distance', () => {
+    expect(parseDevice(`Mozilla/5.0 (Linux; Tizen 2.3)${filler(80)} TV`).device).toBe('tv');
+    expect(parseDevice(`Mozilla/5.0 (Linux; Tizen 2.3)${filler(300)} TV`).device).not.toBe('tv');
   });
 });

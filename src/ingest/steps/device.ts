@@ -2,10 +2,24 @@
  * Browser, OS and device type from the User-Agent, refined by User-Agent Client Hints
  * (`Sec-CH-UA*`) when the browser sends them: Chromium freezes parts of the UA string
  * ("Windows NT 10.0", "Android 10; K"), and the hints carry the real values.
+ *
+ * Only the first `USER_AGENT_LIMIT` characters of a User-Agent are ever read: real ones are
+ * 100 to 300 characters long (in-app browsers up to about 400), while a request may carry
+ * tens of kilobytes, and every pattern run over it costs CPU per character or worse.
  */
 import Bowser from 'bowser';
 
 export type Device = { browser: string; os: string; device: string };
+
+/** How much of a User-Agent (or a Client Hints header) is read; the rest is ignored. */
+export const USER_AGENT_LIMIT = 512;
+
+/**
+ * The part of a User-Agent that Sightline reads: its first `USER_AGENT_LIMIT` characters.
+ * The pipeline caps it once, before the bot check, the device and the visitor hash.
+ */
+export const capUserAgent = (userAgent: string): string =>
+  userAgent.length > USER_AGENT_LIMIT ? userAgent.slice(0, USER_AGENT_LIMIT) : userAgent;
 
 /** bowser's names → the short names analytics users know. */
 const BROWSER_NAMES: Record<string, string> = {
@@ -38,8 +52,12 @@ const BRAND_NAMES: [RegExp, string][] = [
   [/^Google Chrome$/i, 'Chrome'],
 ];
 
+/**
+ * Every repetition is bounded (a Tizen TV names "TV" within 200 characters of "Tizen"), so
+ * that the pattern costs time linear in the length of the User-Agent.
+ */
 const TV =
-  /\b(smart-?tv|android tv|google ?tv|bravia|aft[a-z]{1,3}\b|crkey|appletv|hbbtv|roku|web0s|tizen.+\btv\b)/i;
+  /\b(smart-?tv|android tv|google ?tv|bravia|aft[a-z]{1,3}\b|crkey|appletv|hbbtv|roku|web0s|tizen.{0,200}?\btv\b)/i;
 
 export type ClientHints = {
   platform?: string | null;
@@ -61,7 +79,8 @@ export function browserFromBrands(header: string): string | null {
   return null;
 }
 
-export function parseDevice(userAgent: string, hints: ClientHints = {}): Device {
+export function parseDevice(fullUserAgent: string, hints: ClientHints = {}): Device {
+  const userAgent = capUserAgent(fullUserAgent);
   const parsed = Bowser.parse(userAgent || ' ');
   let browser = parsed.browser.name
     ? (BROWSER_NAMES[parsed.browser.name] ?? parsed.browser.name)
@@ -75,8 +94,9 @@ export function parseDevice(userAgent: string, hints: ClientHints = {}): Device 
 
   // bowser reads any Android device without "Mobile" as a tablet; TVs announce themselves.
   if (TV.test(userAgent)) device = 'tv';
-  if (hints.brands) browser = browserFromBrands(hints.brands) ?? browser;
-  if (hints.platform) os = PLATFORM_HINTS[unquote(hints.platform).toLowerCase()] ?? os;
+  if (hints.brands) browser = browserFromBrands(capUserAgent(hints.brands)) ?? browser;
+  if (hints.platform)
+    os = PLATFORM_HINTS[unquote(capUserAgent(hints.platform)).toLowerCase()] ?? os;
   // `?1` is sent by phones; tablets send `?0` and are recognised from the UA.
   if (hints.mobile === '?1') device = 'mobile';
   return { browser, os, device };

@@ -5,6 +5,7 @@
  * same schema objects validate requests and generate `/api/v1/openapi.json`.
  */
 import { z } from '@hono/zod-openapi';
+import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 
 export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -84,6 +85,25 @@ export function text(name: string, max: number, description: string) {
         message: `The ${label(name)} field must not be greater than ${max} characters.`,
       };
     return { ok: true, value: raw };
+  });
+}
+
+/**
+ * A `search` term: a string of at most 255 characters whose letters can all be matched in
+ * any case (see src/db/contains-text.ts).
+ */
+export function searchField(description: string) {
+  const base = text('search', 255, description);
+  return field<string>({ type: 'string', maxLength: 255, description }, (raw) => {
+    const parsed = base.safeParse(raw);
+    if (!parsed.success)
+      return { ok: false, message: parsed.error.issues[0]?.message ?? 'The search is invalid.' };
+    return needsTooManyFoldings(parsed.data)
+      ? {
+          ok: false,
+          message: `The search field must not contain more than ${MAX_FOLDED_LETTERS} different letters outside ASCII.`,
+        }
+      : { ok: true, value: parsed.data };
   });
 }
 

@@ -6,8 +6,8 @@
  */
 import { and, asc, between, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
-import { containsText } from '../websites/queries.ts';
 import type { StatName } from './names.ts';
 
 export type StatsQuery = {

@@ -1,6 +1,6 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
 import { z } from '@hono/zod-openapi';
-import { field, stringChoice, text } from '../api/fields.ts';
+import { field, searchField, stringChoice } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { isCalendarDate } from '../lib/dates.ts';
 import { STAT_NAMES } from './names.ts';
@@ -25,10 +25,8 @@ export const statsQuerySchema = z.object({
   name: stringChoice('name', STAT_NAMES, 'The statistic to return.'),
   from: dateField('from'),
   to: dateField('to'),
-  search: text(
-    'search',
-    255,
-    'Case-insensitive substring of the value (`%` and `_` are literal).',
+  search: searchField(
+    'Substring of the value, in any case of any letter (`%` and `_` are literal); at most 255 characters.',
   ).optional(),
   search_by: stringChoice(
     'search_by',

@@ -2,8 +2,9 @@
  * Website queries. Every function takes the owner id and scopes by it, so a caller cannot
  * reach another owner's website by accident: not found and not yours look the same.
  */
-import { and, asc, count, desc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { containsText } from '../db/contains-text.ts';
 import { websitePurges, websites } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import type { WebsiteRecord } from './schemas.ts';
@@ -49,12 +50,20 @@ export async function domainTaken(db: Database, domain: string): Promise<boolean
 }
 
 /**
- * `text` contains `term` as a literal substring, ignoring ASCII case: what `LIKE '%term%'`
- * with `%`, `_` and `\` escaped would match. Not `LIKE` itself: D1 refuses a LIKE pattern
- * longer than 50 bytes ("pattern too complex"), and a search term may be 255 characters.
+ * Domains are stored in their ASCII form (international names as punycode, as browsers send
+ * them); a term with other letters also matches its own ASCII form (`ústí-nad-labem` →
+ * `xn--st-nad-labem-tfb3p`), so a domain is found by either spelling.
  */
-export function containsText(text: SQLWrapper, term: string): SQL {
-  return sql`instr(lower(${text}), ${term.toLowerCase()}) > 0`;
+function domainContains(term: string): SQL | undefined {
+  const plain = containsText(websites.domain, term);
+  if (!/[^\p{ASCII}]/u.test(term)) return plain;
+  let ascii: string | undefined;
+  try {
+    ascii = new URL(`http://${term.trim()}/`).hostname;
+  } catch {
+    // Not a host name: only the plain match.
+  }
+  return ascii && ascii !== term ? or(plain, containsText(websites.domain, ascii)) : plain;
 }
 
 export type WebsiteListOptions = {
@@ -68,7 +77,7 @@ export type WebsiteListOptions = {
 export async function listWebsites(db: Database, ownerId: number, options: WebsiteListOptions) {
   const where = and(
     eq(websites.ownerId, ownerId),
-    options.search ? containsText(websites.domain, options.search) : undefined,
+    options.search ? domainContains(options.search) : undefined,
   );
   const column = options.sortBy === 'domain' ? websites.domain : websites.id;
   const order = options.sort === 'asc' ? asc(column) : desc(column);

@@ -4,7 +4,7 @@
  * OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
-import { field, intChoice, stringChoice, text } from '../api/fields.ts';
+import { field, intChoice, searchField, stringChoice, text } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';
 import { normalizeDomain } from './domain.ts';
@@ -122,7 +122,9 @@ export const websiteInputSchema = z
 export type WebsiteInput = z.output<typeof websiteInputSchema>;
 
 export const websiteListQuerySchema = z.object({
-  search: text('search', 255, 'Case-insensitive substring to look for.').optional(),
+  search: searchField(
+    'Substring of the domain, in any case of any letter; an international domain is found by its Unicode or its ASCII (punycode) spelling.',
+  ).optional(),
   search_by: stringChoice(
     'search_by',
     ['domain'],

@@ -75,6 +75,12 @@ beforeAll(async () => {
   await hitAt('2026-03-10T09:01:00Z', '/deal/100x-off');
   await hitAt('2026-03-10T09:02:00Z', '/deal/a_b');
   await hitAt('2026-03-10T09:03:00Z', '/deal/axb');
+  // Letters outside ASCII, in upper and lower case, on 2026-06-15.
+  await hitAt('2026-06-15T09:00:00Z', '/%C3%BAst%C3%AD-nad-labem');
+  await hitAt('2026-06-15T09:01:00Z', '/%C3%9AST%C3%8D-NAD-LABEM/kontakt');
+  await hitAt('2026-06-15T09:02:00Z', '/%CE%A3%CE%BF%CF%86%CE%AF%CE%B1');
+  await hitAt('2026-06-15T09:03:00Z', '/stra%C3%9Fe');
+  await hitAt('2026-06-15T09:04:00Z', '/100%_%C3%A9t%C3%A9');
   // Referrers, campaigns, languages and events on 2026-04-01.
   vi.setSystemTime(new Date('2026-04-01T10:00:00Z'));
   for (const [i, body] of [
@@ -285,6 +291,51 @@ describe('GET /api/v1/stats/{id}', () => {
     expect(await search('nothing')).toEqual([]);
     const browsers = await stats('name=browser&from=2026-01-15&to=2026-01-15&search=CHROME');
     expect(browsers.json.data).toEqual([{ value: 'Chrome', count: 3 }]);
+  });
+
+  it('folds the case of every letter, not only ASCII, still taking % and _ literally', async () => {
+    const search = async (term: string) =>
+      (
+        await stats(
+          `name=page&from=2026-06-15&to=2026-06-15&search=${encodeURIComponent(term)}&sort_by=value&sort=asc`,
+        )
+      ).json.data.map((r: { value: string }) => r.value);
+    const both = ['/ÚSTÍ-NAD-LABEM/kontakt', '/ústí-nad-labem'];
+    expect(await search('ÚSTÍ')).toEqual(both);
+    expect(await search('ústí')).toEqual(both);
+    expect(await search('Ústí-Nad')).toEqual(both);
+    expect(await search('σοφία')).toEqual(['/Σοφία']);
+    expect(await search('ΣΟΦΊΑ')).toEqual(['/Σοφία']);
+    expect(await search('STRAßE')).toEqual(['/straße']);
+    expect(await search('%_ÉTÉ')).toEqual(['/100%_été']);
+    expect(await search('_é')).toEqual(['/100%_été']);
+    expect(await search('x_ÉTÉ')).toEqual([]);
+  });
+
+  it('answers a search of 40 different letters outside ASCII, in both cases', async () => {
+    const letters: string[] = [];
+    for (let c = 0xc0; letters.length < 40; c++) {
+      const ch = String.fromCodePoint(c);
+      const [lower, upper] = [ch.toLowerCase(), ch.toUpperCase()];
+      if (lower !== upper && lower.length === 1 && upper.length === 1)
+        letters.push(c % 2 ? upper : lower);
+    }
+    const res = await stats(
+      `name=page&from=2026-06-15&to=2026-06-15&search=${encodeURIComponent(letters.join(''))}`,
+    );
+    expect([res.status, res.json.data]).toEqual([200, []]);
+  });
+
+  it('refuses a search with more different letters outside ASCII than it can fold', async () => {
+    // 41 Cyrillic letters, each with a capital.
+    const letters = Array.from({ length: 41 }, (_, i) => String.fromCodePoint(0x430 + i)).join('');
+    const res = await stats(
+      `name=page&from=2026-06-15&to=2026-06-15&search=${encodeURIComponent(letters)}`,
+    );
+    expect(res.status).toBe(422);
+    expect(res.json.errors).toEqual({
+      search: ['The search field must not contain more than 40 different letters outside ASCII.'],
+    });
   });
 
   it.each([

@@ -91,6 +91,21 @@ describe('GET /api/v1/websites', () => {
     );
   });
 
+  it('finds an international domain by either spelling, in any case', async () => {
+    // Stored in its ASCII (punycode) form, as browsers send it in the Host.
+    const other = await makeOwner();
+    await makeWebsite(other.key, { domain: 'ústí-nad-labem.example.cz' });
+    await makeWebsite(other.key, { domain: 'plain.example.cz' });
+    const search = async (q: string) =>
+      (
+        await call(`/api/v1/websites?search=${encodeURIComponent(q)}`, { key: other.key })
+      ).json.data.map((w: { domain: string }) => w.domain);
+    const idn = ['xn--st-nad-labem-tfb3p.example.cz'];
+    expect(await search('ÚSTÍ-NAD-LABEM')).toEqual(idn);
+    expect(await search('ústí-nad-labem.example.cz')).toEqual(idn);
+    expect(await search('XN--ST-NAD')).toEqual(idn);
+  });
+
   it('searches case-insensitively, taking % and _ literally', async () => {
     const search = async (q: string) =>
       (
@@ -104,6 +119,7 @@ describe('GET /api/v1/websites', () => {
     expect(await search('mu_1')).toEqual([]);
     expect(await search('%')).toEqual([]);
     expect(await search('mu-1')).toEqual(['mu-100.example.com']);
+
     const newestFirst = [...domains].reverse();
     expect(await search('Eta')).toEqual(newestFirst.filter((d) => d.includes('eta')));
     const none = await call('/api/v1/websites?search=nothing-here', { key });

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client.ts';
-import { containsText } from '../../src/websites/queries.ts';
+import { containsText } from '../../src/db/contains-text.ts';
 
 /** Does D1 find `term` in `value` the way the search of a list or a statistic does? */
 async function contains(value: string, term: string): Promise<boolean> {
@@ -37,6 +37,13 @@ describe('containsText', () => {
     ['[A-Z]', '[a-z]', true],
     ['example.com', "' OR 1=1 --", false],
     ['bücher.example', 'BÜCHER', true],
+    ['BÜCHER.example', 'bücher', true],
+    ['/ÚSTÍ-nad-labem', 'ústí-NAD', true],
+    ['/ústí', 'ÚSTÍ', true],
+    ['Σοφία', 'ΣΟΦΊΑ', true],
+    ['İstanbul', 'İSTANBUL', true],
+    ['/ústí', 'usti', false],
+    ["it's", "IT'S", true],
     ['xn--bcher-kva.example', 'xn--bcher-kva', true],
     ['a  spaced  b', '  spaced  ', true],
     ['aspacedb', '  spaced  ', false],

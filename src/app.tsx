@@ -5,15 +5,17 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
 import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
 import { createIngestRoutes } from './ingest/routes.ts';
-import { ApiError, handleError } from './lib/errors.ts';
+import { ApiError, errorAnswer, formNotVerified } from './lib/errors.ts';
 import { createAccountPages } from './pages/account.tsx';
 import { createAssetRoutes } from './pages/assets.ts';
 import { createAuthPages } from './pages/auth.tsx';
+import { renderErrorPage } from './pages/error-page.tsx';
 import { readableForm } from './pages/form.ts';
-import { formRateLimit } from './pages/form-limit.tsx';
+import { formRateLimit } from './pages/form-limit.ts';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
 import { createStatsPages } from './pages/stats.tsx';
@@ -28,7 +30,15 @@ function createPages() {
   pages.use('*', loadSession());
   // Reached from e-mails: authenticated by a signed link, not by a session or Origin.
   pages.route('/reports/unsubscribe', createUnsubscribePages());
-  pages.use('*', csrf());
+  const originCheck = csrf();
+  pages.use('*', async function formOrigin(c, next) {
+    try {
+      await originCheck(c, next);
+    } catch (err) {
+      // Only the check's own refusal arrives here: errors after it are answered where thrown.
+      throw err instanceof HTTPException && err.status === 403 ? formNotVerified() : err;
+    }
+  });
   pages.use(
     '*',
     bodyLimit({
@@ -63,6 +73,15 @@ export function createApp() {
   app.notFound(() => {
     throw new ApiError(404, 'Not found.');
   });
-  app.onError(handleError);
+  // The one error path: JSON for the API and the hit endpoints, a page for everything else.
+  app.onError((err, c) => {
+    const answer = errorAnswer(err, c);
+    return isJsonPath(c.req.path)
+      ? c.json(answer.body, answer.status, answer.headers)
+      : renderErrorPage(c, answer);
+  });
   return app;
 }
+
+/** The API (`/api/v1`) and the hit endpoints (`/api/event`, `/api/send`) answer JSON. */
+const isJsonPath = (path: string) => path === '/api' || path.startsWith('/api/');

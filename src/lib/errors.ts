@@ -1,7 +1,8 @@
 /**
- * One error type for the whole Worker. Routes throw; `handleError` (the app's `onError`)
- * turns every error into exactly one JSON shape per kind (DESIGN §3.1):
- * `{"message": …, "status": N}`, plus `errors` for validation failures.
+ * One error type for the whole Worker. Routes and pages throw; `errorAnswer` turns every
+ * error into one answer per kind — a status, `{"message": …, "status": N}` (plus `errors`
+ * for validation failures) and headers — which the app's one `onError` (src/app.tsx) sends
+ * as JSON to API and tracker clients and as an HTML page to everyone else.
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -39,16 +40,34 @@ export function validationFailed(errors: FieldErrors): ApiError {
   return new ApiError(422, first, errors);
 }
 
-/** The app's single `onError`: known errors keep their status; anything else is a 500 without details. */
-export function handleError(err: Error, c: Context): Response {
+/** A page form that failed the CSRF checks (its Origin, or its per-session token). */
+export const formNotVerified = () =>
+  new ApiError(
+    403,
+    'This form could not be verified: it has expired or was not sent from this site. Reload the page and try again.',
+  );
+
+/** What an error answers, whatever the format. */
+export type ErrorAnswer = {
+  status: ContentfulStatusCode;
+  body: { message: string; status: number; errors?: FieldErrors };
+  headers: Record<string, string>;
+};
+
+/** Known errors keep their status and message; anything else is a 500 without details (logged). */
+export function errorAnswer(err: Error, c: Context): ErrorAnswer {
   if (err instanceof ApiError) {
-    return c.json(err.body(), err.statusCode, err.headers);
+    return {
+      status: err.statusCode,
+      body: err.body() as ErrorAnswer['body'],
+      headers: err.headers,
+    };
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
-    return c.json({ message: err.message || 'Request failed.', status }, status);
+    return { status, body: { message: err.message || 'Request failed.', status }, headers: {} };
   }
   // Log enough to debug, never request bodies, credentials or the values a query was given.
   logError('unhandled error', requestContext(c.req.raw), err);
-  return c.json({ message: 'Server Error.', status: 500 }, 500);
+  return { status: 500, body: { message: 'Server Error.', status: 500 }, headers: {} };
 }

@@ -15,7 +15,7 @@ import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { Field, render } from './layout.tsx';
-import { csrfToken, requireOwner, signIn, validCsrf } from './session.ts';
+import { csrfToken, requireCsrf, requireOwner, signIn } from './session.ts';
 
 type Notice = { apiKey?: string; saved?: boolean; errors?: FieldErrors };
 
@@ -128,15 +128,14 @@ export function createAccountPages() {
   account.get('/', (c) => accountPage(c, { saved: c.req.query('saved') === '1' }));
 
   account.post('/api-key', async (c) => {
-    if (!(await validCsrf(c, (await c.req.parseBody())._csrf)))
-      return c.text('Invalid form token.', 403);
+    await requireCsrf(c);
     const apiKey = await rotateApiKey(createDb(c.env.DB), owner(c).id);
     return accountPage(c, { apiKey });
   });
 
   account.post('/password', async (c) => {
     const body = await c.req.parseBody();
-    if (!(await validCsrf(c, body._csrf))) return c.text('Invalid form token.', 403);
+    await requireCsrf(c);
     const db = createDb(c.env.DB);
     const key = ['password', String(owner(c).id)];
     const wait = await consumeAttempt(db, key);

@@ -22,7 +22,7 @@ import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { Field, render } from './layout.tsx';
-import { clearSessionCookie, signIn, validCsrf } from './session.ts';
+import { clearSessionCookie, requireCsrf, signIn } from './session.ts';
 
 async function registrationOpen(db: Database, setting: string | undefined): Promise<boolean> {
   if (setting === 'open') return true;
@@ -255,8 +255,7 @@ export function createAuthPages() {
   auth.post('/logout', async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (token && c.get('owner')) {
-      if (!(await validCsrf(c, (await c.req.parseBody())._csrf)))
-        return c.text('Invalid form token.', 403);
+      await requireCsrf(c);
       await deleteSession(createDb(c.env.DB), token);
     }
     clearSessionCookie(c);

@@ -16,6 +16,7 @@ import {
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto.ts';
+import { formNotVerified } from '../lib/errors.ts';
 
 export const loadSession = () =>
   createMiddleware<AppEnv>(async function loadSession(c, next) {
@@ -59,7 +60,10 @@ export async function csrfToken(c: Context<AppEnv>): Promise<string> {
   return session ? (await sha256Hex(`csrf\u0000${session}`)).slice(0, 32) : '';
 }
 
-export async function validCsrf(c: Context<AppEnv>, sent: unknown): Promise<boolean> {
+/** Refuses a form whose per-session token does not match (a 403 page, from the one `onError`). */
+export async function requireCsrf(c: Context<AppEnv>): Promise<void> {
   const expected = await csrfToken(c);
-  return expected !== '' && typeof sent === 'string' && timingSafeEqual(sent, expected);
+  const sent = (await c.req.parseBody())._csrf;
+  if (expected === '' || typeof sent !== 'string' || !timingSafeEqual(sent, expected))
+    throw formNotVerified();
 }

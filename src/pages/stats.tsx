@@ -15,6 +15,7 @@ import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
+import { ApiError } from '../lib/errors.ts';
 import { clientIp } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
@@ -282,20 +283,8 @@ const RangeNav: FC<{ base: string; range: RequestedRange; keep?: Record<string, 
 export function createStatsPages() {
   const pages = new Hono<AppEnv>();
 
-  const notFound = (c: Context<AppEnv>) =>
-    render(
-      c,
-      {
-        title: 'Not found',
-        children: (
-          <>
-            <h1>Not found</h1>
-            <p>There are no statistics here.</p>
-          </>
-        ),
-      },
-      404,
-    );
+  // A missing website, a private one and an unknown statistic look exactly alike.
+  const notFound = () => new ApiError(404, 'There are no statistics here.');
 
   const passwordPage = (
     c: Context<AppEnv>,
@@ -340,9 +329,9 @@ export function createStatsPages() {
   async function guarded(c: Context<AppEnv>): Promise<{ site: Site; db: Database } | Response> {
     const db = createDb(c.env.DB);
     const site = await findByDomain(db, c.req.param('domain') ?? '');
-    if (!site) return notFound(c);
+    if (!site) throw notFound();
     const access = await accessTo(c, db, site);
-    if (access === 'hidden') return notFound(c);
+    if (access === 'hidden') throw notFound();
     if (access === 'password') return passwordPage(c, site);
     return { site, db };
   }
@@ -350,7 +339,7 @@ export function createStatsPages() {
   pages.post('/:domain/password', async (c) => {
     const db = createDb(c.env.DB);
     const site = await findByDomain(db, c.req.param('domain'));
-    if (site?.privacy !== 2 || !site.passwordHash) return notFound(c);
+    if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
     const key = ['stats', String(site.id), clientIp(c)];
     const wait = await consumeAttempt(db, key);
     if (wait > 0) {
@@ -468,7 +457,7 @@ export function createStatsPages() {
     if (found instanceof Response) return found;
     const { site, db } = found;
     const name = c.req.param('name').replace(/\.csv$/, '');
-    if (!(STAT_NAMES as readonly string[]).includes(name)) return notFound(c);
+    if (!(STAT_NAMES as readonly string[]).includes(name)) throw notFound();
     const range = resolveRange(c.req.query(), site.timezone);
     const { rows } = await queryStats(db, {
       websiteId: site.id,
@@ -497,7 +486,7 @@ export function createStatsPages() {
     if (found instanceof Response) return found;
     const { site, db } = found;
     const name = c.req.param('name');
-    if (!(STAT_NAMES as readonly string[]).includes(name)) return notFound(c);
+    if (!(STAT_NAMES as readonly string[]).includes(name)) throw notFound();
     const range = resolveRange(c.req.query(), site.timezone);
     const search = (c.req.query('search') ?? '').slice(0, 255);
     const sortBy = c.req.query('sort_by') === 'value' ? 'value' : 'count';

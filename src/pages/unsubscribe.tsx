@@ -7,30 +7,22 @@ import { Hono } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
+import { ApiError } from '../lib/errors.ts';
 import { unsubscribe, unsubscribeToken } from '../reports/send.ts';
 import { render } from './layout.tsx';
 
 export function createUnsubscribePages() {
   const pages = new Hono<AppEnv>();
-  const invalid = (c: Parameters<typeof render>[0]) =>
-    render(
-      c,
-      {
-        title: 'Link not valid',
-        children: (
-          <>
-            <h1>This link is not valid</h1>
-            <p>Turn reports off in the website's settings instead.</p>
-          </>
-        ),
-      },
+  const invalid = () =>
+    new ApiError(
       404,
+      "This link is not valid. Turn reports off in the website's settings instead.",
     );
 
   pages.get('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', async (c) => {
     const id = Number(c.req.param('id'));
     const token = c.req.param('token');
-    if (!timingSafeEqual(token, await unsubscribeToken(createDb(c.env.DB), id))) return invalid(c);
+    if (!timingSafeEqual(token, await unsubscribeToken(createDb(c.env.DB), id))) throw invalid();
     return render(c, {
       title: 'Unsubscribe',
       children: (
@@ -50,7 +42,7 @@ export function createUnsubscribePages() {
       Number(c.req.param('id')),
       c.req.param('token'),
     );
-    if (!done) return invalid(c);
+    if (!done) throw invalid();
     return render(c, {
       title: 'Unsubscribed',
       children: (

@@ -13,7 +13,7 @@ import { parseWebsiteId } from '../websites/routes.ts';
 
 import { changeWebsite, createWebsite } from '../websites/service.ts';
 import { Field, render } from './layout.tsx';
-import { csrfToken, requireOwner, validCsrf } from './session.ts';
+import { csrfToken, requireCsrf, requireOwner } from './session.ts';
 
 const PRIVACY = ['Public', 'Private (only you)', 'Password-protected'] as const;
 
@@ -163,16 +163,15 @@ function formValues(fields: Record<string, unknown>): FormValues {
   return out;
 }
 
+/** The body of a form whose CSRF token checks out (a 403 page otherwise). */
 async function formBody(c: Context<AppEnv>) {
-  const body = await c.req.parseBody();
-  return { body, csrfOk: await validCsrf(c, body._csrf) };
+  await requireCsrf(c);
+  return c.req.parseBody();
 }
 
 export function createWebsitePages() {
   const pages = new Hono<AppEnv>();
   pages.use('*', requireOwner());
-  const csrfError = (c: Context<AppEnv>) =>
-    c.text('Invalid form token. Reload the page and try again.', 403);
   const owner = (c: Context<AppEnv>) => c.get('owner') as { id: number; email: string };
 
   pages.get('/', async (c) => {
@@ -257,8 +256,7 @@ export function createWebsitePages() {
   pages.get('/new', (c) => newPage(c));
 
   pages.post('/', async (c) => {
-    const { body, csrfOk } = await formBody(c);
-    if (!csrfOk) return csrfError(c);
+    const body = await formBody(c);
     const fields = fieldsOf(body);
     try {
       const site = await createWebsite(createDb(c.env.DB), owner(c).id, fields);
@@ -323,31 +321,18 @@ export function createWebsitePages() {
     const id = parseWebsiteId(c.req.param('id'));
     return id === null ? undefined : findWebsite(createDb(c.env.DB), owner(c).id, id);
   };
-  const missing = (c: Context<AppEnv>) =>
-    render(
-      c,
-      {
-        title: 'Not found',
-        children: (
-          <>
-            <h1>Not found</h1>
-            <p>There is no such website.</p>
-          </>
-        ),
-      },
-      404,
-    );
+  const missing = () => new ApiError(404, 'There is no such website.');
 
   pages.get('/:id', async (c) => {
     const site = await siteOf(c);
-    return site ? editPage(c, site, valuesOf(site)) : missing(c);
+    if (!site) throw missing();
+    return editPage(c, site, valuesOf(site));
   });
 
   pages.post('/:id', async (c) => {
     const site = await siteOf(c);
-    if (!site) return missing(c);
-    const { body, csrfOk } = await formBody(c);
-    if (!csrfOk) return csrfError(c);
+    if (!site) throw missing();
+    const body = await formBody(c);
     const fields = fieldsOf(body);
     try {
       await changeWebsite(createDb(c.env.DB), owner(c).id, site.id, fields);
@@ -361,7 +346,7 @@ export function createWebsitePages() {
 
   pages.get('/:id/delete', async (c) => {
     const site = await siteOf(c);
-    if (!site) return missing(c);
+    if (!site) throw missing();
     return render(c, {
       title: `Delete ${site.domain}`,
       children: (
@@ -382,9 +367,8 @@ export function createWebsitePages() {
 
   pages.post('/:id/delete', async (c) => {
     const site = await siteOf(c);
-    if (!site) return missing(c);
-    const { csrfOk } = await formBody(c);
-    if (!csrfOk) return csrfError(c);
+    if (!site) throw missing();
+    await formBody(c);
     await deleteWebsite(createDb(c.env.DB), owner(c).id, site.id);
     return c.redirect(`/websites?deleted=${encodeURIComponent(site.domain)}`, 303);
   });

@@ -4,7 +4,7 @@
  * OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
-import { field, intChoice, searchField, stringChoice, text } from '../api/fields.ts';
+import { field, intChoice, searchField, stringChoice } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';
 import { normalizeDomain } from './domain.ts';

@@ -572,6 +572,15 @@ describe('a failing database shows nothing of itself in any response', () => {
     ],
   ];
 
+  /** A page's error: the HTML error page (in the site's layout), generic, leaking nothing. */
+  function expectServerErrorPage(res: Answer, label: string) {
+    expect(res.headers.get('content-type'), label).toMatch(/^text\/html/);
+    expect(res.text, label).toContain('<h1>Something went wrong</h1>');
+    expect(res.text, label).toContain('Something went wrong on our side. Try again in a moment.');
+    expect(leaksIn(res.text), label).toEqual([]);
+    expect(res.text, label).not.toContain(owner.email);
+  }
+
   function expectGeneric(res: Answer, body: object, label: string) {
     expect(res.headers.get('content-type'), label).toMatch(/^application\/json/);
     expect(JSON.parse(res.text), label).toEqual(body);
@@ -622,7 +631,7 @@ describe('a failing database shows nothing of itself in any response', () => {
           const res = await send();
           expect(fault.failed.length, label).toBeGreaterThan(0);
           expect(res.status, label).toBe(500);
-          expectGeneric(res, SERVER_ERROR, label);
+          expectServerErrorPage(res, label);
           expectPageSecurityHeaders(res, label);
           expect(res.headers.getSetCookie(), label).toEqual([]);
         },
@@ -632,7 +641,8 @@ describe('a failing database shows nothing of itself in any response', () => {
         fault = injectD1Failure({ mode });
         const res = await browser.get('/websites');
         expect(res.status).toBe(500);
-        expectGeneric(res, SERVER_ERROR, 'session lookup');
+        expectServerErrorPage(res, 'session lookup');
+        expectPageSecurityHeaders(res, 'session lookup');
       });
     });
   }

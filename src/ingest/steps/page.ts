@@ -44,7 +44,7 @@ export function pagePath(url: URL, exclude: { all: boolean; names: Set<string> }
 /** Never shown decoded: controls, format characters (bidi, zero-width), separators and spaces, unassigned, private use. */
 const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cn}\p{Co}\p{Cs}]/u;
 const ESCAPE = /^%[0-9A-Fa-f]{2}/;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A URL path (and query) as people read it, at most `max` characters: percent-escapes that

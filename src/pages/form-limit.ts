@@ -7,25 +7,18 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
-import { clientIp } from '../lib/ip.ts';
+import { ApiError } from '../lib/errors.ts';
+import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinLimit } from '../lib/rate-limit.ts';
-import { render } from './layout.tsx';
 
 export const formRateLimit = (form: string) =>
   createMiddleware<AppEnv>(async function formRateLimit(c, next) {
-    if (await withinLimit(c.env, 'RATE_LIMIT_FORMS', [clientIp(c), form])) return next();
-    c.header('Retry-After', String(RETRY_AFTER_SECONDS));
-    return render(
-      c,
-      {
-        title: 'Too many requests',
-        children: (
-          <>
-            <h1>Too many requests</h1>
-            <p>This form was sent too often from your network. Try again in a minute.</p>
-          </>
-        ),
-      },
-      429,
-    );
+    if (!(await withinLimit(c.env, 'RATE_LIMIT_FORMS', [clientAddressKey(c), form])))
+      throw new ApiError(
+        429,
+        'This form was sent too often from your network. Try again in a minute.',
+        undefined,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    await next();
   });

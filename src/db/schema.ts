@@ -130,7 +130,7 @@ export const websitePurges = sqliteTable('website_purges', {
 /**
  * Random daily salts for visitor hashes, one per website-local date. A visitor's identity
  * for a day is a hash with that day's salt; once the salt is deleted (after 72 hours) the
- * hashes made with it can no longer be linked to anyone (DESIGN §2).
+ * hashes made with it can no longer be linked to anyone.
  */
 export const salts = sqliteTable('salts', {
   date: text('date').primaryKey(),
@@ -141,21 +141,28 @@ export const salts = sqliteTable('salts', {
 /**
  * Today's visitors: the salted one-way hash of (salt, website, IP, User-Agent), the time of
  * their last page view and the referrer host that started their visit, which decide when
- * a new visit starts. Rows older than 48 hours
- * are purged hourly. No IP, User-Agent or cookie is stored.
+ * a new visit starts. Rows older than 48 hours are purged hourly. No IP, User-Agent or
+ * cookie is stored.
+ *
+ * `visitors_website_seen_idx` makes the realtime count ("visitors in the last 5 minutes")
+ * a range scan of one website's recent rows instead of a scan of every website's visitors.
+ * It costs a page view one index row written (the entry moves with `last_seen_at`).
  */
-export const visitors = sqliteTable('visitors', {
-  hash: text('hash').primaryKey(),
-  lastSeenAt: integer('last_seen_at').notNull(),
-  /**
-   * Host of the external referrer that started the current visit ('' for none). Arriving
-   * again from the same site (a reload, or a tracker that repeats `document.referrer` on
-   * SPA navigations) continues the visit; arriving from another site starts a new one.
-   */
-  visitReferrer: text('visit_referrer').notNull().default(''),
-  /** For the realtime count ("visitors in the last 5 minutes"); not indexed, to keep hits cheap. */
-  websiteId: integer('website_id').notNull().default(0),
-});
+export const visitors = sqliteTable(
+  'visitors',
+  {
+    hash: text('hash').primaryKey(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+    /**
+     * Host of the external referrer that started the current visit ('' for none). Arriving
+     * again from the same site (a reload, or a tracker that repeats `document.referrer` on
+     * SPA navigations) continues the visit; arriving from another site starts a new one.
+     */
+    visitReferrer: text('visit_referrer').notNull().default(''),
+    websiteId: integer('website_id').notNull().default(0),
+  },
+  (t) => [index('visitors_website_seen_idx').on(t.websiteId, t.lastSeenAt)],
+);
 
 /** Random server secrets, created on first use (e.g. the key that signs stats-page cookies). */
 export const secrets = sqliteTable('secrets', {
@@ -165,18 +172,27 @@ export const secrets = sqliteTable('secrets', {
 
 /**
  * Failed attempts per key (a hashed IP or e-mail) for throttling password forms: after too
- * many failures in a window, further attempts are refused until the window ends.
+ * many failures in a window, further attempts are refused until the window ends. Anyone can
+ * add rows (a log-in with a new e-mail), so rows whose window is over are purged hourly,
+ * found through `throttles_reset_idx`.
  */
-export const throttles = sqliteTable('throttles', {
-  key: text('key').primaryKey(),
-  failures: integer('failures').notNull(),
-  resetAt: integer('reset_at').notNull(),
-});
+export const throttles = sqliteTable(
+  'throttles',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull(),
+    resetAt: integer('reset_at').notNull(),
+  },
+  (t) => [index('throttles_reset_idx').on(t.resetAt)],
+);
 
 /**
  * E-mail reports claimed or sent, one row per website and period: the primary key makes a
- * second send of the same report impossible. `sent_at` is null while a send is in flight; a
- * failed send deletes its row so the next run retries it.
+ * second send of the same report impossible. A row is written just before its send;
+ * `sent_at` is null while the send is in flight, and stays null when the send went out but
+ * marking it failed (the row still blocks a second send). A send that failed deletes its row
+ * so the next run retries it. Rows of deleted websites, and rows older than any period a
+ * report can still be owed for (`report_sends_claimed_idx`), are purged hourly.
  */
 export const reportSends = sqliteTable(
   'report_sends',
@@ -186,5 +202,8 @@ export const reportSends = sqliteTable(
     claimedAt: integer('claimed_at').notNull(),
     sentAt: integer('sent_at'),
   },
-  (t) => [primaryKey({ columns: [t.websiteId, t.period] })],
+  (t) => [
+    primaryKey({ columns: [t.websiteId, t.period] }),
+    index('report_sends_claimed_idx').on(t.claimedAt),
+  ],
 );

@@ -1,36 +1,88 @@
-/** The cron handler (wrangler.toml `[triggers]`): hourly maintenance and periodic reports. */
+/**
+ * The cron handler (wrangler.toml `[triggers]`): hourly maintenance and periodic reports.
+ *
+ * One run is one Worker invocation, and D1 allows an invocation 1,000 queries: every
+ * statement of the run counts against `QUERY_BUDGET` (see ./budget.ts). Each maintenance
+ * step has a small share of it and the reports get the rest; a step that fails is logged and
+ * the others still run. What a run leaves undone, the next one continues.
+ */
 import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
 import type { Env } from '../env.ts';
+import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
+import { QueryBudget } from './budget.ts';
+import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 import { forgetOldVisitors } from './visitors.ts';
 
-export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
+/** Statements one run may send: well under D1's 1,000 queries per invocation. */
+export const QUERY_BUDGET = 500;
+/** The share of the deleted websites' purge (stats chunks and tombstones). */
+const DELETED_WEBSITES_QUERIES = 100;
+
+/** Settings of a run; the defaults are the production ones (tests make them small). */
+export type ScheduledOptions = {
+  /** Statements the whole run may send. */
+  queryBudget?: number;
+  /** Chunks of the purges of expired rows. */
+  purge?: ChunkLimits;
+  /** Reports per run at most. */
+  reports?: { batch?: number };
+};
+
+export async function runScheduled(
+  controller: ScheduledController,
+  env: Env,
+  options: ScheduledOptions = {},
+): Promise<void> {
   const db = createDb(env.DB);
-  const forgotten = await forgetOldVisitors(db, controller.scheduledTime);
-  const purged = await purgeDeletedWebsites(db);
-  console.log('maintenance', { cron: controller.cron, ...forgotten, ...purged });
+  const now = controller.scheduledTime;
+  const queries = new QueryBudget(options.queryBudget ?? QUERY_BUDGET);
+  const chunks = options.purge?.chunks ?? 4;
+
+  const maintenance: Record<string, number> = {};
+  const step = async (name: string, work: () => Promise<Record<string, number>>) => {
+    try {
+      Object.assign(maintenance, await work());
+    } catch (err) {
+      logError('maintenance step failed', { step: name }, err);
+    }
+  };
+  await step('visitors', () => forgetOldVisitors(db, now, { queries: queries.share(2) }));
+  await step('expired rows', () =>
+    purgeExpired(db, now, { ...options.purge, chunks, queries: queries.share(3 * chunks) }),
+  );
+  await step('deleted websites', () =>
+    purgeDeletedWebsites(db, { queries: queries.share(DELETED_WEBSITES_QUERIES) }),
+  );
+  console.log('maintenance', { cron: controller.cron, ...maintenance, queries: queries.used });
 
   const email = env.EMAIL;
   if (!email || !env.MAIL_FROM || !env.PUBLIC_URL) {
     console.log('reports skipped: set the EMAIL binding, MAIL_FROM and PUBLIC_URL to send them');
     return;
   }
-  const reports = await sendReports(
-    db,
-    {
-      send: async ({ from, to, raw }) => {
-        await email.send(new EmailMessage(from, to, raw));
+  try {
+    const reports = await sendReports(
+      db,
+      {
+        send: async ({ from, to, raw }) => {
+          await email.send(new EmailMessage(from, to, raw));
+        },
       },
-    },
-    {
-      from: env.MAIL_FROM,
-      publicUrl: env.PUBLIC_URL.replace(/\/+$/, ''),
-      interval: intervalOf(env.REPORT_INTERVAL),
-    },
-    controller.scheduledTime,
-  );
-  console.log('reports', reports);
+      {
+        from: env.MAIL_FROM,
+        publicUrl: env.PUBLIC_URL.replace(/\/+$/, ''),
+        interval: intervalOf(env.REPORT_INTERVAL),
+      },
+      now,
+      { batch: options.reports?.batch },
+    );
+    console.log('reports', { ...reports, queries: queries.used });
+  } catch (err) {
+    // The websites owing a report could not be read; the next run tries again.
+    logError('reports failed', {}, err);
+  }
 }

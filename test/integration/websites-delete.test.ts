@@ -69,7 +69,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     ]);
 
     // A small budget shows the work is split: 50 rows per run, 20 per statement.
-    const first = await purgeDeletedWebsites(db(), { chunk: 20, budget: 50 });
+    const first = await purgeDeletedWebsites(db(), { chunk: 20, rows: 50 });
     expect(first).toEqual({ rowsDeleted: 50, websitesFinished: 0 });
     expect(await statsRows(site.id)).toBe(70);
 

@@ -1,0 +1,93 @@
+/**
+ * Purging rows that nothing reads any more, in bounded chunks: throttle counters whose window
+ * is over (anyone can add them, two or three per log-in attempt with a new e-mail), expired
+ * sessions, and report claims older than any period a report can still be owed for. Each
+ * delete statement takes at most `chunk` rows, found through an index, and each table gets
+ * at most `chunks` statements per run; the hourly cron continues where a run stopped.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { reportSends, sessions, throttles } from '../db/schema.ts';
+import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
+
+/**
+ * A report claim older than this can never be the claim of a report still owed: the last
+ * complete period (a week or a calendar month) has moved on at least once since it was made.
+ */
+export const REPORT_CLAIM_TTL_MS = 62 * 24 * 60 * 60 * 1000;
+
+export type ChunkLimits = {
+  /** Rows per delete statement. */
+  chunk?: number;
+  /** Delete statements per table and run. */
+  chunks?: number;
+};
+
+export type ExpiredResult = {
+  throttlesDeleted: number;
+  sessionsDeleted: number;
+  reportClaimsDeleted: number;
+};
+
+/**
+ * Runs `statement(limit)` until it deletes fewer than `chunk` rows, at most `chunks` times,
+ * or until the query budget is spent (then `spent` is true).
+ */
+async function deleteInChunks(
+  db: Database,
+  statement: (limit: number) => SQL,
+  { chunk, chunks }: Required<ChunkLimits>,
+): Promise<{ deleted: number; spent: boolean }> {
+  let deleted = 0;
+  for (let i = 0; i < chunks; i++) {
+    let changes: number;
+    try {
+      changes = (await db.run(statement(chunk))).meta.changes ?? 0;
+    } catch (err) {
+      if (err instanceof QueryBudgetExhausted) return { deleted, spent: true };
+      throw err;
+    }
+    deleted += changes;
+    if (changes < chunk) break;
+  }
+  return { deleted, spent: false };
+}
+
+export async function purgeExpired(
+  base: Database,
+  now: number,
+  {
+    chunk = 5_000,
+    chunks = 4,
+    queries = new QueryBudget(3 * chunks),
+  }: ChunkLimits & { queries?: QueryBudget } = {},
+): Promise<ExpiredResult> {
+  const db = metered(base, queries);
+  const limits = { chunk, chunks };
+  const result: ExpiredResult = { throttlesDeleted: 0, sessionsDeleted: 0, reportClaimsDeleted: 0 };
+  // drizzle has no DELETE … LIMIT for SQLite: each chunk is chosen by rowid through the index.
+  const steps: [keyof ExpiredResult, (limit: number) => SQL][] = [
+    [
+      'throttlesDeleted',
+      (limit) =>
+        sql`DELETE FROM ${throttles} WHERE rowid IN (SELECT rowid FROM ${throttles} WHERE ${throttles.resetAt} <= ${now} LIMIT ${limit})`,
+    ],
+    [
+      'sessionsDeleted',
+      (limit) =>
+        sql`DELETE FROM ${sessions} WHERE rowid IN (SELECT rowid FROM ${sessions} WHERE ${sessions.expiresAt} <= ${now} LIMIT ${limit})`,
+    ],
+    [
+      'reportClaimsDeleted',
+      (limit) =>
+        sql`DELETE FROM ${reportSends} WHERE rowid IN (SELECT rowid FROM ${reportSends} WHERE ${reportSends.claimedAt} < ${now - REPORT_CLAIM_TTL_MS} LIMIT ${limit})`,
+    ],
+  ];
+  for (const [field, statement] of steps) {
+    const { deleted, spent } = await deleteInChunks(db, statement, limits);
+    result[field] = deleted;
+    // Out of budget: what is left waits for the next run.
+    if (spent) break;
+  }
+  return result;
+}

@@ -78,7 +78,7 @@ export async function runScheduled(
         interval: intervalOf(env.REPORT_INTERVAL),
       },
       now,
-      { batch: options.reports?.batch },
+      { batch: options.reports?.batch, queries },
     );
     console.log('reports', { ...reports, queries: queries.used });
   } catch (err) {

@@ -1,19 +1,36 @@
 /**
  * Sending the periodic reports from the cron: for every website with `email = 1`, the
- * report of its last complete period, exactly once. A send is claimed first (the
- * (website, period) primary key admits one claim), then sent, then marked sent; a failed
- * send drops its claim so the next run retries it, and is logged; one website's failure
- * never stops the others. Each run handles a bounded batch; the hourly cron continues.
+ * report of its last complete period, never twice.
+ *
+ * Which websites: only those that still owe their period's report (no `report_sends` row
+ * for it). A website's period depends on its time zone, so the time zones in use are
+ * grouped by the period they are in at this instant (at most two or three groups), and
+ * each group is one query per page of websites. Every statement counts against the run's
+ * query budget (see src/maintenance/budget.ts); a report is begun only when the budget has
+ * room for all of it, and the next run continues.
+ *
+ * Each report: its numbers are read, then it is claimed (a row keyed by website and period,
+ * which admits one), sent, and marked sent. A claim exists only from just before its send,
+ * so a claim without `sent_at` means "sent, or being sent": it is never taken over.
+ * - The send failed: the claim is deleted, and the next run retries.
+ * - The send succeeded but marking it failed (even after retries): the claim stays, and
+ *   the report is never sent again.
+ * - The run died during the send: the claim stays; the report may never arrive.
+ * That is "at most once": a report that may have gone out is never sent again, at the price
+ * of losing one in the rare case that the run dies mid-send or D1 fails both the mark and
+ * the release. A failure of one website (reading its numbers, its claim, its send) is that
+ * website's failure only; the others go on.
  */
-import { and, asc, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
 import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
 import { owners, reportSends, websites } from '../db/schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
+import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
 import { htmlOf, type ReportData, reportData, subjectOf, textOf } from './content.ts';
-import { type Interval, lastCompletePeriod } from './period.ts';
+import { type Interval, lastCompletePeriod, type Period } from './period.ts';
 
 /** What sending needs: the binding (or a stand-in in tests) and the addresses. */
 export type Mailer = {
@@ -22,8 +39,16 @@ export type Mailer = {
 
 export type ReportConfig = { from: string; publicUrl: string; interval: Interval };
 
-/** A claim older than this is taken to have died with its run and may be retried. */
-const STALE_CLAIM_MS = 60 * 60 * 1000;
+/**
+ * The most statements one report may cost: its numbers (at most 9: the unsubscribe secret,
+ * four totals, three top lists), the claim, and marking it or releasing it (up to
+ * `WRITE_ATTEMPTS` each). test/integration/reports.test.ts measures it.
+ */
+export const REPORT_QUERIES = 16;
+/** Tries of the statement that marks a report sent, or gives a failed send's claim back. */
+const WRITE_ATTEMPTS = 3;
+/** Websites read per query. */
+const PAGE = 50;
 
 export async function unsubscribeToken(db: Database, websiteId: number): Promise<string> {
   return (
@@ -45,89 +70,155 @@ export function buildMessage(report: ReportData, to: string, config: ReportConfi
   return message.asRaw();
 }
 
-export type ReportRun = { sent: number; failed: number; skipped: number };
+export type ReportRun = {
+  sent: number;
+  failed: number;
+  /** Claimed by another run first. */
+  skipped: number;
+};
 
-export async function sendReports(
+type Site = { id: number; domain: string; timezone: string; email: string };
+
+/** Runs `write` up to `WRITE_ATTEMPTS` times; the last failure is thrown. */
+async function withRetries(write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (err) {
+      if (attempt >= WRITE_ATTEMPTS || err instanceof QueryBudgetExhausted) throw err;
+    }
+  }
+}
+
+/** The time zones of websites with reports on, grouped by the period they are in now. */
+async function periodGroups(db: Database, now: number, interval: Interval) {
+  const zones = await db
+    .selectDistinct({ timezone: websites.timezone })
+    .from(websites)
+    .where(eq(websites.email, 1))
+    .all();
+  const groups = new Map<string, { period: Period; zones: string[] }>();
+  for (const { timezone } of zones) {
+    const period = lastCompletePeriod(now, timezone, interval);
+    const group = groups.get(period.key) ?? { period, zones: [] };
+    group.zones.push(timezone);
+    groups.set(period.key, group);
+  }
+  return [...groups.values()];
+}
+
+/** The next websites after `cursor`, in `zones`, that have no claim for `period` yet. */
+function owing(db: Database, period: Period, zones: string[], cursor: number): Promise<Site[]> {
+  return db
+    .select({
+      id: websites.id,
+      domain: websites.domain,
+      timezone: websites.timezone,
+      email: owners.email,
+    })
+    .from(websites)
+    .innerJoin(owners, eq(owners.id, websites.ownerId))
+    .where(
+      and(
+        eq(websites.email, 1),
+        gt(websites.id, cursor),
+        // One bound JSON array, whatever the number of zones (D1 binds at most 100 values).
+        sql`${websites.timezone} IN (SELECT value FROM json_each(${JSON.stringify(zones)}))`,
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(reportSends)
+            .where(and(eq(reportSends.websiteId, websites.id), eq(reportSends.period, period.key))),
+        ),
+      ),
+    )
+    .orderBy(asc(websites.id))
+    .limit(PAGE)
+    .all();
+}
+
+/** Reads, claims, sends and marks one website's report. */
+async function sendOne(
   db: Database,
   mailer: Mailer,
   config: ReportConfig,
+  site: Site,
+  period: Period,
+  now: number,
+): Promise<keyof ReportRun> {
+  const context = { websiteId: site.id, period: period.key };
+  const thisClaim = and(eq(reportSends.websiteId, site.id), eq(reportSends.period, period.key));
+  let raw: string;
+  let claimed: unknown;
+  try {
+    const token = await unsubscribeToken(db, site.id);
+    const report = await reportData(db, site, period, {
+      statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
+      unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
+    });
+    raw = buildMessage(report, site.email, config);
+    claimed = await db
+      .insert(reportSends)
+      .values({ websiteId: site.id, period: period.key, claimedAt: now })
+      .onConflictDoNothing()
+      .returning({ websiteId: reportSends.websiteId })
+      .get();
+  } catch (err) {
+    // Nothing was claimed: the next run tries again.
+    logError('report not sent', context, err);
+    return 'failed';
+  }
+  if (!claimed) return 'skipped';
+  try {
+    await mailer.send({ from: config.from, to: site.email, raw });
+  } catch (err) {
+    logError('report not sent', context, err);
+    // The send itself failed: give the claim back, so that the next run retries.
+    await withRetries(() =>
+      db
+        .delete(reportSends)
+        .where(and(thisClaim, isNull(reportSends.sentAt)))
+        .run(),
+    ).catch((releaseErr) => logError('report claim not released', context, releaseErr));
+    return 'failed';
+  }
+  try {
+    await withRetries(() =>
+      db.update(reportSends).set({ sentAt: Date.now() }).where(thisClaim).run(),
+    );
+  } catch (err) {
+    // Sent: the claim stays unmarked, and a claim is never taken over, so it is not resent.
+    logError('report sent, not marked', context, err);
+  }
+  return 'sent';
+}
+
+export async function sendReports(
+  base: Database,
+  mailer: Mailer,
+  config: ReportConfig,
   now = Date.now(),
-  { batch = 200 }: { batch?: number } = {},
+  { batch = 200, queries = new QueryBudget(400) }: { batch?: number; queries?: QueryBudget } = {},
 ): Promise<ReportRun> {
+  const db = metered(base, queries);
   const run: ReportRun = { sent: 0, failed: 0, skipped: 0 };
-  let cursor = 0;
   let handled = 0;
-  while (handled < batch) {
-    const page = await db
-      .select({
-        id: websites.id,
-        domain: websites.domain,
-        timezone: websites.timezone,
-        email: owners.email,
-      })
-      .from(websites)
-      .innerJoin(owners, eq(owners.id, websites.ownerId))
-      .where(and(eq(websites.email, 1), gt(websites.id, cursor)))
-      .orderBy(asc(websites.id))
-      .limit(50)
-      .all();
-    if (page.length === 0) break;
-    for (const site of page) {
-      cursor = site.id;
-      const period = lastCompletePeriod(now, site.timezone, config.interval);
-      // Claim: insert, or take over a claim that died without sending.
-      const claimed = await db
-        .insert(reportSends)
-        .values({ websiteId: site.id, period: period.key, claimedAt: now })
-        .onConflictDoUpdate({
-          target: [reportSends.websiteId, reportSends.period],
-          set: { claimedAt: now },
-          setWhere: and(
-            isNull(reportSends.sentAt),
-            lt(reportSends.claimedAt, now - STALE_CLAIM_MS),
-          ),
-        })
-        .returning()
-        .get();
-      if (!claimed || claimed.claimedAt !== now) {
-        run.skipped++;
-        continue;
+  const room = () => handled < batch && queries.left >= REPORT_QUERIES;
+  if (queries.left < 2 + REPORT_QUERIES) return run;
+  for (const { period, zones } of await periodGroups(db, now, config.interval)) {
+    let cursor = 0;
+    while (room() && queries.left >= 1 + REPORT_QUERIES) {
+      const page = await owing(db, period, zones, cursor);
+      for (const site of page) {
+        if (!room()) return run;
+        cursor = site.id;
+        handled++;
+        run[await sendOne(db, mailer, config, site, period, now)]++;
       }
-      handled++;
-      try {
-        const token = await unsubscribeToken(db, site.id);
-        const report = await reportData(db, site, period, {
-          statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
-          unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
-        });
-        await mailer.send({
-          from: config.from,
-          to: site.email,
-          raw: buildMessage(report, site.email, config),
-        });
-        await db
-          .update(reportSends)
-          .set({ sentAt: Date.now() })
-          .where(and(eq(reportSends.websiteId, site.id), eq(reportSends.period, period.key)))
-          .run();
-        run.sent++;
-      } catch (err) {
-        run.failed++;
-        logError('report not sent', { websiteId: site.id, period: period.key }, err);
-        await db
-          .delete(reportSends)
-          .where(
-            and(
-              eq(reportSends.websiteId, site.id),
-              eq(reportSends.period, period.key),
-              isNull(reportSends.sentAt),
-            ),
-          )
-          .run()
-          .catch(() => undefined);
-      }
-      if (handled >= batch) break;
+      if (page.length < PAGE) break;
     }
+    if (!room()) break;
   }
   return run;
 }

@@ -27,6 +27,11 @@ export type FaultOptions = {
   message?: (sql: string, params: unknown[]) => string;
   /** Also fail every `batch()`, whatever its statements (default: only batches of failing ones). */
   failBatches?: boolean;
+  /**
+   * Of the statements `matches` picks, only those bound to values this accepts fail (default:
+   * all of them); the others run as usual. (`execute` mode only.)
+   */
+  bound?: (params: unknown[]) => boolean;
 };
 
 export type Fault = {
@@ -71,8 +76,26 @@ export function injectD1Failure(options: FaultOptions = {}): Fault {
     return stmt as unknown as D1PreparedStatement;
   };
 
+  /** A statement that fails only once bound to values `bound` accepts. */
+  const boundStatement = (sql: string, bound: (params: unknown[]) => boolean) => {
+    const real = realPrepare(sql);
+    return new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'bind')
+          return (...values: unknown[]) => {
+            if (!bound(values)) return target.bind(...values);
+            failed.push(sql);
+            return statement(sql, values);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  };
+
   const prepare = vi.spyOn(db, 'prepare').mockImplementation((sql: string) => {
     if (!matches(sql)) return realPrepare(sql);
+    if (options.bound) return boundStatement(sql, options.bound);
     failed.push(sql);
     if (mode === 'prepare') throw d1Error(sql, []);
     return statement(sql, []);
@@ -120,4 +143,52 @@ export const LEAKS = [
 export function leaksIn(body: string): string[] {
   const lower = body.toLowerCase();
   return LEAKS.filter((fragment) => lower.includes(fragment.toLowerCase()));
+}
+
+/** The error a Worker gets past its queries per invocation. */
+export const QUERY_LIMIT_MESSAGE = 'D1_ERROR: Too many API requests by single worker invocation.';
+
+/**
+ * A D1 binding that behaves like D1 past its queries per Worker invocation: the first
+ * `limit` statements run (each statement of a `batch()` counts), every later one fails.
+ * `sent()` tells how many statements were attempted in all.
+ */
+export function withQueryLimit(d1: D1Database, limit: number) {
+  let attempted = 0;
+  const take = (n: number) => {
+    attempted += n;
+    if (attempted > limit) throw new Error(QUERY_LIMIT_MESSAGE);
+  };
+  const originals = new WeakMap<object, D1PreparedStatement>();
+  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === 'bind') return (...values: unknown[]) => wrap(target.bind(...values));
+        if (prop === 'run' || prop === 'all' || prop === 'raw' || prop === 'first') {
+          const method = Reflect.get(target, prop, target) as (...args: unknown[]) => unknown;
+          return async (...args: unknown[]) => {
+            take(1);
+            return method.apply(target, args);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    originals.set(wrapped, stmt);
+    return wrapped;
+  };
+  const binding = new Proxy(d1, {
+    get(target, prop) {
+      if (prop === 'prepare') return (sql: string) => wrap(target.prepare(sql));
+      if (prop === 'batch')
+        return async (statements: D1PreparedStatement[]) => {
+          take(statements.length);
+          return target.batch(statements.map((s) => originals.get(s) ?? s));
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { binding, sent: () => attempted };
 }

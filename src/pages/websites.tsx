@@ -8,8 +8,13 @@ import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
-import { deleteWebsite, findWebsite, listWebsites, type WebsiteRow } from '../websites/queries.ts';
-import { parseWebsiteId } from '../websites/routes.ts';
+import {
+  deleteWebsite,
+  findWebsite,
+  listWebsites,
+  parseWebsiteId,
+  type WebsiteRow,
+} from '../websites/queries.ts';
 
 import { changeWebsite, createWebsite } from '../websites/service.ts';
 import { Field, render } from './layout.tsx';

@@ -1,13 +1,12 @@
 /** `GET /api/v1/stats/{id}`: one statistic of a website over a date range, paginated. */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { parseFields } from '../api/fields.ts';
 import { pageRange, pageUrl, pageWindow, pathOf } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { websiteId } from '../websites/routes.ts';
 import { queryStats } from './queries.ts';
 import { statsQuerySchema, statsResponseSchema } from './schemas.ts';
 
@@ -84,15 +83,11 @@ const statsRoute = createRoute({
 });
 
 export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
-  api.openAPIRegistry.registerPath(statsRoute);
-
-  api.get('/stats/:id', async (c) => {
+  serveRoute(api, statsRoute, async (c, { id, query }) => {
     const db = createDb(c.env.DB);
-    const website = await findWebsite(db, c.get('ownerId'), websiteId(c.req.param('id')));
+    const website = await findWebsite(db, c.get('ownerId'), id);
     if (!website) throw notFound();
-    const parsed = parseFields(statsQuerySchema, c.req.query(), ['name', 'from', 'to']);
-    if (!parsed.ok) throw validationFailed(parsed.errors);
-    const q = parsed.data;
+    const q = query();
     if (q.from > q.to) {
       throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
     }

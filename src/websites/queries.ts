@@ -11,6 +11,11 @@ import type { WebsiteRecord } from './schemas.ts';
 
 export type WebsiteRow = typeof websites.$inferSelect;
 
+/** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
+export function parseWebsiteId(raw: string | undefined): number | null {
+  return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
+}
+
 export function toWebsiteRecord(row: WebsiteRow): WebsiteRecord {
   return {
     id: row.id,

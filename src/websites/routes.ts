@@ -1,9 +1,9 @@
 /**
- * Website management routes of API v1. Each handler validates, calls one domain function
- * and shapes the response; the OpenAPI definitions beside them describe the same schemas.
+ * Website management routes of API v1. Each route is one OpenAPI definition, which both
+ * documents it and is served by `serveRoute` (validation from the same schemas); each
+ * handler calls one domain function and shapes the response.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { parseFields } from '../api/fields.ts';
 import {
   linksSchema,
   metaSchema,
@@ -13,10 +13,10 @@ import {
   pathOf,
 } from '../api/pagination.ts';
 import { errorResponses, jsonContent } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { readFields } from '../lib/body.ts';
-import { notFound, validationFailed } from '../lib/errors.ts';
+import { notFound } from '../lib/errors.ts';
 import { deleteWebsite, findWebsite, listWebsites, toWebsiteRecord } from './queries.ts';
 import { websiteInputSchema, websiteListQuerySchema, websiteSchema } from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
@@ -32,6 +32,25 @@ const bodyContent = {
 };
 const one = (status: number) =>
   z.object({ data: websiteSchema, status: z.number().int().openapi({ example: status }) });
+
+/** PUT and PATCH do the same: both change only the fields sent. */
+const updateRoute = (method: 'put' | 'patch') =>
+  createRoute({
+    method,
+    path: '/websites/{id}',
+    tags: ['Websites'],
+    summary: method === 'put' ? 'Update a website' : 'Update a website (PATCH)',
+    description:
+      'Changes only the fields sent; PUT and PATCH are the same. A `domain` equal to the current one is ignored; a different one is rejected.',
+    security,
+    request: { params: idParam, body: { content: bodyContent } },
+    responses: {
+      200: jsonContent(one(200), 'The updated website.'),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  });
 
 const websiteRoutes = {
   list: createRoute({
@@ -84,22 +103,8 @@ const websiteRoutes = {
       422: errorResponses[422],
     },
   }),
-  update: createRoute({
-    method: 'put',
-    path: '/websites/{id}',
-    tags: ['Websites'],
-    summary: 'Update a website',
-    description:
-      'Changes only the fields sent (PATCH is accepted too). A `domain` equal to the current one is ignored; a different one is rejected.',
-    security,
-    request: { params: idParam, body: { content: bodyContent } },
-    responses: {
-      200: jsonContent(one(200), 'The updated website.'),
-      401: errorResponses[401],
-      404: errorResponses[404],
-      422: errorResponses[422],
-    },
-  }),
+  update: updateRoute('put'),
+  patch: updateRoute('patch'),
   delete: createRoute({
     method: 'delete',
     path: '/websites/{id}',
@@ -125,25 +130,9 @@ const websiteRoutes = {
   }),
 };
 
-/** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
-export function parseWebsiteId(raw: string | undefined): number | null {
-  return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
-}
-
-/** The website id of an API path; anything else is the same 404 as a missing website. */
-export function websiteId(raw: string): number {
-  const id = parseWebsiteId(raw);
-  if (id === null) throw notFound();
-  return id;
-}
-
 export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
-  for (const route of Object.values(websiteRoutes)) api.openAPIRegistry.registerPath(route);
-
-  api.get('/websites', async (c) => {
-    const parsed = parseFields(websiteListQuerySchema, c.req.query());
-    if (!parsed.ok) throw validationFailed(parsed.errors);
-    const { search, sort_by = 'id', sort = 'desc', per_page = 25, page = 1 } = parsed.data;
+  serveRoute(api, websiteRoutes.list, async (c, { query }) => {
+    const { search, sort_by = 'id', sort = 'desc', per_page = 25, page = 1 } = query();
     const { rows, total } = await listWebsites(createDb(c.env.DB), c.get('ownerId'), {
       search: search?.trim() || undefined,
       sortBy: sort_by,
@@ -174,34 +163,25 @@ export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
     });
   });
 
-  api.get('/websites/:id', async (c) => {
-    const row = await findWebsite(
-      createDb(c.env.DB),
-      c.get('ownerId'),
-      websiteId(c.req.param('id')),
-    );
+  serveRoute(api, websiteRoutes.show, async (c, { id }) => {
+    const row = await findWebsite(createDb(c.env.DB), c.get('ownerId'), id);
     if (!row) throw notFound();
     return c.json({ data: toWebsiteRecord(row), status: 200 });
   });
 
-  api.post('/websites', async (c) => {
-    const row = await createWebsite(createDb(c.env.DB), c.get('ownerId'), await readFields(c.req));
+  serveRoute(api, websiteRoutes.create, async (c, { body }) => {
+    const row = await createWebsite(createDb(c.env.DB), c.get('ownerId'), body);
     return c.json({ data: toWebsiteRecord(row), status: 201 }, 201);
   });
 
-  api.on(['PUT', 'PATCH'], '/websites/:id', async (c) => {
-    const id = websiteId(c.req.param('id'));
-    const row = await changeWebsite(
-      createDb(c.env.DB),
-      c.get('ownerId'),
-      id,
-      await readFields(c.req),
-    );
-    return c.json({ data: toWebsiteRecord(row), status: 200 });
-  });
+  for (const route of [websiteRoutes.update, websiteRoutes.patch]) {
+    serveRoute(api, route, async (c, { id, body }) => {
+      const row = await changeWebsite(createDb(c.env.DB), c.get('ownerId'), id, body);
+      return c.json({ data: toWebsiteRecord(row), status: 200 });
+    });
+  }
 
-  api.delete('/websites/:id', async (c) => {
-    const id = websiteId(c.req.param('id'));
+  serveRoute(api, websiteRoutes.delete, async (c, { id }) => {
     if (!(await deleteWebsite(createDb(c.env.DB), c.get('ownerId'), id))) throw notFound();
     return c.json({ id, object: 'website', deleted: true, status: 200 });
   });

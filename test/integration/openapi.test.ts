@@ -10,7 +10,12 @@ describe('OpenAPI document and reference page', () => {
     expect(doc.servers).toEqual([{ url: 'https://sightline.test/api/v1' }]);
     expect(Object.keys(doc.paths).sort()).toEqual(['/stats/{id}', '/websites', '/websites/{id}']);
     expect(Object.keys(doc.paths['/websites']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths['/websites/{id}']).sort()).toEqual(['delete', 'get', 'put']);
+    expect(Object.keys(doc.paths['/websites/{id}']).sort()).toEqual([
+      'delete',
+      'get',
+      'patch',
+      'put',
+    ]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
       type: 'http',
       scheme: 'bearer',

@@ -1,0 +1,75 @@
+/**
+ * Serving an API route from its OpenAPI definition. The one `createRoute` object documents
+ * the route in `/api/v1/openapi.json` and is what validates its input here, so the document
+ * and the behaviour cannot drift apart. Validation is Sightline's own (see fields.ts):
+ * Laravel-style 422s that name every bad field, required query fields being the schema's
+ * non-optional ones; a path id that cannot name a website is the same 404 as a missing one;
+ * a body is read from a form, JSON or multipart (lib/body.ts) and handed on for the domain
+ * service to validate with the route's body schema.
+ */
+import type { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { readFields } from '../lib/body.ts';
+import { notFound, validationFailed } from '../lib/errors.ts';
+import { parseWebsiteId } from '../websites/queries.ts';
+import { parseFields } from './fields.ts';
+
+type RouteDefinition = ReturnType<typeof createRoute>;
+
+type QueryOf<R> = R extends { request: { query: infer Q extends z.ZodObject } }
+  ? z.output<Q>
+  : undefined;
+
+/**
+ * What a handler receives: the website id of `{id}`, the raw body fields, and `query()`,
+ * which validates the query when called (a 422 naming every bad field). A handler that
+ * looks a website up calls it after the lookup, so another owner's website is the same 404
+ * as a missing one whatever the parameters.
+ */
+export type RouteInput<R> = {
+  id: number;
+  query: () => QueryOf<R>;
+  body: Record<string, unknown>;
+};
+
+/** The fields of an object schema that must be present (those not marked optional). */
+function requiredFields(schema: z.ZodObject): string[] {
+  return Object.entries(schema.shape)
+    .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
+    .map(([name]) => name);
+}
+
+/**
+ * Registers `route` in the OpenAPI document and serves it with `handler`: the path id
+ * checked, the body read, the query validated on demand, as the definition declares.
+ *
+ * @example
+ * serveRoute(api, showWebsiteRoute, async (c, { id }) => c.json(await show(id)));
+ */
+export function serveRoute<R extends RouteDefinition>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  handler: (c: Context<AppEnv>, input: RouteInput<R>) => Promise<Response> | Response,
+): void {
+  api.openAPIRegistry.registerPath(route);
+  const query = route.request?.query as z.ZodObject | undefined;
+  const required = query ? requiredFields(query) : [];
+  const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+  api.on(route.method.toUpperCase(), path, async (c) => {
+    let id = 0;
+    if (route.request?.params) {
+      const parsed = parseWebsiteId(c.req.param('id'));
+      if (parsed === null) throw notFound();
+      id = parsed;
+    }
+    const validQuery = () => {
+      if (!query) return undefined as QueryOf<R>;
+      const parsed = parseFields(query, c.req.query(), required);
+      if (!parsed.ok) throw validationFailed(parsed.errors);
+      return parsed.data as QueryOf<R>;
+    };
+    const body = route.request?.body ? await readFields(c.req) : {};
+    return handler(c, { id, query: validQuery, body });
+  });
+}

@@ -17,8 +17,8 @@
  *   the report is never sent again.
  * - The run died during the send: the claim stays; the report may never arrive.
  * That is "at most once": a report that may have gone out is never sent again, at the price
- * of losing one in the rare case that the run dies mid-send or D1 fails both the mark and
- * the release. A failure of one website (reading its numbers, its claim, its send) is that
+ * of losing one in the rare case that the run dies mid-send, or that D1 fails every try to
+ * give back the claim of a failed send. A failure of one website (reading its numbers, its claim, its send) is that
  * website's failure only; the others go on.
  */
 import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
@@ -42,7 +42,7 @@ export type ReportConfig = { from: string; publicUrl: string; interval: Interval
 /**
  * The most statements one report may cost: its numbers (at most 9: the unsubscribe secret,
  * four totals, three top lists), the claim, and marking it or releasing it (up to
- * `WRITE_ATTEMPTS` each). test/integration/reports.test.ts measures it.
+ * `WRITE_ATTEMPTS` each). test/integration/reports-cron.test.ts measures it.
  */
 export const REPORT_QUERIES = 16;
 /** Tries of the statement that marks a report sent, or gives a failed send's claim back. */

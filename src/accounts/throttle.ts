@@ -117,6 +117,46 @@ export async function loginSucceeded(db: Database, email: string, address: strin
   ]);
 }
 
+/**
+ * Wrong statistics-page passwords for one website, from all addresses together, after which
+ * every further attempt waits for the window to end: the password form of one website can
+ * then be kept refusing for 15 minutes at a time, but its password cannot be guessed from
+ * many addresses (see docs/SECURITY.md). Viewers with the access cookie and the owner never
+ * need the form.
+ */
+const STATS_PASSWORD_SITE_LIMIT = 30;
+
+const statsPasswordKeys = (websiteId: number, address: string) => ({
+  pair: ['stats', String(websiteId), address],
+  site: ['stats-site', String(websiteId)],
+});
+
+/**
+ * Counts a statistics-page password attempt before the password is hashed and returns the
+ * seconds to wait (0 when it may go ahead): at most 5 per address (an IPv6 client by its
+ * /64) and `STATS_PASSWORD_SITE_LIMIT` per website in a window.
+ */
+export async function consumeStatsPasswordAttempt(
+  db: Database,
+  websiteId: number,
+  address: string,
+  now = Date.now(),
+): Promise<number> {
+  const keys = statsPasswordKeys(websiteId, address);
+  const [perPair, perSite] = await countAttempts(db, [keys.pair, keys.site], now);
+  if (!perPair || !perSite) return 0;
+  return Math.max(
+    waitFor(perPair, THROTTLE_LIMIT, now),
+    waitFor(perSite, STATS_PASSWORD_SITE_LIMIT, now),
+  );
+}
+
+/** After the right statistics-page password: the address's failures are forgotten, the website's attempt given back. */
+export async function statsPasswordSucceeded(db: Database, websiteId: number, address: string) {
+  const keys = statsPasswordKeys(websiteId, address);
+  await Promise.all([clearFailures(db, keys.pair), refundAttempt(db, keys.site)]);
+}
+
 /** Gives back an attempt that turned out to be a success (the IP's count after a login). */
 export async function refundAttempt(db: Database, parts: string[]): Promise<void> {
   await db

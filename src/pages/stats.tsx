@@ -10,13 +10,13 @@ import { type Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { FC } from 'hono/jsx';
 import { verifyPassword } from '../accounts/password.ts';
-import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
+import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
-import { clientIp } from '../lib/ip.ts';
+import { clientAddressKey } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
@@ -340,8 +340,9 @@ export function createStatsPages() {
     const db = createDb(c.env.DB);
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
-    const key = ['stats', String(site.id), clientIp(c)];
-    const wait = await consumeAttempt(db, key);
+    // Counted before the password is hashed: a refused guess costs no PBKDF2.
+    const address = clientAddressKey(c);
+    const wait = await consumeStatsPasswordAttempt(db, site.id, address);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
       return passwordPage(c, site, 'Too many attempts. Try again later.', 429);
@@ -350,7 +351,7 @@ export function createStatsPages() {
     if (typeof password !== 'string' || !(await verifyPassword(password, site.passwordHash))) {
       return passwordPage(c, site, 'The password is incorrect.', 422);
     }
-    await clearFailures(db, key);
+    await statsPasswordSucceeded(db, site.id, address);
     setCookie(c, cookieName(site), await siteToken(db, site), {
       httpOnly: true,
       secure: true,

@@ -88,7 +88,7 @@ function WebsiteForm(props: {
         hint={
           props.hasPassword
             ? 'A password is set; leave empty to keep it.'
-            : 'Needed for a password-protected page.'
+            : 'Needed for a password-protected page; 8 to 128 characters.'
         }
         error={errors?.password}
       >

@@ -12,6 +12,7 @@ import { validateIpList } from './ip-list.ts';
 import { validateParamList } from './params-list.ts';
 
 const LIST_MAX = 10_000;
+const SITE_PASSWORD_MIN = 8;
 const SITE_PASSWORD_MAX = 128;
 
 const domainField = field<string>(
@@ -36,12 +37,19 @@ const passwordField = field<string | null>(
     type: 'string',
     maxLength: SITE_PASSWORD_MAX,
     description:
-      'Password of the statistics page, required when privacy becomes 2 and none is set. Stored hashed.',
+      'Password of the statistics page (8 to 128 characters), required when privacy becomes 2 and none is set. Stored hashed.',
   },
   (raw) => {
     if (raw === null || raw === '') return { ok: true, value: null };
     if (typeof raw !== 'string')
       return { ok: false, message: 'The password field must be a string.' };
+    // Counted in characters (code points), as owners' passwords are.
+    if ([...raw].length < SITE_PASSWORD_MIN) {
+      return {
+        ok: false,
+        message: `The password field must be at least ${SITE_PASSWORD_MIN} characters.`,
+      };
+    }
     if (raw.length > SITE_PASSWORD_MAX) {
       return {
         ok: false,

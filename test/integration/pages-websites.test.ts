@@ -261,7 +261,7 @@ describe('editing a website', () => {
       email: '1',
       exclude_bots: '1',
       privacy: '2',
-      password: 'keep me',
+      password: 'keep me please',
     });
     const page = await b.get(`/websites/${site.id}`);
     expect(page.text).toContain('A password is set; leave empty to keep it.');
@@ -281,6 +281,24 @@ describe('editing a website', () => {
       privacy: 2,
       password: true,
     });
+  });
+});
+
+describe('statistics page passwords on the form', () => {
+  it('refuses a new password under 8 characters, next to the field, and writes nothing', async () => {
+    const { b } = await ownerSession();
+    const form = await b.get('/websites/new');
+    const before = await snapshot('websites');
+    const res = await b.post('/websites', {
+      _csrf: csrfFrom(form.text),
+      domain: 'short-form-pw.example.com',
+      privacy: '2',
+      password: 'short',
+      timezone: 'UTC',
+    });
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('The password field must be at least 8 characters.');
+    expect(await snapshot('websites')).toEqual(before);
   });
 });
 

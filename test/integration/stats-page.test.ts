@@ -67,9 +67,9 @@ class Client {
   readonly ip: string;
   readonly jar: StoredCookie[] = [];
 
-  constructor() {
+  constructor(ip?: string) {
     clientSeq += 1;
-    this.ip = `198.19.77.${clientSeq}`;
+    this.ip = ip ?? `198.19.${77 + Math.floor(clientSeq / 250)}.${(clientSeq % 250) + 1}`;
   }
 
   cookie(name: string): StoredCookie | undefined {
@@ -609,6 +609,51 @@ describe('access', () => {
       expect(res.setCookies).toEqual([]);
       expect(res.text).not.toContain(site.secret);
       expect((await client.get(statsUrl(site.domain))).text).not.toContain(site.secret);
+    });
+
+    it('counts the addresses of one IPv6 /64 as one: 20 guesses from 20 of them', async () => {
+      const site = await protectedSite('v6-network');
+      const statuses: number[] = [];
+      for (let i = 1; i <= 20; i++) {
+        const guesser = new Client(`2001:db8:5:6:${i.toString(16)}::${i}`);
+        const res = await guesser.post(statsUrl(site.domain, '/password'), {
+          password: `wrong guess ${i}`,
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses.slice(0, 5)).toEqual([422, 422, 422, 422, 422]);
+      expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
+      // Another network is not affected.
+      const other = new Client('2001:db8:5:7::1');
+      expect(
+        (await other.post(statsUrl(site.domain, '/password'), { password: SITE_PASSWORD })).status,
+      ).toBe(303);
+    });
+
+    it('limits the guesses for one website from all addresses together, before any hashing', async () => {
+      const site = await protectedSite('many-networks');
+      const derive = vi.spyOn(crypto.subtle, 'deriveBits');
+      const statuses: number[] = [];
+      for (let i = 1; i <= 40; i++) {
+        const guesser = new Client(`203.0.${100 + Math.floor(i / 200)}.${i}`);
+        const res = await guesser.post(statsUrl(site.domain, '/password'), {
+          password: `wrong guess ${i}`,
+        });
+        statuses.push(res.status);
+      }
+      const refused = statuses.filter((s) => s === 429).length;
+      expect(statuses.slice(0, 30)).toEqual(Array(30).fill(422));
+      expect(refused).toBe(10);
+      // Each guess that got an answer cost one hash; a refused one cost none.
+      expect(derive).toHaveBeenCalledTimes(30);
+      derive.mockRestore();
+      // The right password from a fresh address waits too, while the window lasts; viewers
+      // with the cookie and the owner are not affected.
+      const fresh = new Client('192.0.2.200');
+      const res = await fresh.post(statsUrl(site.domain, '/password'), { password: SITE_PASSWORD });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await ownerClient.get(statsUrl(site.domain))).text).toContain(site.secret);
     });
   });
 });

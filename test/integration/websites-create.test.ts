@@ -141,6 +141,37 @@ describe('POST /api/v1/websites', () => {
     expect(await snapshot('websites')).toEqual(before);
   });
 
+  it('requires at least 8 characters for a new statistics page password', async () => {
+    const { key } = await makeOwner();
+    const before = await snapshot('websites');
+    for (const password of ['short', '1234567', '  seven']) {
+      const res = await call('/api/v1/websites', {
+        method: 'POST',
+        key,
+        body: { form: { domain: 'short-pw.example.com', privacy: '2', password } },
+      });
+      expect(res.status, password).toBe(422);
+      expect(res.json.errors, password).toEqual({
+        password: ['The password field must be at least 8 characters.'],
+      });
+    }
+    expect(await snapshot('websites')).toEqual(before);
+    const site = await makeWebsite(key, { domain: 'long-pw.example.com' });
+    const update = await call(`/api/v1/websites/${site.id}`, {
+      method: 'PATCH',
+      key,
+      body: { json: { privacy: 2, password: 'abc' } },
+    });
+    expect(update.status).toBe(422);
+    expect(update.json.errors.password).toEqual(['The password field must be at least 8 characters.']);
+    const ok = await call('/api/v1/websites', {
+      method: 'POST',
+      key,
+      body: { form: { domain: 'eight-pw.example.com', privacy: '2', password: '8 chars!' } },
+    });
+    expect(ok.status).toBe(201);
+  });
+
   it('names every invalid field in one 422 and writes nothing', async () => {
     const { key } = await makeOwner();
     const before = await snapshot('websites');

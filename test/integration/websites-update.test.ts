@@ -90,7 +90,7 @@ describe('PUT/PATCH /api/v1/websites/{id}', () => {
     const ok = await call(`/api/v1/websites/${site.id}`, {
       method: 'PUT',
       key,
-      body: { form: { privacy: '2', password: 'secret' } },
+      body: { form: { privacy: '2', password: 'secret password' } },
     });
     expect(ok.status).toBe(200);
     expect(ok.json.data).toMatchObject({ privacy: 2, password: true });
@@ -112,7 +112,7 @@ describe('PUT/PATCH /api/v1/websites/{id}', () => {
 
   it('replaces the password hash when a new password is sent', async () => {
     const { key } = await makeOwner();
-    const site = await makeWebsite(key, { privacy: '2', password: 'first' });
+    const site = await makeWebsite(key, { privacy: '2', password: 'first password' });
     const hashOf = async () =>
       ((await snapshot('websites')) as { id: number; password_hash: string }[]).find(
         (r) => r.id === site.id,
@@ -121,7 +121,7 @@ describe('PUT/PATCH /api/v1/websites/{id}', () => {
     await call(`/api/v1/websites/${site.id}`, {
       method: 'PUT',
       key,
-      body: { form: { password: 'second' } },
+      body: { form: { password: 'second password' } },
     });
     expect(await hashOf()).not.toBe(first);
   });

@@ -22,6 +22,7 @@ export default defineConfig({
               // with the tight TEST_RATE_LIMIT_* limiters instead. (test/e2e checks the real
               // configuration through wrangler.)
               ratelimits: {
+                RATE_LIMIT_ADDRESSES: limiter('7104', 1_000_000),
                 RATE_LIMIT_EVENTS: limiter('7101', 1_000_000),
                 RATE_LIMIT_API: limiter('7102', 1_000_000),
                 RATE_LIMIT_FORMS: limiter('7103', 1_000_000),

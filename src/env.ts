@@ -12,6 +12,7 @@ export interface Env {
   /** `weekly` (default, Monday to Sunday) or `monthly`. */
   REPORT_INTERVAL?: string;
   /** Rate limits (see src/lib/rate-limit.ts); a missing binding means no limit. */
+  RATE_LIMIT_ADDRESSES?: RateLimit;
   RATE_LIMIT_EVENTS?: RateLimit;
   RATE_LIMIT_API?: RateLimit;
   RATE_LIMIT_FORMS?: RateLimit;

@@ -10,6 +10,7 @@ import type { AppEnv } from '../env.ts';
 import { unauthenticated } from '../lib/errors.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 
+/** Limits per client address, then per presented key, then looks the key up. */
 export const bearerAuth = () =>
   createMiddleware<AppEnv>(async function bearerAuth(c, next) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');

@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
 import { bearerAuth } from './auth.ts';
@@ -40,6 +41,8 @@ export function createApi() {
     c.html(<ReferencePage doc={document(new URL(c.req.url).origin)} />),
   );
 
+  // Counted per client address before any key is looked up (random keys cost a D1 read).
+  api.use('*', addressRateLimit('api'));
   api.use('*', bearerAuth());
   api.use(
     '*',

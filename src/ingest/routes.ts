@@ -14,8 +14,9 @@ import { cors } from 'hono/cors';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
+import { clientAddressKey } from '../lib/ip.ts';
 import { logError, requestContext } from '../lib/log.ts';
-import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
+import { addressRateLimit, tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
 import { parseHit } from './payload.ts';
 import {
@@ -97,7 +98,7 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
         cf: c.req.raw.cf as Record<string, unknown> | undefined,
         now: Date.now(),
         withinLimit: (websiteId) =>
-          withinLimit(c.env, 'RATE_LIMIT_EVENTS', [ip ?? 'unknown', String(websiteId)]),
+          withinLimit(c.env, 'RATE_LIMIT_EVENTS', [clientAddressKey(c), String(websiteId)]),
       };
       outcome = site ? await processSiteHit(db, site, hit, req) : await processHit(db, hit, req);
     } catch (err) {
@@ -132,8 +133,10 @@ export function createIngestRoutes() {
       credentials: false,
     });
 
+  // Counted per client address before any website is looked up.
+  const perAddress = addressRateLimit('hits');
   ingestRoutes.use('/event', openCors(['Content-Type']));
-  ingestRoutes.post('/event', limit, async (c) => {
+  ingestRoutes.post('/event', perAddress, limit, async (c) => {
     const body = await readJson(c);
     const translated: Translated =
       body !== null &&
@@ -155,7 +158,7 @@ export function createIngestRoutes() {
 
   // Umami's tracker sends `x-umami-cache` back once it has one; it is accepted and ignored.
   ingestRoutes.use('/send', openCors(['Content-Type', 'x-umami-cache']));
-  ingestRoutes.post('/send', limit, async (c) => {
+  ingestRoutes.post('/send', perAddress, limit, async (c) => {
     const dropped = await ingest(c, fromUmami(await readJson(c)));
     if (dropped) c.header('X-Drop-Reason', dropped);
     return c.json({}, 200);

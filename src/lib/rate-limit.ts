@@ -3,22 +3,33 @@
  * wrangler.toml). The limits themselves — requests per 10 or 60 seconds — are configuration;
  * the code only decides what a request is counted against:
  *
- * - `RATE_LIMIT_EVENTS`: hits, per client IP and website;
+ * - `RATE_LIMIT_ADDRESSES`: every hit request and every API v1 request, per client address
+ *   (each kind on its own), before any website or API key is looked up, so that requests
+ *   naming unknown websites or random keys cost a bounded number of database reads;
+ * - `RATE_LIMIT_EVENTS`: hits, per client address and website;
  * - `RATE_LIMIT_API`: API v1 requests, per API key;
  * - `RATE_LIMIT_FORMS`: log-in, sign-up, statistics-password and password-change submissions,
- *   per client IP.
+ *   per client address.
+ *
+ * A client address is `addressKey` of `CF-Connecting-IP`: an IPv6 client counts by its /64.
  *
  * Keys are SHA-256 hashes, so no IP address or API key leaves the Worker even as a counter
  * name. A binding that is not configured means no limit. A limiter that fails lets the
  * request through (and logs): an outage of the counter must not become an outage of the
  * service.
  */
-import type { Env } from '../env.ts';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv, Env } from '../env.ts';
 import { sha256Hex } from './crypto.ts';
 import { ApiError } from './errors.ts';
+import { clientAddressKey } from './ip.ts';
 import { logError } from './log.ts';
 
-export type Limiter = 'RATE_LIMIT_EVENTS' | 'RATE_LIMIT_API' | 'RATE_LIMIT_FORMS';
+export type Limiter =
+  | 'RATE_LIMIT_ADDRESSES'
+  | 'RATE_LIMIT_EVENTS'
+  | 'RATE_LIMIT_API'
+  | 'RATE_LIMIT_FORMS';
 
 /**
  * `Retry-After` of a limited request. The binding does not say when its window ends; a
@@ -38,6 +49,17 @@ export async function withinLimit(env: Env, limiter: Limiter, parts: string[]): 
     return true;
   }
 }
+
+/**
+ * Middleware: counts the request against its client address (`RATE_LIMIT_ADDRESSES`, one
+ * counter per `kind`) before anything is looked up; over the limit, the JSON 429.
+ */
+export const addressRateLimit = (kind: 'hits' | 'api') =>
+  createMiddleware<AppEnv>(async function addressRateLimit(c, next) {
+    if (!(await withinLimit(c.env, 'RATE_LIMIT_ADDRESSES', [clientAddressKey(c), kind])))
+      throw tooManyRequests();
+    await next();
+  });
 
 /** The JSON 429 of the API and the hit endpoints. */
 export const tooManyRequests = () =>

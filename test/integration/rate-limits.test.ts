@@ -201,3 +201,115 @@ describe('the password forms', () => {
     for (let i = 0; i < 6; i++) expect((await send('/login', { ip })).status).toBe(200);
   });
 });
+
+describe('per client address, before any website or key is looked up', () => {
+  /** The app's env with only the per-address limiter tight, and a D1 that counts statements. */
+  function addressLimited() {
+    let statements = 0;
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === 'prepare')
+          return (query: string) => {
+            statements += 1;
+            return target.prepare(query);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const bindings: Env = { ...env, DB: db, RATE_LIMIT_ADDRESSES: tight };
+    return { bindings, statements: () => statements };
+  }
+
+  it('limits hits for websites nobody registered, and the refused ones cost no lookup', async () => {
+    const { bindings, statements } = addressLimited();
+    const ip = nextIp();
+    // One Plausible hit naming ten unknown domains costs ten lookups; three are let through.
+    const flood = () =>
+      send(
+        '/api/event',
+        {
+          method: 'POST',
+          ip,
+          headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+          body: JSON.stringify({
+            n: 'pageview',
+            u: 'https://unknown-0.example.net/',
+            d: Array.from({ length: 10 }, (_, i) => `unknown-${i}.example.net`).join(','),
+          }),
+        },
+        bindings,
+      );
+    for (let i = 0; i < 3; i++) {
+      const res = await flood();
+      expect([res.status, res.headers.get('x-drop-reason')]).toEqual([202, 'unknown_site']);
+    }
+    const before = statements();
+    for (let i = 0; i < 5; i++) {
+      const res = await flood();
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('60');
+    }
+    expect(statements()).toBe(before);
+  });
+
+  it('limits API requests with random keys, and the refused ones cost no key lookup', async () => {
+    const { bindings, statements } = addressLimited();
+    const ip = nextIp();
+    const random = () =>
+      send(
+        '/api/v1/websites',
+        {
+          ip,
+          headers: {
+            authorization: `Bearer sl_${crypto.randomUUID().replace(/-/g, '').padEnd(43, 'x')}`,
+          },
+        },
+        bindings,
+      );
+    for (let i = 0; i < 3; i++) expect((await random()).status).toBe(401);
+    const before = statements();
+    for (let i = 0; i < 5; i++) expect((await random()).status).toBe(429);
+    expect(statements()).toBe(before);
+  });
+
+  it('counts every address of an IPv6 /64 as one, and hits apart from API requests', async () => {
+    const { bindings } = addressLimited();
+    const owner = await makeOwner();
+    const site = await makeWebsite(owner.key);
+    const fromV6 = (i: number) =>
+      send(
+        '/api/event',
+        {
+          method: 'POST',
+          ip: `2001:db8:77:${ipSeq}:${i}::1`,
+          headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+          body: JSON.stringify({ page: `https://${site.domain}/` }),
+        },
+        bindings,
+      );
+    ipSeq += 1;
+    for (let i = 0; i < 3; i++) expect((await fromV6(i)).status).toBe(202);
+    expect((await fromV6(9)).status).toBe(429);
+    // The same network's API requests have their own count.
+    const api = await send(
+      '/api/v1/websites',
+      { ip: `2001:db8:77:${ipSeq - 1}::5`, headers: { authorization: `Bearer ${owner.key}` } },
+      bindings,
+    );
+    expect(api.status).toBe(200);
+  });
+});
+
+describe('the per-website hit limit', () => {
+  it('counts every address of an IPv6 /64 as one client', async () => {
+    const owner = await makeOwner();
+    const site = await makeWebsite(owner.key);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await hit(`2001:db8:88:1:${i}::${i + 1}`, `https://${site.domain}/`);
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([202, 202, 202, 429, 429]);
+  });
+});

@@ -6,7 +6,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
-import { normalizeDomain } from '../websites/domain.ts';
+import { normalizeDomain, parentDomains } from '../websites/domain.ts';
 import { eventLabel, type Hit } from './payload.ts';
 import { isBotRequest } from './steps/bots.ts';
 import { capUserAgent, parseDevice } from './steps/device.ts';
@@ -50,11 +50,7 @@ export type Website = typeof websites.$inferSelect;
 /** Candidate domains for a page host: itself without `www.`, then each parent domain. */
 function domainCandidates(host: string): string[] {
   const normalized = normalizeDomain(host);
-  if (!normalized.ok) return [];
-  const labels = normalized.domain.split('.');
-  if (normalized.domain.startsWith('[') || /^[\d.]+$/.test(normalized.domain))
-    return [normalized.domain];
-  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+  return normalized.ok ? [normalized.domain, ...parentDomains(normalized.domain)] : [];
 }
 
 export async function findSiteById(db: Database, id: number): Promise<Website | undefined> {

@@ -2,6 +2,7 @@
  * Website domain normalisation (DESIGN §3.1): owners paste whatever their browser shows
  * (`https://www.Example.com:8080/blog/`), and Sightline stores the bare host (`example.com`).
  */
+import { parse } from 'tldts';
 import { parseIPv4, parseIPv6 } from '../lib/ip.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 
@@ -79,6 +80,31 @@ export function normalizeDomain(input: string): DomainResult {
     return { ok: false, reason: 'is not a valid host name' };
   if (labels.length < 2) return { ok: false, reason: 'must contain a dot (e.g. example.com)' };
   return { ok: true, domain: host };
+}
+
+/** True for an IP literal as `normalizeDomain` writes it (`203.0.113.7`, `[2001:db8::1]`). */
+export function isIpLiteral(domain: string): boolean {
+  return domain.startsWith('[') || /^[\d.]+$/.test(domain);
+}
+
+/**
+ * The parent domains of a normalised host name, nearest first, down to two labels:
+ * `a.b.example.com` → `b.example.com`, `example.com`. None for an IP literal.
+ */
+export function parentDomains(domain: string): string[] {
+  if (isIpLiteral(domain)) return [];
+  const labels = domain.split('.');
+  return labels.slice(1, -1).map((_, i) => labels.slice(i + 1).join('.'));
+}
+
+/**
+ * True when a normalised host name is a public suffix — a name under which unrelated
+ * parties register their own sites (`co.uk`, `github.io`, `pages.dev`; the Public Suffix
+ * List, private section included). A website there would be a parent of everyone's.
+ */
+export function isPublicSuffix(domain: string): boolean {
+  if (isIpLiteral(domain)) return false;
+  return parse(domain, { allowPrivateDomains: true }).publicSuffix === domain;
 }
 
 function isPort(text: string): boolean {

@@ -2,11 +2,13 @@
  * Website queries. Every function takes the owner id and scopes by it, so a caller cannot
  * reach another owner's website by accident: not found and not yours look the same.
  */
-import { and, asc, count, desc, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, inArray, lt, ne, or, type SQL, sql } from 'drizzle-orm';
+import { type AnySQLiteColumn, alias } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { websitePurges, websites } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
+import { isIpLiteral, parentDomains } from './domain.ts';
 import type { WebsiteRecord } from './schemas.ts';
 
 export type WebsiteRow = typeof websites.$inferSelect;
@@ -44,14 +46,42 @@ export async function findWebsite(
     .get();
 }
 
-/** True when any owner's website uses this (normalised) domain. */
-export async function domainTaken(db: Database, domain: string): Promise<boolean> {
+/**
+ * True when a (normalised) domain cannot be given to `ownerId`: any owner's website uses
+ * exactly this domain, or another owner's website is a subdomain or a parent of it. Hits go
+ * to the most specific website whose domain matches the page, so either would take the
+ * other's traffic. An owner's own subdomains and parents are allowed.
+ */
+export async function domainClaimed(
+  db: Database,
+  domain: string,
+  ownerId: number,
+): Promise<boolean> {
   const row = await db
     .select({ id: websites.id })
     .from(websites)
-    .where(eq(websites.domain, domain))
+    .where(or(eq(websites.domain, domain), relatedOfOthers(websites, domain, ownerId)))
+    .limit(1)
     .get();
   return row !== undefined;
+}
+
+/** Websites of owners other than `ownerId` that are a parent or a subdomain of `domain`. */
+function relatedOfOthers(
+  table: { ownerId: AnySQLiteColumn; domain: AnySQLiteColumn },
+  domain: string,
+  ownerId: number,
+) {
+  if (isIpLiteral(domain)) return undefined;
+  const parents = parentDomains(domain);
+  return and(
+    ne(table.ownerId, ownerId),
+    or(
+      parents.length > 0 ? inArray(table.domain, parents) : undefined,
+      // A subdomain: ends with `.domain` (not LIKE: D1 refuses patterns over 50 bytes).
+      sql`substr(${table.domain}, ${-(domain.length + 1)}) = ${`.${domain}`}`,
+    ),
+  );
 }
 
 /**
@@ -101,9 +131,38 @@ export async function listWebsites(db: Database, ownerId: number, options: Websi
 
 export type NewWebsite = Omit<typeof websites.$inferInsert, 'id'>;
 
-export async function insertWebsite(db: Database, values: NewWebsite): Promise<WebsiteRow> {
-  const row = await db.insert(websites).values(values).returning().get();
-  return row;
+/**
+ * Inserts a website unless, at that moment, another owner's website is a parent or a
+ * subdomain of its domain (`domainClaimed` checked before, but two owners may race). The
+ * insert and a check that undoes it are one batch, a transaction that D1 runs one after
+ * another: of two related websites created at once, the later one is removed again.
+ * Returns undefined when it was. (The exact domain is unique by its index.)
+ */
+export async function insertWebsite(
+  db: Database,
+  values: NewWebsite,
+): Promise<WebsiteRow | undefined> {
+  const other = alias(websites, 'other');
+  const related = relatedOfOthers(other, values.domain, values.ownerId);
+  if (!related) return db.insert(websites).values(values).returning().get();
+  const mine = eq(websites.domain, values.domain);
+  const earlier = db
+    .select({ id: other.id })
+    .from(other)
+    .where(
+      and(
+        lt(other.id, db.select({ id: websites.id }).from(websites).where(mine)),
+        related,
+      ),
+    );
+  const [inserted, undone] = await db.batch([
+    db.insert(websites).values(values).returning(),
+    db
+      .delete(websites)
+      .where(and(mine, exists(earlier)))
+      .returning({ id: websites.id }),
+  ]);
+  return undone.length > 0 ? undefined : inserted[0];
 }
 
 export async function updateWebsite(

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { field, intChoice, searchField, stringChoice } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';
-import { normalizeDomain } from './domain.ts';
+import { isPublicSuffix, normalizeDomain } from './domain.ts';
 import { validateIpList } from './ip-list.ts';
 import { validateParamList } from './params-list.ts';
 
@@ -26,9 +26,14 @@ const domainField = field<string>(
     if (typeof raw !== 'string')
       return { ok: false, message: 'The domain field must be a string.' };
     const result = normalizeDomain(raw);
-    return result.ok
-      ? { ok: true, value: result.domain }
-      : { ok: false, message: `The domain ${result.reason}.` };
+    if (!result.ok) return { ok: false, message: `The domain ${result.reason}.` };
+    if (isPublicSuffix(result.domain))
+      return {
+        ok: false,
+        message:
+          "The domain is a public suffix (like co.uk or github.io); use the website's own domain.",
+      };
+    return { ok: true, value: result.domain };
   },
 );
 

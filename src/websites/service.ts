@@ -8,7 +8,7 @@ import { parseFields } from '../api/fields.ts';
 import type { Database } from '../db/client.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import {
-  domainTaken,
+  domainClaimed,
   findWebsite,
   insertWebsite,
   type NewWebsite,
@@ -59,18 +59,24 @@ export async function createWebsite(
   const password = readParsed(websiteInputSchema.shape.password, input.password);
   if (privacy === 2 && !password && !errors.password) errors.password = [PASSWORD_REQUIRED];
   const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
-  if (domain && !errors.domain && (await domainTaken(db, domain))) errors.domain = [DOMAIN_TAKEN];
+  // One message whether the domain itself, a parent or a subdomain is taken: it tells no
+  // more than the uniqueness check always did.
+  if (domain && !errors.domain && (await domainClaimed(db, domain, ownerId)))
+    errors.domain = [DOMAIN_TAKEN];
   if (!data || Object.keys(errors).length > 0 || !data.domain)
     throw validationFailed(ordered(errors));
 
   try {
-    return await insertWebsite(db, {
+    const row = await insertWebsite(db, {
       ownerId,
       domain: data.domain,
       ...(await columnsOf(data)),
       createdAt: now,
       updatedAt: now,
     });
+    // Another owner created a related domain in the same instant, and was first.
+    if (!row) throw validationFailed({ domain: [DOMAIN_TAKEN] });
+    return row;
   } catch (err) {
     // Two requests raced for the same domain: the unique index decided.
     if (isDomainConflict(err)) throw validationFailed({ domain: [DOMAIN_TAKEN] });

@@ -789,10 +789,14 @@ describe.each(STATS_VISITORS)('statistics pages, $kind', ({ browser }) => {
     expect(missing.text).toContain('There are no statistics here.');
     for (const target of TARGETS) {
       const site = w.bSites[target];
-      // A wrong password counts against this client (IP) and website only.
+      // A wrong password counts against this client (address) and website, and against the
+      // website's total from all addresses: nothing else.
       const guessed =
         route.method === 'POST' && target === 'password'
-          ? [await throttleKey('stats', String(site.id), b.ip)]
+          ? [
+              await throttleKey('stats', String(site.id), b.ip),
+              await throttleKey('stats-site', String(site.id)),
+            ]
           : [];
       const res = await attempt(() => sendPage(b, route, site), throttles(guessed));
       expectStatsAnswer(route, target, res, missing);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/accounts/password.ts';
-import { call, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
+import { insertWebsite } from '../../src/websites/queries.ts';
+import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -163,7 +164,9 @@ describe('POST /api/v1/websites', () => {
       body: { json: { privacy: 2, password: 'abc' } },
     });
     expect(update.status).toBe(422);
-    expect(update.json.errors.password).toEqual(['The password field must be at least 8 characters.']);
+    expect(update.json.errors.password).toEqual([
+      'The password field must be at least 8 characters.',
+    ]);
     const ok = await call('/api/v1/websites', {
       method: 'POST',
       key,
@@ -274,6 +277,106 @@ describe('POST /api/v1/websites', () => {
         expect(res.json.errors).toEqual({ domain: ['The domain has already been taken.'] });
       }
     }
+  });
+
+  it("refuses a subdomain or a parent of another owner's website, with the taken message", async () => {
+    const a = await makeOwner('claim-a');
+    const b = await makeOwner('claim-b');
+    await makeWebsite(a.key, { domain: 'your-site.example' });
+    await makeWebsite(a.key, { domain: 'deep.shop.other-site.example' });
+    const before = await snapshot('websites');
+    for (const domain of [
+      'blog.your-site.example',
+      'https://www.a.b.your-site.example/x',
+      'shop.other-site.example',
+      'other-site.example',
+    ]) {
+      const res = await call('/api/v1/websites', {
+        method: 'POST',
+        key: b.key,
+        body: { form: { domain } },
+      });
+      expect(res.status, domain).toBe(422);
+      expect(res.json, domain).toEqual({
+        message: 'The domain has already been taken.',
+        errors: { domain: ['The domain has already been taken.'] },
+        status: 422,
+      });
+    }
+    expect(await snapshot('websites')).toEqual(before);
+    // Unrelated look-alikes are not refused.
+    for (const domain of ['notyour-site.example', 'your-site.example.net'])
+      expect(
+        (await call('/api/v1/websites', { method: 'POST', key: b.key, body: { form: { domain } } }))
+          .status,
+        domain,
+      ).toBe(201);
+  });
+
+  it('of two owners racing for a parent and a subdomain, only the first gets it', async () => {
+    const a = await makeOwner('race-a');
+    const b = await makeOwner('race-b');
+    // Both passed the check before either was inserted; the insert itself decides.
+    const row = (ownerId: number, domain: string) => ({
+      ownerId,
+      domain,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    expect(await insertWebsite(db(), row(a.id, 'race.example'))).toMatchObject({
+      domain: 'race.example',
+    });
+    expect(await insertWebsite(db(), row(b.id, 'blog.race.example'))).toBeUndefined();
+    expect(await insertWebsite(db(), row(b.id, 'example-race.example'))).toBeDefined();
+    expect(await insertWebsite(db(), row(a.id, 'shop.race.example'))).toBeDefined();
+    const domains = ((await snapshot('websites')) as { domain: string }[]).map((w) => w.domain);
+    expect(domains).not.toContain('blog.race.example');
+  });
+
+  it("allows an owner's own subdomains and parents", async () => {
+    const a = await makeOwner('own-claims');
+    await makeWebsite(a.key, { domain: 'mine.example' });
+    for (const domain of ['blog.mine.example', 'x.y.mine.example']) {
+      const res = await call('/api/v1/websites', {
+        method: 'POST',
+        key: a.key,
+        body: { form: { domain } },
+      });
+      expect(res.status, domain).toBe(201);
+    }
+    await makeWebsite(a.key, { domain: 'docs.parent-mine.example' });
+    const parent = await call('/api/v1/websites', {
+      method: 'POST',
+      key: a.key,
+      body: { form: { domain: 'parent-mine.example' } },
+    });
+    expect(parent.status).toBe(201);
+  });
+
+  it('refuses a public suffix, which would claim every website under it', async () => {
+    const { key } = await makeOwner('suffix');
+    for (const domain of ['co.uk', 'github.io', 'pages.dev', 'www.co.uk']) {
+      const res = await call('/api/v1/websites', {
+        method: 'POST',
+        key,
+        body: { form: { domain } },
+      });
+      expect(res.status, domain).toBe(422);
+      expect(res.json.errors, domain).toEqual({
+        domain: [
+          "The domain is a public suffix (like co.uk or github.io); use the website's own domain.",
+        ],
+      });
+    }
+    expect(
+      (
+        await call('/api/v1/websites', {
+          method: 'POST',
+          key,
+          body: { form: { domain: 'shop.co.uk' } },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('normalises IP literals', async () => {

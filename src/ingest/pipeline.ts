@@ -17,7 +17,7 @@ import { localDateHour } from './steps/local-time.ts';
 import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
 import { saltFor, visitorHash } from './visitor.ts';
-import { type Stat, writeHit } from './write.ts';
+import { type HitWrite, type Stat, writeHits } from './write.ts';
 
 export type DropReason =
   | 'unknown_site'
@@ -106,6 +106,28 @@ export async function processSiteHit(
   hit: Hit,
   req: HitRequest,
 ): Promise<HitOutcome> {
+  const prepared = await prepareSiteHit(db, site, hit, req);
+  if (!prepared.stored) return prepared;
+  await writeHits(db, [prepared.write]);
+  return { stored: true, websiteId: site.id };
+}
+
+/** A hit that passed every step, with what it writes; or why it was dropped. */
+export type PreparedHit =
+  | { stored: true; websiteId: number; write: HitWrite }
+  | { stored: false; reason: DropReason };
+
+/**
+ * Every step of a hit whose website was found, up to the write: the drops, the rate limit
+ * and the enrichment. The write is left to the caller, so that the hits of one tracker call
+ * (Plausible's `d: "a.com,b.com"`) are written in one transaction (`writeHits`).
+ */
+export async function prepareSiteHit(
+  db: Database,
+  site: Website,
+  hit: Hit,
+  req: HitRequest,
+): Promise<PreparedHit> {
   if (req.withinLimit && !(await req.withinLimit(site.id)))
     return { stored: false, reason: 'rate_limited' };
   if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };
@@ -119,13 +141,13 @@ export async function processSiteHit(
 
   const { date, hour } = localDateHour(req.now, site.timezone);
   if (hit.event) {
-    await writeHit(db, {
+    const write: HitWrite = {
       websiteId: site.id,
       date,
       now: req.now,
       always: [['event', eventLabel(hit.event)]],
-    });
-    return { stored: true, websiteId: site.id };
+    };
+    return { stored: true, websiteId: site.id, write };
   }
 
   const page = pagePath(hit.page, excludedParams(site.excludeParams));
@@ -160,7 +182,7 @@ export async function processSiteHit(
   if (campaign) firstOfVisit.push(['campaign', campaign]);
 
   const salt = await saltFor(db, date, req.now);
-  await writeHit(db, {
+  const write: HitWrite = {
     websiteId: site.id,
     date,
     now: req.now,
@@ -175,6 +197,6 @@ export async function processSiteHit(
       firstOfVisit,
       referrer: referrer ?? '',
     },
-  });
-  return { stored: true, websiteId: site.id };
+  };
+  return { stored: true, websiteId: site.id, write };
 }

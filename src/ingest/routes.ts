@@ -11,24 +11,23 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { createDb } from '../db/client.ts';
+import { createDb, type Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { logError, requestContext } from '../lib/log.ts';
 import { addressRateLimit, tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import { fromPlausible, fromUmami, isPlausible, type Translated } from './formats.ts';
-import { parseHit } from './payload.ts';
+import { type Hit, parseHit } from './payload.ts';
 import {
   type DropReason,
   findSite,
   findSiteByDomain,
   findSiteById,
-  type HitOutcome,
   type HitRequest,
-  processHit,
-  processSiteHit,
+  prepareSiteHit,
 } from './pipeline.ts';
+import { type HitWrite, writeHits } from './write.ts';
 
 /** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
 const EVENT_BODY_LIMIT = 16 * 1024;
@@ -46,17 +45,71 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-/** Runs translated hits through the pipeline; returns the drop reason when none was stored. */
+/**
+ * Runs translated hits through the pipeline and writes the stored ones in one transaction;
+ * returns the drop reason when none was stored. A database failure anywhere — a lookup, the
+ * salt, the write — is a 503 with `Retry-After` and nothing counted, so the tracker's retry
+ * counts every hit exactly once; so is a rate limit (429) on any of the websites named.
+ */
 async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropReason | null> {
   if (translated.kind === 'invalid')
     throw new ApiError(400, `The hit is invalid: ${translated.message}.`);
   if (translated.kind === 'ignored') return translated.reason;
   const db = createDb(c.env.DB);
-  const hits = [];
+  try {
+    const hits = await parsedHits(db, translated);
+    if (!Array.isArray(hits)) return hits;
+    const req: HitRequest = {
+      ip: c.req.header('cf-connecting-ip') ?? null,
+      userAgent: c.req.header('user-agent') ?? '',
+      headers: c.req.raw.headers,
+      cf: c.req.raw.cf as Record<string, unknown> | undefined,
+      now: Date.now(),
+      withinLimit: (websiteId) =>
+        withinLimit(c.env, 'RATE_LIMIT_EVENTS', [clientAddressKey(c), String(websiteId)]),
+    };
+    let firstDrop: DropReason | null = null;
+    const writes: HitWrite[] = [];
+    // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
+    const seen = new Set<number>();
+    for (const hit of hits) {
+      const site = await findSite(db, hit);
+      if (!site) {
+        firstDrop ??= 'unknown_site';
+        continue;
+      }
+      if (seen.has(site.id)) continue;
+      seen.add(site.id);
+      const prepared = await prepareSiteHit(db, site, hit, req);
+      if (prepared.stored) writes.push(prepared.write);
+      else if (prepared.reason === 'rate_limited') throw tooManyRequests();
+      else firstDrop ??= prepared.reason;
+    }
+    if (writes.length === 0) return firstDrop;
+    await writeHits(db, writes);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // Every write of this call is one transaction: nothing of it was written. Tell the client.
+    logError('hit not stored', requestContext(c.req.raw), err);
+    throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
+      'Retry-After': '5',
+    });
+  }
+}
+
+/**
+ * The translated hits, validated; a hit named only by website id or domain (a server-side
+ * sender such as @umami/node) gets that path on the website as its page. `unknown_site`
+ * when such a website does not exist.
+ */
+async function parsedHits(
+  db: Database,
+  translated: Extract<Translated, { kind: 'hits' }>,
+): Promise<Hit[] | 'unknown_site'> {
+  const hits: Hit[] = [];
   for (const body of translated.hits) {
     if (body.page === undefined && typeof body.path === 'string') {
-      // Named only by website id or domain (a server-side sender such as @umami/node): the
-      // page is that path on the website itself.
       const site =
         translated.websiteId !== undefined
           ? await findSiteById(db, translated.websiteId)
@@ -73,46 +126,7 @@ async function ingest(c: Context<AppEnv>, translated: Translated): Promise<DropR
       ...(translated.websiteId !== undefined ? { websiteId: translated.websiteId } : {}),
     });
   }
-  let firstDrop: DropReason | null = null;
-  let stored = false;
-  // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
-  const seen = new Set<number>();
-  const ip = c.req.header('cf-connecting-ip') ?? null;
-  for (const hit of hits) {
-    // Found here only when there are several, to skip repeats; else the pipeline finds it.
-    const site = hits.length > 1 ? await findSite(db, hit) : undefined;
-    if (hits.length > 1) {
-      if (!site) {
-        firstDrop ??= 'unknown_site';
-        continue;
-      }
-      if (seen.has(site.id)) continue;
-      seen.add(site.id);
-    }
-    let outcome: HitOutcome;
-    try {
-      const req: HitRequest = {
-        ip,
-        userAgent: c.req.header('user-agent') ?? '',
-        headers: c.req.raw.headers,
-        cf: c.req.raw.cf as Record<string, unknown> | undefined,
-        now: Date.now(),
-        withinLimit: (websiteId) =>
-          withinLimit(c.env, 'RATE_LIMIT_EVENTS', [clientAddressKey(c), String(websiteId)]),
-      };
-      outcome = site ? await processSiteHit(db, site, hit, req) : await processHit(db, hit, req);
-    } catch (err) {
-      // The batch is a transaction: nothing of this hit was written. Tell the client.
-      logError('hit not stored', requestContext(c.req.raw), err);
-      throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
-        'Retry-After': '5',
-      });
-    }
-    if (outcome.stored) stored = true;
-    else if (outcome.reason === 'rate_limited') throw tooManyRequests();
-    else firstDrop ??= outcome.reason;
-  }
-  return stored ? null : firstDrop;
+  return hits;
 }
 
 export function createIngestRoutes() {

@@ -58,7 +58,19 @@ function insertStats(
   };
 }
 
-export async function writeHit(db: Database, hit: HitWrite): Promise<void> {
+/**
+ * Writes hits in one `batch()`: a transaction, so all of them count or none does. Several
+ * hits come from one tracker call that names several websites (Plausible's `d` list); a
+ * retry after a failure then cannot count the first ones twice.
+ */
+export async function writeHits(db: Database, hits: HitWrite[]): Promise<void> {
+  const statements = hits.flatMap(hitStatements);
+  const d1 = db.$client;
+  await d1.batch(statements.map(({ text, params }) => d1.prepare(text).bind(...params)));
+}
+
+/** The statements of one hit: its roll-ups, and its visitor's row for page views. */
+function hitStatements(hit: HitWrite): Statement[] {
   const statements: Statement[] = [insertStats(hit.websiteId, hit.date, hit.always)];
   const v = hit.visitor;
   if (v) {
@@ -91,6 +103,5 @@ export async function writeHit(db: Database, hit: HitWrite): Promise<void> {
       params: [v.hash, hit.now, v.referrer, hit.websiteId, ...goesOnParams],
     });
   }
-  const d1 = db.$client;
-  await d1.batch(statements.map(({ text, params }) => d1.prepare(text).bind(...params)));
+  return statements;
 }

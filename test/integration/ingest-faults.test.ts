@@ -1,10 +1,11 @@
 /**
- * DESIGN §1/§2: every write of one hit is one D1 batch. A failing write answers 503 and
+ * Every write of one tracker call is one D1 batch (docs/ARCHITECTURE.md). A failing write answers 503 and
  * leaves nothing half-counted; the client's retry is then counted exactly once.
  * Failures are injected with SQLite triggers in this file's own test database.
  */
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { injectD1Failure } from '../support/d1-faults.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
 import {
   advance,
@@ -149,5 +150,66 @@ describe('a failing D1 write', () => {
       (await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP })).status,
     ).toBe(202);
     expect(await rollups(s.id)).toEqual({ event: { signup: 1 } });
+  });
+});
+
+describe('a hit that names several websites', () => {
+  const plausible = (domains: string[], page: string) => ({
+    n: 'pageview',
+    u: page,
+    d: domains.join(','),
+  });
+
+  it('is one transaction: a failure on the second website stores nothing on the first', async () => {
+    const a = await site('multi-a');
+    const b = await site('multi-b', { domain: `b.${a.domain}` });
+    freezeAt(`${DAY}T11:00:00Z`);
+    await failInserts('second_site', 'stats', `NEW.website_id = ${b.id}`);
+    const body = plausible([a.domain, b.domain], `https://${b.domain}/pricing`);
+    const failed = await sendHit(body, { ip: IP });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('5');
+    expect(await statRows(a.id)).toBe(0);
+    expect(await statRows(b.id)).toBe(0);
+    await dropTriggers();
+    // The tracker's retry counts each website exactly once.
+    expect((await sendHit(body, { ip: IP })).status).toBe(202);
+    expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 1 });
+    expect((await rollups(b.id)).pageviews).toEqual({ [DAY]: 1 });
+  });
+
+  it.each([
+    ['a lookup of a Plausible hit naming several websites', 'multi'],
+    ["a lookup of Umami's website id", 'umami-id'],
+    ["a lookup of Umami's website domain", 'umami-domain'],
+  ])('answers 503 with Retry-After when %s fails', async (_, kind) => {
+    const a = await site(`lookup-${kind}`);
+    const fault = injectD1Failure({ matches: (sql) => /from "websites"/i.test(sql) });
+    try {
+      const res =
+        kind === 'multi'
+          ? await sendHit(plausible([a.domain, `x.${a.domain}`], `https://${a.domain}/`), {
+              ip: IP,
+            })
+          : await exports.default.fetch(
+              new Request('https://sightline.test/api/send', {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'user-agent': CHROME_WINDOWS },
+                body: JSON.stringify({
+                  type: 'event',
+                  payload: {
+                    website: kind === 'umami-id' ? String(a.id) : a.domain,
+                    name: 'signup',
+                  },
+                }),
+              }),
+            );
+      expect(fault.failed.length).toBeGreaterThan(0);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+    } finally {
+      fault.restore();
+    }
+    expect(await statRows(a.id)).toBe(0);
   });
 });

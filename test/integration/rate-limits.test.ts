@@ -101,6 +101,24 @@ describe('the event endpoint', () => {
     expect(limited.headers.get('retry-after')).toBe('60');
   });
 
+  it('a hit naming several websites, one of them over its limit: 429 and nothing stored', async () => {
+    const ip = nextIp();
+    for (let i = 0; i < 3; i++) expect((await hit(ip, `https://${b.domain}/`)).status).toBe(202);
+    const before = await snapshot('stats');
+    const both = await send('/api/event', {
+      method: 'POST',
+      ip,
+      headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+      body: JSON.stringify({
+        n: 'pageview',
+        u: `https://${a.domain}/`,
+        d: `${a.domain},${b.domain}`,
+      }),
+    });
+    expect(both.status).toBe(429);
+    expect(await snapshot('stats')).toEqual(before);
+  });
+
   it('does not limit hits when the binding is not configured', async () => {
     const ip = nextIp();
     const { RATE_LIMIT_EVENTS: _, ...unlimited } = limitedEnv;

@@ -13,7 +13,7 @@ import {
   normalizeEmail,
   validateOwnerInput,
 } from '../accounts/owners.ts';
-import { verifyPassword } from '../accounts/password.ts';
+import { hashPassword, verifyPassword } from '../accounts/password.ts';
 import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.ts';
 import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
@@ -104,7 +104,7 @@ export function createAuthPages() {
 
   const loginPage = async (
     c: Context<AppEnv>,
-    form: { email?: string; error?: string },
+    form: { email?: string; error?: string; registered?: boolean },
     status: 200 | 422 | 429 = 200,
   ) => {
     const open = await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION);
@@ -115,6 +115,12 @@ export function createAuthPages() {
         children: (
           <>
             <h1>Log in</h1>
+            {form.registered ? (
+              <p class="notice" role="status">
+                Thank you. Sign in with your e-mail address and password. If the address already had
+                an account, sign in with that account's password.
+              </p>
+            ) : null}
             <LoginForm {...form} />
             {open ? (
               <p>
@@ -165,7 +171,9 @@ export function createAuthPages() {
     );
 
   auth.get('/login', async (c) =>
-    c.get('owner') ? c.redirect('/websites', 303) : loginPage(c, {}),
+    c.get('owner')
+      ? c.redirect('/websites', 303)
+      : loginPage(c, { registered: c.req.query('registered') === '1' }),
   );
 
   auth.post('/login', async (c) => {
@@ -208,20 +216,21 @@ export function createAuthPages() {
     const email = text(body.email);
     const password = text(body.password);
     const errors = validateOwnerInput(email, password);
-    let created: Awaited<ReturnType<typeof createOwner>> | null | undefined;
-    if (Object.keys(errors).length === 0) {
+    if (Object.keys(errors).length > 0) return registerPage(c, { email, errors }, 422);
+    if (c.env.REGISTRATION === 'open') {
+      // One answer whether or not the address already has an account, at the same cost (a
+      // password hash either way), so sign-up tells nobody which addresses are registered.
       try {
-        // With registration closed, "only if no owner exists yet" is part of the insert itself.
-        created = await createOwner(db, { email, password }, Date.now(), {
-          onlyFirst: c.env.REGISTRATION !== 'open',
-        });
+        await createOwner(db, { email, password });
       } catch (err) {
         if (!(err instanceof EmailTakenError)) throw err;
-        errors.email = ['The email has already been taken.'];
+        await hashPassword(password);
       }
+      return c.redirect('/login?registered=1', 303);
     }
+    // The first owner: "only if no owner exists yet" is part of the insert itself.
+    const created = await createOwner(db, { email, password }, Date.now(), { onlyFirst: true });
     if (created === null) return closed(c);
-    if (!created) return registerPage(c, { email, errors }, 422);
     await signIn(c, created);
     return render(
       c,

@@ -186,7 +186,8 @@ export function createWebsitePages() {
       limit: 1000,
       offset: 0,
     });
-    const deleted = c.req.query('deleted');
+    // A flag, never text from the URL: a link must not be able to put words on this page.
+    const deleted = c.req.query('deleted') === '1';
     return render(c, {
       title: 'Websites',
       children: (
@@ -199,7 +200,7 @@ export function createWebsitePages() {
           </div>
           {deleted ? (
             <p class="notice" role="status">
-              Deleted {deleted} and everything recorded for it.
+              The website was deleted, with everything recorded for it.
             </p>
           ) : null}
           {rows.length === 0 ? (
@@ -375,7 +376,7 @@ export function createWebsitePages() {
     if (!site) throw missing();
     await formBody(c);
     await deleteWebsite(createDb(c.env.DB), owner(c).id, site.id);
-    return c.redirect(`/websites?deleted=${encodeURIComponent(site.domain)}`, 303);
+    return c.redirect('/websites?deleted=1', 303);
   });
 
   return pages;

@@ -149,12 +149,7 @@ export async function insertWebsite(
   const earlier = db
     .select({ id: other.id })
     .from(other)
-    .where(
-      and(
-        lt(other.id, db.select({ id: websites.id }).from(websites).where(mine)),
-        related,
-      ),
-    );
+    .where(and(lt(other.id, db.select({ id: websites.id }).from(websites).where(mine)), related));
   const [inserted, undone] = await db.batch([
     db.insert(websites).values(values).returning(),
     db

@@ -81,8 +81,9 @@ describe('rate limits under wrangler dev with the real configuration', () => {
     if (state) await rm(state, { recursive: true, force: true });
   });
 
-  it('configures all three limiters', () => {
+  it('configures all four limiters', () => {
     expect(Object.keys(limits).sort()).toEqual([
+      'RATE_LIMIT_ADDRESSES',
       'RATE_LIMIT_API',
       'RATE_LIMIT_EVENTS',
       'RATE_LIMIT_FORMS',

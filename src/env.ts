@@ -1,6 +1,10 @@
 /** Bindings and variables the Worker receives (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
+  /** One event log per website: a Durable Object with SQLite storage (src/event-log/). */
+  WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
+  /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
+  EVENT_RETENTION_DAYS?: string;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */
   REGISTRATION?: string;
   /** Cloudflare's `send_email` binding, for periodic reports. */

@@ -3,6 +3,8 @@ import { createApp } from './app.tsx';
 import type { Env } from './env.ts';
 import { runScheduled } from './maintenance/scheduled.ts';
 
+export { WebsiteLog } from './event-log/website-log.ts';
+
 const app = createApp();
 
 export default {

@@ -164,6 +164,16 @@ export const visitors = sqliteTable(
   (t) => [index('visitors_website_seen_idx').on(t.websiteId, t.lastSeenAt)],
 );
 
+/**
+ * How far each website's event log (its Durable Object) has been rolled up into `stats`:
+ * the last event position included. Moved in the same transaction as the roll-ups it
+ * stands for, which makes each flush count exactly once (src/event-log/flush.ts).
+ */
+export const logPositions = sqliteTable('log_positions', {
+  websiteId: integer('website_id').primaryKey(),
+  position: integer('position').notNull(),
+});
+
 /** Random server secrets, created on first use (e.g. the key that signs stats-page cookies). */
 export const secrets = sqliteTable('secrets', {
   name: text('name').primaryKey(),

@@ -1,0 +1,67 @@
+/**
+ * Flushing a website's log into D1's daily roll-ups, exactly once (docs/ARCHITECTURE.md,
+ * "The flush"). A flush covers the events after the last flushed position up to a new one,
+ * `(from, to]`, and is one D1 `batch()` — a transaction — of two kinds of statement:
+ *
+ * 1. the guard: `log_positions` of the website moves from `from` to `to`, and the statement
+ *    fails (a NOT NULL violation) when the stored position is not `from`, which rolls the
+ *    whole batch back: a flush that was already applied, or raced by another, adds nothing;
+ * 2. the increments, summed per (statistic, date, value), as `INSERT … ON CONFLICT DO UPDATE`
+ *    from one JSON parameter each (D1 binds at most 100 values per statement).
+ *
+ * So D1 holds a position exactly when it holds the roll-ups of every event up to it. A flush
+ * whose commit was not seen by the object (a lost answer, an eviction) is recognised on the
+ * next one: D1's position is ahead of the object's, and the object adopts it.
+ */
+import type { Increment } from './events.ts';
+
+/** Increments per statement: a few hundred bytes each, well under D1's limits. */
+const INCREMENTS_PER_STATEMENT = 500;
+
+/** What a flush wrote: D1's rows written and read (exact, from `meta`). */
+export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
+
+export async function applyFlush(
+  d1: D1Database,
+  websiteId: number,
+  from: number,
+  to: number,
+  increments: Increment[],
+): Promise<FlushCost> {
+  const statements = [
+    d1
+      .prepare(
+        `INSERT INTO log_positions (website_id, position) VALUES (?1, ?3)
+        ON CONFLICT (website_id) DO UPDATE SET
+          position = CASE WHEN position = ?2 THEN excluded.position ELSE NULL END`,
+      )
+      .bind(websiteId, from, to),
+  ];
+  for (let i = 0; i < increments.length; i += INCREMENTS_PER_STATEMENT) {
+    const chunk = JSON.stringify(increments.slice(i, i + INCREMENTS_PER_STATEMENT));
+    statements.push(
+      d1
+        .prepare(
+          `INSERT INTO stats (website_id, name, date, value, count)
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2) WHERE true
+          ON CONFLICT (website_id, name, date, value) DO UPDATE SET count = count + excluded.count`,
+        )
+        .bind(websiteId, chunk),
+    );
+  }
+  const results = await d1.batch(statements);
+  return {
+    rowsWritten: results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0),
+    rowsRead: results.reduce((n, r) => n + (r.meta.rows_read ?? 0), 0),
+    statements: statements.length,
+  };
+}
+
+/** The position up to which D1 holds this website's roll-ups (0 before its first flush). */
+export async function appliedPosition(d1: D1Database, websiteId: number): Promise<number> {
+  const row = await d1
+    .prepare('SELECT position FROM log_positions WHERE website_id = ?')
+    .bind(websiteId)
+    .first<{ position: number }>();
+  return row?.position ?? 0;
+}

@@ -1,0 +1,474 @@
+/**
+ * One website's event log: a Durable Object with SQLite storage, one per website
+ * (docs/ARCHITECTURE.md). It keeps one row per stored page view or custom event, decides in
+ * arrival order — an object runs one request at a time — whether a page view is its
+ * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
+ * daily `stats`, exactly once, on an alarm a few seconds after the first unflushed event or
+ * when a reader asks (`flush`).
+ *
+ * What it stores: the events (their dimensions, local date and hour, the visitor's and the
+ * visit's number of that day — never an address, a User-Agent or a hash); the visitors of the
+ * last 48 hours (the day's salted hash, their numbers, when they were last seen, the referrer
+ * that started their visit); the day's random salts, for 72 hours; and its flush position.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.ts';
+import { randomBytes, sha256Hex, toHex } from '../lib/crypto.ts';
+import { logError } from '../lib/log.ts';
+import { type LoggedEvent, type LogHit, rollupOf } from './events.ts';
+import { appliedPosition, applyFlush, type FlushCost } from './flush.ts';
+
+/** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
+export const VISIT_GAP_MS = 30 * 60 * 1000;
+/** How soon after the first unflushed event the alarm flushes. */
+export const FLUSH_DELAY_MS = 5_000;
+/** Events per D1 batch of a flush; a longer backlog is flushed in several. */
+const FLUSH_BATCH = 5_000;
+/** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
+const VISITOR_TTL_MS = 48 * 3_600_000;
+const SALT_TTL_MS = 72 * 3_600_000;
+/** The alarm runs at least this often while there is anything to forget. */
+const MAINTENANCE_INTERVAL_MS = 3_600_000;
+/** A failed flush is tried again after this long. */
+const RETRY_DELAY_MS = 30_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  date TEXT NOT NULL,
+  hour TEXT NOT NULL,
+  visitor INTEGER NOT NULL,
+  visit INTEGER NOT NULL,
+  new_visitor INTEGER NOT NULL,
+  new_visit INTEGER NOT NULL,
+  page TEXT NOT NULL,
+  referrer TEXT NOT NULL,
+  campaign TEXT,
+  country TEXT,
+  continent TEXT,
+  city TEXT,
+  language TEXT,
+  browser TEXT NOT NULL,
+  os TEXT NOT NULL,
+  device TEXT NOT NULL,
+  resolution TEXT,
+  event TEXT
+);
+CREATE TABLE IF NOT EXISTS visitors (
+  hash TEXT PRIMARY KEY,
+  date TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  visit INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  visit_referrer TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS salts (
+  date TEXT PRIMARY KEY,
+  salt TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+type EventRow = {
+  id: number;
+  kind: string;
+  time: number;
+  date: string;
+  hour: string;
+  visitor: number;
+  visit: number;
+  new_visitor: number;
+  new_visit: number;
+  page: string;
+  referrer: string;
+  campaign: string | null;
+  country: string | null;
+  continent: string | null;
+  city: string | null;
+  language: string | null;
+  browser: string;
+  os: string;
+  device: string;
+  resolution: string | null;
+  event: string | null;
+};
+
+type VisitorRow = {
+  number: number;
+  visit: number;
+  last_seen: number;
+  visit_referrer: string;
+};
+
+/** What `record` decided, and the rows its statements read and wrote (exact). */
+export type Recorded = {
+  id: number;
+  visitor: number;
+  visit: number;
+  newVisitor: boolean;
+  newVisit: boolean;
+  cost: { rowsRead: number; rowsWritten: number };
+};
+
+/** What a flush did: events rolled up, the position reached, and D1's exact cost. */
+export type Flushed = { events: number; position: number; cost: FlushCost };
+
+/**
+ * A flush's answer. A failure is an answer, not an exception: an exception would cross the
+ * RPC boundary as an uncaught error of the object; the caller decides (a reader answers 503).
+ */
+export type FlushOutcome = ({ ok: true } & Flushed) | { ok: false };
+
+export function toLoggedEvent(row: EventRow): LoggedEvent {
+  return {
+    id: row.id,
+    kind: row.kind === 'event' ? 'event' : 'pageview',
+    time: row.time,
+    date: row.date,
+    hour: row.hour,
+    visitor: row.visitor,
+    visit: row.visit,
+    newVisitor: row.new_visitor === 1,
+    newVisit: row.new_visit === 1,
+    page: row.page,
+    referrer: row.referrer,
+    campaign: row.campaign,
+    country: row.country,
+    continent: row.continent,
+    city: row.city,
+    language: row.language,
+    browser: row.browser,
+    os: row.os,
+    device: row.device,
+    resolution: row.resolution,
+    event: row.event,
+  };
+}
+
+/**
+ * The day's visitor identity: a salted one-way hash of (salt, website, address, User-Agent),
+ * in the spirit of Plausible's approach
+ * (https://plausible.io/data-policy#how-we-count-unique-users-without-cookies). The salt is
+ * random, per website and local date, and deleted after 72 hours: then nothing can link a
+ * hash to the address and browser that made it.
+ */
+export async function visitorHash(
+  salt: string,
+  websiteId: number,
+  ip: string,
+  userAgent: string,
+): Promise<string> {
+  return (await sha256Hex(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`)).slice(0, 32);
+}
+
+export class WebsiteLog extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  /** Next visitor and visit numbers per date, learnt from storage on first use. */
+  private readonly next = new Map<string, { visitor: number; visit: number }>();
+  /** The flush under way; a second caller waits for it and then flushes what is left. */
+  private flushing: Promise<Flushed> | undefined;
+  /** When the alarm is set for (null: none), once known. */
+  private alarmAt: number | null | undefined;
+  /** Rows read and written by this object's statements so far (SQLite's exact counts). */
+  private readonly io = { rowsRead: 0, rowsWritten: 0 };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(SCHEMA);
+  }
+
+  /**
+   * Stores one hit and decides its visitor and visit. Answers only once the row is durable
+   * (the object's output gate holds the answer until storage has confirmed the write).
+   */
+  async record(hit: LogHit): Promise<Recorded> {
+    const before = { ...this.io };
+    this.setMeta('website', hit.websiteId);
+    const hash = await visitorHash(
+      this.saltFor(hit.date, hit.time),
+      hit.websiteId,
+      hit.ip,
+      hit.userAgent,
+    );
+    // From here on nothing awaits: the decision and the writes are one uninterrupted step, so
+    // two hits of one visitor are decided one after the other, in arrival order.
+    const known = this.rows<VisitorRow>(
+      'SELECT number, visit, last_seen, visit_referrer FROM visitors WHERE hash = ?',
+      hash,
+    )[0];
+    let decided: Omit<Recorded, 'id' | 'cost'>;
+    if (hit.kind === 'pageview') {
+      // A visit goes on within 30 minutes of the last page view, unless the visitor arrives
+      // from another site than the one that started it (reloads and single-page-app
+      // navigations repeat that referrer).
+      const goesOn =
+        known !== undefined &&
+        known.last_seen > hit.time - VISIT_GAP_MS &&
+        (hit.referrer === '' || known.visit_referrer === hit.referrer);
+      decided = {
+        visitor: known?.number ?? this.take(hit.date, 'visitor'),
+        visit: goesOn ? known.visit : this.take(hit.date, 'visit'),
+        newVisitor: known === undefined,
+        newVisit: !goesOn,
+      };
+      this.rows(
+        `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (hash) DO UPDATE SET
+          visit = excluded.visit,
+          last_seen = max(last_seen, excluded.last_seen),
+          visit_referrer = excluded.visit_referrer`,
+        hash,
+        hit.date,
+        decided.visitor,
+        decided.visit,
+        hit.time,
+        goesOn ? known.visit_referrer : hit.referrer,
+      );
+    } else {
+      decided = {
+        visitor: known?.number ?? 0,
+        visit: known?.visit ?? 0,
+        newVisitor: false,
+        newVisit: false,
+      };
+    }
+    const id = this.one<{ id: number }>(
+      `INSERT INTO events (kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
+          referrer, campaign, country, continent, city, language, browser, os, device,
+          resolution, event)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      hit.kind,
+      hit.time,
+      hit.date,
+      hit.hour,
+      decided.visitor,
+      decided.visit,
+      decided.newVisitor ? 1 : 0,
+      decided.newVisit ? 1 : 0,
+      hit.page,
+      hit.referrer,
+      hit.campaign,
+      hit.country,
+      hit.continent,
+      hit.city,
+      hit.language,
+      hit.browser,
+      hit.os,
+      hit.device,
+      hit.resolution,
+      hit.event,
+    ).id;
+    const cost = {
+      rowsRead: this.io.rowsRead - before.rowsRead,
+      rowsWritten: this.io.rowsWritten - before.rowsWritten,
+    };
+    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+    return { id, ...decided, cost };
+  }
+
+  /**
+   * Rolls every unflushed event up into D1 (read-your-writes: readers call this first).
+   * Flushes run one at a time; a caller that finds one under way waits for it and then
+   * flushes whatever arrived meanwhile.
+   */
+  async flush(): Promise<FlushOutcome> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    this.flushing = this.flushAll();
+    try {
+      return { ok: true, ...(await this.flushing) };
+    } catch (err) {
+      logError('flush failed', { website: this.meta('website') }, err);
+      await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);
+      return { ok: false };
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Visitors seen in the last five minutes. */
+  realtime(now: number): number {
+    return this.one<{ n: number }>(
+      'SELECT count(*) AS n FROM visitors WHERE last_seen > ?',
+      now - 300_000,
+    ).n;
+  }
+
+  /** Deletes everything the object stores (its website was deleted). */
+  async destroy(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.next.clear();
+    this.alarmAt = null;
+    this.sql.exec(SCHEMA);
+  }
+
+  /** Flushes, forgets old visitors and salts, prunes events past the retention, re-arms. */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    const now = Date.now();
+    // A failed flush has set its retry (and logged); forgetting goes on regardless.
+    const flushed = await this.flush();
+    this.forget(now);
+    if (flushed.ok && this.pendingEvents() > 0) await this.scheduleAlarm(now + FLUSH_DELAY_MS);
+    else if (this.holdsAnythingToForget()) await this.scheduleAlarm(now + MAINTENANCE_INTERVAL_MS);
+  }
+
+  private async flushAll(): Promise<Flushed> {
+    const websiteId = this.meta('website');
+    const total: Flushed = {
+      events: 0,
+      position: this.meta('flushed'),
+      cost: { rowsWritten: 0, rowsRead: 0, statements: 0 },
+    };
+    if (!websiteId) return total;
+    for (;;) {
+      const from = this.meta('flushed');
+      const rows = this.rows<EventRow>(
+        'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
+        from,
+        FLUSH_BATCH,
+      );
+      const last = rows.at(-1);
+      if (!last) break;
+      let cost: FlushCost;
+      try {
+        cost = await applyFlush(
+          this.env.DB,
+          websiteId,
+          from,
+          last.id,
+          rollupOf(rows.map(toLoggedEvent)),
+        );
+      } catch (err) {
+        // A flush that committed without this object learning it (an answer lost, an
+        // eviction between the commit and the note) left D1 ahead: adopt its position.
+        const applied = await appliedPosition(this.env.DB, websiteId);
+        if (applied <= from) throw err;
+        this.setMeta('flushed', applied);
+        continue;
+      }
+      this.setMeta('flushed', last.id);
+      total.events += rows.length;
+      total.position = last.id;
+      total.cost.rowsWritten += cost.rowsWritten;
+      total.cost.rowsRead += cost.rowsRead;
+      total.cost.statements += cost.statements;
+    }
+    return total;
+  }
+
+  /** Events not yet rolled up into D1. */
+  private pendingEvents(): number {
+    return this.one<{ n: number }>(
+      'SELECT count(*) AS n FROM events WHERE id > ?',
+      this.meta('flushed'),
+    ).n;
+  }
+
+  private holdsAnythingToForget(): boolean {
+    const held = this.one<{ n: number }>(
+      'SELECT (SELECT count(*) FROM visitors) + (SELECT count(*) FROM salts) AS n',
+    ).n;
+    return (
+      held > 0 ||
+      (this.retentionDays() !== null && this.rows('SELECT 1 FROM events LIMIT 1').length > 0)
+    );
+  }
+
+  /** Visitors after 48 hours, salts after 72, rolled-up events past `EVENT_RETENTION_DAYS`. */
+  private forget(now: number): void {
+    this.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
+    this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
+    const days = this.retentionDays();
+    if (days !== null)
+      this.rows(
+        'DELETE FROM events WHERE time < ? AND id <= ?',
+        now - days * 86_400_000,
+        this.meta('flushed'),
+      );
+  }
+
+  /** `EVENT_RETENTION_DAYS` as a whole number of days, or null to keep every event. */
+  private retentionDays(): number | null {
+    const setting = this.env.EVENT_RETENTION_DAYS;
+    if (setting === undefined || setting === '') return null;
+    const days = Number(setting);
+    return Number.isInteger(days) && days > 0 ? days : null;
+  }
+
+  /** The random salt of a local date, made on first use. */
+  private saltFor(date: string, now: number): string {
+    const row = this.rows<{ salt: string }>('SELECT salt FROM salts WHERE date = ?', date)[0];
+    if (row) return row.salt;
+    const salt = toHex(randomBytes(32));
+    this.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
+    return salt;
+  }
+
+  /** The next visitor or visit number of a date. */
+  private take(date: string, kind: 'visitor' | 'visit'): number {
+    let counters = this.next.get(date);
+    if (!counters) {
+      const row = this.one<{ visitor: number | null; visit: number | null }>(
+        'SELECT max(number) AS visitor, max(visit) AS visit FROM visitors WHERE date = ?',
+        date,
+      );
+      counters = { visitor: (row.visitor ?? 0) + 1, visit: (row.visit ?? 0) + 1 };
+      if (this.next.size > 3) this.next.clear();
+      this.next.set(date, counters);
+    }
+    const number = counters[kind];
+    counters[kind] += 1;
+    return number;
+  }
+
+  private async scheduleAlarm(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Runs one statement and returns its rows, counting the rows it read and wrote. */
+  private rows<T extends Record<string, SqlStorageValue>>(
+    query: string,
+    ...params: SqlStorageValue[]
+  ): T[] {
+    const cursor = this.sql.exec<T>(query, ...params);
+    const rows = cursor.toArray();
+    this.io.rowsRead += cursor.rowsRead;
+    this.io.rowsWritten += cursor.rowsWritten;
+    return rows;
+  }
+
+  /** Runs a statement that returns exactly one row (an aggregate, `RETURNING`). */
+  private one<T extends Record<string, SqlStorageValue>>(
+    query: string,
+    ...params: SqlStorageValue[]
+  ): T {
+    const row = this.rows<T>(query, ...params)[0];
+    if (!row) throw new Error('expected a row');
+    return row;
+  }
+
+  private meta(key: 'website' | 'flushed'): number {
+    return this.rows<{ value: number }>('SELECT value FROM meta WHERE key = ?', key)[0]?.value ?? 0;
+  }
+
+  private setMeta(key: 'website' | 'flushed', value: number): void {
+    if (this.meta(key) === value) return;
+    this.rows(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
+  }
+}

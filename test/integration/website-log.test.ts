@@ -1,0 +1,269 @@
+/**
+ * A website's event log (src/event-log/): the Durable Object through its real binding —
+ * visitors and visits decided in arrival order, the exact rows it writes, and the flush into
+ * D1's roll-ups exactly once, whatever fails or repeats.
+ */
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type LogHit, rollupOf } from '../../src/event-log/events.ts';
+import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
+import { toLoggedEvent, type WebsiteLog } from '../../src/event-log/website-log.ts';
+import { injectD1Failure } from '../support/d1-faults.ts';
+import { rollups } from '../support/hits.ts';
+
+let nextSite = 70_000;
+/** A fresh website id and its log (no website row is needed by the log itself). */
+function freshLog() {
+  nextSite += 1;
+  const websiteId = nextSite;
+  return {
+    websiteId,
+    log: env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${websiteId}`)),
+  };
+}
+
+const T0 = Date.parse('2026-03-10T10:00:00Z');
+const MINUTE = 60_000;
+
+function pageview(websiteId: number, over: Partial<LogHit> = {}): LogHit {
+  return {
+    websiteId,
+    kind: 'pageview',
+    time: T0,
+    date: '2026-03-10',
+    hour: '10',
+    ip: '203.0.113.5',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0',
+    page: '/',
+    referrer: '',
+    campaign: null,
+    country: 'US:United States',
+    continent: 'NA:North America',
+    city: 'US:Austin, TX',
+    language: 'en',
+    browser: 'Firefox',
+    os: 'Linux',
+    device: 'desktop',
+    resolution: '1920x1080',
+    event: null,
+    ...over,
+  };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('recording', () => {
+  it("decides a visitor's first page view of the day and the visits, as the rules say", async () => {
+    const { websiteId, log } = freshLog();
+    const first = await log.record(pageview(websiteId));
+    const again = await log.record(pageview(websiteId, { time: T0 + 10 * MINUTE, page: '/a' }));
+    const afterGap = await log.record(pageview(websiteId, { time: T0 + 41 * MINUTE, page: '/b' }));
+    const fromElsewhere = await log.record(
+      pageview(websiteId, { time: T0 + 42 * MINUTE, referrer: 'news.example' }),
+    );
+    const sameReferrer = await log.record(
+      pageview(websiteId, { time: T0 + 43 * MINUTE, referrer: 'news.example' }),
+    );
+    const other = await log.record(pageview(websiteId, { ip: '203.0.113.6' }));
+    const nextDay = await log.record(
+      pageview(websiteId, { time: T0 + 24 * 60 * MINUTE, date: '2026-03-11' }),
+    );
+    const pick = ({ visitor, visit, newVisitor, newVisit }: typeof first) => ({
+      visitor,
+      visit,
+      newVisitor,
+      newVisit,
+    });
+    expect([first, again, afterGap, fromElsewhere, sameReferrer, other, nextDay].map(pick)).toEqual(
+      [
+        { visitor: 1, visit: 1, newVisitor: true, newVisit: true },
+        { visitor: 1, visit: 1, newVisitor: false, newVisit: false },
+        { visitor: 1, visit: 2, newVisitor: false, newVisit: true },
+        { visitor: 1, visit: 3, newVisitor: false, newVisit: true },
+        { visitor: 1, visit: 3, newVisitor: false, newVisit: false },
+        { visitor: 2, visit: 4, newVisitor: true, newVisit: true },
+        // A new day: a new salt, so a new visitor with a new visit, numbered from 1 again.
+        { visitor: 1, visit: 1, newVisitor: true, newVisit: true },
+      ],
+    );
+  });
+
+  it('gives a custom event its visitor and visit without counting either', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId));
+    const event = await log.record(
+      pageview(websiteId, { kind: 'event', event: 'signup', time: T0 + MINUTE }),
+    );
+    expect(event).toMatchObject({ visitor: 1, visit: 1, newVisitor: false, newVisit: false });
+    const stranger = await log.record(
+      pageview(websiteId, { kind: 'event', event: 'signup', ip: '198.51.100.1' }),
+    );
+    expect(stranger).toMatchObject({ visitor: 0, visit: 0, newVisitor: false, newVisit: false });
+  });
+
+  it('decides concurrent page views of one visitor one after the other', async () => {
+    const { websiteId, log } = freshLog();
+    const all = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => log.record(pageview(websiteId, { time: T0 + i }))),
+    );
+    expect(all.filter((r) => r.newVisitor)).toHaveLength(1);
+    expect(all.filter((r) => r.newVisit)).toHaveLength(1);
+    expect(new Set(all.map((r) => r.visitor))).toEqual(new Set([1]));
+  });
+
+  it('writes two rows per page view in its storage (the event, the visitor) after the first', async () => {
+    const { websiteId, log } = freshLog();
+    const first = await log.record(pageview(websiteId));
+    const later = await log.record(pageview(websiteId, { time: T0 + MINUTE, page: '/x' }));
+    const otherVisitor = await log.record(pageview(websiteId, { ip: '203.0.113.77' }));
+    const event = await log.record(
+      pageview(websiteId, { kind: 'event', event: 'e', time: T0 + 2 * MINUTE }),
+    );
+    // The first also stores the day's salt and which website the log is.
+    expect(first.cost.rowsWritten).toBe(4);
+    expect(later.cost.rowsWritten).toBe(2);
+    expect(otherVisitor.cost.rowsWritten).toBe(2);
+    expect(event.cost.rowsWritten).toBe(1);
+  });
+
+  it('stores no address, User-Agent or hash in its events', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId));
+    const stored = await runInDurableObject(log, (_: WebsiteLog, state) =>
+      JSON.stringify(state.storage.sql.exec('SELECT * FROM events').toArray()),
+    );
+    expect(stored).not.toContain('203.0.113.5');
+    expect(stored).not.toContain('Firefox/133.0');
+    expect(stored).not.toMatch(/[0-9a-f]{32}/);
+  });
+});
+
+describe('flushing into the roll-ups', () => {
+  it('adds exactly what the events add up to, and nothing the second time', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId, { referrer: 'www.google.com', campaign: 'spring' }));
+    await log.record(pageview(websiteId, { time: T0 + MINUTE, page: '/pricing' }));
+    await log.record(
+      pageview(websiteId, { kind: 'event', event: 'signup', time: T0 + 2 * MINUTE }),
+    );
+    const flushed = await log.flush();
+    if (!flushed.ok) throw new Error('flush failed');
+    expect(flushed.events).toBe(3);
+    expect(await rollups(websiteId)).toEqual({
+      pageviews: { '2026-03-10': 2 },
+      pageviews_hours: { '10': 2 },
+      page: { '/': 1, '/pricing': 1 },
+      visitors: { '2026-03-10': 1 },
+      visitors_hours: { '10': 1 },
+      browser: { Firefox: 1 },
+      os: { Linux: 1 },
+      device: { desktop: 1 },
+      country: { 'US:United States': 1 },
+      continent: { 'NA:North America': 1 },
+      city: { 'US:Austin, TX': 1 },
+      language: { en: 1 },
+      resolution: { '1920x1080': 1 },
+      landing_page: { '/': 1 },
+      referrer: { 'www.google.com': 1 },
+      campaign: { spring: 1 },
+      event: { signup: 1 },
+    });
+    expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
+    expect(await appliedPosition(env.DB, websiteId)).toBe(flushed.position);
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 2 });
+  });
+
+  it('runs on the alarm the first unflushed event set', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId));
+    expect(await rollups(websiteId)).toEqual({});
+    expect(await runDurableObjectAlarm(log)).toBe(true);
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+  });
+
+  it('a flush that fails part-way adds nothing, and its retry adds everything once', async () => {
+    const { websiteId, log } = freshLog();
+    for (let i = 0; i < 5; i++)
+      await log.record(pageview(websiteId, { time: T0 + i, page: `/p${i}` }));
+    const fault = injectD1Failure({
+      matches: (sql) => /json_each/.test(sql),
+      failBatches: true,
+    });
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(await log.flush()).toEqual({ ok: false });
+    fault.restore();
+    expect(await rollups(websiteId)).toEqual({});
+    expect(await appliedPosition(env.DB, websiteId)).toBe(0);
+    await log.flush();
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 5 });
+  });
+
+  it('a flush whose commit the object never learnt of is not applied again', async () => {
+    const { websiteId, log } = freshLog();
+    for (let i = 0; i < 4; i++) await log.record(pageview(websiteId, { time: T0 + i }));
+    // The commit happens, then the object is gone before noting its position.
+    await runInDurableObject(log, async (_: WebsiteLog, state) => {
+      const rows = state.storage.sql.exec('SELECT * FROM events ORDER BY id').toArray();
+      const events = rows.map((r) => toLoggedEvent(r as Parameters<typeof toLoggedEvent>[0]));
+      await applyFlush(env.DB, websiteId, 0, events.at(-1)?.id ?? 0, rollupOf(events));
+    });
+    await evictDurableObject(log);
+    await log.record(pageview(websiteId, { time: T0 + MINUTE, page: '/late' }));
+    await log.flush();
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 5 });
+    expect((await rollups(websiteId)).page).toEqual({ '/': 4, '/late': 1 });
+  });
+
+  it('flushes asked for at once count every event once', async () => {
+    const { websiteId, log } = freshLog();
+    const writes = Array.from({ length: 30 }, (_, i) =>
+      log.record(pageview(websiteId, { time: T0 + i, ip: `198.51.100.${i}` })),
+    );
+    const flushes = Array.from({ length: 5 }, () => log.flush());
+    await Promise.all([...writes, ...flushes]);
+    await log.flush();
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 30 });
+    expect((await rollups(websiteId)).visitors).toEqual({ '2026-03-10': 30 });
+  });
+
+  it('another flush racing for the same website cannot apply the same events twice', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId));
+    const events = await runInDurableObject(log, (_: WebsiteLog, state) =>
+      state.storage.sql
+        .exec('SELECT * FROM events')
+        .toArray()
+        .map((r) => toLoggedEvent(r as Parameters<typeof toLoggedEvent>[0])),
+    );
+    await applyFlush(env.DB, websiteId, 0, 1, rollupOf(events));
+    await expect(applyFlush(env.DB, websiteId, 0, 1, rollupOf(events))).rejects.toThrow();
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+  });
+});
+
+describe('realtime and deletion', () => {
+  it('counts the visitors of the last five minutes', async () => {
+    const { websiteId, log } = freshLog();
+    const now = Date.now();
+    await log.record(pageview(websiteId, { time: now - 10 * MINUTE, ip: '192.0.2.1' }));
+    await log.record(pageview(websiteId, { time: now - MINUTE, ip: '192.0.2.2' }));
+    await log.record(pageview(websiteId, { time: now - 2 * MINUTE, ip: '192.0.2.3' }));
+    expect(await log.realtime(now)).toBe(2);
+  });
+
+  it('forgets everything it stores when its website is deleted', async () => {
+    const { websiteId, log } = freshLog();
+    await log.record(pageview(websiteId));
+    await log.destroy();
+    const counts = await runInDurableObject(log, (_: WebsiteLog, state) =>
+      ['events', 'visitors', 'salts', 'meta'].map(
+        (t) => state.storage.sql.exec(`SELECT count(*) AS n FROM ${t}`).one().n,
+      ),
+    );
+    expect(counts).toEqual([0, 0, 0, 0]);
+    expect(await runDurableObjectAlarm(log)).toBe(false);
+  });
+});

@@ -1,29 +1,60 @@
 /**
  * `npm run dev`: applies local migrations; on an empty local database creates a demo owner
- * and a demo website and prints how to use them; then serves the Worker with `wrangler dev`
- * on http://localhost:8787. Extra arguments go to `wrangler dev` (e.g. `-- --port 9000`).
+ * and a demo website; serves the Worker with `wrangler dev` on http://localhost:8787; and,
+ * for a new demo website, loads 90 days of sample traffic through the running Worker's hit
+ * pipeline (its local-only replay route), showing progress, then prints how to use it.
+ * Extra arguments go to `wrangler dev` (e.g. `-- --port 9000`).
  */
 import { spawn } from 'node:child_process';
 import { count } from 'drizzle-orm';
 import { owners } from '../src/db/schema.ts';
 import { root, withDatabase } from './lib/d1.ts';
-import { DEMO, seedDemo } from './lib/demo.ts';
+import { createDemo, DEMO, replayDemoTraffic } from './lib/demo.ts';
 
 const passthrough = process.argv.slice(2);
 const port = (() => {
   const i = passthrough.indexOf('--port');
   return i >= 0 ? passthrough[i + 1] : '8787';
 })();
+const base = `http://localhost:${port}`;
+const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const created = await withDatabase({ remote: false }, async (db) => {
   const existing = await db.select({ n: count() }).from(owners).get();
   if ((existing?.n ?? 0) > 0) return null;
-  return seedDemo(db, (line) => process.stdout.write(`${line}\n`));
+  return createDemo(db);
 });
 
-const base = `http://localhost:${port}`;
+const child = spawn(
+  `${root}node_modules/.bin/wrangler`,
+  // REPLAY=on opens the replay route for localhost, for the demo traffic (src/ingest/replay.ts).
+  ['dev', '--var', 'REPLAY:on', ...passthrough],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', ...process.env },
+  },
+);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+child.on('exit', (code) => process.exit(code ?? 0));
+
+/** Waits until the Worker answers `GET /health`. */
+async function serving(): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`wrangler dev did not answer on ${base}`);
+}
+
+await serving();
 if (created) {
-  process.stdout.write(
+  await replayDemoTraffic(base, say);
+  say(
     [
       '',
       'Created a demo owner and website in the local database:',
@@ -38,15 +69,7 @@ if (created) {
     ].join('\n'),
   );
 } else {
-  process.stdout.write(
-    `\nLocal database already set up: ${base}/login (${DEMO.email} / ${DEMO.password}).\nA new API key: npm run user:rotate-key -- --email ${DEMO.email}\nAPI docs: ${base}/api/v1/docs\n\n`,
+  say(
+    `\nLocal database already set up: ${base}/login (${DEMO.email} / ${DEMO.password}).\nA new API key: npm run user:rotate-key -- --email ${DEMO.email}\nAPI docs: ${base}/api/v1/docs\n`,
   );
 }
-
-const child = spawn(`${root}node_modules/.bin/wrangler`, ['dev', ...passthrough], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { WRANGLER_SEND_METRICS: 'false', ...process.env },
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));

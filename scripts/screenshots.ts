@@ -7,20 +7,17 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { unstable_dev } from 'wrangler';
 import { root, withDatabase } from './lib/d1.ts';
-import { DEMO, seedDemo } from './lib/demo.ts';
+import { createDemo, DEMO, replayDemoTraffic } from './lib/demo.ts';
+import { startWorker } from './lib/worker.ts';
 
 const out = join(root, 'docs', 'screenshots');
 const state = await mkdtemp(join(tmpdir(), 'sightline-screens-'));
-await withDatabase({ remote: false, persistTo: state }, (db) => seedDemo(db, console.log));
-const worker = await unstable_dev(join(root, 'src/index.ts'), {
-  config: join(root, 'wrangler.toml'),
-  persistTo: state,
-  logLevel: 'none',
-  experimental: { disableExperimentalWarning: true },
-});
+await withDatabase({ remote: false, persistTo: state }, (db) => createDemo(db));
+const worker = await startWorker(state, 'src/index.ts', { REPLAY: 'on' });
+// The dashboard's session cookie is Secure: browsers keep it on http://localhost only.
 const base = `http://localhost:${worker.port}`;
+await replayDemoTraffic(base, console.log);
 const profile = await mkdtemp(join(tmpdir(), 'sightline-screens-browser-'));
 const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

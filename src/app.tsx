@@ -8,6 +8,7 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
+import { replayHits } from './ingest/replay.ts';
 import { createIngestRoutes } from './ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from './lib/errors.ts';
 import { createAccountPages } from './pages/account.tsx';
@@ -68,6 +69,8 @@ export function createApp() {
   app.route('/js', createTrackerRoutes());
   app.route('/assets', createAssetRoutes());
   app.route('/api', createIngestRoutes());
+  // Local development only (REPLAY=on, localhost): demo traffic through the real pipeline.
+  app.post('/__replay', replayHits);
   app.route('/api/v1', createApi());
   app.route('/', createPages());
   app.notFound(() => {

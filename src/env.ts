@@ -3,6 +3,8 @@ export interface Env {
   DB: D1Database;
   /** One event log per website: a Durable Object with SQLite storage (src/event-log/). */
   WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
+  /** `on` (only under `npm run dev`) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
+  REPLAY?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
   EVENT_RETENTION_DAYS?: string;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */

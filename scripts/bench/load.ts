@@ -1,9 +1,9 @@
 /**
- * Bulk-loading the benchmark site: a year of generated traffic goes through the real
- * ingestion code — `parseHit` → `processSiteHit` (every enrichment step and the same
- * roll-up statements as the Worker) — into the local D1 database file, with the hourly
- * maintenance (forgetting visitor hashes and salts) run at the end of every day as the cron
- * would. Only the website lookup is done once per host instead of once per hit.
+ * Bulk-loading the benchmark site: a year of generated traffic goes through the one
+ * ingestion entry point (`ingestCall`: every step and the same roll-up statements as the
+ * Worker) into the local D1 database file, on Node's SQLite instead of workerd's, with the
+ * hourly maintenance (forgetting visitor hashes and salts) run at the end of every day as
+ * the cron would.
  *
  * Days are independent (visitor hashes are salted per day), so the days are split between
  * processes, one per core, each writing its own copy of the database; their roll-up rows
@@ -16,8 +16,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createDb } from '../../src/db/client.ts';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { findSite, processSiteHit, type Website } from '../../src/ingest/pipeline.ts';
+import type { Env } from '../../src/env.ts';
+import { fromEventBody } from '../../src/ingest/formats.ts';
+import { ingestCall } from '../../src/ingest/ingest.ts';
 import { forgetOldVisitors } from '../../src/maintenance/visitors.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
@@ -71,26 +72,20 @@ export async function loadDays(
 ): Promise<LoadCounts> {
   const d1 = new SqliteD1(file);
   try {
-    const db = createDb(d1.asBinding());
-    const sites = new Map<string, Website | undefined>();
+    const binding = d1.asBinding();
+    const db = createDb(binding);
+    const env = { DB: binding } as Env;
     const out = zero();
     let day = -1;
     for (const hits of trafficDays(traffic)) {
       day++;
       if (day % parts !== part) continue;
       for (const { body, req } of hits) {
-        const parsed = parseHit(body);
-        if (!parsed.ok) throw new Error(`generated an invalid hit: ${parsed.message}`);
-        const host = parsed.hit.domain ?? parsed.hit.page.hostname;
-        if (!sites.has(host)) sites.set(host, await findSite(db, parsed.hit));
-        const site = sites.get(host);
-        const outcome = site
-          ? await processSiteHit(db, site, parsed.hit, req)
-          : ({ stored: false } as const);
+        const dropped = await ingestCall(env, fromEventBody(body), req);
         out.hits++;
-        if (outcome.stored) {
+        if (dropped === null) {
           out.stored++;
-          if (parsed.hit.event) out.events++;
+          if (body.event) out.events++;
           else out.pageviews++;
         } else out.dropped++;
       }

@@ -118,7 +118,7 @@ types, 13 places, custom events and a share of bots.
 | Distinct pages (365 days) | ${n(r.data.distinctPages)}: ${n(r.config.pages)} generated paths, plus campaign links that keep their \`utm_\` query (the website keeps query strings unless told to exclude them) |
 | Loading time | ${n(r.data.loadSeconds)} s |
 
-Every hit went through the real ingestion code — \`parseHit\` → \`processSiteHit\`, the same
+Every hit went through the one ingestion entry point — \`ingestCall\`, the same
 enrichment steps and the same roll-up statements as the Worker — with the hourly maintenance
 (forgetting visitor hashes and salts) run after every day. For speed the load runs outside
 workerd, over Node's SQLite on the local D1 database file, one process per core (days are

@@ -5,16 +5,18 @@
  * - `POST /bench/query` `{websiteId, name, from, to, runs, limit}`: runs `queryStats` (the
  *   code behind the Stats API) `runs` times; answers D1's rows read, the rows returned, and
  *   the latency of every run in milliseconds.
- * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through `parseHit` →
- *   `processHit`, counting D1's `rows_written` of every statement, per page view and event.
+ * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
+ *   entry point (`ingestCall`), counting D1's `rows_written` of every statement, per page
+ *   view and event.
  */
 import { createDb } from '../../src/db/client.ts';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { processHit } from '../../src/ingest/pipeline.ts';
+import type { Env as WorkerEnv } from '../../src/env.ts';
+import { fromEventBody } from '../../src/ingest/formats.ts';
+import { ingestCall } from '../../src/ingest/ingest.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 
-type Env = { DB: D1Database };
+type Env = Pick<WorkerEnv, 'DB'>;
 
 type Tally = { hits: number; rowsWritten: number };
 
@@ -96,21 +98,19 @@ export default {
         };
       }[];
       const written = { rows: 0 };
-      const db = createDb(counting(env.DB, written));
+      const counted = { DB: counting(env.DB, written) } as WorkerEnv;
       const out: Record<'pageview' | 'event' | 'dropped', Tally> = {
         pageview: { hits: 0, rowsWritten: 0 },
         event: { hits: 0, rowsWritten: 0 },
         dropped: { hits: 0, rowsWritten: 0 },
       };
       for (const { body, req } of hits) {
-        const parsed = parseHit(body);
-        if (!parsed.ok) return new Response(parsed.message, { status: 400 });
         const before = written.rows;
-        const outcome = await processHit(db, parsed.hit, {
+        const dropped = await ingestCall(counted, fromEventBody(body), {
           ...req,
           headers: new Headers(req.headers),
         });
-        const kind = !outcome.stored ? 'dropped' : parsed.hit.event ? 'event' : 'pageview';
+        const kind = dropped ? 'dropped' : body.event ? 'event' : 'pageview';
         out[kind].hits++;
         out[kind].rowsWritten += written.rows - before;
       }

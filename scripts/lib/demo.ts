@@ -2,7 +2,7 @@
 import { createOwner } from '../../src/accounts/owners.ts';
 import type { Database } from '../../src/db/client.ts';
 import { createWebsite } from '../../src/websites/service.ts';
-import { generateTraffic, loadTraffic } from './traffic.ts';
+import { generateTraffic, replayTraffic } from './traffic.ts';
 
 export const DEMO = {
   email: 'demo@sightline.local',
@@ -13,9 +13,21 @@ export const DEMO = {
 const DAY = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export async function seedDemo(db: Database, log: (line: string) => void = () => undefined) {
+/** Creates the demo owner and its public website; the traffic comes after (`replayDemoTraffic`). */
+export async function createDemo(db: Database) {
   const owner = await createOwner(db, { email: DEMO.email, password: DEMO.password });
   const website = await createWebsite(db, owner.id, { domain: DEMO.domain, privacy: 0 });
+  return { owner, website, from: day(Date.now() - 89 * DAY), to: day(Date.now()) };
+}
+
+/**
+ * Sends 90 days of generated traffic for the demo website through the running Worker at
+ * `base` (its replay route), reporting progress through `log`.
+ */
+export async function replayDemoTraffic(
+  base: string,
+  log: (line: string) => void = () => undefined,
+) {
   const today = new Date();
   const hits = generateTraffic({
     seed: 42,
@@ -24,8 +36,13 @@ export async function seedDemo(db: Database, log: (line: string) => void = () =>
     end: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + DAY,
     visitorsPerDay: 30,
   }).filter((hit) => hit.req.now <= Date.now());
-  log(`Generating 90 days of sample traffic (${hits.length} hits)…`);
-  const loaded = await loadTraffic(db, hits);
-  log(`  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots)`);
-  return { owner, website, from: day(Date.now() - 89 * DAY), to: day(Date.now()) };
+  log(`Loading 90 days of sample traffic (${hits.length} hits) through the hit pipeline…`);
+  const started = Date.now();
+  const loaded = await replayTraffic(base, hits, (done) =>
+    log(`  ${done} of ${hits.length} hits (${Math.round((100 * done) / hits.length)}%)`),
+  );
+  log(
+    `  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return loaded;
 }

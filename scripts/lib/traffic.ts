@@ -1,13 +1,12 @@
 /**
  * Deterministic sample traffic. A seeded generator produces realistic hits (Zipf-distributed
  * pages, weekly rhythm and a daily curve, multi-page and returning visits, search and social
- * referrers, campaigns, devices, countries, custom events and some bots), and `loadTraffic`
- * sends each one through the real ingestion code (`parseHit` → `processHit`), so the
- * roll-ups are exactly what real visitors would have produced.
+ * referrers, campaigns, devices, countries, custom events and some bots), and
+ * `replayTraffic` sends each one through the one ingestion entry point of a running Worker,
+ * so the roll-ups are exactly what real visitors would have produced.
  */
-import type { Database } from '../../src/db/client.ts';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { type HitRequest, processHit } from '../../src/ingest/pipeline.ts';
+import type { HitRequest } from '../../src/ingest/pipeline.ts';
+import type { ReplayedHit, ReplayResult } from '../../src/ingest/replay.ts';
 
 export type GeneratedHit = { body: Record<string, unknown>; req: HitRequest };
 
@@ -306,21 +305,40 @@ export function generateTraffic(options: TrafficOptions): GeneratedHit[] {
   return [...trafficDays(options)].flat();
 }
 
-/** Sends generated hits through the real pipeline; returns how many were stored and dropped. */
-export async function loadTraffic(
-  db: Database,
+/** Hits sent to the replay route per request. */
+const REPLAY_CHUNK = 500;
+
+/**
+ * Sends generated hits through the one ingestion entry point of a running Worker (its
+ * `POST /__replay`, src/ingest/replay.ts), in time order; returns how many were stored and
+ * dropped. `base` is the Worker's origin, e.g. `http://localhost:8787`.
+ */
+export async function replayTraffic(
+  base: string,
   hits: GeneratedHit[],
   onProgress?: (done: number) => void,
 ) {
   let stored = 0;
   let dropped = 0;
-  for (const [i, { body, req }] of hits.entries()) {
-    const parsed = parseHit(body);
-    if (!parsed.ok) throw new Error(`generated an invalid hit: ${parsed.message}`);
-    const outcome = await processHit(db, parsed.hit, req);
-    if (outcome.stored) stored++;
-    else dropped++;
-    if (onProgress && i % 500 === 0) onProgress(i);
+  for (let i = 0; i < hits.length; i += REPLAY_CHUNK) {
+    const chunk: ReplayedHit[] = hits.slice(i, i + REPLAY_CHUNK).map(({ body, req }) => ({
+      body,
+      ip: req.ip ?? '',
+      userAgent: req.userAgent,
+      headers: Object.fromEntries(req.headers as unknown as Iterable<[string, string]>),
+      ...(req.cf ? { cf: req.cf } : {}),
+      now: req.now,
+    }));
+    const res = await fetch(`${base}/__replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chunk),
+    });
+    if (!res.ok) throw new Error(`replay failed: ${res.status} ${await res.text()}`);
+    const result = (await res.json()) as ReplayResult;
+    stored += result.stored;
+    dropped += Object.values(result.dropped).reduce((a, b) => a + b, 0);
+    onProgress?.(Math.min(i + REPLAY_CHUNK, hits.length));
   }
   return { stored, dropped };
 }

@@ -5,15 +5,18 @@ import { root } from './d1.ts';
 
 /**
  * Starts `entry` (default: the real Worker) with the configuration of wrangler.toml on the
- * local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port.
+ * local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port. `vars` are added to
+ * wrangler.toml's (e.g. `{ REPLAY: 'on' }` for the replay route).
  */
 export function startWorker(
   persistTo: string,
   entry = 'src/index.ts',
+  vars: Record<string, string> = {},
 ): Promise<Unstable_DevWorker> {
   return unstable_dev(join(root, entry), {
     config: join(root, 'wrangler.toml'),
     persistTo,
+    vars,
     ip: '127.0.0.1',
     logLevel: 'none',
     experimental: { disableExperimentalWarning: true },

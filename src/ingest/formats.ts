@@ -17,7 +17,9 @@ export type NativeHit = Record<string, unknown>;
 export type Translated =
   | { kind: 'hits'; hits: NativeHit[]; websiteId?: number }
   | { kind: 'ignored'; reason: 'not_counted' }
-  | { kind: 'invalid'; message: string };
+  | { kind: 'invalid'; message: string }
+  /** Not a hit at all; `message` is the whole answer. */
+  | { kind: 'malformed'; message: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -35,6 +37,12 @@ function valueAndUnit(props: Record<string, unknown>, revenue: unknown) {
   const scalar = (v: unknown) => (typeof v === 'number' || typeof v === 'string' ? v : undefined);
   if (isObject(revenue)) return { value: scalar(revenue.amount), unit: scalar(revenue.currency) };
   return { value: scalar(props.value), unit: scalar(props.unit) };
+}
+
+/** The body of `POST /api/event`: Plausible's payload (told apart by its keys) or the native one. */
+export function fromEventBody(body: unknown): Translated {
+  if (!isObject(body)) return { kind: 'malformed', message: 'The hit must be a JSON object.' };
+  return isPlausible(body) ? fromPlausible(body) : { kind: 'hits', hits: [body] };
 }
 
 /** True for a body in Plausible's shape: no native `page`, a name and a URL. */

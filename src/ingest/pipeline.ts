@@ -17,7 +17,7 @@ import { localDateHour } from './steps/local-time.ts';
 import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
 import { saltFor, visitorHash } from './visitor.ts';
-import { type HitWrite, type Stat, writeHits } from './write.ts';
+import type { HitWrite, Stat } from './write.ts';
 
 export type DropReason =
   | 'unknown_site'
@@ -90,26 +90,6 @@ function hostMatches(site: Website, hit: Hit): boolean {
 /** Step: Do Not Track / Global Privacy Control, when the snippet asked for it. */
 function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
   return hit.dnt && (headers.get('dnt') === '1' || headers.get('sec-gpc') === '1');
-}
-
-/** Runs one parsed hit through every step and writes it; returns what happened. */
-export async function processHit(db: Database, hit: Hit, req: HitRequest): Promise<HitOutcome> {
-  const site = await findSite(db, hit);
-  if (!site) return { stored: false, reason: 'unknown_site' };
-  return processSiteHit(db, site, hit, req);
-}
-
-/** `processHit` for a hit whose website was already found (by `findSite`). */
-export async function processSiteHit(
-  db: Database,
-  site: Website,
-  hit: Hit,
-  req: HitRequest,
-): Promise<HitOutcome> {
-  const prepared = await prepareSiteHit(db, site, hit, req);
-  if (!prepared.stored) return prepared;
-  await writeHits(db, [prepared.write]);
-  return { stored: true, websiteId: site.id };
 }
 
 /** A hit that passed every step, with what it writes; or why it was dropped. */

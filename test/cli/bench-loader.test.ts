@@ -1,8 +1,9 @@
 /**
  * The benchmark's bulk loader writes exactly what the Worker's ingestion writes: the same
- * generated traffic goes once hit by hit through `processHit` on local D1 (workerd, through
- * wrangler's platform proxy) and once through the loader (Node's SQLite on the D1 file, split
- * over processes), and the roll-up rows must be identical.
+ * generated traffic goes once hit by hit through the running Worker's ingestion entry point
+ * (its replay route, under wrangler's dev server) and once through the loader (the same
+ * entry point over Node's SQLite on the D1 file, split over processes), and the roll-up rows
+ * must be identical.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBenchSite, d1File, loadDays, loadInParallel } from '../../scripts/bench/load.ts';
 import { withDatabase } from '../../scripts/lib/d1.ts';
-import { generateTraffic, loadTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
+import { generateTraffic, replayTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 
@@ -52,19 +54,26 @@ afterAll(async () => {
 describe('the benchmark loader', () => {
   let reference: Row[] = [];
 
-  it('the reference: every hit through processHit on local D1', async () => {
+  it('the reference: every hit through the ingestion entry point of the running Worker', async () => {
     const dir = await fresh();
-    reference = await withDatabase({ remote: false, persistTo: dir }, async (db) => {
+    await withDatabase({ remote: false, persistTo: dir }, async (db) => {
       const owner = await createOwner(db, {
         email: 'bench@example.com',
         password: 'bench password',
       });
       await createWebsite(db, owner.id, { domain: traffic.domain, timezone: 'UTC', privacy: 0 });
-      const loaded = await loadTraffic(db, generateTraffic(traffic));
-      expect(loaded.stored).toBeGreaterThan(100);
-      const { results } = await db.$client.prepare(ROLLUPS).all<Row>();
-      return results;
     });
+    const worker = await startWorker(dir, 'src/index.ts', { REPLAY: 'on' });
+    try {
+      const loaded = await replayTraffic(
+        `http://127.0.0.1:${worker.port}`,
+        generateTraffic(traffic),
+      );
+      expect(loaded.stored).toBeGreaterThan(100);
+    } finally {
+      await worker.stop();
+    }
+    reference = rollupsOf(d1File(dir));
     expect(new Set(reference.map((r) => r.name)).size).toBeGreaterThanOrEqual(15);
   });
 

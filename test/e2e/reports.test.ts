@@ -10,10 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { replayTraffic } from '../../scripts/lib/traffic.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { processHit } from '../../src/ingest/pipeline.ts';
 import { lastCompletePeriod } from '../../src/reports/period.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 
@@ -51,20 +50,23 @@ describe('periodic reports through wrangler', () => {
         password: 'a long password',
       });
       await createWebsite(db, owner.id, { domain: 'reports-e2e.example.com', email: '1' });
-      for (const [i, path] of ['/', '/pricing', '/'].entries()) {
-        const parsed = parseHit({ page: `https://reports-e2e.example.com${path}` });
-        if (!parsed.ok) throw new Error(parsed.message);
-        await processHit(db, parsed.hit, {
+    });
+    worker = await startWorker(state, 'src/index.ts', { REPLAY: 'on' });
+    // Last week's traffic, through the Worker's hit pipeline.
+    await replayTraffic(
+      `http://127.0.0.1:${worker.port}`,
+      ['/', '/pricing', '/'].map((path, i) => ({
+        body: { page: `https://reports-e2e.example.com${path}` },
+        req: {
           ip: `203.0.113.${i + 1}`,
           userAgent:
             'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
           headers: new Headers(),
           cf: { country: 'DE', continent: 'EU', city: 'Berlin', regionCode: 'BE' },
           now: Date.parse(`${week.from}T12:00:00Z`) + i * 86_400_000,
-        });
-      }
-    });
-    worker = await startWorker(state);
+        },
+      })),
+    );
     const before = new Set(await emlFiles(mailDir));
     const fired = await worker.fetch('/cdn-cgi/local/scheduled?cron=0+*+*+*+*');
     expect(fired.status).toBe(200);

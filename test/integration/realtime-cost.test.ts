@@ -7,8 +7,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client.ts';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { processHit } from '../../src/ingest/pipeline.ts';
+import { fromEventBody } from '../../src/ingest/formats.ts';
+import { ingestCall } from '../../src/ingest/ingest.ts';
 import { realtimeVisitors } from '../../src/stats/overview.ts';
 import { makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
@@ -51,7 +51,7 @@ function metered(d1: D1Database) {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { db: createDb(binding), meta };
+  return { db: createDb(binding), binding, meta };
 }
 
 /** Inserts `count` visitor rows of a website, last seen `agoMs` before NOW (one statement). */
@@ -113,12 +113,11 @@ describe('what a page view writes (D1 rows written)', () => {
     const { key } = await makeOwner('writes');
     const domain = 'writes.example.com';
     await makeWebsite(key, { domain });
-    const { db, meta } = metered(env.DB);
+    const { binding, meta } = metered(env.DB);
     const view = async (path: string, at: number, ip = '198.51.100.77') => {
-      const parsed = parseHit({ page: `https://${domain}${path}`, screen_resolution: '1920x1080' });
-      if (!parsed.ok) throw new Error(parsed.message);
+      const body = { page: `https://${domain}${path}`, screen_resolution: '1920x1080' };
       const before = meta.rowsWritten;
-      await processHit(db, parsed.hit, {
+      await ingestCall({ ...env, DB: binding }, fromEventBody(body), {
         ip,
         userAgent: CHROME_WINDOWS,
         headers: new Headers({ 'accept-language': 'en-US' }),

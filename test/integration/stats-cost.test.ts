@@ -5,8 +5,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseHit } from '../../src/ingest/payload.ts';
-import { processHit } from '../../src/ingest/pipeline.ts';
+import { fromEventBody } from '../../src/ingest/formats.ts';
+import { ingestCall } from '../../src/ingest/ingest.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { db, makeOwner, makeWebsite } from '../support/api.ts';
@@ -20,12 +20,11 @@ async function traffic(domain: string, from: number, days: number, perDay: numbe
   for (let d = 0; d < days; d++) {
     for (let v = 0; v < perDay; v++) {
       for (let p = 0; p < 3; p++) {
-        const parsed = parseHit({
+        const body = {
           page: `https://${domain}/page-${(v * 3 + p) % 12}`,
           screen_resolution: '1920x1080',
-        });
-        if (!parsed.ok) throw new Error(parsed.message);
-        await processHit(db(), parsed.hit, {
+        };
+        await ingestCall(env, fromEventBody(body), {
           ip: `198.51.100.${v + 1}`,
           userAgent: v % 2 ? SAFARI_IPHONE : CHROME_WINDOWS,
           headers: new Headers(),

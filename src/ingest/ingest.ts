@@ -1,0 +1,131 @@
+/**
+ * The one ingestion entry point (docs/ARCHITECTURE.md, "The path of a hit"). Every hit that
+ * Sightline counts goes through `ingestCall`: the hit endpoints, `npm run dev`'s demo data
+ * and the benchmark (through the replay route, src/ingest/replay.ts) and the tests. It takes
+ * a translated tracker call and what the request told about it, runs each hit through the
+ * pipeline — lookup, drops, rate limit, enrichment — and writes the stored ones.
+ */
+import { createDb, type Database } from '../db/client.ts';
+import type { Env } from '../env.ts';
+import { ApiError } from '../lib/errors.ts';
+import { addressKey } from '../lib/ip.ts';
+import { type LogContext, logError } from '../lib/log.ts';
+import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
+import type { Translated } from './formats.ts';
+import { type Hit, parseHit } from './payload.ts';
+import {
+  type DropReason,
+  findSite,
+  findSiteByDomain,
+  findSiteById,
+  type HitRequest,
+  prepareSiteHit,
+  type Website,
+} from './pipeline.ts';
+import { type HitWrite, writeHits } from './write.ts';
+
+/** What a request tells about its hits besides the payload. */
+export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
+  /** Where the call came in, for the log line of a failure (method and path). */
+  where?: LogContext;
+  /**
+   * Websites already looked up, by the domain or page host a hit names: a replay of many
+   * hits for one website looks it up once (src/ingest/replay.ts). A tracker's call has none.
+   */
+  sites?: Map<string, Website | undefined>;
+};
+
+/**
+ * Runs a tracker call's hits through the pipeline and writes the stored ones in one
+ * transaction; returns the drop reason when none was stored. A database failure anywhere — a
+ * lookup, the salt, the write — is a 503 with `Retry-After` and nothing counted, so the
+ * tracker's retry counts every hit exactly once; so is a rate limit (429) on any of the
+ * websites named. A malformed hit is a 400.
+ */
+export async function ingestCall(
+  env: Env,
+  translated: Translated,
+  facts: CallFacts,
+): Promise<DropReason | null> {
+  if (translated.kind === 'malformed') throw new ApiError(400, translated.message);
+  if (translated.kind === 'invalid')
+    throw new ApiError(400, `The hit is invalid: ${translated.message}.`);
+  if (translated.kind === 'ignored') return translated.reason;
+  const db = createDb(env.DB);
+  try {
+    const hits = await parsedHits(db, translated);
+    if (!Array.isArray(hits)) return hits;
+    const client = addressKey(facts.ip ?? 'unknown');
+    const req: HitRequest = {
+      ...facts,
+      withinLimit: (websiteId) =>
+        withinLimit(env, 'RATE_LIMIT_EVENTS', [client, String(websiteId)]),
+    };
+    let firstDrop: DropReason | null = null;
+    const writes: HitWrite[] = [];
+    // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
+    const seen = new Set<number>();
+    for (const hit of hits) {
+      const site = await lookUp(db, hit, facts.sites);
+      if (!site) {
+        firstDrop ??= 'unknown_site';
+        continue;
+      }
+      if (seen.has(site.id)) continue;
+      seen.add(site.id);
+      const prepared = await prepareSiteHit(db, site, hit, req);
+      if (prepared.stored) writes.push(prepared.write);
+      else if (prepared.reason === 'rate_limited') throw tooManyRequests();
+      else firstDrop ??= prepared.reason;
+    }
+    if (writes.length === 0) return firstDrop;
+    await writeHits(db, writes);
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // Every write of this call is one transaction: nothing of it was written. Tell the client.
+    logError('hit not stored', facts.where ?? {}, err);
+    throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
+      'Retry-After': '5',
+    });
+  }
+}
+
+/** `findSite`, through the call's cache of websites when it has one. */
+async function lookUp(db: Database, hit: Hit, sites: CallFacts['sites']) {
+  if (!sites) return findSite(db, hit);
+  const key = `${hit.websiteId ?? ''}\u0000${hit.domain ?? hit.page.hostname}`;
+  if (!sites.has(key)) sites.set(key, await findSite(db, hit));
+  return sites.get(key);
+}
+
+/**
+ * The translated hits, validated; a hit named only by website id or domain (a server-side
+ * sender such as @umami/node) gets that path on the website as its page. `unknown_site`
+ * when such a website does not exist.
+ */
+async function parsedHits(
+  db: Database,
+  translated: Extract<Translated, { kind: 'hits' }>,
+): Promise<Hit[] | 'unknown_site'> {
+  const hits: Hit[] = [];
+  for (const body of translated.hits) {
+    if (body.page === undefined && typeof body.path === 'string') {
+      const site =
+        translated.websiteId !== undefined
+          ? await findSiteById(db, translated.websiteId)
+          : typeof body.domain === 'string'
+            ? await findSiteByDomain(db, body.domain)
+            : undefined;
+      if (!site) return 'unknown_site';
+      body.page = `https://${site.domain}${body.path}`;
+    }
+    const parsed = parseHit(body);
+    if (!parsed.ok) throw new ApiError(400, parsed.message);
+    hits.push({
+      ...parsed.hit,
+      ...(translated.websiteId !== undefined ? { websiteId: translated.websiteId } : {}),
+    });
+  }
+  return hits;
+}

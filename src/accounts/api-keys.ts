@@ -1,5 +1,5 @@
 /**
- * API keys: 256 random bits, shown once, stored only as SHA-256 (DESIGN §3.1). A key is
+ * API keys: 256 random bits, shown once, stored only as SHA-256 (docs/ARCHITECTURE.md, The HTTP contract). A key is
  * looked up by its hash through a unique index, so checking one is a single-row read.
  */
 import { eq, type SQL } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication for API v1 (DESIGN §3.1): `Authorization: Bearer <key>` is the only
+ * Bearer authentication for API v1 (docs/ARCHITECTURE.md, The HTTP contract): `Authorization: Bearer <key>` is the only
  * credential the API accepts. Missing, malformed or unknown keys all get the same 401. Each
  * key has its own rate limit (`RATE_LIMIT_API`): over it, a 429 with `Retry-After`.
  */

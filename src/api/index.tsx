@@ -1,5 +1,5 @@
 /**
- * API v1 (DESIGN §3.1): wire-compatible with phpAnalytics' API v1. The OpenAPI document
+ * API v1 (docs/ARCHITECTURE.md, The HTTP contract): wire-compatible with phpAnalytics' API v1. The OpenAPI document
  * and the reference page are public; every other route needs a Bearer key.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -12,7 +12,7 @@ import { registerWebsiteRoutes } from '../websites/routes.ts';
 import { bearerAuth } from './auth.ts';
 import { ReferencePage, referencePageHeaders } from './reference-page.tsx';
 
-/** Largest API request body; website fields are far smaller (DESIGN: ~64 KB). */
+/** Largest API request body; website fields are far smaller (docs/ARCHITECTURE.md, The HTTP contract: 64 KB). */
 const API_BODY_LIMIT = 64 * 1024;
 
 const OPENAPI_INFO = {

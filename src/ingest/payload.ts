@@ -1,5 +1,5 @@
 /**
- * The hit payload of `POST /api/event` (DESIGN §3.2): `{page, referrer, screen_resolution,
+ * The hit payload of `POST /api/event` (docs/ARCHITECTURE.md, The HTTP contract): `{page, referrer, screen_resolution,
  * language?, domain?, event?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The hit pipeline (DESIGN §1 data flow): parse → drop (typed reason) → enrich → write.
+ * The hit pipeline (docs/ARCHITECTURE.md, The path of a hit): parse → drop (typed reason) → enrich → write.
  * Each step is a small named function; a dropped hit carries the reason that tests assert
  * and that `POST /api/event` returns in `X-Drop-Reason`.
  */
@@ -35,7 +35,7 @@ export type HitOutcome =
 
 /** What the pipeline knows about the request that carried the hit. */
 export type HitRequest = {
-  /** `CF-Connecting-IP`: the only source of the client address (DESIGN §3.2). */
+  /** `CF-Connecting-IP`: the only source of the client address (docs/ARCHITECTURE.md, The HTTP contract). */
   ip: string | null;
   userAgent: string;
   headers: { get(name: string): string | null };

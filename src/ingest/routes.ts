@@ -4,7 +4,7 @@
  * other sites.
  *
  * - `POST /api/event`: Sightline's (and phpAnalytics') payload, or Plausible's (told apart by
- *   its keys); answers 202 (DESIGN §3.2).
+ *   its keys); answers 202 (docs/ARCHITECTURE.md, The HTTP contract).
  * - `POST /api/send`: Umami's payload; answers 200 with a JSON object, as Umami does, because
  *   Umami's tracker reads the response as JSON.
  */
@@ -18,7 +18,7 @@ import { addressRateLimit } from '../lib/rate-limit.ts';
 import { fromEventBody, fromUmami } from './formats.ts';
 import { type CallFacts, ingestCall } from './ingest.ts';
 
-/** Largest hit body; a real hit is a few hundred bytes (DESIGN: ~16 KB). */
+/** Largest hit body; a real hit is a few hundred bytes (docs/ARCHITECTURE.md, The HTTP contract: 16 KB). */
 const EVENT_BODY_LIMIT = 16 * 1024;
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {

@@ -1,5 +1,5 @@
 /**
- * Cookieless visitor identity (DESIGN §2): a daily-rotating, salted, one-way hash of
+ * Cookieless visitor identity (docs/ARCHITECTURE.md, The counting model): a daily-rotating, salted, one-way hash of
  * (salt, website, IP, User-Agent), in the spirit of Plausible's approach
  * (https://plausible.io/data-policy#how-we-count-unique-users-without-cookies). The salt is
  * random and kept per website-local date, so "a visitor that day" means that day in the

@@ -2,7 +2,7 @@
  * Writing one hit: every roll-up row of the hit and the visitor's last-seen time go to D1
  * in one `batch()` — a transaction, so either all of them are written or none is.
  *
- * Whether this page view is a visitor's first of the day, or starts a new visit (DESIGN §2:
+ * Whether this page view is a visitor's first of the day, or starts a new visit (docs/ARCHITECTURE.md, The counting model:
  * after 30 minutes without a page view, or arriving from another site than the one that
  * started the current visit), is decided inside the batch from the `visitors` row
  * (statements run in order, before the visitor row is updated by the last one). Two concurrent hits of the same visitor therefore cannot both
@@ -21,7 +21,7 @@ type Statement = { text: string; params: (string | number)[] };
 /** One roll-up increment: statistic name and value (the date is the hit's local date). */
 export type Stat = readonly [name: string, value: string];
 
-/** A new visit starts after this long without a page view (DESIGN §2). */
+/** A new visit starts after this long without a page view (docs/ARCHITECTURE.md, The counting model). */
 const VISIT_GAP_MS = 30 * 60 * 1000;
 
 export type HitWrite = {

@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * The client's address as the page routes count it (throttles, rate limits): Cloudflare's
- * `CF-Connecting-IP` only, never `X-Forwarded-For` (DESIGN §3.2); `unknown` when absent.
+ * `CF-Connecting-IP` only, never `X-Forwarded-For` (docs/ARCHITECTURE.md, The HTTP contract); `unknown` when absent.
  */
 export const clientIp = (c: Context) => c.req.header('cf-connecting-ip') ?? 'unknown';
 

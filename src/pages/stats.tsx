@@ -1,5 +1,5 @@
 /**
- * `/stats/{domain}`: the statistics page (DESIGN §3.3). Public websites are open to anyone;
+ * `/stats/{domain}`: the statistics page (docs/ARCHITECTURE.md, The HTTP contract). Public websites are open to anyone;
  * private ones only to their owner (everyone else gets the same 404 as for a missing site,
  * and no figure leaks); password-protected ones ask for the password once and then trust a
  * per-site cookie signed with the server secret over the site's password hash, so changing

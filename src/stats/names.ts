@@ -1,4 +1,4 @@
-/** The statistics Sightline records (DESIGN §2) and the API serves. */
+/** The statistics Sightline records (docs/ARCHITECTURE.md, The counting model) and the API serves. */
 export const STAT_NAMES = [
   'pageviews',
   'pageviews_hours',

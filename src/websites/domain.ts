@@ -1,5 +1,5 @@
 /**
- * Website domain normalisation (DESIGN §3.1): owners paste whatever their browser shows
+ * Website domain normalisation (docs/ARCHITECTURE.md, The HTTP contract): owners paste whatever their browser shows
  * (`https://www.Example.com:8080/blog/`), and Sightline stores the bare host (`example.com`).
  */
 import { parse } from 'tldts';

@@ -1,6 +1,6 @@
 /**
  * The `exclude_ips` list: one IPv4/IPv6 address or CIDR range per line; blank lines and
- * lines starting with `#` are comments (DESIGN §3.1).
+ * lines starting with `#` are comments (docs/ARCHITECTURE.md, The HTTP contract).
  */
 import type ipaddr from 'ipaddr.js';
 import { parseIPv4, parseIPv6 } from '../lib/ip.ts';

@@ -1,7 +1,7 @@
 /**
  * Response headers across the whole Worker, and what failures give away:
  *
- * - the hit endpoints are open to any origin and never to credentials (DESIGN §3.2);
+ * - the hit endpoints are open to any origin and never to credentials (docs/ARCHITECTURE.md, The HTTP contract);
  * - the API answers cross-origin requests with no CORS headers at all (same-origin only, by
  *   decision), so no credentialed cross-origin read is ever allowed;
  * - the pages pages-headers.test.ts does not reach (statistics, password form, unsubscribe,

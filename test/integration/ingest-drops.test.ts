@@ -1,4 +1,4 @@
-/** DESIGN §3.2: hits dropped on purpose answer 202 with their reason and store nothing. */
+/** The hit contract (docs/ARCHITECTURE.md): hits dropped on purpose answer 202 with their reason and store nothing. */
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../support/api.ts';
 import { CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';

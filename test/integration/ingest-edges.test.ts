@@ -1,4 +1,4 @@
-/** Edge cases of DESIGN §2/§3.2 around the main rules: concurrency, hosts, bounds, events. */
+/** Edge cases of the counting model and the hit contract (docs/ARCHITECTURE.md): concurrency, hosts, bounds, events. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { call, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 import { rollups, sendHit } from '../support/hits.ts';

@@ -1,6 +1,6 @@
 /**
  * Plausible's and Umami's payloads through the Worker's real `fetch`: they count exactly as
- * the native payload does, and are dropped for the same reasons (DESIGN §2, §3.2).
+ * the native payload does, and are dropped for the same reasons (docs/ARCHITECTURE.md).
  */
 import { exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';

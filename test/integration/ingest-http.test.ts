@@ -1,4 +1,4 @@
-/** DESIGN §3.2: the HTTP contract of `POST /api/event`. */
+/** The hit contract (docs/ARCHITECTURE.md, The HTTP contract): the HTTP contract of `POST /api/event`. */
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { snapshot } from '../support/api.ts';

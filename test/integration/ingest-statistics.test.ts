@@ -1,4 +1,4 @@
-/** DESIGN §2: what one page view and one custom event write, statistic by statistic. */
+/** The counting model (docs/ARCHITECTURE.md): what one page view and one custom event write, statistic by statistic. */
 import { exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AUSTIN, CHROME_WINDOWS, rollups, SAFARI_IPHONE, sendHit } from '../support/hits.ts';

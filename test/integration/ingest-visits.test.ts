@@ -1,4 +1,4 @@
-/** DESIGN §2: visitors (daily, per website) and visits (30-minute gap, external referrer). */
+/** The counting model (docs/ARCHITECTURE.md): visitors (daily, per website) and visits (30-minute gap, external referrer). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CHROME_WINDOWS, rollups, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
 import { advance, datedRows, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';

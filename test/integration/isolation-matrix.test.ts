@@ -1,5 +1,5 @@
 /**
- * Tenant isolation as a matrix (DESIGN §3.1, §3.3): every API route and every page, crossed
+ * Tenant isolation as a matrix (docs/ARCHITECTURE.md, The HTTP contract): every API route and every page, crossed
  * with every kind of credential.
  *
  * Owner B has websites of every privacy setting (public, private, password-protected) with
@@ -425,7 +425,7 @@ async function apiListShowsOnlyA() {
 }
 
 async function apiCreateForA() {
-  // B's domain is taken (domains are unique across owners by design, DESIGN §3.1).
+  // B's domain is taken (domains are unique across owners by design, docs/ARCHITECTURE.md).
   const taken = await attempt(() =>
     call('/api/v1/websites', {
       method: 'POST',

@@ -1,5 +1,5 @@
 /**
- * Property-based: no request to API v1 answers 5xx (DESIGN §3.1). Every validator gets
+ * Property-based: no request to API v1 answers 5xx (docs/ARCHITECTURE.md, The HTTP contract). Every validator gets
  * arbitrary values — website fields as form, JSON (any JSON value) and multipart bodies,
  * arbitrary path ids, list and stats query parameters — and a refused request (4xx) leaves
  * the websites, owners and API keys exactly as they were; reads never change anything.

@@ -1,6 +1,6 @@
 /**
  * Property-based: no hit can make `POST /api/event` or `POST /api/send` answer 5xx, and a
- * hit refused with 4xx writes nothing (DESIGN §3.2). Bodies are Sightline's, Plausible's and
+ * hit refused with 4xx writes nothing (docs/ARCHITECTURE.md, The HTTP contract). Bodies are Sightline's, Plausible's and
  * Umami's payloads with every field arbitrary, arbitrary JSON values, raw text and bytes,
  * under arbitrary content types, headers, client addresses and Cloudflare geolocation.
  */

@@ -1,5 +1,5 @@
 /**
- * Property-based: no request to the dashboard pages answers 5xx (DESIGN §3.3). The statistics
+ * Property-based: no request to the dashboard pages answers 5xx (docs/ARCHITECTURE.md, The HTTP contract). The statistics
  * page, its full views and CSV exports get arbitrary query parameters (range, dates, search,
  * sort, page, …); every other page arbitrary query strings; `POST /login` and the stats
  * password form arbitrary fields and bodies. Reading a page never changes anything; a

@@ -1,5 +1,5 @@
 /**
- * `/stats/{domain}`: the statistics page (DESIGN §3.3), driven through the Worker's real
+ * `/stats/{domain}`: the statistics page (docs/ARCHITECTURE.md, The HTTP contract), driven through the Worker's real
  * `fetch` over roll-ups written by the real pipeline (hits sent with a frozen clock).
  *
  * 1. Access: public, private (owner only; everyone else the very same 404 as a missing site)

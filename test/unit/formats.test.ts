@@ -1,4 +1,4 @@
-/** Other trackers' payloads (Plausible, Umami) translated into the native hit (DESIGN §3.2). */
+/** Other trackers' payloads (Plausible, Umami) translated into the native hit (docs/ARCHITECTURE.md, The HTTP contract). */
 import { describe, expect, it } from 'vitest';
 import {
   eventName,

@@ -1,6 +1,6 @@
 /**
  * Country, continent and city from Cloudflare's `request.cf`, in the value formats of
- * DESIGN §2: `US:United States`, `NA:North America`, `US:Austin, TX`. Nothing here
+ * docs/ARCHITECTURE.md, The counting model: `US:United States`, `NA:North America`, `US:Austin, TX`. Nothing here
  * looks at the IP address; Cloudflare has already resolved it at the edge.
  */
 export type CfGeo = {

@@ -267,3 +267,53 @@ describe('realtime and deletion', () => {
     expect(await runDurableObjectAlarm(log)).toBe(false);
   });
 });
+
+describe('a burst while D1 fails', () => {
+  it('10,000 hits, 50 in flight, 4 websites, one flush in ten failing: each counted once', async () => {
+    const sites = Array.from({ length: 4 }, () => freshLog());
+    const realBatch = env.DB.batch.bind(env.DB);
+    let batches = 0;
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(env.DB, 'batch').mockImplementation(async (statements) => {
+      batches += 1;
+      if (batches % 10 === 0) throw new Error('D1_ERROR: injected flush failure');
+      return realBatch(statements);
+    });
+    const total = 10_000;
+    let next = 0;
+    let failedFlushes = 0;
+    const lane = async () => {
+      while (next < total) {
+        const i = next++;
+        const { websiteId, log } = sites[i % sites.length] as (typeof sites)[number];
+        const recorded = await log.record(
+          pageview(websiteId, {
+            time: T0 + i,
+            ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+            page: `/p${i % 37}`,
+          }),
+        );
+        expect(recorded.id).toBeGreaterThan(0);
+        // Readers flush now and then in the middle of the burst.
+        if (i % 250 === 0 && !(await log.flush()).ok) failedFlushes++;
+      }
+    };
+    await Promise.all(Array.from({ length: 50 }, lane));
+    // Then every log is flushed until it succeeds (a failed flush is retried).
+    for (const { log } of sites) {
+      for (let tries = 0; tries < 5 && !(await log.flush()).ok; tries++) failedFlushes++;
+    }
+    vi.mocked(env.DB.batch).mockRestore();
+    expect(failedFlushes).toBeGreaterThan(0);
+    let counted = 0;
+    for (const { websiteId, log } of sites) {
+      expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
+      const r = await rollups(websiteId);
+      const views = Object.values(r.pageviews ?? {}).reduce((a, b) => a + b, 0);
+      expect(views).toBe(total / sites.length);
+      expect(Object.values(r.page ?? {}).reduce((a, b) => a + b, 0)).toBe(total / sites.length);
+      counted += views;
+    }
+    expect(counted).toBe(total);
+  });
+});

@@ -4,6 +4,7 @@
  * log alone, by `rollupOf`, so the log is the one record of what happened and every number
  * can be recomputed from it.
  */
+import { sha256Hex } from '../lib/crypto.ts';
 
 /** Every dimension a statistic reports, as enriched by the hit pipeline in the Worker. */
 export type EventDimensions = {
@@ -57,50 +58,93 @@ export type LoggedEvent = EventDimensions & {
   newVisit: boolean;
 };
 
+/** One roll-up increment of a hit: statistic and value (the date is the hit's). */
+export type Stat = readonly [name: string, value: string];
+
+type Counted = EventDimensions & { date: string; hour: string };
+
+/** What a page view always counts. */
+export function pageviewStats(e: Counted): Stat[] {
+  return [
+    ['pageviews', e.date],
+    ['pageviews_hours', e.hour],
+    ['page', e.page],
+  ];
+}
+
+/** What a visitor's first page view of the day counts besides. */
+export function firstOfDayStats(e: Counted): Stat[] {
+  return present([
+    ['visitors', e.date],
+    ['visitors_hours', e.hour],
+    ['browser', e.browser],
+    ['os', e.os],
+    ['device', e.device],
+    ['country', e.country],
+    ['continent', e.continent],
+    ['city', e.city],
+    ['language', e.language],
+    ['resolution', e.resolution],
+  ]);
+}
+
+/** What the first page view of a visit counts besides. */
+export function firstOfVisitStats(e: Counted): Stat[] {
+  return present([
+    ['landing_page', e.page],
+    ['referrer', e.referrer],
+    ['campaign', e.campaign],
+  ]);
+}
+
+/** The statistics with a value: an unknown place, language or screen is not counted. */
+function present(stats: [string, string | null][]): Stat[] {
+  return stats.filter((s): s is [string, string] => s[1] !== null && s[1] !== '');
+}
+
 /** One roll-up row's increment: statistic, local date, value, count. */
 export type Increment = [name: string, date: string, value: string, count: number];
 
 /**
  * The daily roll-ups of a run of events, summed per (statistic, date, value): what the
- * events add to the `stats` table. A page view counts `pageviews`, `pageviews_hours` and
- * `page`; the visitor's first of the day also `visitors`, `visitors_hours` and the
- * visitor's browser, OS, device, place, language and screen; the first of a visit also its
- * landing page, external referrer and campaign. A custom event counts `event`.
+ * events add to the `stats` table (docs/ARCHITECTURE.md, The counting model). A page view
+ * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
+ * of a visit also `firstOfVisitStats`. A custom event counts `event`.
  */
 export function rollupOf(events: Iterable<LoggedEvent>): Increment[] {
   const counts = new Map<string, Increment>();
-  const add = (name: string, date: string, value: string | null) => {
-    if (value === null || value === '') return;
-    const key = `${name}\u0000${date}\u0000${value}`;
-    const row = counts.get(key);
-    if (row) row[3] += 1;
-    else counts.set(key, [name, date, value, 1]);
+  const add = (date: string, stats: Stat[]) => {
+    for (const [name, value] of stats) {
+      const key = `${name}\u0000${date}\u0000${value}`;
+      const row = counts.get(key);
+      if (row) row[3] += 1;
+      else counts.set(key, [name, date, value, 1]);
+    }
   };
   for (const e of events) {
     if (e.kind === 'event') {
-      add('event', e.date, e.event);
+      if (e.event) add(e.date, [['event', e.event]]);
       continue;
     }
-    add('pageviews', e.date, e.date);
-    add('pageviews_hours', e.date, e.hour);
-    add('page', e.date, e.page);
-    if (e.newVisitor) {
-      add('visitors', e.date, e.date);
-      add('visitors_hours', e.date, e.hour);
-      add('browser', e.date, e.browser);
-      add('os', e.date, e.os);
-      add('device', e.date, e.device);
-      add('country', e.date, e.country);
-      add('continent', e.date, e.continent);
-      add('city', e.date, e.city);
-      add('language', e.date, e.language);
-      add('resolution', e.date, e.resolution);
-    }
-    if (e.newVisit) {
-      add('landing_page', e.date, e.page);
-      add('referrer', e.date, e.referrer);
-      add('campaign', e.date, e.campaign);
-    }
+    add(e.date, pageviewStats(e));
+    if (e.newVisitor) add(e.date, firstOfDayStats(e));
+    if (e.newVisit) add(e.date, firstOfVisitStats(e));
   }
   return [...counts.values()];
+}
+
+/**
+ * The day's visitor identity: a salted one-way hash of (salt, website, address, User-Agent),
+ * in the spirit of Plausible's approach
+ * (https://plausible.io/data-policy#how-we-count-unique-users-without-cookies). The salt is
+ * random, per local date, and deleted after 72 hours: then nothing can link a hash to the
+ * address and browser that made it.
+ */
+export async function visitorHash(
+  salt: string,
+  websiteId: number,
+  ip: string,
+  userAgent: string,
+): Promise<string> {
+  return (await sha256Hex(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`)).slice(0, 32);
 }

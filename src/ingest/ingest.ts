@@ -7,6 +7,7 @@
  */
 import { createDb, type Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
+import type { LogHit } from '../event-log/events.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { type LogContext, logError } from '../lib/log.ts';
@@ -22,7 +23,7 @@ import {
   prepareSiteHit,
   type Website,
 } from './pipeline.ts';
-import { type HitWrite, writeHits } from './write.ts';
+import { writeHits } from './write.ts';
 
 /** What a request tells about its hits besides the payload. */
 export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
@@ -62,7 +63,7 @@ export async function ingestCall(
         withinLimit(env, 'RATE_LIMIT_EVENTS', [client, String(websiteId)]),
     };
     let firstDrop: DropReason | null = null;
-    const writes: HitWrite[] = [];
+    const writes: LogHit[] = [];
     // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
     const seen = new Set<number>();
     for (const hit of hits) {
@@ -73,8 +74,8 @@ export async function ingestCall(
       }
       if (seen.has(site.id)) continue;
       seen.add(site.id);
-      const prepared = await prepareSiteHit(db, site, hit, req);
-      if (prepared.stored) writes.push(prepared.write);
+      const prepared = await prepareSiteHit(site, hit, req);
+      if (prepared.stored) writes.push(prepared.hit);
       else if (prepared.reason === 'rate_limited') throw tooManyRequests();
       else firstDrop ??= prepared.reason;
     }

@@ -6,6 +6,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
+import type { LogHit } from '../event-log/events.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
 import { eventLabel, type Hit } from './payload.ts';
 import { isBotRequest } from './steps/bots.ts';
@@ -16,8 +17,6 @@ import { languageOf } from './steps/language.ts';
 import { localDateHour } from './steps/local-time.ts';
 import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
-import { saltFor, visitorHash } from './visitor.ts';
-import type { HitWrite, Stat } from './write.ts';
 
 export type DropReason =
   | 'unknown_site'
@@ -92,18 +91,15 @@ function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
   return hit.dnt && (headers.get('dnt') === '1' || headers.get('sec-gpc') === '1');
 }
 
-/** A hit that passed every step, with what it writes; or why it was dropped. */
-export type PreparedHit =
-  | { stored: true; websiteId: number; write: HitWrite }
-  | { stored: false; reason: DropReason };
+/** A hit that passed every step, enriched as the event log keeps it; or why it was dropped. */
+export type PreparedHit = { stored: true; hit: LogHit } | { stored: false; reason: DropReason };
 
 /**
  * Every step of a hit whose website was found, up to the write: the drops, the rate limit
  * and the enrichment. The write is left to the caller, so that the hits of one tracker call
- * (Plausible's `d: "a.com,b.com"`) are written in one transaction (`writeHits`).
+ * (Plausible's `d: "a.com,b.com"`) are written together (`writeHits`).
  */
 export async function prepareSiteHit(
-  db: Database,
   site: Website,
   hit: Hit,
   req: HitRequest,
@@ -120,63 +116,30 @@ export async function prepareSiteHit(
   if (wantsNoTracking(hit, req.headers)) return { stored: false, reason: 'dnt' };
 
   const { date, hour } = localDateHour(req.now, site.timezone);
-  if (hit.event) {
-    const write: HitWrite = {
-      websiteId: site.id,
-      date,
-      now: req.now,
-      always: [['event', eventLabel(hit.event)]],
-    };
-    return { stored: true, websiteId: site.id, write };
-  }
-
-  const page = pagePath(hit.page, excludedParams(site.excludeParams));
   const device = parseDevice(userAgent, {
     platform: req.headers.get('sec-ch-ua-platform'),
     mobile: req.headers.get('sec-ch-ua-mobile'),
     brands: req.headers.get('sec-ch-ua'),
   });
   const geo = geoFromCf(req.cf);
-  const language = languageOf(hit.language, req.headers.get('accept-language'));
-  const referrer = externalReferrer(hit.referrer, site.domain);
-  const campaign = campaignOf(hit.page);
-
-  const firstOfDay: Stat[] = [
-    ['visitors', date],
-    ['visitors_hours', hour],
-    ['browser', device.browser],
-    ['os', device.os],
-    ['device', device.device],
-  ];
-  for (const [name, value] of [
-    ['country', geo.country],
-    ['continent', geo.continent],
-    ['city', geo.city],
-    ['language', language],
-    ['resolution', hit.resolution],
-  ] as const) {
-    if (value) firstOfDay.push([name, value]);
-  }
-  const firstOfVisit: Stat[] = [['landing_page', page]];
-  if (referrer) firstOfVisit.push(['referrer', referrer]);
-  if (campaign) firstOfVisit.push(['campaign', campaign]);
-
-  const salt = await saltFor(db, date, req.now);
-  const write: HitWrite = {
-    websiteId: site.id,
-    date,
-    now: req.now,
-    always: [
-      ['pageviews', date],
-      ['pageviews_hours', hour],
-      ['page', page],
-    ],
-    visitor: {
-      hash: await visitorHash(salt, site.id, req.ip ?? '', userAgent),
-      firstOfDay,
-      firstOfVisit,
-      referrer: referrer ?? '',
+  return {
+    stored: true,
+    hit: {
+      websiteId: site.id,
+      kind: hit.event ? 'event' : 'pageview',
+      time: req.now,
+      date,
+      hour,
+      ip: req.ip ?? '',
+      userAgent,
+      page: pagePath(hit.page, excludedParams(site.excludeParams)),
+      referrer: externalReferrer(hit.referrer, site.domain) ?? '',
+      campaign: campaignOf(hit.page),
+      ...geo,
+      language: languageOf(hit.language, req.headers.get('accept-language')),
+      ...device,
+      resolution: hit.resolution,
+      event: hit.event ? eventLabel(hit.event) : null,
     },
   };
-  return { stored: true, websiteId: site.id, write };
 }

@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { salts } from '../db/schema.ts';
-import { randomBytes, sha256Hex, toHex } from '../lib/crypto.ts';
+import { randomBytes, toHex } from '../lib/crypto.ts';
 
 /** Salts by date, cached in the isolate: a salt never changes once written. */
 const cache = new Map<string, string>();
@@ -27,13 +27,4 @@ export async function saltFor(db: Database, date: string, now: number): Promise<
   if (cache.size > 16) cache.clear();
   cache.set(date, row.salt);
   return row.salt;
-}
-
-export async function visitorHash(
-  salt: string,
-  websiteId: number,
-  ip: string,
-  userAgent: string,
-): Promise<string> {
-  return (await sha256Hex(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`)).slice(0, 32);
 }

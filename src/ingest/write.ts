@@ -9,6 +9,15 @@
  * count as "new": the database serialises them.
  */
 import type { Database } from '../db/client.ts';
+import {
+  firstOfDayStats,
+  firstOfVisitStats,
+  type LogHit,
+  pageviewStats,
+  type Stat,
+  visitorHash,
+} from '../event-log/events.ts';
+import { saltFor } from './visitor.ts';
 
 /**
  * The statements are plain SQL text with bound parameters, built here rather than through
@@ -18,27 +27,8 @@ import type { Database } from '../db/client.ts';
  */
 type Statement = { text: string; params: (string | number)[] };
 
-/** One roll-up increment: statistic name and value (the date is the hit's local date). */
-export type Stat = readonly [name: string, value: string];
-
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md, The counting model). */
 const VISIT_GAP_MS = 30 * 60 * 1000;
-
-export type HitWrite = {
-  websiteId: number;
-  date: string;
-  now: number;
-  /** Counted on every hit. */
-  always: Stat[];
-  /** Page views only: the visitor and the rows counted on their first page view of the day / of a visit. */
-  visitor?: {
-    hash: string;
-    firstOfDay: Stat[];
-    firstOfVisit: Stat[];
-    /** Host of the hit's external referrer, '' when it has none (or an internal one). */
-    referrer: string;
-  };
-};
 
 /** `INSERT … SELECT` of several stats rows, counted when `condition` holds. */
 function insertStats(
@@ -63,45 +53,41 @@ function insertStats(
  * hits come from one tracker call that names several websites (Plausible's `d` list); a
  * retry after a failure then cannot count the first ones twice.
  */
-export async function writeHits(db: Database, hits: HitWrite[]): Promise<void> {
-  const statements = hits.flatMap(hitStatements);
+export async function writeHits(db: Database, hits: LogHit[]): Promise<void> {
+  const statements: Statement[] = [];
+  for (const hit of hits) statements.push(...(await hitStatements(db, hit)));
   const d1 = db.$client;
   await d1.batch(statements.map(({ text, params }) => d1.prepare(text).bind(...params)));
 }
 
 /** The statements of one hit: its roll-ups, and its visitor's row for page views. */
-function hitStatements(hit: HitWrite): Statement[] {
-  const statements: Statement[] = [insertStats(hit.websiteId, hit.date, hit.always)];
-  const v = hit.visitor;
-  if (v) {
-    // The visit goes on: a page view within 30 minutes, not arriving from a site other than
-    // the one that started the visit (reloads and SPA navigations repeat that referrer).
-    const visitGoesOn = `last_seen_at > ? AND (? = '' OR visit_referrer = ?)`;
-    const goesOnParams = [hit.now - VISIT_GAP_MS, v.referrer, v.referrer];
-    if (v.firstOfDay.length > 0) {
-      statements.push(
-        insertStats(hit.websiteId, hit.date, v.firstOfDay, {
-          text: 'NOT EXISTS (SELECT 1 FROM visitors WHERE hash = ?)',
-          params: [v.hash],
-        }),
-      );
-    }
-    if (v.firstOfVisit.length > 0) {
-      statements.push(
-        insertStats(hit.websiteId, hit.date, v.firstOfVisit, {
-          text: `NOT EXISTS (SELECT 1 FROM visitors WHERE hash = ? AND ${visitGoesOn})`,
-          params: [v.hash, ...goesOnParams],
-        }),
-      );
-    }
+async function hitStatements(db: Database, hit: LogHit): Promise<Statement[]> {
+  if (hit.kind === 'event')
+    return hit.event ? [insertStats(hit.websiteId, hit.date, [['event', hit.event]])] : [];
+  const salt = await saltFor(db, hit.date, hit.time);
+  const hash = await visitorHash(salt, hit.websiteId, hit.ip, hit.userAgent);
+  const statements: Statement[] = [insertStats(hit.websiteId, hit.date, pageviewStats(hit))];
+  // The visit goes on: a page view within 30 minutes, not arriving from a site other than
+  // the one that started the visit (reloads and SPA navigations repeat that referrer).
+  const visitGoesOn = `last_seen_at > ? AND (? = '' OR visit_referrer = ?)`;
+  const goesOnParams = [hit.time - VISIT_GAP_MS, hit.referrer, hit.referrer];
+  statements.push(
+    insertStats(hit.websiteId, hit.date, firstOfDayStats(hit), {
+      text: 'NOT EXISTS (SELECT 1 FROM visitors WHERE hash = ?)',
+      params: [hash],
+    }),
+    insertStats(hit.websiteId, hit.date, firstOfVisitStats(hit), {
+      text: `NOT EXISTS (SELECT 1 FROM visitors WHERE hash = ? AND ${visitGoesOn})`,
+      params: [hash, ...goesOnParams],
+    }),
     // In an upsert's SET, column names are the row's values before the update.
-    statements.push({
+    {
       text: `INSERT INTO visitors (hash, last_seen_at, visit_referrer, website_id) VALUES (?, ?, ?, ?)
         ON CONFLICT (hash) DO UPDATE SET
           visit_referrer = CASE WHEN ${visitGoesOn} THEN visit_referrer ELSE excluded.visit_referrer END,
           last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
-      params: [v.hash, hit.now, v.referrer, hit.websiteId, ...goesOnParams],
-    });
-  }
+      params: [hash, hit.time, hit.referrer, hit.websiteId, ...goesOnParams],
+    },
+  );
   return statements;
 }

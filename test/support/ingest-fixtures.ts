@@ -1,7 +1,7 @@
 /** Helpers for the `POST /api/event` integration tests: sites, frozen time, raw table reads. */
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
-import { visitorHash } from '../../src/ingest/visitor.ts';
+import { visitorHash } from '../../src/event-log/events.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;

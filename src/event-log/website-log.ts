@@ -121,6 +121,8 @@ export type Recorded = {
   cost: { rowsRead: number; rowsWritten: number };
 };
 
+const NO_COST: FlushCost = { rowsWritten: 0, rowsRead: 0, statements: 0 };
+
 /** What a flush did: events rolled up, the position reached, and D1's exact cost. */
 export type Flushed = { events: number; position: number; cost: FlushCost };
 
@@ -167,10 +169,17 @@ export class WebsiteLog extends DurableObject<Env> {
   /** Rows read and written by this object's statements so far (SQLite's exact counts). */
   private readonly io = { rowsRead: 0, rowsWritten: 0 };
 
+  /** Whether the tables exist: made by the first `record`, so that a website that never had a
+   * hit (whose log a reader only asks to flush) gets no storage at all. */
+  private hasTables: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(SCHEMA);
+    this.hasTables =
+      this.sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'")
+        .toArray().length > 0;
   }
 
   /**
@@ -178,6 +187,10 @@ export class WebsiteLog extends DurableObject<Env> {
    * (the object's output gate holds the answer until storage has confirmed the write).
    */
   async record(hit: LogHit): Promise<Recorded> {
+    if (!this.hasTables) {
+      this.sql.exec(SCHEMA);
+      this.hasTables = true;
+    }
     const before = { ...this.io };
     this.setMeta('website', hit.websiteId);
     const hash = await visitorHash(
@@ -269,6 +282,7 @@ export class WebsiteLog extends DurableObject<Env> {
    * flushes whatever arrived meanwhile.
    */
   async flush(): Promise<FlushOutcome> {
+    if (!this.hasTables) return { ok: true, events: 0, position: 0, cost: NO_COST };
     while (this.flushing) await this.flushing.catch(() => undefined);
     this.flushing = this.flushAll();
     try {
@@ -284,6 +298,7 @@ export class WebsiteLog extends DurableObject<Env> {
 
   /** Visitors seen in the last five minutes. */
   realtime(now: number): number {
+    if (!this.hasTables) return 0;
     return this.one<{ n: number }>(
       'SELECT count(*) AS n FROM visitors WHERE last_seen > ?',
       now - 300_000,
@@ -296,12 +311,13 @@ export class WebsiteLog extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     this.next.clear();
     this.alarmAt = null;
-    this.sql.exec(SCHEMA);
+    this.hasTables = false;
   }
 
   /** Flushes, forgets old visitors and salts, prunes events past the retention, re-arms. */
   override async alarm(): Promise<void> {
     this.alarmAt = null;
+    if (!this.hasTables) return;
     const now = Date.now();
     // A failed flush has set its retry (and logged); forgetting goes on regardless.
     const flushed = await this.flush();
@@ -312,11 +328,7 @@ export class WebsiteLog extends DurableObject<Env> {
 
   private async flushAll(): Promise<Flushed> {
     const websiteId = this.meta('website');
-    const total: Flushed = {
-      events: 0,
-      position: this.meta('flushed'),
-      cost: { rowsWritten: 0, rowsRead: 0, statements: 0 },
-    };
+    const total: Flushed = { events: 0, position: this.meta('flushed'), cost: { ...NO_COST } };
     if (!websiteId) return total;
     for (;;) {
       const from = this.meta('flushed');

@@ -6,9 +6,11 @@
  * step has a small share of it and the reports get the rest; a step that fails is logged and
  * the others still run. What a run leaves undone, the next one continues.
  */
+
 import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
 import type { Env } from '../env.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
@@ -78,7 +80,11 @@ export async function runScheduled(
         interval: intervalOf(env.REPORT_INTERVAL),
       },
       now,
-      { batch: options.reports?.batch, queries },
+      {
+        batch: options.reports?.batch,
+        queries,
+        beforeReading: (websiteId) => flushBeforeReading(env, websiteId),
+      },
     );
     console.log('reports', { ...reports, queries: queries.used });
   } catch (err) {

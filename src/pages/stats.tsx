@@ -14,6 +14,7 @@ import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts
 import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
@@ -333,6 +334,7 @@ export function createStatsPages() {
     const access = await accessTo(c, db, site);
     if (access === 'hidden') throw notFound();
     if (access === 'password') return passwordPage(c, site);
+    await flushBeforeReading(c.env, site.id);
     return { site, db };
   }
 

@@ -146,12 +146,15 @@ async function sendOne(
   site: Site,
   period: Period,
   now: number,
+  beforeReading: ((websiteId: number) => Promise<void>) | undefined,
 ): Promise<keyof ReportRun> {
   const context = { websiteId: site.id, period: period.key };
   const thisClaim = and(eq(reportSends.websiteId, site.id), eq(reportSends.period, period.key));
   let raw: string;
   let claimed: unknown;
   try {
+    // Read-your-writes: the log's last hits are in the numbers (a failure: retried next run).
+    await beforeReading?.(site.id);
     const token = await unsubscribeToken(db, site.id);
     const report = await reportData(db, site, period, {
       statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
@@ -199,7 +202,16 @@ export async function sendReports(
   mailer: Mailer,
   config: ReportConfig,
   now = Date.now(),
-  { batch = 200, queries = new QueryBudget(400) }: { batch?: number; queries?: QueryBudget } = {},
+  {
+    batch = 200,
+    queries = new QueryBudget(400),
+    beforeReading,
+  }: {
+    batch?: number;
+    queries?: QueryBudget;
+    /** Called before a website's numbers are read (its event log's flush). */
+    beforeReading?: (websiteId: number) => Promise<void>;
+  } = {},
 ): Promise<ReportRun> {
   const db = metered(base, queries);
   const run: ReportRun = { sent: 0, failed: 0, skipped: 0 };
@@ -214,7 +226,7 @@ export async function sendReports(
         if (!room()) return run;
         cursor = site.id;
         handled++;
-        run[await sendOne(db, mailer, config, site, period, now)]++;
+        run[await sendOne(db, mailer, config, site, period, now, beforeReading)]++;
       }
       if (page.length < PAGE) break;
     }

@@ -5,6 +5,7 @@ import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
 import { queryStats } from './queries.ts';
@@ -88,6 +89,7 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
     const website = await findWebsite(db, c.get('ownerId'), id);
     if (!website) throw notFound();
     const q = query();
+    await flushBeforeReading(c.env, website.id);
     if (q.from > q.to) {
       throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
     }

@@ -12,6 +12,11 @@ export function websiteLog(env: Env, websiteId: number) {
   return env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${websiteId}`));
 }
 
+/** Deletes everything a deleted website's log stores (the purge of its data). */
+export async function destroyLog(env: Env, websiteId: number): Promise<void> {
+  await websiteLog(env, websiteId).destroy();
+}
+
 /**
  * Rolls the website's log up into D1 before its statistics are read, so that every hit
  * answered 202 is in the answer. A log that cannot flush (D1 or the object unreachable) makes

@@ -3,11 +3,14 @@
  * row and leaves a tombstone in `website_purges`; a site with years of roll-ups could hold
  * millions of rows, far more than one request should delete, so the hourly maintenance
  * removes at most `chunk` rows per statement and `rows` rows per run, from each table that
- * holds rows by website (its report claims, then its roll-ups), and then the tombstone.
+ * holds rows by website (its report claims, its roll-ups, its log's flush position), and
+ * then the tombstone. The website's event log (its Durable Object) is destroyed first, so
+ * that no flush of it can add roll-ups once they are being deleted.
  */
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { reportSends, stats, websitePurges } from '../db/schema.ts';
+import { logPositions, reportSends, stats, websitePurges } from '../db/schema.ts';
+import { logError } from '../lib/log.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
 
 export type PurgeResult = { rowsDeleted: number; websitesFinished: number };
@@ -18,6 +21,7 @@ const TABLES: ((websiteId: number, limit: number) => SQL)[] = [
     sql`DELETE FROM ${reportSends} WHERE rowid IN (SELECT rowid FROM ${reportSends} WHERE ${reportSends.websiteId} = ${websiteId} LIMIT ${limit})`,
   (websiteId, limit) =>
     sql`DELETE FROM ${stats} WHERE (website_id, name, date, value) IN (SELECT website_id, name, date, value FROM ${stats} WHERE ${stats.websiteId} = ${websiteId} LIMIT ${limit})`,
+  (websiteId) => sql`DELETE FROM ${logPositions} WHERE ${logPositions.websiteId} = ${websiteId}`,
 ];
 
 export async function purgeDeletedWebsites(
@@ -26,7 +30,14 @@ export async function purgeDeletedWebsites(
     chunk = 5_000,
     rows = 50_000,
     queries = new QueryBudget(100),
-  }: { chunk?: number; rows?: number; queries?: QueryBudget } = {},
+    destroyLog,
+  }: {
+    chunk?: number;
+    rows?: number;
+    queries?: QueryBudget;
+    /** Deletes the website's event log (src/event-log/client.ts `destroyLog`). */
+    destroyLog?: (websiteId: number) => Promise<void>;
+  } = {},
 ): Promise<PurgeResult> {
   const db = metered(base, queries);
   const result: PurgeResult = { rowsDeleted: 0, websitesFinished: 0 };
@@ -37,6 +48,13 @@ export async function purgeDeletedWebsites(
       .limit(100)
       .all();
     for (const { websiteId } of pending) {
+      try {
+        await destroyLog?.(websiteId);
+      } catch (err) {
+        // The log first: its roll-ups wait until it is gone (the next run tries again).
+        logError('event log not deleted', { websiteId }, err);
+        continue;
+      }
       let finished = true;
       for (const table of TABLES) {
         while (result.rowsDeleted < rows) {

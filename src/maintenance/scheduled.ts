@@ -10,7 +10,7 @@
 import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { flushBeforeReading } from '../event-log/client.ts';
+import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
@@ -57,7 +57,10 @@ export async function runScheduled(
     purgeExpired(db, now, { ...options.purge, chunks, queries: queries.share(3 * chunks) }),
   );
   await step('deleted websites', () =>
-    purgeDeletedWebsites(db, { queries: queries.share(DELETED_WEBSITES_QUERIES) }),
+    purgeDeletedWebsites(db, {
+      queries: queries.share(DELETED_WEBSITES_QUERIES),
+      destroyLog: (websiteId) => destroyLog(env, websiteId),
+    }),
   );
   console.log('maintenance', { cron: controller.cron, ...maintenance, queries: queries.used });
 

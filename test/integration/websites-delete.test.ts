@@ -1,10 +1,13 @@
 import {
   createExecutionContext,
   createScheduledController,
+  runInDurableObject,
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
+import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import worker from '../../src/index.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
 import { call, db, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
@@ -84,6 +87,54 @@ describe('DELETE /api/v1/websites/{id}', () => {
     expect(await statsRows(site.id)).toBe(0);
     expect(await statsRows(kept.id)).toBe(3);
     expect(await snapshot('website_purges')).toEqual([]);
+  });
+
+  it("deletes the website's event log, its flush position and its roll-ups in the cron", async () => {
+    await purgeDeletedWebsites(db());
+    const { key } = await makeOwner();
+    const site = await makeWebsite(key);
+    const log = websiteLog(env, site.id);
+    await log.record({
+      websiteId: site.id,
+      kind: 'pageview',
+      time: Date.parse('2026-11-01T10:00:00Z'),
+      date: '2026-11-01',
+      hour: '10',
+      ip: '203.0.113.1',
+      userAgent: 'Mozilla/5.0 Firefox/133.0',
+      page: '/',
+      referrer: '',
+      campaign: null,
+      country: null,
+      continent: null,
+      city: null,
+      language: null,
+      browser: 'Firefox',
+      os: 'Linux',
+      device: 'desktop',
+      resolution: null,
+      event: null,
+    });
+    expect(await log.flush()).toMatchObject({ ok: true, events: 1 });
+    expect(await statsRows(site.id)).toBeGreaterThan(0);
+    await call(`/api/v1/websites/${site.id}`, { method: 'DELETE', key });
+    const ctx = createExecutionContext();
+    await worker.scheduled(
+      createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
+      env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(await statsRows(site.id)).toBe(0);
+    expect(await snapshot('log_positions')).not.toContainEqual(
+      expect.objectContaining({ website_id: site.id }),
+    );
+    const tables = await runInDurableObject(log, (_: WebsiteLog, state) =>
+      state.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+        .toArray(),
+    );
+    expect(tables).toEqual([]);
   });
 
   it("does not delete another owner's website", async () => {

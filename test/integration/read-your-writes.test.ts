@@ -6,36 +6,15 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushBeforeReading, websiteLog } from '../../src/event-log/client.ts';
-import type { LogHit } from '../../src/event-log/events.ts';
 import { sendReports } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
+import { logHit } from '../support/event-log.ts';
 
 const DAY = '2026-04-07';
 
-function logged(websiteId: number, page: string): LogHit {
-  return {
-    websiteId,
-    kind: 'pageview',
-    time: Date.parse(`${DAY}T09:00:00Z`),
-    date: DAY,
-    hour: '09',
-    ip: '203.0.113.9',
-    userAgent: 'Mozilla/5.0 Firefox/133.0',
-    page,
-    referrer: '',
-    campaign: null,
-    country: null,
-    continent: null,
-    city: null,
-    language: null,
-    browser: 'Firefox',
-    os: 'Linux',
-    device: 'desktop',
-    resolution: null,
-    event: null,
-  };
-}
+const logged = (websiteId: number, page: string) =>
+  logHit(websiteId, { page, date: DAY, time: Date.parse(`${DAY}T09:00:00Z`), hour: '09' });
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -74,7 +53,10 @@ describe('a hit held by the log', () => {
     const monday = Date.parse('2026-04-13T06:00:00Z');
     const beforeReading = (id: number) => flushBeforeReading(env, id);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const fault = injectD1Failure({ matches: (sql) => /INSERT INTO stats[\s\S]*json_each/.test(sql), failBatches: true });
+    const fault = injectD1Failure({
+      matches: (sql) => /INSERT INTO stats[\s\S]*json_each/.test(sql),
+      failBatches: true,
+    });
     const failed = await sendReports(db(), mailer, config, monday, { beforeReading });
     fault.restore();
     expect(failed).toMatchObject({ sent: 0, failed: 1 });
@@ -90,7 +72,10 @@ describe('a log that cannot flush', () => {
     const site = await makeWebsite(key, { domain: 'ryw-fail.example.com', privacy: '0' });
     await websiteLog(env, site.id).record(logged(site.id, '/pending'));
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const fault = injectD1Failure({ matches: (sql) => /INSERT INTO stats[\s\S]*json_each/.test(sql), failBatches: true });
+    const fault = injectD1Failure({
+      matches: (sql) => /INSERT INTO stats[\s\S]*json_each/.test(sql),
+      failBatches: true,
+    });
     try {
       const api = await call(`/api/v1/stats/${site.id}?name=page&from=${DAY}&to=${DAY}`, { key });
       expect([api.status, api.headers.get('retry-after')]).toEqual([503, '5']);

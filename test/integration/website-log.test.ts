@@ -6,10 +6,11 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type LogHit, rollupOf } from '../../src/event-log/events.ts';
+import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
 import { toLoggedEvent, type WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
+import { logHit } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
 
 let nextSite = 70_000;
@@ -26,30 +27,7 @@ function freshLog() {
 const T0 = Date.parse('2026-03-10T10:00:00Z');
 const MINUTE = 60_000;
 
-function pageview(websiteId: number, over: Partial<LogHit> = {}): LogHit {
-  return {
-    websiteId,
-    kind: 'pageview',
-    time: T0,
-    date: '2026-03-10',
-    hour: '10',
-    ip: '203.0.113.5',
-    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0',
-    page: '/',
-    referrer: '',
-    campaign: null,
-    country: 'US:United States',
-    continent: 'NA:North America',
-    city: 'US:Austin, TX',
-    language: 'en',
-    browser: 'Firefox',
-    os: 'Linux',
-    device: 'desktop',
-    resolution: '1920x1080',
-    event: null,
-    ...over,
-  };
-}
+const pageview = logHit;
 
 afterEach(() => {
   vi.restoreAllMocks();

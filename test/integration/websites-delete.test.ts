@@ -11,6 +11,7 @@ import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import worker from '../../src/index.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
 import { call, db, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
+import { logHit } from '../support/event-log.ts';
 
 /** Roll-up rows for a website, as the tracking pipeline would have written them. */
 async function seedStats(websiteId: number, rows: number) {
@@ -94,27 +95,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     const { key } = await makeOwner();
     const site = await makeWebsite(key);
     const log = websiteLog(env, site.id);
-    await log.record({
-      websiteId: site.id,
-      kind: 'pageview',
-      time: Date.parse('2026-11-01T10:00:00Z'),
-      date: '2026-11-01',
-      hour: '10',
-      ip: '203.0.113.1',
-      userAgent: 'Mozilla/5.0 Firefox/133.0',
-      page: '/',
-      referrer: '',
-      campaign: null,
-      country: null,
-      continent: null,
-      city: null,
-      language: null,
-      browser: 'Firefox',
-      os: 'Linux',
-      device: 'desktop',
-      resolution: null,
-      event: null,
-    });
+    await log.record(logHit(site.id));
     expect(await log.flush()).toMatchObject({ ok: true, events: 1 });
     expect(await statsRows(site.id)).toBeGreaterThan(0);
     await call(`/api/v1/websites/${site.id}`, { method: 'DELETE', key });

@@ -86,6 +86,7 @@ type Table =
   | 'stats'
   | 'website_purges'
   | 'report_sends'
+  | 'log_positions'
   | 'visitors'
   | 'salts'
   | 'sessions'

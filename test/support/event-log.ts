@@ -1,0 +1,28 @@
+/** Fixtures for the event log (src/event-log/): a hit as the pipeline hands it to a log. */
+import type { LogHit } from '../../src/event-log/events.ts';
+
+/** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
+export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {
+  return {
+    websiteId,
+    kind: 'pageview',
+    time: Date.parse('2026-03-10T10:00:00Z'),
+    date: '2026-03-10',
+    hour: '10',
+    ip: '203.0.113.5',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0',
+    page: '/',
+    referrer: '',
+    campaign: null,
+    country: 'US:United States',
+    continent: 'NA:North America',
+    city: 'US:Austin, TX',
+    language: 'en',
+    browser: 'Firefox',
+    os: 'Linux',
+    device: 'desktop',
+    resolution: '1920x1080',
+    event: null,
+    ...over,
+  };
+}

@@ -34,6 +34,8 @@ const VISITOR_TTL_MS = 48 * 3_600_000;
 const SALT_TTL_MS = 72 * 3_600_000;
 /** The alarm runs at least this often while there is anything to forget. */
 const MAINTENANCE_INTERVAL_MS = 3_600_000;
+/** A staged hit not committed within this long is dropped, never counted. */
+export const STAGE_TTL_MS = 60_000;
 /** A failed flush is tried again after this long. */
 const RETRY_DELAY_MS = 30_000;
 
@@ -77,6 +79,11 @@ CREATE TABLE IF NOT EXISTS salts (
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS staged (
+  token TEXT PRIMARY KEY,
+  hit TEXT NOT NULL,
+  staged_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
 
@@ -187,20 +194,75 @@ export class WebsiteLog extends DurableObject<Env> {
    * (the object's output gate holds the answer until storage has confirmed the write).
    */
   async record(hit: LogHit): Promise<Recorded> {
-    if (!this.hasTables) {
-      this.sql.exec(SCHEMA);
-      this.hasTables = true;
-    }
+    this.ensureTables();
     const before = { ...this.io };
-    this.setMeta('website', hit.websiteId);
-    const hash = await visitorHash(
-      this.saltFor(hit.date, hit.time),
-      hit.websiteId,
-      hit.ip,
-      hit.userAgent,
+    const hash = await this.hashOf(hit);
+    const recorded = this.store(hit, hash, before);
+    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+    return recorded;
+  }
+
+  /**
+   * The first half of storing a hit that is one of several of a tracker call (Plausible's
+   * `d: "a.com,b.com"` names several websites, each with its own log): the hit is kept under
+   * `token`, durable but not counted, until `commit` or `abort`. A hit staged and never
+   * committed is dropped after `STAGE_TTL_MS`: a call is counted in every log or in none.
+   */
+  async stage(token: string, hit: LogHit): Promise<void> {
+    this.ensureTables();
+    this.rows(
+      'INSERT INTO staged (token, hit, staged_at) VALUES (?, ?, ?) ON CONFLICT (token) DO NOTHING',
+      token,
+      JSON.stringify(hit),
+      Date.now(),
     );
-    // From here on nothing awaits: the decision and the writes are one uninterrupted step, so
-    // two hits of one visitor are decided one after the other, in arrival order.
+    await this.scheduleAlarm(Date.now() + STAGE_TTL_MS);
+  }
+
+  /** Stores the hit staged under `token`, as `record` would; null when there is none (any more). */
+  async commit(token: string): Promise<Recorded | null> {
+    if (!this.hasTables) return null;
+    const row = this.rows<{ hit: string }>('SELECT hit FROM staged WHERE token = ?', token)[0];
+    if (!row) return null;
+    const hit = JSON.parse(row.hit) as LogHit;
+    const before = { ...this.io };
+    const hash = await this.hashOf(hit);
+    // A second commit of the token may have run while the hash was made: one stores it.
+    if (this.rows('DELETE FROM staged WHERE token = ? RETURNING token', token).length === 0)
+      return null;
+    const recorded = this.store(hit, hash, before);
+    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+    return recorded;
+  }
+
+  /** Drops the hit staged under `token`, if any: it is never counted. */
+  abort(token: string): void {
+    if (this.hasTables) this.rows('DELETE FROM staged WHERE token = ?', token);
+  }
+
+  /** Makes the tables on the first hit. */
+  private ensureTables(): void {
+    if (this.hasTables) return;
+    this.sql.exec(SCHEMA);
+    this.hasTables = true;
+  }
+
+  /** The day's visitor hash of a hit (made with the day's salt, made on first use). */
+  private hashOf(hit: LogHit): Promise<string> {
+    this.setMeta('website', hit.websiteId);
+    return visitorHash(this.saltFor(hit.date, hit.time), hit.websiteId, hit.ip, hit.userAgent);
+  }
+
+  /**
+   * Decides the hit's visitor and visit and writes the event and the visitor, in one
+   * synchronous step: nothing awaits between reading the visitor and writing, so two hits
+   * of one visitor are decided one after the other, in arrival order.
+   */
+  private store(
+    hit: LogHit,
+    hash: string,
+    before: { rowsRead: number; rowsWritten: number },
+  ): Recorded {
     const known = this.rows<VisitorRow>(
       'SELECT number, visit, last_seen, visit_referrer FROM visitors WHERE hash = ?',
       hash,
@@ -272,7 +334,6 @@ export class WebsiteLog extends DurableObject<Env> {
       rowsRead: this.io.rowsRead - before.rowsRead,
       rowsWritten: this.io.rowsWritten - before.rowsWritten,
     };
-    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
     return { id, ...decided, cost };
   }
 
@@ -376,7 +437,7 @@ export class WebsiteLog extends DurableObject<Env> {
 
   private holdsAnythingToForget(): boolean {
     const held = this.one<{ n: number }>(
-      'SELECT (SELECT count(*) FROM visitors) + (SELECT count(*) FROM salts) AS n',
+      'SELECT (SELECT count(*) FROM visitors) + (SELECT count(*) FROM salts) + (SELECT count(*) FROM staged) AS n',
     ).n;
     return (
       held > 0 ||
@@ -388,6 +449,7 @@ export class WebsiteLog extends DurableObject<Env> {
   private forget(now: number): void {
     this.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
     this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
+    this.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
     const days = this.retentionDays();
     if (days !== null)
       this.rows(

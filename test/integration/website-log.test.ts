@@ -8,7 +8,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
-import { toLoggedEvent, type WebsiteLog } from '../../src/event-log/website-log.ts';
+import { STAGE_TTL_MS, toLoggedEvent, type WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
@@ -219,6 +219,35 @@ describe('flushing into the roll-ups', () => {
     await applyFlush(env.DB, websiteId, 0, 1, rollupOf(events));
     await expect(applyFlush(env.DB, websiteId, 0, 1, rollupOf(events))).rejects.toThrow();
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+  });
+});
+
+describe('staging the hits of a call that names several websites', () => {
+  it('counts a staged hit only once committed, and once however often committed', async () => {
+    const { websiteId, log } = freshLog();
+    await log.stage('call-1', pageview(websiteId));
+    expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
+    const [first, second] = await Promise.all([log.commit('call-1'), log.commit('call-1')]);
+    expect([first, second].filter((r) => r !== null)).toHaveLength(1);
+    expect(await log.commit('call-1')).toBeNull();
+    await log.flush();
+    expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+  });
+
+  it('never counts an aborted hit, or one staged and never committed', async () => {
+    const { websiteId, log } = freshLog();
+    await log.stage('aborted', pageview(websiteId));
+    await log.abort('aborted');
+    expect(await log.commit('aborted')).toBeNull();
+    await log.stage('forgotten', pageview(websiteId, { ip: '192.0.2.9' }));
+    // A minute later the alarm drops it.
+    await runInDurableObject(log, (_: WebsiteLog, state) => {
+      state.storage.sql.exec('UPDATE staged SET staged_at = staged_at - ?', STAGE_TTL_MS + 1);
+    });
+    expect(await runDurableObjectAlarm(log)).toBe(true);
+    expect(await log.commit('forgotten')).toBeNull();
+    await log.flush();
+    expect(await rollups(websiteId)).toEqual({});
   });
 });
 

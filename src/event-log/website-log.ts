@@ -3,13 +3,14 @@
  * (docs/ARCHITECTURE.md). It keeps one row per stored page view or custom event, decides in
  * arrival order — an object runs one request at a time — whether a page view is its
  * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
- * daily `stats`, exactly once, on an alarm a few seconds after the first unflushed event or
+ * daily `stats`, exactly once, on an alarm ten seconds after the first unflushed event or
  * when a reader asks (`flush`).
  *
  * What it stores: the events (their dimensions, local date and hour, the visitor's and the
  * visit's number of that day — never an address, a User-Agent or a hash); the visitors of the
  * last 48 hours (the day's salted hash, their numbers, when they were last seen, the referrer
- * that started their visit); the day's random salts, for 72 hours; and its flush position.
+ * that started their visit); the day's random salts, for 72 hours; hits staged for a minute
+ * at most (`stage`); and its flush position.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
@@ -176,8 +177,10 @@ export class WebsiteLog extends DurableObject<Env> {
   /** Rows read and written by this object's statements so far (SQLite's exact counts). */
   private readonly io = { rowsRead: 0, rowsWritten: 0 };
 
-  /** Whether the tables exist: made by the first `record`, so that a website that never had a
-   * hit (whose log a reader only asks to flush) gets no storage at all. */
+  /**
+   * Whether the tables exist: made by the first hit, so that a website that never had one
+   * (whose log a reader only asks to flush) gets no storage at all.
+   */
   private hasTables: boolean;
 
   constructor(ctx: DurableObjectState, env: Env) {

@@ -17,12 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
+import { EventLog, type LogEnv } from '../../src/event-log/event-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
-import { forgetOldVisitors } from '../../src/maintenance/visitors.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
 import { SqliteD1 } from './sqlite-d1.ts';
+import { sqliteLogStorage } from './sqlite-log-storage.ts';
 
 /** The local D1 database file wrangler keeps under a `--persist-to` directory. */
 export function d1File(persistTo: string): string {
@@ -62,6 +63,26 @@ export async function createBenchSite(
   }
 }
 
+/**
+ * Websites' event logs in this process: the real `EventLog` over Node's SQLite, reached the
+ * way the Worker reaches its Durable Objects (`WEBSITE_LOG.idFromName(…)`, `get(…)`).
+ */
+function localLogs(env: LogEnv) {
+  const logs = new Map<string, EventLog>();
+  const namespace = {
+    idFromName: (name: string) => ({ name, toString: () => name }),
+    get: (id: { name: string }) => {
+      let log = logs.get(id.name);
+      if (!log) {
+        log = new EventLog(sqliteLogStorage(), env);
+        logs.set(id.name, log);
+      }
+      return log;
+    },
+  };
+  return { namespace: namespace as unknown as Env['WEBSITE_LOG'], all: () => logs.values() };
+}
+
 /** Loads the days `day % parts === part` of the traffic into `file`. */
 export async function loadDays(
   file: string,
@@ -73,8 +94,8 @@ export async function loadDays(
   const d1 = new SqliteD1(file);
   try {
     const binding = d1.asBinding();
-    const db = createDb(binding);
-    const env = { DB: binding } as Env;
+    const logs = localLogs({ DB: binding });
+    const env = { DB: binding, WEBSITE_LOG: logs.namespace } as Env;
     const out = zero();
     let day = -1;
     for (const hits of trafficDays(traffic)) {
@@ -89,8 +110,10 @@ export async function loadDays(
           else out.pageviews++;
         } else out.dropped++;
       }
-      const last = hits.at(-1);
-      if (last) await forgetOldVisitors(db, last.req.now + 3_600_000);
+      // The day's events into the roll-ups, as the logs' alarms would.
+      for (const log of logs.all()) {
+        if (!(await log.flush()).ok) throw new Error('a log did not flush');
+      }
       onDay?.(out);
     }
     d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');

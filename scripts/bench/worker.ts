@@ -6,17 +6,34 @@
  *   code behind the Stats API) `runs` times; answers D1's rows read, the rows returned, and
  *   the latency of every run in milliseconds.
  * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
- *   entry point (`ingestCall`), counting D1's `rows_written` of every statement, per page
- *   view and event.
+ *   entry point (`ingestCall`), counting the rows written — in D1 and in the websites' event
+ *   logs (`Recorded.cost`) — per page view and event; every `FLUSH_DELAY_MS` of the hits'
+ *   own time the logs flush (as their alarms would), and each flush's D1 rows count too.
+ * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written.
  */
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
+import { websiteLog } from '../../src/event-log/client.ts';
+import type { LogHit } from '../../src/event-log/events.ts';
+import { FLUSH_DELAY_MS } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 
-type Env = Pick<WorkerEnv, 'DB'>;
+type Env = WorkerEnv;
+
+export { WebsiteLog } from '../../src/event-log/website-log.ts';
+
+/** When each website's log last flushed, in its hits' time (the alarm's cadence). */
+const lastFlush = new Map<number, number>();
+
+/** Flushes a website's log; the D1 rows its flush wrote. */
+async function flushed(env: Env, websiteId: number): Promise<number> {
+  const outcome = await websiteLog(env, websiteId).flush();
+  if (!outcome.ok) throw new Error(`the log of ${websiteId} did not flush`);
+  return outcome.cost.rowsWritten;
+}
 
 type Tally = { hits: number; rowsWritten: number };
 
@@ -98,7 +115,35 @@ export default {
         };
       }[];
       const written = { rows: 0 };
-      const counted = { DB: counting(env.DB, written) } as WorkerEnv;
+      // The logs' own rows, from what `record` answers (exact, SQLite's counts).
+      const namespace = env.WEBSITE_LOG;
+      const countingLogs = {
+        idFromName: (name: string) => namespace.idFromName(name),
+        get: (id: DurableObjectId) => {
+          const stub = namespace.get(id);
+          return new Proxy(stub, {
+            get(target, prop) {
+              if (prop !== 'record') return Reflect.get(target, prop, target);
+              return async (hit: LogHit) => {
+                const outcome = await target.record(hit);
+                if (outcome.ok) written.rows += outcome.cost.rowsWritten;
+                const since = lastFlush.get(hit.websiteId) ?? hit.time;
+                if (!lastFlush.has(hit.websiteId)) lastFlush.set(hit.websiteId, hit.time);
+                if (hit.time - since >= FLUSH_DELAY_MS) {
+                  written.rows += await flushed(env, hit.websiteId);
+                  lastFlush.set(hit.websiteId, hit.time);
+                }
+                return outcome;
+              };
+            },
+          });
+        },
+      };
+      const counted = {
+        ...env,
+        DB: counting(env.DB, written),
+        WEBSITE_LOG: countingLogs as unknown as Env['WEBSITE_LOG'],
+      };
       const out: Record<'pageview' | 'event' | 'dropped', Tally> = {
         pageview: { hits: 0, rowsWritten: 0 },
         event: { hits: 0, rowsWritten: 0 },
@@ -115,6 +160,12 @@ export default {
         out[kind].rowsWritten += written.rows - before;
       }
       return Response.json(out);
+    }
+    if (pathname === '/bench/flush') {
+      const { websiteIds } = (await request.json()) as { websiteIds: number[] };
+      let rowsWritten = 0;
+      for (const id of websiteIds) rowsWritten += await flushed(env, id);
+      return Response.json({ rowsWritten });
     }
     return new Response('not found', { status: 404 });
   },

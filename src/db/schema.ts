@@ -5,10 +5,12 @@
  * Timestamps are Unix epoch milliseconds (INTEGER) so that they sort and compare cheaply;
  * the API formats them on the way out.
  *
- * `stats`, `salts` and `visitors` are created `WITHOUT ROWID` (added by hand to the generated
- * migrations; drizzle-kit cannot express it): their rows live in the primary-key B-tree
- * itself, so an upsert writes one row instead of a table row plus an index row — half of
- * D1's billed rows written on the hit path. Keep it when a migration recreates them.
+ * `stats` is created `WITHOUT ROWID` (added by hand to the generated migration; drizzle-kit
+ * cannot express it): its rows live in the primary-key B-tree itself, so an upsert writes one
+ * row instead of a table row plus an index row. Keep it when a migration recreates it.
+ *
+ * Visitors, visits and their salts are not here: each website's event log keeps them (its
+ * Durable Object, src/event-log/), and D1 holds what is derived from it (`stats`).
  */
 import {
   index,
@@ -126,43 +128,6 @@ export const websitePurges = sqliteTable('website_purges', {
   websiteId: integer('website_id').primaryKey(),
   deletedAt: integer('deleted_at').notNull(),
 });
-
-/**
- * Random daily salts for visitor hashes, one per website-local date. A visitor's identity
- * for a day is a hash with that day's salt; once the salt is deleted (after 72 hours) the
- * hashes made with it can no longer be linked to anyone.
- */
-export const salts = sqliteTable('salts', {
-  date: text('date').primaryKey(),
-  salt: text('salt').notNull(),
-  createdAt: integer('created_at').notNull(),
-});
-
-/**
- * Today's visitors: the salted one-way hash of (salt, website, IP, User-Agent), the time of
- * their last page view and the referrer host that started their visit, which decide when
- * a new visit starts. Rows older than 48 hours are purged hourly. No IP, User-Agent or
- * cookie is stored.
- *
- * `visitors_website_seen_idx` makes the realtime count ("visitors in the last 5 minutes")
- * a range scan of one website's recent rows instead of a scan of every website's visitors.
- * It costs a page view one index row written (the entry moves with `last_seen_at`).
- */
-export const visitors = sqliteTable(
-  'visitors',
-  {
-    hash: text('hash').primaryKey(),
-    lastSeenAt: integer('last_seen_at').notNull(),
-    /**
-     * Host of the external referrer that started the current visit ('' for none). Arriving
-     * again from the same site (a reload, or a tracker that repeats `document.referrer` on
-     * SPA navigations) continues the visit; arriving from another site starts a new one.
-     */
-    visitReferrer: text('visit_referrer').notNull().default(''),
-    websiteId: integer('website_id').notNull().default(0),
-  },
-  (t) => [index('visitors_website_seen_idx').on(t.websiteId, t.lastSeenAt)],
-);
 
 /**
  * How far each website's event log (its Durable Object) has been rolled up into `stats`:

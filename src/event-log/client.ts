@@ -6,10 +6,59 @@
 import type { Env } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import type { LogHit } from './events.ts';
 
 /** The event log of a website: its Durable Object, named by the website's id. */
 export function websiteLog(env: Env, websiteId: number) {
   return env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${websiteId}`));
+}
+
+/** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
+const COMMIT_TRIES = 3;
+
+/**
+ * Stores the hits of one tracker call, each in its website's log, answering once every one
+ * is durable. One hit: `record`. Several (a call naming several websites): every log stages
+ * its hit, then — only once all have — commits it; a failure before that aborts the staged
+ * ones, so the call counts in every log or in none (docs/ARCHITECTURE.md, The event log).
+ * A failure throws: the caller answers 503 and nothing was counted.
+ */
+export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
+  const [only] = hits;
+  if (hits.length === 1 && only) {
+    if (!(await websiteLog(env, only.websiteId).record(only)).ok) throw new LogRefused('record');
+    return;
+  }
+  const token = crypto.randomUUID();
+  const logs = hits.map((hit) => websiteLog(env, hit.websiteId));
+  try {
+    const staged = await Promise.all(hits.map((hit, i) => logs[i]?.stage(token, hit)));
+    if (!staged.every((s) => s?.ok)) throw new LogRefused('stage');
+  } catch (err) {
+    await Promise.allSettled(logs.map((log) => log.abort(token)));
+    throw err;
+  }
+  await Promise.all(
+    logs.map(async (log) => {
+      for (let attempt = 1; ; attempt++) {
+        let ok = false;
+        try {
+          ok = (await log.commit(token)).ok;
+        } catch (err) {
+          if (attempt >= COMMIT_TRIES) throw err;
+        }
+        if (ok) return;
+        if (attempt >= COMMIT_TRIES) throw new LogRefused('commit');
+      }
+    }),
+  );
+}
+
+/** A log answered that it could not store a hit (it logged why). */
+class LogRefused extends Error {
+  constructor(step: string) {
+    super(`the event log could not ${step} the hit`);
+  }
 }
 
 /** Deletes everything a deleted website's log stores (the purge of its data). */

@@ -7,6 +7,7 @@
  */
 import { createDb, type Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
+import { storeInLogs } from '../event-log/client.ts';
 import type { LogHit } from '../event-log/events.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
@@ -23,7 +24,6 @@ import {
   prepareSiteHit,
   type Website,
 } from './pipeline.ts';
-import { writeHits } from './write.ts';
 
 /** What a request tells about its hits besides the payload. */
 export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
@@ -37,11 +37,11 @@ export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
 };
 
 /**
- * Runs a tracker call's hits through the pipeline and writes the stored ones in one
- * transaction; returns the drop reason when none was stored. A database failure anywhere — a
- * lookup, the salt, the write — is a 503 with `Retry-After` and nothing counted, so the
- * tracker's retry counts every hit exactly once; so is a rate limit (429) on any of the
- * websites named. A malformed hit is a 400.
+ * Runs a tracker call's hits through the pipeline and stores the kept ones in their
+ * websites' event logs (answering once they are durable there); returns the drop reason when
+ * none was stored. A failure anywhere — a lookup, a log — is a 503 with `Retry-After` and
+ * nothing counted, so the tracker's retry counts every hit exactly once; so is a rate limit
+ * (429) on any of the websites named. A malformed hit is a 400.
  */
 export async function ingestCall(
   env: Env,
@@ -80,11 +80,11 @@ export async function ingestCall(
       else firstDrop ??= prepared.reason;
     }
     if (writes.length === 0) return firstDrop;
-    await writeHits(db, writes);
+    await storeInLogs(env, writes);
     return null;
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    // Every write of this call is one transaction: nothing of it was written. Tell the client.
+    // Nothing of this call was counted (a call naming several websites stages all first).
     logError('hit not stored', facts.where ?? {}, err);
     throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
       'Retry-After': '5',

@@ -97,7 +97,7 @@ export type PreparedHit = { stored: true; hit: LogHit } | { stored: false; reaso
 /**
  * Every step of a hit whose website was found, up to the write: the drops, the rate limit
  * and the enrichment. The write is left to the caller, so that the hits of one tracker call
- * (Plausible's `d: "a.com,b.com"`) are written together (`writeHits`).
+ * (Plausible's `d: "a.com,b.com"`) are stored together (`storeInLogs`).
  */
 export async function prepareSiteHit(
   site: Website,

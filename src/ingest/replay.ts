@@ -4,7 +4,8 @@
  * JSON array of hits as trackers sent them, each with what its request said — client
  * address, User-Agent, headers, Cloudflare's geolocation, the instant — and answers how many
  * were stored and why the others were dropped. Hits are ingested one after another, in the
- * order given, as a tracker's calls would arrive.
+ * order given, as a tracker's calls would arrive, and the websites' logs are flushed before
+ * the answer, so the traffic is in D1's roll-ups when the replay answers.
  *
  * The route exists only when the `REPLAY` variable is `on` (scripts/dev.ts passes it to
  * `wrangler dev`; wrangler.toml never sets it) and only for requests to localhost: a deployed
@@ -12,9 +13,10 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
 import { ApiError } from '../lib/errors.ts';
 import { fromEventBody } from './formats.ts';
-import { ingestCall } from './ingest.ts';
+import { type CallFacts, ingestCall } from './ingest.ts';
 import type { CfGeo } from './steps/geo.ts';
 
 /** One replayed hit: the body of `POST /api/event` and its request. */
@@ -40,7 +42,7 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
   const result: ReplayResult = { stored: 0, dropped: {} };
   // Replayed traffic is not rate limited: many visitors' hits arrive from one local client.
   const env = { ...c.env, RATE_LIMIT_ADDRESSES: undefined, RATE_LIMIT_EVENTS: undefined };
-  const sites = new Map();
+  const sites: NonNullable<CallFacts['sites']> = new Map();
   for (const hit of hits) {
     const dropped = await ingestCall(env, fromEventBody(hit.body), {
       ip: hit.ip,
@@ -53,5 +55,8 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
     if (dropped === null) result.stored++;
     else result.dropped[dropped] = (result.dropped[dropped] ?? 0) + 1;
   }
+  // Into D1's roll-ups before answering, as a reader's flush would do: the replayed traffic
+  // is in D1 when the replay answers.
+  for (const site of sites.values()) if (site) await flushBeforeReading(c.env, site.id);
   return c.json(result);
 }

@@ -17,7 +17,6 @@ import { sendReports } from '../reports/send.ts';
 import { QueryBudget } from './budget.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
-import { forgetOldVisitors } from './visitors.ts';
 
 /** Statements one run may send: well under D1's 1,000 queries per invocation. */
 export const QUERY_BUDGET = 500;
@@ -52,7 +51,6 @@ export async function runScheduled(
       logError('maintenance step failed', { step: name }, err);
     }
   };
-  await step('visitors', () => forgetOldVisitors(db, now, { queries: queries.share(2) }));
   await step('expired rows', () =>
     purgeExpired(db, now, { ...options.purge, chunks, queries: queries.share(3 * chunks) }),
   );

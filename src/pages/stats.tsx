@@ -14,7 +14,7 @@ import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts
 import { createDb, type Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { flushBeforeReading } from '../event-log/client.ts';
+import { flushBeforeReading, websiteLog } from '../event-log/client.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
@@ -26,7 +26,6 @@ import {
   type Range,
   type RangeName,
   type RequestedRange,
-  realtimeVisitors,
   resolveRange,
   type SeriesPoint,
   series,
@@ -372,7 +371,7 @@ export function createStatsPages() {
     const [sums, points, live, panels] = await Promise.all([
       totals(db, site.id, range),
       series(db, site.id, range),
-      realtimeVisitors(db, site.id),
+      websiteLog(c.env, site.id).realtime(Date.now()),
       Promise.all(
         PANELS.map(([name]) =>
           queryStats(db, {

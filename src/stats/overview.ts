@@ -1,11 +1,12 @@
 /**
  * What the statistics page shows beyond one statistic: totals with the previous period,
- * a zero-filled series for the chart, realtime visitors and the date ranges themselves.
+ * a zero-filled series for the chart and the date ranges themselves. (Realtime visitors
+ * come from the website's event log: `WebsiteLog.realtime`.)
  * All of it reads roll-ups by primary-key range, like the API.
  */
-import { and, between, eq, gt, sql } from 'drizzle-orm';
+import { and, between, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { stats, visitors } from '../db/schema.ts';
+import { stats } from '../db/schema.ts';
 import { localDateHour } from '../ingest/steps/local-time.ts';
 import { isCalendarDate } from '../lib/dates.ts';
 
@@ -165,18 +166,4 @@ export async function series(
     else point.pageviews = Number(row.count);
   }
   return [...points.values()];
-}
-
-/** Visitors seen in the last five minutes (a scan of the small, 48-hour visitors table). */
-export async function realtimeVisitors(
-  db: Database,
-  websiteId: number,
-  now = Date.now(),
-): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`count(*)` })
-    .from(visitors)
-    .where(and(eq(visitors.websiteId, websiteId), gt(visitors.lastSeenAt, now - 5 * 60_000)))
-    .get();
-  return Number(row?.n ?? 0);
 }

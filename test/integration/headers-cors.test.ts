@@ -28,6 +28,7 @@ import {
   leaksIn,
 } from '../support/d1-faults.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
+import { injectLogFailure } from '../support/log-faults.ts';
 
 type Owner = Awaited<ReturnType<typeof makeOwner>>;
 type Site = Awaited<ReturnType<typeof makeWebsite>>;
@@ -616,12 +617,16 @@ describe('a failing database shows nothing of itself in any response', () => {
         expectGeneric(res, NOT_STORED, label);
       });
 
-      it('/api/event answers its 503 when only the write fails', async () => {
-        fault = injectD1Failure({ mode, matches: (sql) => /^\s*(insert|update)/i.test(sql) });
-        const res = await hit('/api/event')();
-        expect(fault.failed.length).toBeGreaterThan(0);
-        expect(res.status).toBe(503);
-        expectGeneric(res, NOT_STORED, 'write');
+      it("/api/event answers its 503 when only the website's event log fails", async () => {
+        const logFault = injectLogFailure({ methods: ['record', 'stage'], message: D1_MESSAGE });
+        try {
+          const res = await hit('/api/event')();
+          expect(logFault.calls.length).toBeGreaterThan(0);
+          expect(res.status).toBe(503);
+          expectGeneric(res, NOT_STORED, 'write');
+        } finally {
+          logFault.restore();
+        }
       });
 
       it.each(PAGES)(

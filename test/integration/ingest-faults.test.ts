@@ -1,10 +1,15 @@
 /**
- * Every write of one tracker call is one D1 batch (docs/ARCHITECTURE.md). A failing write answers 503 and
- * leaves nothing half-counted; the client's retry is then counted exactly once.
- * Failures are injected with SQLite triggers in this file's own test database.
+ * What a hit that could not be stored leaves behind: nothing. A write that fails inside the
+ * website's event log takes the rest of the hit back with it (one storage transaction); a log
+ * that cannot be reached stores nothing; a call naming several websites counts in all their
+ * logs or in none (docs/ARCHITECTURE.md, The event log). The client gets 503 and may retry,
+ * and the retry counts once.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
+import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
 import {
@@ -15,22 +20,7 @@ import {
   statRows,
   visitorRow,
 } from '../support/ingest-fixtures.ts';
-
-const triggers: string[] = [];
-
-async function failInserts(name: string, table: 'stats' | 'visitors', when: string) {
-  const trigger = `fail_${name}`;
-  await env.DB.prepare(
-    `CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected'); END;`,
-  ).run();
-  triggers.push(trigger);
-}
-
-async function dropTriggers() {
-  while (triggers.length > 0) {
-    await env.DB.prepare(`DROP TRIGGER IF EXISTS ${triggers.pop()}`).run();
-  }
-}
+import { injectLogFailure } from '../support/log-faults.ts';
 
 let errors: ReturnType<typeof vi.spyOn>;
 
@@ -40,39 +30,63 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await dropTriggers();
-  errors.mockRestore();
+  vi.restoreAllMocks();
   vi.useRealTimers();
 });
 
 const IP = '198.51.100.150';
-// Dates far from the other test files', so no salt cached in the isolate hides this file's rows.
 const DAY = '2031-07-09';
 
-describe('a failing D1 write', () => {
+/**
+ * Makes the next statements matching `pattern` inside a website's log fail, as a storage
+ * error would (the object runs in this isolate: a spy on its SQL handle). Undone after each
+ * test.
+ */
+async function failInLog(websiteId: number, pattern: RegExp) {
+  await runInDurableObject(websiteLog(env, websiteId), (_: WebsiteLog, state) => {
+    const sql = state.storage.sql;
+    const real = sql.exec.bind(sql);
+    vi.spyOn(sql, 'exec').mockImplementation(((query: string, ...params: SqlStorageValue[]) => {
+      if (pattern.test(query)) throw new Error('SQLITE_FULL: database or disk is full');
+      return real(query, ...params);
+    }) as typeof sql.exec);
+  });
+}
+
+/** The visitors a website's log knows (0 when it has no tables yet). */
+async function knownVisitors(websiteId: number): Promise<number> {
+  return runInDurableObject(websiteLog(env, websiteId), (_: WebsiteLog, state) => {
+    const has = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'visitors'");
+    if (has.toArray().length === 0) return 0;
+    return Number(state.storage.sql.exec('SELECT count(*) AS n FROM visitors').one().n);
+  });
+}
+
+describe("a failing write in the website's event log", () => {
   it('answers 503, counts nothing of a new visitor, and the retry counts once', async () => {
     const s = await site('fault-city');
     freezeAt(`${DAY}T10:00:00Z`);
-    await failInserts('city', 'stats', "NEW.name = 'city'");
     const hit = {
       page: `https://${s.domain}/`,
       referrer: 'https://www.google.com/',
       screen_resolution: '1920x1080',
     };
+    await failInLog(s.id, /^\s*INSERT INTO events/);
     const failed = await sendHit(hit, { ip: IP, ua: CHROME_WINDOWS, cf: AUSTIN });
     expect(failed.status).toBe(503);
     expect(JSON.parse(failed.text)).toEqual({ message: expect.any(String), status: 503 });
     expect(failed.headers.get('retry-after')).toBeTruthy();
-    expect(await rollups(s.id)).toEqual({});
+    // The visitor written before the event failed was taken back with it.
+    expect(await knownVisitors(s.id)).toBe(0);
     expect(await statRows(s.id)).toBe(0);
-    expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toBeNull();
     // The failure is logged without the visitor's IP address or User-Agent.
     expect(errors).toHaveBeenCalled();
     const logged = JSON.stringify(errors.mock.calls);
     expect(logged).not.toContain(IP);
     expect(logged).not.toContain('Chrome/131');
 
-    await dropTriggers();
+    vi.restoreAllMocks();
+    errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const retried = await sendHit(hit, { ip: IP, ua: CHROME_WINDOWS, cf: AUSTIN });
     expect(retried.status).toBe(202);
     expect(await rollups(s.id)).toEqual({
@@ -96,22 +110,6 @@ describe('a failing D1 write', () => {
     });
   });
 
-  it('a failing visitor write rolls back the roll-ups of the hit', async () => {
-    const s = await site('fault-visitor');
-    freezeAt(`${DAY}T11:00:00Z`);
-    await failInserts('visitor', 'visitors', '1');
-    const failed = await sendHit({ page: `https://${s.domain}/` }, { ip: IP });
-    expect(failed.status).toBe(503);
-    expect(await statRows(s.id)).toBe(0);
-
-    await dropTriggers();
-    expect((await sendHit({ page: `https://${s.domain}/` }, { ip: IP })).status).toBe(202);
-    const r = await rollups(s.id);
-    expect(r.pageviews).toEqual({ [DAY]: 1 });
-    expect(r.visitors).toEqual({ [DAY]: 1 });
-    expect(r.landing_page).toEqual({ '/': 1 });
-  });
-
   it('a failure on a returning visitor leaves the earlier counts and the visit state as they were', async () => {
     const s = await site('fault-return');
     freezeAt(`${DAY}T12:00:00Z`);
@@ -120,16 +118,17 @@ describe('a failing D1 write', () => {
     const seen = await visitorRow(s.id, DAY, IP, CHROME_WINDOWS);
     expect(seen).not.toBeNull();
 
-    // 31 minutes later: a new visit, whose landing_page insert fails.
+    // 31 minutes later: a new visit, whose event fails to be written.
     advance(31 * MINUTE);
-    await failInserts('landing', 'stats', "NEW.name = 'landing_page'");
+    await failInLog(s.id, /^\s*INSERT INTO events/);
     const failed = await sendHit({ page: `https://${s.domain}/b` }, { ip: IP });
     expect(failed.status).toBe(503);
+    vi.restoreAllMocks();
+    errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await rollups(s.id)).toEqual(before);
     expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toEqual(seen);
 
     // The retry is still the start of a new visit, counted once.
-    await dropTriggers();
     expect((await sendHit({ page: `https://${s.domain}/b` }, { ip: IP })).status).toBe(202);
     const r = await rollups(s.id);
     expect(r.pageviews).toEqual({ [DAY]: 2 });
@@ -141,15 +140,28 @@ describe('a failing D1 write', () => {
   it('a failing event write answers 503 and stores nothing', async () => {
     const s = await site('fault-event');
     freezeAt(`${DAY}T13:00:00Z`);
-    await failInserts('event', 'stats', "NEW.name = 'event'");
+    await failInLog(s.id, /^\s*INSERT INTO events/);
     const failed = await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP });
     expect(failed.status).toBe(503);
+    vi.restoreAllMocks();
+    errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await statRows(s.id)).toBe(0);
-    await dropTriggers();
     expect(
       (await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP })).status,
     ).toBe(202);
     expect(await rollups(s.id)).toEqual({ event: { signup: 1 } });
+  });
+
+  it('a log that cannot be reached answers 503 and stores nothing', async () => {
+    const s = await site('fault-unreachable');
+    freezeAt(`${DAY}T14:00:00Z`);
+    const fault = injectLogFailure({ methods: ['record'], websites: [s.id] });
+    const failed = await sendHit({ page: `https://${s.domain}/` }, { ip: IP });
+    fault.restore();
+    expect([failed.status, failed.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(await statRows(s.id)).toBe(0);
+    expect((await sendHit({ page: `https://${s.domain}/` }, { ip: IP })).status).toBe(202);
+    expect((await rollups(s.id)).pageviews).toEqual({ [DAY]: 1 });
   });
 });
 
@@ -160,18 +172,18 @@ describe('a hit that names several websites', () => {
     d: domains.join(','),
   });
 
-  it('is one transaction: a failure on the second website stores nothing on the first', async () => {
+  it('counts in every log or in none: a failure on the second website stores nothing on the first', async () => {
     const a = await site('multi-a');
     const b = await site('multi-b', { domain: `b.${a.domain}` });
     freezeAt(`${DAY}T11:00:00Z`);
-    await failInserts('second_site', 'stats', `NEW.website_id = ${b.id}`);
     const body = plausible([a.domain, b.domain], `https://${b.domain}/pricing`);
+    const fault = injectLogFailure({ methods: ['stage'], websites: [b.id] });
     const failed = await sendHit(body, { ip: IP });
+    fault.restore();
     expect(failed.status).toBe(503);
     expect(failed.headers.get('retry-after')).toBe('5');
     expect(await statRows(a.id)).toBe(0);
     expect(await statRows(b.id)).toBe(0);
-    await dropTriggers();
     // The tracker's retry counts each website exactly once.
     expect((await sendHit(body, { ip: IP })).status).toBe(202);
     expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 1 });

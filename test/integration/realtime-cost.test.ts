@@ -1,20 +1,17 @@
 /**
- * The realtime count ("visitors in the last 5 minutes") reads, in D1's exact
- * `meta.rows_read`, only the recent visitor rows of its own website: never the other
- * websites' visitors, never the website's own older ones. And what the index behind it costs
- * a page view, in D1's `meta.rows_written`.
+ * Realtime visitors ("in the last 5 minutes") come from the website's own event log: no table
+ * shared by websites is read, so other websites' traffic changes nothing about the count.
+ * And a page view writes no D1 row on its way in: D1 gets its roll-ups at the log's flush.
  */
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/db/client.ts';
+import { describe, expect, it } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
-import { realtimeVisitors } from '../../src/stats/overview.ts';
 import { makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
 
 const MINUTE = 60_000;
-const NOW = Date.UTC(2026, 6, 1, 12);
 
 /** A D1 binding that adds up `meta.rows_read` and `meta.rows_written` of all it runs. */
 function metered(d1: D1Database) {
@@ -51,88 +48,46 @@ function metered(d1: D1Database) {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { db: createDb(binding), binding, meta };
+  return { binding, meta };
 }
 
-/** Inserts `count` visitor rows of a website, last seen `agoMs` before NOW (one statement). */
-async function seedVisitors(websiteId: number, count: number, agoMs: number, tag: string) {
-  await env.DB.prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-     INSERT INTO visitors (hash, last_seen_at, visit_referrer, website_id)
-     SELECT ? || '-' || i, ?, '', ? FROM n`,
-  )
-    .bind(count, `${tag}-${websiteId}`, NOW - agoMs, websiteId)
-    .run();
+/** One page view through the ingestion entry point, with the given D1 binding. */
+function view(binding: D1Database, domain: string, ip: string, at: number) {
+  return ingestCall({ ...env, DB: binding }, fromEventBody({ page: `https://${domain}/` }), {
+    ip,
+    userAgent: CHROME_WINDOWS,
+    headers: new Headers({ 'accept-language': 'en-US' }),
+    cf: AUSTIN,
+    now: at,
+  });
 }
 
-async function realtimeCost(websiteId: number) {
-  const { db, meta } = metered(env.DB);
-  const count = await realtimeVisitors(db, websiteId, NOW);
-  return { count, rowsRead: meta.rowsRead };
-}
-
-describe('realtime visitors: cost in D1 rows read', () => {
-  let site: number;
-  let others: number[];
-
-  beforeAll(async () => {
+describe('realtime visitors', () => {
+  it("counts the website's visitors of the last five minutes, whatever other websites get", async () => {
     const { key } = await makeOwner('realtime');
-    site = (await makeWebsite(key, { domain: 'realtime.example.com' })).id;
-    others = [];
-    for (const domain of ['realtime-b.example.com', 'realtime-c.example.com'])
-      others.push((await makeWebsite(key, { domain })).id);
-    await seedVisitors(site, 3, 2 * MINUTE, 'now');
-    await seedVisitors(site, 2, 30 * MINUTE, 'earlier');
-  });
-
-  it('counts the visitors of the last 5 minutes of its own website', async () => {
-    expect((await realtimeCost(site)).count).toBe(3);
-  });
-
-  it("reads only the website's recent rows, however many visitors others have", async () => {
-    const before = await realtimeCost(site);
-    // Its three recent visitors, plus at most the index entry that ends the range.
-    expect(before.rowsRead).toBeLessThanOrEqual(3 + 1);
-    for (const other of others) await seedVisitors(other, 400, MINUTE, 'busy');
-    await seedVisitors(site, 300, 6 * 60 * MINUTE, 'older');
-    const after = await realtimeCost(site);
-    expect(after.count).toBe(3);
-    expect(after.rowsRead).toBeLessThanOrEqual(3 + 1);
-    // Twice as many visitors elsewhere again: not one row more.
-    for (const other of others) await seedVisitors(other, 800, 2 * MINUTE, 'busier');
-    expect(await realtimeCost(site)).toEqual(after);
-    // The others are counted just as cheaply.
-    const other = await realtimeCost(others[0] as number);
-    expect(other.count).toBe(1200);
-    expect(other.rowsRead).toBeLessThanOrEqual(1200 + 1);
+    const site = await makeWebsite(key, { domain: 'realtime.example.com' });
+    const other = await makeWebsite(key, { domain: 'realtime-other.example.com' });
+    const now = Date.now();
+    await view(env.DB, site.domain, '198.51.100.1', now - 10 * MINUTE);
+    await view(env.DB, site.domain, '198.51.100.2', now - 2 * MINUTE);
+    await view(env.DB, site.domain, '198.51.100.3', now - MINUTE);
+    expect(await websiteLog(env, site.id).realtime(now)).toBe(2);
+    for (let i = 0; i < 50; i++) await view(env.DB, other.domain, `198.51.100.${100 + i}`, now);
+    expect(await websiteLog(env, site.id).realtime(now)).toBe(2);
+    expect(await websiteLog(env, other.id).realtime(now)).toBe(50);
   });
 });
 
-describe('what a page view writes (D1 rows written)', () => {
-  it('a first page view of the day writes 16 rows, a later one of the same visit 5', async () => {
+describe('what a page view writes in D1 on its way in', () => {
+  it('nothing: its roll-ups reach D1 at the flush, summed with the others', async () => {
     const { key } = await makeOwner('writes');
-    const domain = 'writes.example.com';
-    await makeWebsite(key, { domain });
+    const site = await makeWebsite(key, { domain: 'writes.example.com' });
     const { binding, meta } = metered(env.DB);
-    const view = async (path: string, at: number, ip = '198.51.100.77') => {
-      const body = { page: `https://${domain}${path}`, screen_resolution: '1920x1080' };
-      const before = meta.rowsWritten;
-      await ingestCall({ ...env, DB: binding }, fromEventBody(body), {
-        ip,
-        userAgent: CHROME_WINDOWS,
-        headers: new Headers({ 'accept-language': 'en-US' }),
-        cf: AUSTIN,
-        now: at,
-      });
-      return meta.rowsWritten - before;
-    };
-    // The first hit of the day also writes the day's salt; the second visitor of the day does not.
-    await view('/warm-up', NOW, '198.51.100.78');
-    // A visitor's first page view of the day: 3 roll-ups counted on every page view, 10 on the
-    // first of the day, landing page (1 roll-up), the visitor row and its realtime index entry.
-    expect(await view('/', NOW + MINUTE)).toBe(16);
-    // A later page view of the same visit: 3 roll-ups, the visitor row and the index entry its
-    // new last-seen time moves (one row more than without the realtime index).
-    expect(await view('/pricing', NOW + 2 * MINUTE)).toBe(5);
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) await view(binding, site.domain, `198.51.100.${i + 1}`, now + i);
+    expect(meta.rowsWritten).toBe(0);
+    const flushed = await websiteLog(env, site.id).flush();
+    // One flush: 5 page views of 5 new visitors on one page, summed per statistic and value.
+    expect(flushed).toMatchObject({ ok: true, events: 5 });
   });
 });

@@ -11,12 +11,19 @@ import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { db, makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';
+import { flushAllLogs } from '../support/ingest-fixtures.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1, 9);
 
 /** Sends `days` days of traffic through the real pipeline: `perDay` visitors, 3 pages each. */
 async function traffic(domain: string, from: number, days: number, perDay: number) {
+  await sendTraffic(domain, from, days, perDay);
+  // Into D1's roll-ups, which the queries read.
+  await flushAllLogs();
+}
+
+async function sendTraffic(domain: string, from: number, days: number, perDay: number) {
   for (let d = 0; d < days; d++) {
     for (let v = 0; v < perDay; v++) {
       for (let p = 0; p < 3; p++) {

@@ -12,6 +12,7 @@ import { generateTraffic } from '../../scripts/lib/traffic.ts';
 import { FLUSH_DELAY_MS } from '../../src/event-log/website-log.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit, type Website } from '../../src/ingest/pipeline.ts';
+import { record } from '../support/event-log.ts';
 
 let nextSite = 80_000;
 
@@ -49,7 +50,7 @@ async function rowsPerPageview(perSecond: number, pageviews: number) {
     const now = start + Math.floor((counted * 1000) / perSecond);
     const prepared = await prepareSiteHit(site, parsed.hit, { ...req, now });
     if (!prepared.stored) continue;
-    objectRows += (await log.record(prepared.hit)).cost.rowsWritten;
+    objectRows += (await record(log, prepared.hit)).cost.rowsWritten;
     counted++;
     if (now - lastFlush >= FLUSH_DELAY_MS) {
       const flushed = await log.flush();

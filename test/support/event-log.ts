@@ -1,5 +1,6 @@
 /** Fixtures for the event log (src/event-log/): a hit as the pipeline hands it to a log. */
 import type { LogHit } from '../../src/event-log/events.ts';
+import type { NotStored, Recorded } from '../../src/event-log/website-log.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {
@@ -25,4 +26,14 @@ export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {
     event: null,
     ...over,
   };
+}
+
+/** Records a hit in a log and returns what it decided; a refusal fails the test. */
+export async function record(
+  log: { record(hit: LogHit): Promise<Recorded | NotStored> },
+  hit: LogHit,
+): Promise<Recorded> {
+  const outcome = await log.record(hit);
+  if (!outcome.ok) throw new Error('the log did not store the hit');
+  return outcome;
 }

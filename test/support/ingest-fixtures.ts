@@ -1,7 +1,10 @@
 /** Helpers for the `POST /api/event` integration tests: sites, frozen time, raw table reads. */
+import { listDurableObjectIds, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
 import { visitorHash } from '../../src/event-log/events.ts';
+import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;
@@ -27,22 +30,42 @@ export function advance(ms: number): void {
 
 export const MINUTE = 60_000;
 
+/**
+ * Rolls a website's event log up into D1 first, as every reader does (read-your-writes), so
+ * that D1's `stats` hold every hit answered 202.
+ */
+export async function flushLog(websiteId: number): Promise<void> {
+  const outcome = await websiteLog(env, websiteId).flush();
+  if (!outcome.ok) throw new Error(`the log of website ${websiteId} did not flush`);
+}
+
 /** Number of stats rows of one website (every date and statistic). */
 export async function statRows(websiteId: number): Promise<number> {
+  await flushLog(websiteId);
   const row = await env.DB.prepare('SELECT count(*) AS n FROM stats WHERE website_id = ?')
     .bind(websiteId)
     .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
-/** Total number of stats rows in this file's database. */
+/** Rolls every website's log of this file up into D1 (as readers would, one by one). */
+export async function flushAllLogs(): Promise<void> {
+  for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
+    const outcome = await env.WEBSITE_LOG.get(id).flush();
+    if (!outcome.ok) throw new Error('a log did not flush');
+  }
+}
+
+/** Total number of stats rows in this file's database (every log flushed first). */
 export async function allStatRows(): Promise<number> {
+  await flushAllLogs();
   const row = await env.DB.prepare('SELECT count(*) AS n FROM stats').first<{ n: number }>();
   return row?.n ?? 0;
 }
 
 /** Stats rows of one website as `date|name|value → count`, to check which date each row is on. */
 export async function datedRows(websiteId: number): Promise<Record<string, number>> {
+  await flushLog(websiteId);
   const { results } = await env.DB.prepare(
     'SELECT name, date, value, count FROM stats WHERE website_id = ? ORDER BY date, name, value',
   )
@@ -52,17 +75,28 @@ export async function datedRows(websiteId: number): Promise<Record<string, numbe
 }
 
 /**
- * The `visitors` row of a visitor of a website on a local date, or null. The hash is
- * recomputed from that date's salt exactly as the pipeline computes it.
+ * The visitor of a website on a local date as its event log keeps it (`hash`, `last_seen_at`),
+ * or null. The hash is recomputed from that date's salt exactly as the log computes it.
  */
 export async function visitorRow(websiteId: number, date: string, ip: string, userAgent: string) {
-  const salt = await env.DB.prepare('SELECT salt FROM salts WHERE date = ?')
-    .bind(date)
-    .first<{ salt: string }>();
+  const log = websiteLog(env, websiteId);
+  const salt = await runInDurableObject(log, (_: WebsiteLog, state) => {
+    const tables = state.storage.sql
+      .exec("SELECT 1 FROM sqlite_master WHERE name = 'salts'")
+      .toArray();
+    return tables.length
+      ? (state.storage.sql.exec('SELECT salt FROM salts WHERE date = ?', date).toArray()[0]?.salt as
+          | string
+          | undefined)
+      : undefined;
+  });
   // Without that date's salt the question cannot be answered: fail rather than say "none".
   if (!salt) throw new Error(`no salt stored for ${date}`);
-  const hash = await visitorHash(salt.salt, websiteId, ip, userAgent);
-  return env.DB.prepare('SELECT hash, last_seen_at FROM visitors WHERE hash = ?')
-    .bind(hash)
-    .first<{ hash: string; last_seen_at: number }>();
+  const hash = await visitorHash(salt, websiteId, ip, userAgent);
+  return runInDurableObject(log, (_: WebsiteLog, state) => {
+    const row = state.storage.sql
+      .exec('SELECT hash, last_seen FROM visitors WHERE hash = ?', hash)
+      .toArray()[0];
+    return row ? { hash: row.hash as string, last_seen_at: row.last_seen as number } : null;
+  });
 }

@@ -1,0 +1,2 @@
+DROP TABLE `salts`;--> statement-breakpoint
+DROP TABLE `visitors`;

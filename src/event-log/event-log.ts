@@ -1,0 +1,600 @@
+/**
+ * One website's event log, over SQLite storage: in production a Durable Object's, one per
+ * website (`WebsiteLog`, ./website-log.ts; docs/ARCHITECTURE.md). It keeps one row per stored page view or custom event, decides in
+ * arrival order — an object runs one request at a time — whether a page view is its
+ * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
+ * daily `stats`, exactly once, on an alarm ten seconds after the first unflushed event or
+ * when a reader asks (`flush`).
+ *
+ * What it stores: the events (their dimensions, local date and hour, the visitor's and the
+ * visit's number of that day — never an address, a User-Agent or a hash); the visitors of the
+ * last 48 hours (the day's salted hash, their numbers, when they were last seen, the referrer
+ * that started their visit); the day's random salts, for 72 hours; hits staged for a minute
+ * at most (`stage`); and its flush position.
+ */
+import type { Env } from '../env.ts';
+import { randomBytes, toHex } from '../lib/crypto.ts';
+import { logError } from '../lib/log.ts';
+import { type LoggedEvent, type LogHit, rollupOf, visitorHash } from './events.ts';
+import { appliedPosition, applyFlush, type FlushCost } from './flush.ts';
+
+/** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
+export const VISIT_GAP_MS = 30 * 60 * 1000;
+/**
+ * How soon after the first unflushed event the alarm flushes. Readers flush first anyway
+ * (read-your-writes), so the delay only decides how many events one flush sums: at 50 page
+ * views a second, 10 seconds keep the D1 share under one row per page view (measured in
+ * test/integration/website-log-cost.test.ts).
+ */
+export const FLUSH_DELAY_MS = 10_000;
+/** Events per D1 batch of a flush; a longer backlog is flushed in several. */
+const FLUSH_BATCH = 5_000;
+/** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
+const VISITOR_TTL_MS = 48 * 3_600_000;
+const SALT_TTL_MS = 72 * 3_600_000;
+/** The alarm runs at least this often while there is anything to forget. */
+const MAINTENANCE_INTERVAL_MS = 3_600_000;
+/** A staged hit not committed within this long is dropped, never counted. */
+export const STAGE_TTL_MS = 60_000;
+/** A failed flush is tried again after this long. */
+const RETRY_DELAY_MS = 30_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  time INTEGER NOT NULL,
+  date TEXT NOT NULL,
+  hour TEXT NOT NULL,
+  visitor INTEGER NOT NULL,
+  visit INTEGER NOT NULL,
+  new_visitor INTEGER NOT NULL,
+  new_visit INTEGER NOT NULL,
+  page TEXT NOT NULL,
+  referrer TEXT NOT NULL,
+  campaign TEXT,
+  country TEXT,
+  continent TEXT,
+  city TEXT,
+  language TEXT,
+  browser TEXT NOT NULL,
+  os TEXT NOT NULL,
+  device TEXT NOT NULL,
+  resolution TEXT,
+  event TEXT
+);
+CREATE TABLE IF NOT EXISTS visitors (
+  hash TEXT PRIMARY KEY,
+  date TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  visit INTEGER NOT NULL,
+  last_seen INTEGER NOT NULL,
+  visit_referrer TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS salts (
+  date TEXT PRIMARY KEY,
+  salt TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS staged (
+  token TEXT PRIMARY KEY,
+  hit TEXT NOT NULL,
+  staged_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+type EventRow = {
+  id: number;
+  kind: string;
+  time: number;
+  date: string;
+  hour: string;
+  visitor: number;
+  visit: number;
+  new_visitor: number;
+  new_visit: number;
+  page: string;
+  referrer: string;
+  campaign: string | null;
+  country: string | null;
+  continent: string | null;
+  city: string | null;
+  language: string | null;
+  browser: string;
+  os: string;
+  device: string;
+  resolution: string | null;
+  event: string | null;
+};
+
+type VisitorRow = {
+  number: number;
+  visit: number;
+  last_seen: number;
+  visit_referrer: string;
+};
+
+/** A hit the log could not store (the failure is logged by the object). */
+export type NotStored = { ok: false };
+
+/** What `record` decided, and the rows its statements read and wrote (exact). */
+export type Recorded = {
+  ok: true;
+  id: number;
+  visitor: number;
+  visit: number;
+  newVisitor: boolean;
+  newVisit: boolean;
+  cost: { rowsRead: number; rowsWritten: number };
+};
+
+const NO_COST: FlushCost = { rowsWritten: 0, rowsRead: 0, statements: 0 };
+
+/** What a flush did: events rolled up, the position reached, and D1's exact cost. */
+export type Flushed = { events: number; position: number; cost: FlushCost };
+
+/**
+ * A flush's answer. A failure is an answer, not an exception: an exception would cross the
+ * RPC boundary as an uncaught error of the object; the caller decides (a reader answers 503).
+ */
+export type FlushOutcome = ({ ok: true } & Flushed) | { ok: false };
+
+export function toLoggedEvent(row: EventRow): LoggedEvent {
+  return {
+    id: row.id,
+    kind: row.kind === 'event' ? 'event' : 'pageview',
+    time: row.time,
+    date: row.date,
+    hour: row.hour,
+    visitor: row.visitor,
+    visit: row.visit,
+    newVisitor: row.new_visitor === 1,
+    newVisit: row.new_visit === 1,
+    page: row.page,
+    referrer: row.referrer,
+    campaign: row.campaign,
+    country: row.country,
+    continent: row.continent,
+    city: row.city,
+    language: row.language,
+    browser: row.browser,
+    os: row.os,
+    device: row.device,
+    resolution: row.resolution,
+    event: row.event,
+  };
+}
+
+/**
+ * What the log needs of its storage: a Durable Object's (`ctx.storage`), or — for the
+ * benchmark's bulk loader — the same over Node's SQLite (scripts/bench/sqlite-log-storage.ts).
+ */
+export type LogStorage = {
+  sql: SqlStorage;
+  transactionSync<T>(closure: () => T): T;
+  getAlarm(): Promise<number | null>;
+  setAlarm(at: number): Promise<void>;
+  deleteAlarm(): Promise<void>;
+  deleteAll(): Promise<void>;
+};
+
+/** What the log needs of the Worker's environment. */
+export type LogEnv = Pick<Env, 'DB' | 'EVENT_RETENTION_DAYS'>;
+
+/** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
+export class EventLog {
+  private readonly sql: SqlStorage;
+  /** Next visitor and visit numbers per date, learnt from storage on first use. */
+  private readonly next = new Map<string, { visitor: number; visit: number }>();
+  /** The flush under way; a second caller waits for it and then flushes what is left. */
+  private flushing: Promise<Flushed> | undefined;
+  /** When the alarm is set for (null: none), once known. */
+  private alarmAt: number | null | undefined;
+  /** Rows read and written by this object's statements so far (SQLite's exact counts). */
+  private readonly io = { rowsRead: 0, rowsWritten: 0 };
+
+  /**
+   * Whether the tables exist: made by the first hit, so that a website that never had one
+   * (whose log a reader only asks to flush) gets no storage at all.
+   */
+  private hasTables: boolean;
+
+  constructor(
+    private readonly storage: LogStorage,
+    private readonly env: LogEnv,
+  ) {
+    this.sql = storage.sql;
+    this.hasTables =
+      this.sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'")
+        .toArray().length > 0;
+  }
+
+  /**
+   * Stores one hit and decides its visitor and visit. Answers only once the row is durable
+   * (the object's output gate holds the answer until storage has confirmed the write).
+   */
+  async record(hit: LogHit): Promise<Recorded | NotStored> {
+    return this.answer('hit not stored in its log', async () => {
+      this.ensureTables();
+      const before = { ...this.io };
+      const hash = await this.hashOf(hit);
+      const recorded = this.store(hit, hash, before);
+      await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+      return recorded;
+    });
+  }
+
+  /**
+   * The first half of storing a hit that is one of several of a tracker call (Plausible's
+   * `d: "a.com,b.com"` names several websites, each with its own log): the hit is kept under
+   * `token`, durable but not counted, until `commit` or `abort`. A hit staged and never
+   * committed is dropped after `STAGE_TTL_MS`: a call is counted in every log or in none.
+   */
+  async stage(token: string, hit: LogHit): Promise<{ ok: true } | NotStored> {
+    return this.answer('hit not staged in its log', async () => {
+      this.ensureTables();
+      this.rows(
+        'INSERT INTO staged (token, hit, staged_at) VALUES (?, ?, ?) ON CONFLICT (token) DO NOTHING',
+        token,
+        JSON.stringify(hit),
+        Date.now(),
+      );
+      await this.scheduleAlarm(Date.now() + STAGE_TTL_MS);
+      return { ok: true as const };
+    });
+  }
+
+  /**
+   * Stores the hit staged under `token`, as `record` would; `{ok: true, recorded: null}` when
+   * there is none (any more: committed already, aborted, or dropped).
+   */
+  async commit(token: string): Promise<{ ok: true; recorded: Recorded | null } | NotStored> {
+    return this.answer('staged hit not committed', async () => {
+      const none = { ok: true as const, recorded: null };
+      if (!this.hasTables) return none;
+      const row = this.rows<{ hit: string }>('SELECT hit FROM staged WHERE token = ?', token)[0];
+      if (!row) return none;
+      const hit = JSON.parse(row.hit) as LogHit;
+      const before = { ...this.io };
+      const hash = await this.hashOf(hit);
+      // Taking the staged row and storing the hit are one transaction: a failure keeps the
+      // row for the next try; a second commit that ran while the hash was made finds none.
+      const recorded = this.storage.transactionSync(() =>
+        this.rows('DELETE FROM staged WHERE token = ? RETURNING token', token).length === 0
+          ? null
+          : this.storeNow(hit, hash, before),
+      );
+      await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+      return { ok: true as const, recorded };
+    });
+  }
+
+  /**
+   * Runs a method's work and answers; a failure is an answer (`{ok: false}`, logged here), not
+   * an exception: an exception would cross the RPC boundary as an uncaught error of the
+   * object. The caller decides what a failure means (the hit endpoints answer 503).
+   */
+  private async answer<T>(failure: string, work: () => Promise<T>): Promise<T | NotStored> {
+    try {
+      return await work();
+    } catch (err) {
+      logError(failure, { website: this.hasTables ? this.meta('website') : 0 }, err);
+      return { ok: false };
+    }
+  }
+
+  /** Drops the hit staged under `token`, if any: it is never counted. */
+  abort(token: string): void {
+    if (this.hasTables) this.rows('DELETE FROM staged WHERE token = ?', token);
+  }
+
+  /** Makes the tables on the first hit. */
+  private ensureTables(): void {
+    if (this.hasTables) return;
+    this.sql.exec(SCHEMA);
+    this.hasTables = true;
+  }
+
+  /** The day's visitor hash of a hit (made with the day's salt, made on first use). */
+  private hashOf(hit: LogHit): Promise<string> {
+    this.setMeta('website', hit.websiteId);
+    return visitorHash(this.saltFor(hit.date, hit.time), hit.websiteId, hit.ip, hit.userAgent);
+  }
+
+  /**
+   * Decides the hit's visitor and visit and writes the event and the visitor, in one
+   * synchronous step and one storage transaction: nothing awaits between reading the visitor
+   * and writing, so two hits of one visitor are decided one after the other, in arrival
+   * order; and a write that fails takes the others back with it, so a retry is decided as if
+   * the failed attempt never happened.
+   */
+  private store(
+    hit: LogHit,
+    hash: string,
+    before: { rowsRead: number; rowsWritten: number },
+  ): Recorded {
+    return this.storage.transactionSync(() => this.storeNow(hit, hash, before));
+  }
+
+  private storeNow(
+    hit: LogHit,
+    hash: string,
+    before: { rowsRead: number; rowsWritten: number },
+  ): Recorded {
+    const known = this.rows<VisitorRow>(
+      'SELECT number, visit, last_seen, visit_referrer FROM visitors WHERE hash = ?',
+      hash,
+    )[0];
+    let decided: Omit<Recorded, 'ok' | 'id' | 'cost'>;
+    if (hit.kind === 'pageview') {
+      // A visit goes on within 30 minutes of the last page view, unless the visitor arrives
+      // from another site than the one that started it (reloads and single-page-app
+      // navigations repeat that referrer).
+      const goesOn =
+        known !== undefined &&
+        known.last_seen > hit.time - VISIT_GAP_MS &&
+        (hit.referrer === '' || known.visit_referrer === hit.referrer);
+      decided = {
+        visitor: known?.number ?? this.take(hit.date, 'visitor'),
+        visit: goesOn ? known.visit : this.take(hit.date, 'visit'),
+        newVisitor: known === undefined,
+        newVisit: !goesOn,
+      };
+      this.rows(
+        `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (hash) DO UPDATE SET
+          visit = excluded.visit,
+          last_seen = max(last_seen, excluded.last_seen),
+          visit_referrer = excluded.visit_referrer`,
+        hash,
+        hit.date,
+        decided.visitor,
+        decided.visit,
+        hit.time,
+        goesOn ? known.visit_referrer : hit.referrer,
+      );
+    } else {
+      decided = {
+        visitor: known?.number ?? 0,
+        visit: known?.visit ?? 0,
+        newVisitor: false,
+        newVisit: false,
+      };
+    }
+    const id = this.one<{ id: number }>(
+      `INSERT INTO events (kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
+          referrer, campaign, country, continent, city, language, browser, os, device,
+          resolution, event)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      hit.kind,
+      hit.time,
+      hit.date,
+      hit.hour,
+      decided.visitor,
+      decided.visit,
+      decided.newVisitor ? 1 : 0,
+      decided.newVisit ? 1 : 0,
+      hit.page,
+      hit.referrer,
+      hit.campaign,
+      hit.country,
+      hit.continent,
+      hit.city,
+      hit.language,
+      hit.browser,
+      hit.os,
+      hit.device,
+      hit.resolution,
+      hit.event,
+    ).id;
+    const cost = {
+      rowsRead: this.io.rowsRead - before.rowsRead,
+      rowsWritten: this.io.rowsWritten - before.rowsWritten,
+    };
+    return { ok: true, id, ...decided, cost };
+  }
+
+  /**
+   * Rolls every unflushed event up into D1 (read-your-writes: readers call this first).
+   * Flushes run one at a time; a caller that finds one under way waits for it and then
+   * flushes whatever arrived meanwhile.
+   */
+  async flush(): Promise<FlushOutcome> {
+    if (!this.hasTables) return { ok: true, events: 0, position: 0, cost: NO_COST };
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    this.flushing = this.flushAll();
+    try {
+      return { ok: true, ...(await this.flushing) };
+    } catch (err) {
+      logError('flush failed', { website: this.meta('website') }, err);
+      await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);
+      return { ok: false };
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  /** Visitors seen in the last five minutes. */
+  realtime(now: number): number {
+    if (!this.hasTables) return 0;
+    return this.one<{ n: number }>(
+      'SELECT count(*) AS n FROM visitors WHERE last_seen > ?',
+      now - 300_000,
+    ).n;
+  }
+
+  /** Deletes everything the object stores (its website was deleted). */
+  async destroy(): Promise<void> {
+    await this.storage.deleteAlarm();
+    await this.storage.deleteAll();
+    this.next.clear();
+    this.alarmAt = null;
+    this.hasTables = false;
+  }
+
+  /** Flushes, forgets old visitors and salts, prunes events past the retention, re-arms. */
+  async alarm(): Promise<void> {
+    this.alarmAt = null;
+    if (!this.hasTables) return;
+    const now = Date.now();
+    // A failed flush has set its retry (and logged); forgetting goes on regardless.
+    const flushed = await this.flush();
+    this.forget(now);
+    if (flushed.ok && this.pendingEvents() > 0) await this.scheduleAlarm(now + FLUSH_DELAY_MS);
+    else if (this.holdsAnythingToForget()) await this.scheduleAlarm(now + MAINTENANCE_INTERVAL_MS);
+  }
+
+  private async flushAll(): Promise<Flushed> {
+    const websiteId = this.meta('website');
+    const total: Flushed = { events: 0, position: this.meta('flushed'), cost: { ...NO_COST } };
+    if (!websiteId) return total;
+    for (;;) {
+      const from = this.meta('flushed');
+      const rows = this.rows<EventRow>(
+        'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
+        from,
+        FLUSH_BATCH,
+      );
+      const last = rows.at(-1);
+      if (!last) break;
+      let cost: FlushCost;
+      try {
+        cost = await applyFlush(
+          this.env.DB,
+          websiteId,
+          from,
+          last.id,
+          rollupOf(rows.map(toLoggedEvent)),
+        );
+      } catch (err) {
+        // A flush that committed without this object learning it (an answer lost, an
+        // eviction between the commit and the note) left D1 ahead: adopt its position.
+        const applied = await appliedPosition(this.env.DB, websiteId);
+        if (applied <= from) throw err;
+        this.setMeta('flushed', applied);
+        continue;
+      }
+      this.setMeta('flushed', last.id);
+      total.events += rows.length;
+      total.position = last.id;
+      total.cost.rowsWritten += cost.rowsWritten;
+      total.cost.rowsRead += cost.rowsRead;
+      total.cost.statements += cost.statements;
+    }
+    return total;
+  }
+
+  /** Events not yet rolled up into D1. */
+  private pendingEvents(): number {
+    return this.one<{ n: number }>(
+      'SELECT count(*) AS n FROM events WHERE id > ?',
+      this.meta('flushed'),
+    ).n;
+  }
+
+  private holdsAnythingToForget(): boolean {
+    const held = this.one<{ n: number }>(
+      'SELECT (SELECT count(*) FROM visitors) + (SELECT count(*) FROM salts) + (SELECT count(*) FROM staged) AS n',
+    ).n;
+    return (
+      held > 0 ||
+      (this.retentionDays() !== null && this.rows('SELECT 1 FROM events LIMIT 1').length > 0)
+    );
+  }
+
+  /** Visitors after 48 hours, salts after 72, rolled-up events past `EVENT_RETENTION_DAYS`. */
+  private forget(now: number): void {
+    this.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
+    this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
+    this.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
+    const days = this.retentionDays();
+    if (days !== null)
+      this.rows(
+        'DELETE FROM events WHERE time < ? AND id <= ?',
+        now - days * 86_400_000,
+        this.meta('flushed'),
+      );
+  }
+
+  /** `EVENT_RETENTION_DAYS` as a whole number of days, or null to keep every event. */
+  private retentionDays(): number | null {
+    const setting = this.env.EVENT_RETENTION_DAYS;
+    if (setting === undefined || setting === '') return null;
+    const days = Number(setting);
+    return Number.isInteger(days) && days > 0 ? days : null;
+  }
+
+  /** The random salt of a local date, made on first use. */
+  private saltFor(date: string, now: number): string {
+    const row = this.rows<{ salt: string }>('SELECT salt FROM salts WHERE date = ?', date)[0];
+    if (row) return row.salt;
+    const salt = toHex(randomBytes(32));
+    this.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
+    return salt;
+  }
+
+  /** The next visitor or visit number of a date. */
+  private take(date: string, kind: 'visitor' | 'visit'): number {
+    let counters = this.next.get(date);
+    if (!counters) {
+      const row = this.one<{ visitor: number | null; visit: number | null }>(
+        'SELECT max(number) AS visitor, max(visit) AS visit FROM visitors WHERE date = ?',
+        date,
+      );
+      counters = { visitor: (row.visitor ?? 0) + 1, visit: (row.visit ?? 0) + 1 };
+      if (this.next.size > 3) this.next.clear();
+      this.next.set(date, counters);
+    }
+    const number = counters[kind];
+    counters[kind] += 1;
+    return number;
+  }
+
+  private async scheduleAlarm(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.storage.setAlarm(at);
+  }
+
+  /** Runs one statement and returns its rows, counting the rows it read and wrote. */
+  private rows<T extends Record<string, SqlStorageValue>>(
+    query: string,
+    ...params: SqlStorageValue[]
+  ): T[] {
+    const cursor = this.sql.exec<T>(query, ...params);
+    const rows = cursor.toArray();
+    this.io.rowsRead += cursor.rowsRead;
+    this.io.rowsWritten += cursor.rowsWritten;
+    return rows;
+  }
+
+  /** Runs a statement that returns exactly one row (an aggregate, `RETURNING`). */
+  private one<T extends Record<string, SqlStorageValue>>(
+    query: string,
+    ...params: SqlStorageValue[]
+  ): T {
+    const row = this.rows<T>(query, ...params)[0];
+    if (!row) throw new Error('expected a row');
+    return row;
+  }
+
+  private meta(key: 'website' | 'flushed'): number {
+    return this.rows<{ value: number }>('SELECT value FROM meta WHERE key = ?', key)[0]?.value ?? 0;
+  }
+
+  private setMeta(key: 'website' | 'flushed', value: number): void {
+    if (this.meta(key) === value) return;
+    this.rows(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
+  }
+}

@@ -34,6 +34,10 @@ function shopHtml(trackerOrigin: string) {
 }
 
 async function rollups() {
+  // Opening the (public) statistics page rolls the website's event log up into D1 first.
+  const opened = await worker.fetch(`/stats/${SITE}`);
+  await opened.arrayBuffer();
+  if (opened.status !== 200) throw new Error(`statistics page: ${opened.status}`);
   return withDatabase({ remote: false, persistTo: state }, async (db) => {
     const rows = await db.$client
       .prepare('SELECT name, value, count FROM stats WHERE website_id = ? ORDER BY name, value')

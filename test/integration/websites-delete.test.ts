@@ -23,6 +23,17 @@ async function seedStats(websiteId: number, rows: number) {
   await env.DB.batch(statements);
 }
 
+/** The real scheduled handler, as the hourly cron fires it. */
+async function runCron() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(
+    createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+}
+
 async function statsRows(websiteId: number) {
   const row = await env.DB.prepare('SELECT count(*) AS n FROM stats WHERE website_id = ?')
     .bind(websiteId)
@@ -78,13 +89,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     expect(await statsRows(site.id)).toBe(70);
 
     // The real scheduled handler finishes the job and removes the tombstone.
-    const ctx = createExecutionContext();
-    await worker.scheduled(
-      createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
-      env,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    await runCron();
     expect(await statsRows(site.id)).toBe(0);
     expect(await statsRows(kept.id)).toBe(3);
     expect(await snapshot('website_purges')).toEqual([]);
@@ -99,13 +104,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     expect(await log.flush()).toMatchObject({ ok: true, events: 1 });
     expect(await statsRows(site.id)).toBeGreaterThan(0);
     await call(`/api/v1/websites/${site.id}`, { method: 'DELETE', key });
-    const ctx = createExecutionContext();
-    await worker.scheduled(
-      createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
-      env,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    await runCron();
     expect(await statsRows(site.id)).toBe(0);
     expect(await snapshot('log_positions')).not.toContainEqual(
       expect.objectContaining({ website_id: site.id }),

@@ -14,8 +14,8 @@
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
+import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
-import { FLUSH_DELAY_MS } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import type { StatName } from '../../src/stats/names.ts';

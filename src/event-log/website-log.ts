@@ -10,17 +10,6 @@ import type { Env } from '../env.ts';
 import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
 
-export {
-  FLUSH_DELAY_MS,
-  type Flushed,
-  type FlushOutcome,
-  type NotStored,
-  type Recorded,
-  STAGE_TTL_MS,
-  toLoggedEvent,
-  VISIT_GAP_MS,
-} from './event-log.ts';
-
 export class WebsiteLog extends DurableObject<Env> {
   private readonly log: EventLog;
 

@@ -28,10 +28,6 @@ export type DropReason =
   /** Over the rate limit of its client IP and website: answered 429, not 202. */
   | 'rate_limited';
 
-export type HitOutcome =
-  | { stored: true; websiteId: number }
-  | { stored: false; reason: DropReason };
-
 /** What the pipeline knows about the request that carried the hit. */
 export type HitRequest = {
   /** `CF-Connecting-IP`: the only source of the client address (docs/ARCHITECTURE.md, The HTTP contract). */

@@ -4,7 +4,9 @@
  * it. The hourly run therefore counts every statement it sends against a budget well under
  * that limit, and each step stops where its share ends; the next run continues.
  */
+
 import { createDb, type Database } from '../db/client.ts';
+import { countStatements } from '../db/count-statements.ts';
 
 /** Thrown instead of sending a statement that the budget has no room for. */
 export class QueryBudgetExhausted extends Error {
@@ -43,45 +45,7 @@ export class QueryBudget {
   }
 }
 
-/**
- * The D1 binding with every statement counted against `budget` when it runs (each statement
- * of a `batch()` counts as one); a statement that does not fit is never sent.
- */
-function meteredD1(d1: D1Database, budget: QueryBudget): D1Database {
-  const originals = new WeakMap<object, D1PreparedStatement>();
-  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
-    const wrapped = new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === 'bind') return (...values: unknown[]) => wrap(target.bind(...values));
-        if (prop === 'run' || prop === 'all' || prop === 'raw' || prop === 'first') {
-          const method = Reflect.get(target, prop, target) as (...args: unknown[]) => unknown;
-          return async (...args: unknown[]) => {
-            budget.spend(1);
-            return method.apply(target, args);
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    originals.set(wrapped, stmt);
-    return wrapped;
-  };
-  return new Proxy(d1, {
-    get(target, prop) {
-      if (prop === 'prepare') return (query: string) => wrap(target.prepare(query));
-      if (prop === 'batch')
-        return async (statements: D1PreparedStatement[]) => {
-          budget.spend(statements.length);
-          return target.batch(statements.map((s) => originals.get(s) ?? s));
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 /** `db` with every statement it runs counted against `budget`. */
 export function metered(db: Database, budget: QueryBudget): Database {
-  return createDb(meteredD1(db.$client, budget));
+  return createDb(countStatements(db.$client, (n) => budget.spend(n)));
 }

@@ -9,7 +9,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { generateTraffic } from '../../scripts/lib/traffic.ts';
-import { FLUSH_DELAY_MS } from '../../src/event-log/website-log.ts';
+import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit, type Website } from '../../src/ingest/pipeline.ts';
 import { record } from '../support/event-log.ts';

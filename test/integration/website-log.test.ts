@@ -6,9 +6,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { STAGE_TTL_MS, toLoggedEvent } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
-import { STAGE_TTL_MS, toLoggedEvent, type WebsiteLog } from '../../src/event-log/website-log.ts';
+import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';

@@ -8,6 +8,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
+import { countStatements } from '../../src/db/count-statements.ts';
 
 export const D1_MESSAGE = 'D1_ERROR: no such table: stats: SQLITE_ERROR';
 
@@ -159,36 +160,6 @@ export function withQueryLimit(d1: D1Database, limit: number) {
     attempted += n;
     if (attempted > limit) throw new Error(QUERY_LIMIT_MESSAGE);
   };
-  const originals = new WeakMap<object, D1PreparedStatement>();
-  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
-    const wrapped = new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === 'bind') return (...values: unknown[]) => wrap(target.bind(...values));
-        if (prop === 'run' || prop === 'all' || prop === 'raw' || prop === 'first') {
-          const method = Reflect.get(target, prop, target) as (...args: unknown[]) => unknown;
-          return async (...args: unknown[]) => {
-            take(1);
-            return method.apply(target, args);
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    originals.set(wrapped, stmt);
-    return wrapped;
-  };
-  const binding = new Proxy(d1, {
-    get(target, prop) {
-      if (prop === 'prepare') return (sql: string) => wrap(target.prepare(sql));
-      if (prop === 'batch')
-        return async (statements: D1PreparedStatement[]) => {
-          take(statements.length);
-          return target.batch(statements.map((s) => originals.get(s) ?? s));
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const binding = countStatements(d1, take);
   return { binding, sent: () => attempted };
 }

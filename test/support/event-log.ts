@@ -1,6 +1,7 @@
 /** Fixtures for the event log (src/event-log/): a hit as the pipeline hands it to a log. */
+
+import type { NotStored, Recorded } from '../../src/event-log/event-log.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
-import type { NotStored, Recorded } from '../../src/event-log/website-log.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {

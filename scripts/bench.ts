@@ -19,8 +19,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { FLUSH_DELAY_MS } from '../src/event-log/event-log.ts';
 import { STAT_NAMES } from '../src/stats/names.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -138,6 +140,108 @@ function sizes(bytes: Uint8Array) {
   };
 }
 
+type Tally = Record<'pageview' | 'event' | 'dropped', { hits: number; rowsWritten: number }>;
+
+/**
+ * Rows written per hit while one website receives the cost sample at `perSecond` page views
+ * a second (the hits' own clock): its log's rows and its flushes' D1 rows, the last flush
+ * included.
+ */
+async function measureWrites(
+  post: (path: string, body: unknown) => Promise<unknown>,
+  site: { id: number; domain: string },
+  perSecond: number,
+) {
+  const sample: GeneratedHit[] = [];
+  for (const day of trafficDays({
+    seed: config.seed + 1,
+    domain: site.domain,
+    days: config.costDays,
+    end,
+    visitorsPerDay: 150,
+    pages: config.pages,
+  })) {
+    sample.push(...day);
+  }
+  const tally: Tally = {
+    pageview: { hits: 0, rowsWritten: 0 },
+    event: { hits: 0, rowsWritten: 0 },
+    dropped: { hits: 0, rowsWritten: 0 },
+  };
+  const start = sample[0]?.req.now ?? 0;
+  const gap = 1000 / perSecond;
+  const paced = sample.map((hit, i) => ({ ...hit, req: { ...hit.req, now: start + i * gap } }));
+  for (let i = 0; i < paced.length; i += 500) {
+    const part = (await post('/bench/ingest', paced.slice(i, i + 500).map(wire))) as Tally;
+    for (const k of Object.keys(tally) as (keyof Tally)[]) {
+      tally[k].hits += part[k].hits;
+      tally[k].rowsWritten += part[k].rowsWritten;
+    }
+  }
+  // What is still in the log reaches D1 at its next flush: its rows count as well.
+  const rest = (await post('/bench/flush', { websiteIds: [site.id] })) as { rowsWritten: number };
+  tally.pageview.rowsWritten += rest.rowsWritten;
+  const per = (t: { hits: number; rowsWritten: number }) =>
+    t.hits ? round(t.rowsWritten / t.hits) : 0;
+  const all = tally.pageview.rowsWritten + tally.event.rowsWritten + tally.dropped.rowsWritten;
+  return {
+    hits: sample.length,
+    figures: {
+      pageviews: tally.pageview.hits,
+      events: tally.event.hits,
+      dropped: tally.dropped.hits,
+      rowsPerPageview: per(tally.pageview),
+      rowsPerEvent: per(tally.event),
+      rowsPerDropped: per(tally.dropped),
+      rowsPerStoredHit: round(all / Math.max(1, tally.pageview.hits + tally.event.hits)),
+    },
+  };
+}
+
+/**
+ * The time from a hit's `202` to its page view being in D1's roll-ups when nobody reads (the
+ * log's alarm flushes it): one hit at a time on a quiet website, D1's file polled every 20 ms.
+ */
+async function rollupLatency(base: string, file: string, domain: string, samples: number) {
+  const d1 = new DatabaseSync(file, { readOnly: true });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const path = `/latency-${i}`;
+      const res = await fetch(`${base}/api/event`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'text/plain',
+          'user-agent':
+            'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+          'cf-connecting-ip': `192.0.2.${i + 1}`,
+        },
+        body: JSON.stringify({ page: `https://${domain}${path}` }),
+      });
+      if (res.status !== 202 || res.headers.get('x-drop-reason'))
+        throw new Error(
+          `latency hit not stored: ${res.status} ${res.headers.get('x-drop-reason')}`,
+        );
+      const accepted = performance.now();
+      const query = d1.prepare("SELECT 1 FROM stats WHERE name = 'page' AND value = ? LIMIT 1");
+      while (!query.get(path)) {
+        if (performance.now() - accepted > 120_000) throw new Error('the hit never reached D1');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      times.push(performance.now() - accepted);
+    }
+  } finally {
+    d1.close();
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    samples: times.length,
+    flushDelayMs: FLUSH_DELAY_MS,
+    p50Ms: round(percentile(sorted, 50), 0),
+    maxMs: round(sorted.at(-1) ?? 0, 0),
+  };
+}
+
 async function main() {
   const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
   try {
@@ -147,6 +251,14 @@ async function main() {
     const file = d1File(state);
     const benchSiteId = await createBenchSite(file, BENCH_DOMAIN);
     const costSiteId = await createBenchSite(file, COST_DOMAIN, 'cost@example.com');
+    const costSites = new Map([[50, { id: costSiteId, domain: COST_DOMAIN }]]);
+    for (const perSecond of [1, 10]) {
+      const domain = `cost-${perSecond}.example.com`;
+      costSites.set(perSecond, {
+        id: await createBenchSite(file, domain, `cost-${perSecond}@example.com`),
+        domain,
+      });
+    }
     const traffic: TrafficOptions = {
       seed: config.seed,
       domain: BENCH_DOMAIN,
@@ -219,57 +331,28 @@ async function main() {
         log(`  reads over ${days} days measured`);
       }
 
-      // Per-hit writes: a fresh site, so first-of-day and first-of-visit rows are as in life.
-      const sample: GeneratedHit[] = [];
-      for (const day of trafficDays({
-        seed: config.seed + 1,
-        domain: COST_DOMAIN,
-        days: config.costDays,
-        end,
-        visitorsPerDay: 150,
-        pages: config.pages,
-      })) {
-        sample.push(...day);
-      }
-      const tally = {
-        pageview: { hits: 0, rowsWritten: 0 },
-        event: { hits: 0, rowsWritten: 0 },
-        dropped: { hits: 0, rowsWritten: 0 },
+      // Per-hit writes: a fresh site per rate, so first-of-day and first-of-visit rows are as
+      // in life; the same visitors and pages arriving at 50 page views a second (the rate the
+      // cost target names), and at 10 and 1.
+      const atRate = async (perSecond: number) => {
+        const site = costSites.get(perSecond) as { id: number; domain: string };
+        const tally = await measureWrites(post, site, perSecond);
+        log(`  writes per hit at ${perSecond}/s measured on ${tally.hits} hits`);
+        return tally;
       };
-      // The same visitors and pages arriving at 50 page views a second on the one website,
-      // the rate the cost target names; the logs flush on their alarms' cadence.
-      const start = sample[0]?.req.now ?? 0;
-      const paced = sample.map((hit, i) => ({ ...hit, req: { ...hit.req, now: start + i * 20 } }));
-      for (let i = 0; i < paced.length; i += 500) {
-        const part = (await post(
-          '/bench/ingest',
-          paced.slice(i, i + 500).map(wire),
-        )) as typeof tally;
-        for (const k of Object.keys(tally) as (keyof typeof tally)[]) {
-          tally[k].hits += part[k].hits;
-          tally[k].rowsWritten += part[k].rowsWritten;
-        }
-      }
-      // What is still in the log reaches D1 at its next flush: its rows count as well.
-      const rest = (await post('/bench/flush', { websiteIds: [costSiteId] })) as {
-        rowsWritten: number;
-      };
-      tally.pageview.rowsWritten += rest.rowsWritten;
-      const per = (t: { hits: number; rowsWritten: number }) =>
-        t.hits ? round(t.rowsWritten / t.hits) : 0;
-      const all = tally.pageview.rowsWritten + tally.event.rowsWritten + tally.dropped.rowsWritten;
+      const at50 = await atRate(50);
+      const at10 = await atRate(10);
+      const at1 = await atRate(1);
       costPerHit = {
         siteId: costSiteId,
         days: config.costDays,
-        pageviews: tally.pageview.hits,
-        events: tally.event.hits,
-        dropped: tally.dropped.hits,
-        rowsPerPageview: per(tally.pageview),
-        rowsPerEvent: per(tally.event),
-        rowsPerDropped: per(tally.dropped),
-        rowsPerStoredHit: round(all / Math.max(1, tally.pageview.hits + tally.event.hits)),
+        ...at50.figures,
+        rowsPerPageviewAt: {
+          '1': at1.figures.rowsPerPageview,
+          '10': at10.figures.rowsPerPageview,
+          '50': at50.figures.rowsPerPageview,
+        },
       };
-      log(`  writes per hit measured on ${sample.length.toLocaleString('en')} hits`);
     } finally {
       await bench.stop();
     }
@@ -278,6 +361,7 @@ async function main() {
     log('starting the Worker under wrangler dev');
     const dev = await startWorker(state);
     let throughput: BenchReport['throughput'];
+    let latency: BenchReport['rollupLatency'];
     let size: BenchReport['sizes'];
     try {
       const base = `http://127.0.0.1:${dev.port}`;
@@ -311,6 +395,8 @@ async function main() {
       log(`  load: ${config.durationSeconds} s per route, ${config.concurrency} concurrent`);
       const health = await load(config.durationSeconds, config.concurrency, trivial);
       const events = await load(config.durationSeconds, config.concurrency, event);
+      log('  202 → roll-up latency (nobody reading)');
+      latency = await rollupLatency(base, file, COST_DOMAIN, quick ? 1 : 5);
       throughput = {
         concurrency: config.concurrency,
         seconds: config.durationSeconds,
@@ -374,6 +460,7 @@ async function main() {
       writes: costPerHit,
       reads,
       throughput,
+      rollupLatency: latency,
       sizes: size,
       runSeconds: round((performance.now() - started) / 1000, 0),
     };

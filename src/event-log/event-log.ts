@@ -16,7 +16,7 @@ import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { type LoggedEvent, type LogHit, rollupOf, visitorHash } from './events.ts';
-import { appliedPosition, applyFlush, type FlushCost } from './flush.ts';
+import { type Applied, appliedPosition, applyFlush, type FlushCost } from './flush.ts';
 
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
 export const VISIT_GAP_MS = 30 * 60 * 1000;
@@ -190,8 +190,12 @@ export class EventLog {
   private readonly sql: SqlStorage;
   /** Next visitor and visit numbers per date, learnt from storage on first use. */
   private readonly next = new Map<string, { visitor: number; visit: number }>();
+  /** The salts of the dates seen since the last maintenance, as stored. */
+  private readonly salts = new Map<string, string>();
+  /** The website id, once noted in `meta`. */
+  private website: number | undefined;
   /** The flush under way; a second caller waits for it and then flushes what is left. */
-  private flushing: Promise<Flushed> | undefined;
+  private flushing: Promise<Flushed & { websiteGone: boolean }> | undefined;
   /** When the alarm is set for (null: none), once known. */
   private alarmAt: number | null | undefined;
   /** Rows read and written by this object's statements so far (SQLite's exact counts). */
@@ -302,7 +306,10 @@ export class EventLog {
 
   /** The day's visitor hash of a hit (made with the day's salt, made on first use). */
   private hashOf(hit: LogHit): Promise<string> {
-    this.setMeta('website', hit.websiteId);
+    if (this.website !== hit.websiteId) {
+      this.setMeta('website', hit.websiteId);
+      this.website = hit.websiteId;
+    }
     return visitorHash(this.saltFor(hit.date, hit.time), hit.websiteId, hit.ip, hit.userAgent);
   }
 
@@ -410,7 +417,9 @@ export class EventLog {
     while (this.flushing) await this.flushing.catch(() => undefined);
     this.flushing = this.flushAll();
     try {
-      return { ok: true, ...(await this.flushing) };
+      const flushed = await this.flushing;
+      if (flushed.websiteGone) await this.destroy();
+      return { ok: true, events: flushed.events, position: flushed.position, cost: flushed.cost };
     } catch (err) {
       logError('flush failed', { website: this.meta('website') }, err);
       await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);
@@ -434,6 +443,8 @@ export class EventLog {
     await this.storage.deleteAlarm();
     await this.storage.deleteAll();
     this.next.clear();
+    this.salts.clear();
+    this.website = undefined;
     this.alarmAt = null;
     this.hasTables = false;
   }
@@ -445,14 +456,21 @@ export class EventLog {
     const now = Date.now();
     // A failed flush has set its retry (and logged); forgetting goes on regardless.
     const flushed = await this.flush();
+    if (!this.hasTables) return; // the website is gone, and so is everything here
     this.forget(now);
     if (flushed.ok && this.pendingEvents() > 0) await this.scheduleAlarm(now + FLUSH_DELAY_MS);
     else if (this.holdsAnythingToForget()) await this.scheduleAlarm(now + MAINTENANCE_INTERVAL_MS);
   }
 
-  private async flushAll(): Promise<Flushed> {
+  /** Flushes in batches; `websiteGone` when D1 no longer has the website (nothing written). */
+  private async flushAll(): Promise<Flushed & { websiteGone: boolean }> {
     const websiteId = this.meta('website');
-    const total: Flushed = { events: 0, position: this.meta('flushed'), cost: { ...NO_COST } };
+    const total = {
+      events: 0,
+      position: this.meta('flushed'),
+      cost: { ...NO_COST },
+      websiteGone: false,
+    };
     if (!websiteId) return total;
     for (;;) {
       const from = this.meta('flushed');
@@ -463,7 +481,7 @@ export class EventLog {
       );
       const last = rows.at(-1);
       if (!last) break;
-      let cost: FlushCost;
+      let cost: Applied;
       try {
         cost = await applyFlush(
           this.env.DB,
@@ -479,6 +497,10 @@ export class EventLog {
         if (applied <= from) throw err;
         this.setMeta('flushed', applied);
         continue;
+      }
+      if (cost.websiteGone) {
+        total.websiteGone = true;
+        break;
       }
       this.setMeta('flushed', last.id);
       total.events += rows.length;
@@ -512,6 +534,7 @@ export class EventLog {
   private forget(now: number): void {
     this.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
     this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
+    this.salts.clear();
     this.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
     const days = this.retentionDays();
     if (days !== null)
@@ -532,10 +555,13 @@ export class EventLog {
 
   /** The random salt of a local date, made on first use. */
   private saltFor(date: string, now: number): string {
+    const known = this.salts.get(date);
+    if (known) return known;
     const row = this.rows<{ salt: string }>('SELECT salt FROM salts WHERE date = ?', date)[0];
-    if (row) return row.salt;
-    const salt = toHex(randomBytes(32));
-    this.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
+    const salt = row?.salt ?? toHex(randomBytes(32));
+    if (!row)
+      this.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
+    this.salts.set(date, salt);
     return salt;
   }
 

@@ -9,6 +9,10 @@
  * 2. the increments, summed per (statistic, date, value), as `INSERT … ON CONFLICT DO UPDATE`
  *    from one JSON parameter each (D1 binds at most 100 values per statement).
  *
+ * Both write only while D1 has the website: a log that outlives its website (a hit that
+ * found it in an isolate's cache after it was deleted, src/websites/cache.ts) adds nothing,
+ * and learns that it can delete itself.
+ *
  * So D1 holds a position exactly when it holds the roll-ups of every event up to it. A flush
  * whose commit was not seen by the object (a lost answer, an eviction) is recognised on the
  * next one: D1's position is ahead of the object's, and the object adopts it.
@@ -21,17 +25,21 @@ const INCREMENTS_PER_STATEMENT = 500;
 /** What a flush wrote: D1's rows written and read (exact, from `meta`). */
 export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
 
+/** What a flush did: its cost, and whether D1 no longer has the website (nothing written). */
+export type Applied = FlushCost & { websiteGone: boolean };
+
 export async function applyFlush(
   d1: D1Database,
   websiteId: number,
   from: number,
   to: number,
   increments: Increment[],
-): Promise<FlushCost> {
+): Promise<Applied> {
   const statements = [
     d1
       .prepare(
-        `INSERT INTO log_positions (website_id, position) VALUES (?1, ?3)
+        `INSERT INTO log_positions (website_id, position)
+        SELECT ?1, ?3 WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
         ON CONFLICT (website_id) DO UPDATE SET
           position = CASE WHEN position = ?2 THEN excluded.position ELSE NULL END`,
       )
@@ -43,7 +51,8 @@ export async function applyFlush(
       d1
         .prepare(
           `INSERT INTO stats (website_id, name, date, value, count)
-          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2) WHERE true
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2)
+          WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
           ON CONFLICT (website_id, name, date, value) DO UPDATE SET count = count + excluded.count`,
         )
         .bind(websiteId, chunk),
@@ -54,6 +63,7 @@ export async function applyFlush(
     rowsWritten: results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0),
     rowsRead: results.reduce((n, r) => n + (r.meta.rows_read ?? 0), 0),
     statements: statements.length,
+    websiteGone: (results[0]?.meta.changes ?? 0) === 0,
   };
 }
 

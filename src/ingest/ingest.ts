@@ -22,18 +22,14 @@ import {
   findSiteById,
   type HitRequest,
   prepareSiteHit,
-  type Website,
 } from './pipeline.ts';
 
 /** What a request tells about its hits besides the payload. */
 export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
   /** Where the call came in, for the log line of a failure (method and path). */
   where?: LogContext;
-  /**
-   * Websites already looked up, by the domain or page host a hit names: a replay of many
-   * hits for one website looks it up once (src/ingest/replay.ts). A tracker's call has none.
-   */
-  sites?: Map<string, Website | undefined>;
+  /** Collects the ids of the websites whose logs stored a hit (src/ingest/replay.ts). */
+  touched?: Set<number>;
 };
 
 /**
@@ -67,7 +63,7 @@ export async function ingestCall(
     // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
     const seen = new Set<number>();
     for (const hit of hits) {
-      const site = await lookUp(db, hit, facts.sites);
+      const site = await findSite(db, hit);
       if (!site) {
         firstDrop ??= 'unknown_site';
         continue;
@@ -81,6 +77,7 @@ export async function ingestCall(
     }
     if (writes.length === 0) return firstDrop;
     await storeInLogs(env, writes);
+    for (const write of writes) facts.touched?.add(write.websiteId);
     return null;
   } catch (err) {
     if (err instanceof ApiError) throw err;
@@ -90,14 +87,6 @@ export async function ingestCall(
       'Retry-After': '5',
     });
   }
-}
-
-/** `findSite`, through the call's cache of websites when it has one. */
-async function lookUp(db: Database, hit: Hit, sites: CallFacts['sites']) {
-  if (!sites) return findSite(db, hit);
-  const key = `${hit.websiteId ?? ''}\u0000${hit.domain ?? hit.page.hostname}`;
-  if (!sites.has(key)) sites.set(key, await findSite(db, hit));
-  return sites.get(key);
 }
 
 /**

@@ -7,7 +7,9 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { LogHit } from '../event-log/events.ts';
+import { cachedWebsite } from '../websites/cache.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
+import type { WebsiteRow } from '../websites/queries.ts';
 import { eventLabel, type Hit } from './payload.ts';
 import { isBotRequest } from './steps/bots.ts';
 import { capUserAgent, parseDevice } from './steps/device.ts';
@@ -40,32 +42,41 @@ export type HitRequest = {
   withinLimit?: (websiteId: number) => Promise<boolean>;
 };
 
-export type Website = typeof websites.$inferSelect;
-
 /** Candidate domains for a page host: itself without `www.`, then each parent domain. */
 function domainCandidates(host: string): string[] {
   const normalized = normalizeDomain(host);
   return normalized.ok ? [normalized.domain, ...parentDomains(normalized.domain)] : [];
 }
 
-export async function findSiteById(db: Database, id: number): Promise<Website | undefined> {
-  return db.select().from(websites).where(eq(websites.id, id)).get();
+export async function findSiteById(db: Database, id: number): Promise<WebsiteRow | undefined> {
+  return cachedWebsite(`id:${id}`, () =>
+    db.select().from(websites).where(eq(websites.id, id)).get(),
+  );
 }
 
 /** The website registered under `domain` exactly (as the tracker names it: normalised). */
-export async function findSiteByDomain(db: Database, domain: string): Promise<Website | undefined> {
-  return findByCandidates(db, domainCandidates(domain).slice(0, 1));
+export async function findSiteByDomain(
+  db: Database,
+  domain: string,
+): Promise<WebsiteRow | undefined> {
+  return cachedWebsite(`domain:${domain}`, () =>
+    findByCandidates(db, domainCandidates(domain).slice(0, 1)),
+  );
 }
 
 /** Step: the website named by id or `domain`, else the most specific one matching the page host. */
-export async function findSite(db: Database, hit: Hit): Promise<Website | undefined> {
+export async function findSite(db: Database, hit: Hit): Promise<WebsiteRow | undefined> {
   if (hit.websiteId !== undefined) return findSiteById(db, hit.websiteId);
   if (hit.domain) return findSiteByDomain(db, hit.domain);
-  return findByCandidates(db, domainCandidates(hit.page.hostname));
+  const host = hit.page.hostname;
+  return cachedWebsite(`host:${host}`, () => findByCandidates(db, domainCandidates(host)));
 }
 
 /** The most specific (longest) of the candidate domains that a website is registered under. */
-async function findByCandidates(db: Database, candidates: string[]): Promise<Website | undefined> {
+async function findByCandidates(
+  db: Database,
+  candidates: string[],
+): Promise<WebsiteRow | undefined> {
   if (candidates.length === 0) return undefined;
   return db
     .select()
@@ -77,7 +88,7 @@ async function findByCandidates(db: Database, candidates: string[]): Promise<Web
 }
 
 /** Step: the page must be on the website's domain or one of its subdomains. */
-function hostMatches(site: Website, hit: Hit): boolean {
+function hostMatches(site: WebsiteRow, hit: Hit): boolean {
   const host = normalizeDomain(hit.page.hostname);
   return host.ok && isSameSite(host.domain, site.domain);
 }
@@ -96,7 +107,7 @@ export type PreparedHit = { stored: true; hit: LogHit } | { stored: false; reaso
  * (Plausible's `d: "a.com,b.com"`) are stored together (`storeInLogs`).
  */
 export async function prepareSiteHit(
-  site: Website,
+  site: WebsiteRow,
   hit: Hit,
   req: HitRequest,
 ): Promise<PreparedHit> {

@@ -16,7 +16,7 @@ import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { ApiError } from '../lib/errors.ts';
 import { fromEventBody } from './formats.ts';
-import { type CallFacts, ingestCall } from './ingest.ts';
+import { ingestCall } from './ingest.ts';
 import type { CfGeo } from './steps/geo.ts';
 
 /** One replayed hit: the body of `POST /api/event` and its request. */
@@ -42,7 +42,7 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
   const result: ReplayResult = { stored: 0, dropped: {} };
   // Replayed traffic is not rate limited: many visitors' hits arrive from one local client.
   const env = { ...c.env, RATE_LIMIT_ADDRESSES: undefined, RATE_LIMIT_EVENTS: undefined };
-  const sites: NonNullable<CallFacts['sites']> = new Map();
+  const touched = new Set<number>();
   for (const hit of hits) {
     const dropped = await ingestCall(env, fromEventBody(hit.body), {
       ip: hit.ip,
@@ -50,13 +50,13 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
       headers: new Headers(hit.headers),
       cf: hit.cf,
       now: hit.now,
-      sites,
+      touched,
     });
     if (dropped === null) result.stored++;
     else result.dropped[dropped] = (result.dropped[dropped] ?? 0) + 1;
   }
   // Into D1's roll-ups before answering, as a reader's flush would do: the replayed traffic
   // is in D1 when the replay answers.
-  for (const site of sites.values()) if (site) await flushBeforeReading(c.env, site.id);
+  for (const websiteId of touched) await flushBeforeReading(c.env, websiteId);
   return c.json(result);
 }

@@ -29,6 +29,7 @@ import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
+import { afterChange } from '../websites/cache.ts';
 import { htmlOf, type ReportData, reportData, subjectOf, textOf } from './content.ts';
 import { type Interval, lastCompletePeriod, type Period } from './period.ts';
 
@@ -243,11 +244,13 @@ export async function unsubscribe(
 ): Promise<boolean> {
   const expected = await unsubscribeToken(db, websiteId);
   if (!timingSafeEqual(token, expected)) return false;
-  const updated = await db
-    .update(websites)
-    .set({ email: 0 })
-    .where(eq(websites.id, websiteId))
-    .returning({ id: websites.id })
-    .get();
+  const updated = await afterChange(
+    db
+      .update(websites)
+      .set({ email: 0 })
+      .where(eq(websites.id, websiteId))
+      .returning({ id: websites.id })
+      .get(),
+  );
   return updated !== undefined;
 }

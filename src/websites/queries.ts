@@ -8,6 +8,7 @@ import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { websitePurges, websites } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
+import { afterChange } from './cache.ts';
 import { isIpLiteral, parentDomains } from './domain.ts';
 import type { WebsiteRecord } from './schemas.ts';
 
@@ -144,19 +145,21 @@ export async function insertWebsite(
 ): Promise<WebsiteRow | undefined> {
   const other = alias(websites, 'other');
   const related = relatedOfOthers(other, values.domain, values.ownerId);
-  if (!related) return db.insert(websites).values(values).returning().get();
+  if (!related) return afterChange(db.insert(websites).values(values).returning().get());
   const mine = eq(websites.domain, values.domain);
   const earlier = db
     .select({ id: other.id })
     .from(other)
     .where(and(lt(other.id, db.select({ id: websites.id }).from(websites).where(mine)), related));
-  const [inserted, undone] = await db.batch([
-    db.insert(websites).values(values).returning(),
-    db
-      .delete(websites)
-      .where(and(mine, exists(earlier)))
-      .returning({ id: websites.id }),
-  ]);
+  const [inserted, undone] = await afterChange(
+    db.batch([
+      db.insert(websites).values(values).returning(),
+      db
+        .delete(websites)
+        .where(and(mine, exists(earlier)))
+        .returning({ id: websites.id }),
+    ]),
+  );
   return undone.length > 0 ? undefined : inserted[0];
 }
 
@@ -166,12 +169,14 @@ export async function updateWebsite(
   id: number,
   values: Partial<NewWebsite>,
 ): Promise<WebsiteRow | undefined> {
-  return db
-    .update(websites)
-    .set(values)
-    .where(and(eq(websites.id, id), eq(websites.ownerId, ownerId)))
-    .returning()
-    .get();
+  return afterChange(
+    db
+      .update(websites)
+      .set(values)
+      .where(and(eq(websites.id, id), eq(websites.ownerId, ownerId)))
+      .returning()
+      .get(),
+  );
 }
 
 /**
@@ -186,17 +191,19 @@ export async function deleteWebsite(
   now = Date.now(),
 ): Promise<boolean> {
   const mine = and(eq(websites.id, id), eq(websites.ownerId, ownerId));
-  const [, deleted] = await db.batch([
-    db
-      .insert(websitePurges)
-      .select(
-        db
-          .select({ websiteId: websites.id, deletedAt: sql<number>`${now}`.as('deleted_at') })
-          .from(websites)
-          .where(mine),
-      )
-      .onConflictDoNothing(),
-    db.delete(websites).where(mine).returning({ id: websites.id }),
-  ]);
+  const [, deleted] = await afterChange(
+    db.batch([
+      db
+        .insert(websitePurges)
+        .select(
+          db
+            .select({ websiteId: websites.id, deletedAt: sql<number>`${now}`.as('deleted_at') })
+            .from(websites)
+            .where(mine),
+        )
+        .onConflictDoNothing(),
+      db.delete(websites).where(mine).returning({ id: websites.id }),
+    ]),
+  );
   return deleted.length > 0;
 }

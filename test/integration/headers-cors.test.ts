@@ -200,12 +200,15 @@ describe('the hit endpoints: any origin, never credentials', () => {
     expectOpenWithoutCredentials(res.headers, '429');
   });
 
-  it('answers a hit the database could not store with *, no credentials', async () => {
-    fault = injectD1Failure();
+  it('answers a hit its log could not store with *, no credentials', async () => {
+    const logFault = injectLogFailure({ methods: ['record'] });
     for (const path of ['/api/event', '/api/send']) {
       const res = await raw(path, {
         method: 'POST',
-        headers: hitHeaders(CROSS_SITE_ORIGIN, 'application/json'),
+        headers: {
+          ...hitHeaders(CROSS_SITE_ORIGIN, 'application/json'),
+          'user-agent': CHROME_WINDOWS,
+        },
         body: JSON.stringify(
           path === '/api/event'
             ? { page: `https://${publicSite.domain}/` }
@@ -216,6 +219,7 @@ describe('the hit endpoints: any origin, never credentials', () => {
       expect(res.json, path).toEqual(NOT_STORED);
       expectOpenWithoutCredentials(res.headers, path);
     }
+    expect(logFault.calls).toEqual(['record', 'record']);
   });
 });
 

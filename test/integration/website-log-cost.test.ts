@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { generateTraffic } from '../../scripts/lib/traffic.ts';
 import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
-import { prepareSiteHit, type Website } from '../../src/ingest/pipeline.ts';
+import { prepareSiteHit } from '../../src/ingest/pipeline.ts';
+import type { WebsiteRow } from '../../src/websites/queries.ts';
 import { record } from '../support/event-log.ts';
 
 let nextSite = 80_000;
@@ -27,7 +28,7 @@ async function rowsPerPageview(perSecond: number, pageviews: number) {
     excludeBots: 1,
     excludeIps: '',
     excludeParams: '',
-  } as Website;
+  } as WebsiteRow;
   const log = env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${site.id}`));
   const traffic = generateTraffic({
     seed: 7,

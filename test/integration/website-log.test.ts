@@ -10,15 +10,19 @@ import { STAGE_TTL_MS, toLoggedEvent } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import { makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
 
-let nextSite = 70_000;
-/** A fresh website id and its log (no website row is needed by the log itself). */
-function freshLog() {
-  nextSite += 1;
-  const websiteId = nextSite;
+let ownerKey: Promise<string> | undefined;
+/**
+ * A fresh website and its log. The log itself needs no website row, but its flush writes
+ * only while D1 has the website (src/event-log/flush.ts).
+ */
+async function freshLog() {
+  ownerKey ??= makeOwner().then((owner) => owner.key);
+  const { id: websiteId } = await makeWebsite(await ownerKey);
   return {
     websiteId,
     log: env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${websiteId}`)),
@@ -44,7 +48,7 @@ afterEach(() => {
 
 describe('recording', () => {
   it("decides a visitor's first page view of the day and the visits, as the rules say", async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     const first = await record(log, pageview(websiteId));
     const again = await record(log, pageview(websiteId, { time: T0 + 10 * MINUTE, page: '/a' }));
     const afterGap = await record(log, pageview(websiteId, { time: T0 + 41 * MINUTE, page: '/b' }));
@@ -82,7 +86,7 @@ describe('recording', () => {
   });
 
   it('gives a custom event its visitor and visit without counting either', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     const event = await record(
       log,
@@ -97,7 +101,7 @@ describe('recording', () => {
   });
 
   it('decides concurrent page views of one visitor one after the other', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     const all = await Promise.all(
       Array.from({ length: 12 }, (_, i) => record(log, pageview(websiteId, { time: T0 + i }))),
     );
@@ -107,7 +111,7 @@ describe('recording', () => {
   });
 
   it('writes two rows per page view in its storage (the event, the visitor) after the first', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     const first = await record(log, pageview(websiteId));
     const later = await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/x' }));
     const otherVisitor = await record(log, pageview(websiteId, { ip: '203.0.113.77' }));
@@ -123,7 +127,7 @@ describe('recording', () => {
   });
 
   it('stores no address, User-Agent or hash in its events', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     const stored = await runInDurableObject(log, (_: WebsiteLog, state) =>
       JSON.stringify(state.storage.sql.exec('SELECT * FROM events').toArray()),
@@ -136,7 +140,7 @@ describe('recording', () => {
 
 describe('flushing into the roll-ups', () => {
   it('adds exactly what the events add up to, and nothing the second time', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId, { referrer: 'www.google.com', campaign: 'spring' }));
     await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/pricing' }));
     await record(
@@ -171,7 +175,7 @@ describe('flushing into the roll-ups', () => {
   });
 
   it('runs on the alarm the first unflushed event set', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     expect(await storedRows(websiteId)).toBe(0);
     expect(await runDurableObjectAlarm(log)).toBe(true);
@@ -179,7 +183,7 @@ describe('flushing into the roll-ups', () => {
   });
 
   it('a flush that fails part-way adds nothing, and its retry adds everything once', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     for (let i = 0; i < 5; i++)
       await record(log, pageview(websiteId, { time: T0 + i, page: `/p${i}` }));
     const fault = injectD1Failure({
@@ -196,7 +200,7 @@ describe('flushing into the roll-ups', () => {
   });
 
   it('a flush whose commit the object never learnt of is not applied again', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     for (let i = 0; i < 4; i++) await record(log, pageview(websiteId, { time: T0 + i }));
     // The commit happens, then the object is gone before noting its position.
     await runInDurableObject(log, async (_: WebsiteLog, state) => {
@@ -212,7 +216,7 @@ describe('flushing into the roll-ups', () => {
   });
 
   it('flushes asked for at once count every event once', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     const writes = Array.from({ length: 30 }, (_, i) =>
       record(log, pageview(websiteId, { time: T0 + i, ip: `198.51.100.${i}` })),
     );
@@ -224,7 +228,7 @@ describe('flushing into the roll-ups', () => {
   });
 
   it('another flush racing for the same website cannot apply the same events twice', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     const events = await runInDurableObject(log, (_: WebsiteLog, state) =>
       state.storage.sql
@@ -240,7 +244,7 @@ describe('flushing into the roll-ups', () => {
 
 describe('staging the hits of a call that names several websites', () => {
   it('counts a staged hit only once committed, and once however often committed', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await log.stage('call-1', pageview(websiteId));
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     const [first, second] = await Promise.all([log.commit('call-1'), log.commit('call-1')]);
@@ -252,7 +256,7 @@ describe('staging the hits of a call that names several websites', () => {
   });
 
   it('never counts an aborted hit, or one staged and never committed', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await log.stage('aborted', pageview(websiteId));
     await log.abort('aborted');
     expect(await log.commit('aborted')).toEqual({ ok: true, recorded: null });
@@ -270,7 +274,7 @@ describe('staging the hits of a call that names several websites', () => {
 
 describe('realtime and deletion', () => {
   it('has no storage until its first hit: a reader asking to flush creates none', async () => {
-    const { log } = freshLog();
+    const { log } = await freshLog();
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     expect(await log.realtime(Date.now())).toBe(0);
     const size = await runInDurableObject(log, (_: WebsiteLog, state) => [
@@ -281,7 +285,7 @@ describe('realtime and deletion', () => {
   });
 
   it('counts the visitors of the last five minutes', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     const now = Date.now();
     await record(log, pageview(websiteId, { time: now - 10 * MINUTE, ip: '192.0.2.1' }));
     await record(log, pageview(websiteId, { time: now - MINUTE, ip: '192.0.2.2' }));
@@ -290,7 +294,7 @@ describe('realtime and deletion', () => {
   });
 
   it('forgets everything it stores when its website is deleted', async () => {
-    const { websiteId, log } = freshLog();
+    const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     await log.destroy();
     const tables = await runInDurableObject(log, (_: WebsiteLog, state) =>
@@ -305,7 +309,7 @@ describe('realtime and deletion', () => {
 
 describe('a burst while D1 fails', () => {
   it('10,000 hits, 50 in flight, 4 websites, one flush in ten failing: each counted once', async () => {
-    const sites = Array.from({ length: 4 }, () => freshLog());
+    const sites = await Promise.all(Array.from({ length: 4 }, () => freshLog()));
     const realBatch = env.DB.batch.bind(env.DB);
     let batches = 0;
     vi.spyOn(console, 'error').mockImplementation(() => undefined);

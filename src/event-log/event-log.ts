@@ -61,7 +61,10 @@ CREATE TABLE IF NOT EXISTS events (
   os TEXT NOT NULL,
   device TEXT NOT NULL,
   resolution TEXT,
-  event TEXT
+  event TEXT,
+  visit_views INTEGER,
+  previous_page TEXT,
+  visit_seconds INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS visitors (
   hash TEXT PRIMARY KEY,
@@ -69,7 +72,10 @@ CREATE TABLE IF NOT EXISTS visitors (
   number INTEGER NOT NULL,
   visit INTEGER NOT NULL,
   last_seen INTEGER NOT NULL,
-  visit_referrer TEXT NOT NULL
+  visit_referrer TEXT NOT NULL,
+  visit_views INTEGER,
+  visit_page TEXT,
+  visit_start INTEGER
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS salts (
   date TEXT PRIMARY KEY,
@@ -86,6 +92,25 @@ CREATE TABLE IF NOT EXISTS staged (
   staged_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
+
+/** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
+const SCHEMA_VERSION = 2;
+
+/**
+ * What brings the tables of an older version up to date, by the version it reaches. Version 2
+ * keeps what a visit's bounce, exit page and duration need; the visits under way when a log
+ * is upgraded count as visits but not in those three (their page views so far are unknown).
+ */
+const UPGRADES: Record<number, string> = {
+  2: `
+ALTER TABLE events ADD COLUMN visit_views INTEGER;
+ALTER TABLE events ADD COLUMN previous_page TEXT;
+ALTER TABLE events ADD COLUMN visit_seconds INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE visitors ADD COLUMN visit_views INTEGER;
+ALTER TABLE visitors ADD COLUMN visit_page TEXT;
+ALTER TABLE visitors ADD COLUMN visit_start INTEGER;
+`,
+};
 
 type EventRow = {
   id: number;
@@ -109,6 +134,9 @@ type EventRow = {
   device: string;
   resolution: string | null;
   event: string | null;
+  visit_views: number | null;
+  previous_page: string | null;
+  visit_seconds: number;
 };
 
 type VisitorRow = {
@@ -116,7 +144,13 @@ type VisitorRow = {
   visit: number;
   last_seen: number;
   visit_referrer: string;
+  visit_views: number | null;
+  visit_page: string | null;
+  visit_start: number | null;
 };
+
+/** What `meta` holds: the website's id, the flush position, the tables' version. */
+type MetaKey = 'website' | 'flushed' | 'schema';
 
 /** A hit the log could not store (the failure is logged by the object). */
 export type NotStored = { ok: false };
@@ -166,6 +200,9 @@ export function toLoggedEvent(row: EventRow): LoggedEvent {
     device: row.device,
     resolution: row.resolution,
     event: row.event,
+    visitViews: row.visit_views,
+    previousPage: row.previous_page,
+    visitSeconds: row.visit_seconds,
   };
 }
 
@@ -216,6 +253,7 @@ export class EventLog {
       this.sql
         .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'")
         .toArray().length > 0;
+    if (this.hasTables) this.upgrade();
   }
 
   /**
@@ -302,6 +340,20 @@ export class EventLog {
     if (this.hasTables) return;
     this.sql.exec(SCHEMA);
     this.hasTables = true;
+    this.setMeta('schema', SCHEMA_VERSION);
+  }
+
+  /** Brings tables made by an older version up to date (once, when the object starts). */
+  private upgrade(): void {
+    const from = this.meta('schema') || 1;
+    if (from >= SCHEMA_VERSION) return;
+    this.storage.transactionSync(() => {
+      for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+        const statements = UPGRADES[version];
+        if (statements) this.sql.exec(statements);
+      }
+      this.setMeta('schema', SCHEMA_VERSION);
+    });
   }
 
   /** The day's visitor hash of a hit (made with the day's salt, made on first use). */
@@ -334,10 +386,16 @@ export class EventLog {
     before: { rowsRead: number; rowsWritten: number },
   ): Recorded {
     const known = this.rows<VisitorRow>(
-      'SELECT number, visit, last_seen, visit_referrer FROM visitors WHERE hash = ?',
+      `SELECT number, visit, last_seen, visit_referrer, visit_views, visit_page, visit_start
+        FROM visitors WHERE hash = ?`,
       hash,
     )[0];
     let decided: Omit<Recorded, 'ok' | 'id' | 'cost'>;
+    let visit: Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'> = {
+      visitViews: null,
+      previousPage: null,
+      visitSeconds: 0,
+    };
     if (hit.kind === 'pageview') {
       // A visit goes on within 30 minutes of the last page view, unless the visitor arrives
       // from another site than the one that started it (reloads and single-page-app
@@ -352,19 +410,42 @@ export class EventLog {
         newVisitor: known === undefined,
         newVisit: !goesOn,
       };
+      const start = goesOn ? known.visit_start : hit.time;
+      visit = !goesOn
+        ? { visitViews: 1, previousPage: null, visitSeconds: 0 }
+        : known.visit_views === null || start === null
+          ? visit // a visit under way when the log was upgraded: its views so far are unknown
+          : {
+              visitViews: known.visit_views + 1,
+              previousPage: known.visit_page,
+              // Whole seconds since the visit's start, less those counted already: the
+              // visit's seconds add up to floor((last - first) / 1000) exactly.
+              visitSeconds: Math.max(
+                0,
+                Math.floor((hit.time - start) / 1000) -
+                  Math.floor((known.last_seen - start) / 1000),
+              ),
+            };
       this.rows(
-        `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer)
-        VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_views,
+          visit_page, visit_start)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (hash) DO UPDATE SET
           visit = excluded.visit,
           last_seen = max(last_seen, excluded.last_seen),
-          visit_referrer = excluded.visit_referrer`,
+          visit_referrer = excluded.visit_referrer,
+          visit_views = excluded.visit_views,
+          visit_page = excluded.visit_page,
+          visit_start = excluded.visit_start`,
         hash,
         hit.date,
         decided.visitor,
         decided.visit,
         hit.time,
         goesOn ? known.visit_referrer : hit.referrer,
+        visit.visitViews,
+        hit.page,
+        start,
       );
     } else {
       decided = {
@@ -377,8 +458,8 @@ export class EventLog {
     const id = this.one<{ id: number }>(
       `INSERT INTO events (kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
           referrer, campaign, country, continent, city, language, browser, os, device,
-          resolution, event)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          resolution, event, visit_views, previous_page, visit_seconds)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       hit.kind,
       hit.time,
       hit.date,
@@ -399,6 +480,9 @@ export class EventLog {
       hit.device,
       hit.resolution,
       hit.event,
+      visit.visitViews,
+      visit.previousPage,
+      visit.visitSeconds,
     ).id;
     const cost = {
       rowsRead: this.io.rowsRead - before.rowsRead,
@@ -611,11 +695,11 @@ export class EventLog {
     return row;
   }
 
-  private meta(key: 'website' | 'flushed'): number {
+  private meta(key: MetaKey): number {
     return this.rows<{ value: number }>('SELECT value FROM meta WHERE key = ?', key)[0]?.value ?? 0;
   }
 
-  private setMeta(key: 'website' | 'flushed', value: number): void {
+  private setMeta(key: MetaKey, value: number): void {
     if (this.meta(key) === value) return;
     this.rows(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',

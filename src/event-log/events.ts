@@ -56,6 +56,15 @@ export type LoggedEvent = EventDimensions & {
   newVisitor: boolean;
   /** This page view starts a visit. */
   newVisit: boolean;
+  /**
+   * Page views: which of its visit's page views this is (1 starts it); null for a custom
+   * event, and for a page view of a visit begun before the log kept it.
+   */
+  visitViews: number | null;
+  /** The visit's page before this one (its exit page until now); null when `visitViews` ≤ 1. */
+  previousPage: string | null;
+  /** Whole seconds this page view adds to its visit's duration (0 for the first). */
+  visitSeconds: number;
 };
 
 /** One roll-up increment of a hit: statistic and value (the date is the hit's). */
@@ -88,6 +97,14 @@ export function firstOfDayStats(e: Counted): Stat[] {
   ]);
 }
 
+/** What starting a visit counts: the visit, on the date and hour it started. */
+export function visitStartStats(e: Counted): Stat[] {
+  return [
+    ['visits', e.date],
+    ['visits_hours', e.hour],
+  ];
+}
+
 /** What the first page view of a visit counts besides. */
 export function firstOfVisitStats(e: Counted): Stat[] {
   return present([
@@ -95,6 +112,29 @@ export function firstOfVisitStats(e: Counted): Stat[] {
     ['referrer', e.referrer],
     ['campaign', e.campaign],
   ]);
+}
+
+/**
+ * What a page view changes in its visit's statistics, kept true after every page view, so
+ * that no visit has to be seen to end: the first page view counts a visit (`visits`,
+ * `visits_hours`), a bounce and its page as the exit page; each later one moves the exit
+ * page, adds to the duration, and the second takes the bounce back. Increments of -1 are
+ * what make this exact without waiting; they cancel within a flush when they can.
+ */
+export function visitChanges(
+  e: Counted & Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'>,
+): [Stat, number][] {
+  if (e.visitViews === null) return [];
+  if (e.visitViews === 1)
+    return [
+      [['bounces', e.date], 1],
+      [['exit_page', e.page], 1],
+    ];
+  const changes: [Stat, number][] = [[['exit_page', e.page], 1]];
+  if (e.previousPage !== null) changes.push([['exit_page', e.previousPage], -1]);
+  if (e.visitViews === 2) changes.push([['bounces', e.date], -1]);
+  if (e.visitSeconds > 0) changes.push([['visit_duration', e.date], e.visitSeconds]);
+  return changes;
 }
 
 /** The statistics with a value: an unknown place, language or screen is not counted. */
@@ -109,28 +149,32 @@ export type Increment = [name: string, date: string, value: string, count: numbe
  * The daily roll-ups of a run of events, summed per (statistic, date, value): what the
  * events add to the `stats` table (docs/ARCHITECTURE.md, The counting model). A page view
  * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
- * of a visit also `firstOfVisitStats`. A custom event counts `event`.
+ * of a visit also `firstOfVisitStats` and `visitStartStats`; every page view changes its
+ * visit's bounce, exit page and duration (`visitChanges`). A custom event counts `event`.
+ * Increments that cancel out are left out.
  */
 export function rollupOf(events: Iterable<LoggedEvent>): Increment[] {
   const counts = new Map<string, Increment>();
-  const add = (date: string, stats: Stat[]) => {
-    for (const [name, value] of stats) {
-      const key = `${name}\u0000${date}\u0000${value}`;
-      const row = counts.get(key);
-      if (row) row[3] += 1;
-      else counts.set(key, [name, date, value, 1]);
-    }
+  const add = (date: string, [name, value]: Stat, by = 1) => {
+    const key = `${name}\u0000${date}\u0000${value}`;
+    const row = counts.get(key);
+    if (row) row[3] += by;
+    else counts.set(key, [name, date, value, by]);
+  };
+  const addAll = (date: string, stats: Stat[]) => {
+    for (const stat of stats) add(date, stat);
   };
   for (const e of events) {
     if (e.kind === 'event') {
-      if (e.event) add(e.date, [['event', e.event]]);
+      if (e.event) add(e.date, ['event', e.event]);
       continue;
     }
-    add(e.date, pageviewStats(e));
-    if (e.newVisitor) add(e.date, firstOfDayStats(e));
-    if (e.newVisit) add(e.date, firstOfVisitStats(e));
+    addAll(e.date, pageviewStats(e));
+    if (e.newVisitor) addAll(e.date, firstOfDayStats(e));
+    if (e.newVisit) addAll(e.date, [...firstOfVisitStats(e), ...visitStartStats(e)]);
+    for (const [stat, by] of visitChanges(e)) add(e.date, stat, by);
   }
-  return [...counts.values()];
+  return [...counts.values()].filter((row) => row[3] !== 0);
 }
 
 /**

@@ -26,7 +26,7 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(-
 .actions{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}.inline{display:inline}
 .ranges{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0}.ranges a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
 .custom-range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}.custom-range label{font-weight:400}.custom-range input{width:auto}
-.totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:1rem}.totals h2{margin:0;font-size:1rem;color:var(--muted)}.big{font-size:2rem;font-weight:700;margin:.25rem 0}
+.totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:1rem}.totals h2{margin:0;font-size:1rem;color:var(--muted)}.big{font-size:2rem;font-weight:700;margin:.25rem 0}
 .chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}
 .chart .axis{stroke:var(--line)}.chart .tick{fill:var(--muted);font-size:12px}.chart .tick.end{text-anchor:end}.key::before{content:'';display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.35rem;vertical-align:-1px}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{word-break:break-all}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}

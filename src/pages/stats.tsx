@@ -21,6 +21,7 @@ import { clientAddressKey } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
+  formatFigure,
   MAX_RANGE_DAYS,
   RANGES,
   type Range,
@@ -28,8 +29,9 @@ import {
   type RequestedRange,
   resolveRange,
   type SeriesPoint,
+  SHOWN_FIGURES,
   series,
-  totals,
+  summary,
 } from '../stats/overview.ts';
 import { queryStats } from '../stats/queries.ts';
 import { normalizeDomain } from '../websites/domain.ts';
@@ -52,6 +54,7 @@ const PANELS: [StatName, string][] = [
   ['device', 'Devices'],
   ['resolution', 'Screen resolutions'],
   ['event', 'Events'],
+  ['exit_page', 'Exit pages'],
 ];
 const TITLES = new Map<string, string>([
   ...PANELS,
@@ -59,6 +62,10 @@ const TITLES = new Map<string, string>([
   ['pageviews_hours', 'Page views by hour'],
   ['visitors', 'Visitors'],
   ['visitors_hours', 'Visitors by hour'],
+  ['visits', 'Visits'],
+  ['visits_hours', 'Visits by hour'],
+  ['bounces', 'Bounces'],
+  ['visit_duration', 'Visit duration (seconds)'],
 ]);
 const RANGE_LABELS: Record<RangeName, string> = {
   today: 'Today',
@@ -369,7 +376,7 @@ export function createStatsPages() {
     const { site, db } = found;
     const range = resolveRange(c.req.query(), site.timezone);
     const [sums, points, live, panels] = await Promise.all([
-      totals(db, site.id, range),
+      summary(db, site.id, range),
       series(db, site.id, range),
       websiteLog(c.env, site.id).realtime(Date.now()),
       Promise.all(
@@ -404,18 +411,13 @@ export function createStatsPages() {
             {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
           </p>
           <section class="totals" aria-label="Totals">
-            <div class="card">
-              <h2>Visitors</h2>
-              <p class="big">{number(sums.visitors)}</p>
-              <p class="hint">{change(sums.visitors, sums.previous.visitors)} vs previous period</p>
-            </div>
-            <div class="card">
-              <h2>Page views</h2>
-              <p class="big">{number(sums.pageviews)}</p>
-              <p class="hint">
-                {change(sums.pageviews, sums.previous.pageviews)} vs previous period
-              </p>
-            </div>
+            {SHOWN_FIGURES.map(([key, title]) => (
+              <div class="card">
+                <h2>{title}</h2>
+                <p class="big">{formatFigure(key, sums.data[key])}</p>
+                <p class="hint">{change(sums.data[key], sums.previous[key])} vs previous period</p>
+              </div>
+            ))}
           </section>
           <Chart points={points} hourly={range.from === range.to} />
           <div class="panels">

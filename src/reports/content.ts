@@ -1,16 +1,15 @@
 /** What a report says: totals with change, top pages, referrers and countries, a link. */
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
-import { totals } from '../stats/overview.ts';
+import { type Figures, formatFigure, SHOWN_FIGURES, summary } from '../stats/overview.ts';
 import { queryStats } from '../stats/queries.ts';
 import type { Period } from './period.ts';
 
 export type ReportData = {
   domain: string;
   period: Period;
-  visitors: number;
-  pageviews: number;
-  previous: { visitors: number; pageviews: number };
+  figures: Figures;
+  previous: Figures;
   top: { title: string; rows: { value: string; count: number }[] }[];
   statsUrl: string;
   unsubscribeUrl: string;
@@ -29,7 +28,7 @@ export async function reportData(
   links: { statsUrl: string; unsubscribeUrl: string },
 ): Promise<ReportData> {
   const range = { name: 'custom' as const, from: period.from, to: period.to };
-  const sums = await totals(db, site.id, range);
+  const sums = await summary(db, site.id, range);
   const top = await Promise.all(
     TOP.map(async ([name, title]) => {
       const { rows } = await queryStats(db, {
@@ -54,8 +53,7 @@ export async function reportData(
   return {
     domain: site.domain,
     period,
-    visitors: sums.visitors,
-    pageviews: sums.pageviews,
+    figures: sums.data,
     previous: sums.previous,
     top,
     ...links,
@@ -76,7 +74,7 @@ export function subjectOf(r: ReportData): string {
   // Domains are validated host names; line breaks are removed all the same, so no stored
   // value can ever start a header of its own.
   return oneLine(
-    `${r.domain}: ${fmt(r.visitors)} visitors, ${fmt(r.pageviews)} page views (${what})`,
+    `${r.domain}: ${fmt(r.figures.visitors)} visitors, ${fmt(r.figures.pageviews)} page views (${what})`,
   );
 }
 
@@ -85,8 +83,10 @@ export function textOf(r: ReportData): string {
     `Sightline ${r.period.interval} report for ${oneLine(r.domain)}`,
     `${r.period.from} to ${r.period.to}`,
     '',
-    `Visitors:   ${fmt(r.visitors)} (${change(r.visitors, r.previous.visitors)})`,
-    `Page views: ${fmt(r.pageviews)} (${change(r.pageviews, r.previous.pageviews)})`,
+    ...SHOWN_FIGURES.map(
+      ([key, title]) =>
+        `${`${title}:`.padEnd(16)} ${formatFigure(key, r.figures[key])} (${change(r.figures[key], r.previous[key])})`,
+    ),
   ];
   for (const section of r.top) {
     lines.push('', `${section.title}:`);
@@ -133,8 +133,10 @@ export function htmlOf(r: ReportData): string {
   return `<!DOCTYPE html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#17191c;max-width:560px;margin:0 auto;padding:16px">
 <h1 style="font-size:20px">${e(r.domain)}</h1>
 <p style="color:#5d6670">${e(r.period.interval === 'monthly' ? 'Monthly' : 'Weekly')} report, ${e(r.period.from)} to ${e(r.period.to)}</p>
-<p><strong style="font-size:24px">${fmt(r.visitors)}</strong> visitors <span style="color:#5d6670">(${e(change(r.visitors, r.previous.visitors))})</span><br>
-<strong style="font-size:24px">${fmt(r.pageviews)}</strong> page views <span style="color:#5d6670">(${e(change(r.pageviews, r.previous.pageviews))})</span></p>
+<p>${SHOWN_FIGURES.map(
+    ([key, title]) =>
+      `<strong style="font-size:24px">${e(formatFigure(key, r.figures[key]))}</strong> ${e(title.toLowerCase())} <span style="color:#5d6670">(${e(change(r.figures[key], r.previous[key]))})</span>`,
+  ).join('<br>\n')}</p>
 ${sections}
 <p style="margin-top:24px"><a href="${e(r.statsUrl)}">Open the full statistics</a></p>
 <p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribeUrl)}">Unsubscribe</a></p>

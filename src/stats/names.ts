@@ -17,6 +17,11 @@ export const STAT_NAMES = [
   'device',
   'resolution',
   'event',
+  'visits',
+  'visits_hours',
+  'bounces',
+  'visit_duration',
+  'exit_page',
 ] as const;
 
 export type StatName = (typeof STAT_NAMES)[number];

@@ -4,7 +4,7 @@
  * come from the website's event log: `WebsiteLog.realtime`.)
  * All of it reads roll-ups by primary-key range, like the API.
  */
-import { and, between, eq, sql } from 'drizzle-orm';
+import { and, between, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
 import { localDateHour } from '../ingest/steps/local-time.ts';
@@ -89,45 +89,74 @@ export function resolveRange(
 }
 
 /** The period of equal length just before a range. */
-function previousPeriod(range: Range): { from: string; to: string } {
+function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
   const length = daysBetween(range.from, range.to);
   return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
 }
 
-async function total(
-  db: Database,
-  websiteId: number,
-  name: string,
-  from: string,
-  to: string,
-): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`coalesce(sum(${stats.count}), 0)` })
-    .from(stats)
-    .where(and(eq(stats.websiteId, websiteId), eq(stats.name, name), between(stats.date, from, to)))
-    .get();
-  return Number(row?.n ?? 0);
-}
-
-export type Totals = {
+/** The six figures of a period, and its custom events (docs/ARCHITECTURE.md, The counting model). */
+export type Figures = {
+  /** Daily visitors summed over the days (a visitor is counted once a day). */
   visitors: number;
+  visits: number;
   pageviews: number;
-  previous: { visitors: number; pageviews: number };
+  /** Page views per visit, two decimals. */
+  views_per_visit: number;
+  /** Visits with one page view, in whole percent of the visits. */
+  bounce_rate: number;
+  /** Average visit duration in whole seconds. */
+  visit_duration: number;
+  /** Custom events. */
+  events: number;
 };
 
-export async function totals(db: Database, websiteId: number, range: Range): Promise<Totals> {
-  const prev = previousPeriod(range);
-  const [visitorsNow, pageviewsNow, visitorsBefore, pageviewsBefore] = await Promise.all([
-    total(db, websiteId, 'visitors', range.from, range.to),
-    total(db, websiteId, 'pageviews', range.from, range.to),
-    total(db, websiteId, 'visitors', prev.from, prev.to),
-    total(db, websiteId, 'pageviews', prev.from, prev.to),
-  ]);
+/** A period's figures and those of the period of equal length just before it. */
+export type Summary = { data: Figures; previous: Figures };
+
+/** The roll-ups a summary adds up: one range of the primary key per statistic. */
+const SUMMED = ['visitors', 'visits', 'pageviews', 'bounces', 'visit_duration', 'event'] as const;
+
+async function figures(db: Database, websiteId: number, from: string, to: string) {
+  const rows = await db
+    .select({ name: stats.name, n: sql<number>`sum(${stats.count})` })
+    .from(stats)
+    .where(
+      and(
+        eq(stats.websiteId, websiteId),
+        inArray(stats.name, [...SUMMED]),
+        between(stats.date, from, to),
+      ),
+    )
+    .groupBy(stats.name)
+    .all();
+  const sum = new Map(rows.map((r) => [r.name, Number(r.n)]));
+  const of = (name: (typeof SUMMED)[number]) => sum.get(name) ?? 0;
+  const visits = of('visits');
+  const per = (n: number, scale = 1, digits = 0) =>
+    visits === 0 ? 0 : Number(((n * scale) / visits).toFixed(digits));
   return {
-    visitors: visitorsNow,
-    pageviews: pageviewsNow,
-    previous: { visitors: visitorsBefore, pageviews: pageviewsBefore },
-  };
+    visitors: of('visitors'),
+    visits,
+    pageviews: of('pageviews'),
+    views_per_visit: per(of('pageviews'), 1, 2),
+    bounce_rate: per(of('bounces'), 100),
+    visit_duration: per(of('visit_duration')),
+    events: of('event'),
+  } satisfies Figures;
+}
+
+/** The figures of a range and of the period of equal length just before it. */
+export async function summary(
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<Summary> {
+  const prev = previousPeriod(range);
+  const [data, previous] = await Promise.all([
+    figures(db, websiteId, range.from, range.to),
+    figures(db, websiteId, prev.from, prev.to),
+  ]);
+  return { data, previous };
 }
 
 export type SeriesPoint = { label: string; visitors: number; pageviews: number };
@@ -166,4 +195,28 @@ export async function series(
     else point.pageviews = Number(row.count);
   }
   return [...points.values()];
+}
+
+/** The six figures in the order the statistics page and the reports show them. */
+export const SHOWN_FIGURES: readonly [key: Exclude<keyof Figures, 'events'>, title: string][] = [
+  ['visitors', 'Visitors'],
+  ['visits', 'Visits'],
+  ['pageviews', 'Page views'],
+  ['views_per_visit', 'Views per visit'],
+  ['bounce_rate', 'Bounce rate'],
+  ['visit_duration', 'Visit duration'],
+];
+
+/** A figure as people read it: `1,204`, `2.31`, `48%`, `1m 05s`. */
+export function formatFigure(key: keyof Figures, n: number): string {
+  if (key === 'bounce_rate') return `${n}%`;
+  if (key === 'views_per_visit') return n.toFixed(2);
+  if (key === 'visit_duration') {
+    const h = Math.floor(n / 3600);
+    const m = Math.floor((n % 3600) / 60);
+    const s = n % 60;
+    const two = (x: number) => String(x).padStart(2, '0');
+    return h > 0 ? `${h}h ${two(m)}m` : m > 0 ? `${m}m ${two(s)}s` : `${s}s`;
+  }
+  return n.toLocaleString('en-US');
 }

@@ -1,5 +1,9 @@
-/** `GET /api/v1/stats/{id}`: one statistic of a website over a date range, paginated. */
+/**
+ * `GET /api/v1/stats/{id}`: one statistic of a website over a date range, paginated;
+ * `GET /api/v1/stats/{id}/summary`: the six figures of a date range and of the period before.
+ */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { pageRange, pageUrl, pageWindow, pathOf } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
@@ -8,8 +12,14 @@ import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
+import { summary } from './overview.ts';
 import { queryStats } from './queries.ts';
-import { statsQuerySchema, statsResponseSchema } from './schemas.ts';
+import {
+  statsQuerySchema,
+  statsResponseSchema,
+  summaryQuerySchema,
+  summaryResponseSchema,
+} from './schemas.ts';
 
 /** A one-page response for the documentation. */
 function example(summary: string, query: string, data: { value: string; count: number }[]) {
@@ -34,20 +44,19 @@ function example(summary: string, query: string, data: { value: string; count: n
   };
 }
 
+const idParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+
 const statsRoute = createRoute({
   method: 'get',
   path: '/stats/{id}',
   tags: ['Stats'],
   summary: 'Show a statistic',
   description:
-    'Sums a statistic of the website over the date range per value. Dimensions (`browser`, `page`, …) give one row per value; time series give one row per date (`pageviews`, `visitors`) or per hour of the day summed over the range (`pageviews_hours`, `visitors_hours`). Days without traffic have no row.',
+    'Sums a statistic of the website over the date range per value. Dimensions (`browser`, `page`, `exit_page`, …) give one row per value; time series give one row per date (`pageviews`, `visitors`, `visits`, `bounces`, `visit_duration` in seconds) or per hour of the day summed over the range (`pageviews_hours`, `visitors_hours`, `visits_hours`). A visit counts on the date and hour it started. Values whose count is 0 have no row.',
   security: [{ bearerAuth: [] }],
-  request: {
-    params: z.object({
-      id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-    }),
-    query: statsQuerySchema,
-  },
+  request: { params: idParam, query: statsQuerySchema },
   responses: {
     200: {
       description: 'A page of values with their counts.',
@@ -83,16 +92,54 @@ const statsRoute = createRoute({
   },
 });
 
+const summaryRoute = createRoute({
+  method: 'get',
+  path: '/stats/{id}/summary',
+  tags: ['Stats'],
+  summary: 'Show the summary figures',
+  description:
+    'Visitors, visits, page views, views per visit, bounce rate, visit duration and custom events of the website over the date range, and the same for the period of equal length just before it. A visit belongs to the date it started on.',
+  security: [{ bearerAuth: [] }],
+  request: { params: idParam, query: summaryQuerySchema },
+  responses: {
+    200: {
+      description: 'The figures of the range and of the period before.',
+      content: { 'application/json': { schema: summaryResponseSchema } },
+    },
+    401: errorResponses[401],
+    404: errorResponses[404],
+    422: errorResponses[422],
+  },
+});
+
+/** The website of `{id}` when it is the owner's (else the 404), its log flushed first. */
+async function readableWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
+}
+
+/** A range whose `to` is before its `from` is a 422 naming `to`. */
+function checkedRange<Q extends { from: string; to: string }>(q: Q): Q {
+  if (q.from > q.to) {
+    throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
+  }
+  return q;
+}
+
 export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
-  serveRoute(api, statsRoute, async (c, { id, query }) => {
-    const db = createDb(c.env.DB);
-    const website = await findWebsite(db, c.get('ownerId'), id);
-    if (!website) throw notFound();
-    const q = query();
+  serveRoute(api, summaryRoute, async (c, { id, query }) => {
+    const { db, website } = await readableWebsite(c, id);
+    const q = checkedRange(query());
     await flushBeforeReading(c.env, website.id);
-    if (q.from > q.to) {
-      throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
-    }
+    return c.json({ ...(await summary(db, website.id, q)), status: 200 });
+  });
+
+  serveRoute(api, statsRoute, async (c, { id, query }) => {
+    const { db, website } = await readableWebsite(c, id);
+    const q = checkedRange(query());
+    await flushBeforeReading(c.env, website.id);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
     const { rows, total } = await queryStats(db, {

@@ -69,3 +69,39 @@ export const statsResponseSchema = z
     status: z.number().int().openapi({ example: 200 }),
   })
   .openapi('Stats');
+
+export const summaryQuerySchema = z.object({ from: dateField('from'), to: dateField('to') });
+
+const figuresSchema = z
+  .object({
+    visitors: z.number().int().openapi({
+      description:
+        'Visitors, counted once a day and summed over the days (as the `visitors` statistic).',
+      example: 1840,
+    }),
+    visits: z.number().int().openapi({ example: 2315 }),
+    pageviews: z.number().int().openapi({ example: 5349 }),
+    views_per_visit: z
+      .number()
+      .openapi({ description: 'Page views ÷ visits, two decimals.', example: 2.31 }),
+    bounce_rate: z.number().int().openapi({
+      description: 'Visits with exactly one page view, in whole percent of the visits.',
+      example: 48,
+    }),
+    visit_duration: z.number().int().openapi({
+      description: "Average time between a visit's first and last page view, in whole seconds.",
+      example: 65,
+    }),
+    events: z.number().int().openapi({ description: 'Custom events.', example: 120 }),
+  })
+  .openapi('Figures');
+
+export const summaryResponseSchema = z
+  .object({
+    data: figuresSchema,
+    previous: figuresSchema.openapi({
+      description: 'The same figures for the period of equal length just before `from`.',
+    }),
+    status: z.number().int().openapi({ example: 200 }),
+  })
+  .openapi('Summary');

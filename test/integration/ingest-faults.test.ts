@@ -104,6 +104,10 @@ describe("a failing write in the website's event log", () => {
       resolution: { '1920x1080': 1 },
       landing_page: { '/': 1 },
       referrer: { 'www.google.com': 1 },
+      visits: { [DAY]: 1 },
+      visits_hours: { '10': 1 },
+      bounces: { [DAY]: 1 },
+      exit_page: { '/': 1 },
     });
     expect(await visitorRow(s.id, DAY, IP, CHROME_WINDOWS)).toMatchObject({
       last_seen_at: Date.parse(`${DAY}T10:00:00Z`),

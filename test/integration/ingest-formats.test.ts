@@ -66,6 +66,10 @@ function firstPageView(page: string, extra: Record<string, Record<string, number
     continent: { 'NA:North America': 1 },
     city: { 'US:Austin, TX': 1 },
     landing_page: { [page]: 1 },
+    visits: { [DATE]: 1 },
+    visits_hours: { [HOUR]: 1 },
+    bounces: { [DATE]: 1 },
+    exit_page: { [page]: 1 },
     ...extra,
   };
 }

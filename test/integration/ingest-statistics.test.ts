@@ -9,7 +9,7 @@ afterEach(() => {
 });
 
 describe('statistics of one hit', () => {
-  it('a first page view writes exactly the 16 page-view statistics', async () => {
+  it('a first page view writes exactly the 20 page-view statistics', async () => {
     const s = await site('all-stats');
     freezeAt('2025-04-08T15:42:10Z');
     const res = await sendHit(
@@ -40,11 +40,15 @@ describe('statistics of one hit', () => {
       landing_page: { '/pricing?utm_campaign=spring': 1 },
       referrer: { 'www.google.com': 1 },
       campaign: { spring: 1 },
+      visits: { '2025-04-08': 1 },
+      visits_hours: { '15': 1 },
+      bounces: { '2025-04-08': 1 },
+      exit_page: { '/pricing?utm_campaign=spring': 1 },
     });
     // Every row is on the website-local date of the hit.
     expect(await rollups(s.id, '2025-04-08')).toEqual(await rollups(s.id));
 
-    // The 17th statistic: a custom event adds `event` and nothing else.
+    // A custom event adds `event` and nothing else (the visit stays a bounce).
     advance(MINUTE);
     const event = await sendHit(
       {
@@ -72,6 +76,10 @@ describe('statistics of one hit', () => {
       landing_page: { '/pricing?utm_campaign=spring': 1 },
       referrer: { 'www.google.com': 1 },
       campaign: { spring: 1 },
+      visits: { '2025-04-08': 1 },
+      visits_hours: { '15': 1 },
+      bounces: { '2025-04-08': 1 },
+      exit_page: { '/pricing?utm_campaign=spring': 1 },
       event: { 'signup:10:usd': 1 },
     });
   });
@@ -106,6 +114,10 @@ describe('statistics of one hit', () => {
       os: { iOS: 1 },
       device: { mobile: 1 },
       landing_page: { '/': 1 },
+      visits: { '2025-04-08': 1 },
+      visits_hours: { '09': 1 },
+      bounces: { '2025-04-08': 1 },
+      exit_page: { '/': 1 },
     });
   });
 

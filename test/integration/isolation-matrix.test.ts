@@ -24,7 +24,7 @@
  * OUT_OF_SCOPE with the reason).
  */
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.tsx';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';
@@ -110,10 +110,23 @@ async function bTraffic(target: Target, site: Site) {
       referrer: `https://${site.domain}/`,
       event: { name: `b_only_${target}_event` },
     },
+    // A second page view of the visit, so that it has a duration and is no bounce.
+    { page: `https://${site.domain}/b-only-${target}-page`, referrer: `https://${site.domain}/` },
   ];
-  for (const hit of hits) {
-    const res = await sendHit(hit, { ip: '203.0.113.77' });
+  // And a visit of one page by another visitor: a bounce.
+  const bounce = { page: `https://${site.domain}/b-only-${target}-page` };
+  // Ten seconds between hits (the Worker runs in this isolate and reads this clock).
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  try {
+    for (const hit of hits) {
+      const res = await sendHit(hit, { ip: '203.0.113.77' });
+      expect([res.status, res.dropReason]).toEqual([202, null]);
+      vi.setSystemTime(Date.now() + 10_000);
+    }
+    const res = await sendHit(bounce, { ip: '203.0.113.78' });
     expect([res.status, res.dropReason]).toEqual([202, null]);
+  } finally {
+    vi.useRealTimers();
   }
   // Into D1's roll-ups now, so that the snapshots hold B's rows (a reader would flush too).
   await flushLog(site.id);
@@ -356,7 +369,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type ApiRoute = {
   method: Method;
   /** As the OpenAPI document names it. */
-  path: '/websites' | '/websites/{id}' | '/stats/{id}';
+  path: '/websites' | '/websites/{id}' | '/stats/{id}' | '/stats/{id}/summary';
   query?: string;
   form?: () => Record<string, string>;
   /** Routes without a website id: what A's key may see and do there instead. */
@@ -393,6 +406,7 @@ const API_ROUTES: ApiRoute[] = [
       query: `name=${name}&from=2000-01-01&to=2099-12-31`,
     }),
   ),
+  { method: 'GET', path: '/stats/{id}/summary', query: 'from=2000-01-01&to=2099-12-31' },
 ];
 const hasId = (route: ApiRoute) => route.path.includes('{id}');
 /** A route as a test case, named `METHOD path?query`. */

@@ -8,7 +8,12 @@ describe('OpenAPI document and reference page', () => {
     const doc = res.json;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://sightline.test/api/v1' }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/stats/{id}', '/websites', '/websites/{id}']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/stats/{id}',
+      '/stats/{id}/summary',
+      '/websites',
+      '/websites/{id}',
+    ]);
     expect(Object.keys(doc.paths['/websites']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/websites/{id}']).sort()).toEqual([
       'delete',
@@ -51,7 +56,7 @@ describe('OpenAPI document and reference page', () => {
 
     const stats = doc.paths['/stats/{id}'].get;
     const names = stats.parameters.find((p: { name: string }) => p.name === 'name');
-    expect(names.schema.enum).toHaveLength(17);
+    expect(names.schema.enum).toHaveLength(22);
     const examples = stats.responses['200'].content['application/json'].examples;
     expect(Object.keys(examples)).toEqual(['browser', 'pageviews']);
     expect(examples.browser.value.data[0]).toEqual({ value: 'Chrome', count: 1204 });

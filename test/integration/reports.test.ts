@@ -21,6 +21,16 @@ import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
 
+const NO_FIGURES = {
+  visitors: 0,
+  visits: 0,
+  pageviews: 0,
+  views_per_visit: 0,
+  bounce_rate: 0,
+  visit_duration: 0,
+  events: 0,
+};
+
 const CONFIG = {
   from: 'reports@sightline.test',
   publicUrl: 'https://sightline.test',
@@ -223,9 +233,8 @@ describe('sending reports', () => {
           to: '2026-11-22',
           key: 'weekly:2026-11-16',
         },
-        visitors: 1,
-        pageviews: 1,
-        previous: { visitors: 0, pageviews: 0 },
+        figures: { ...NO_FIGURES, visitors: 1, visits: 1, pageviews: 1, views_per_visit: 1 },
+        previous: NO_FIGURES,
         top: [
           {
             title: 'Top pages',

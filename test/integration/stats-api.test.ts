@@ -347,7 +347,7 @@ describe('GET /api/v1/stats/{id}', () => {
         to: 'The to field is required.',
       },
     ],
-    ['name=visits&from=2026-01-01&to=2026-01-02', { name: 'The selected name is invalid.' }],
+    ['name=sessions&from=2026-01-01&to=2026-01-02', { name: 'The selected name is invalid.' }],
     [
       'name=browser&from=2024-02-30&to=2024-03-01',
       { from: 'The from field must be a valid date in the format YYYY-MM-DD.' },

@@ -254,6 +254,7 @@ const PANEL_TITLES: [string, string][] = [
   ['device', 'Devices'],
   ['resolution', 'Screen resolutions'],
   ['event', 'Events'],
+  ['exit_page', 'Exit pages'],
 ];
 
 // ---------------------------------------------------------------------------------------

@@ -168,6 +168,12 @@ describe('flushing into the roll-ups', () => {
       referrer: { 'www.google.com': 1 },
       campaign: { spring: 1 },
       event: { signup: 1 },
+      // One visit of two page views a minute apart: no bounce (its +1 and -1 cancel in the
+      // flush, so no row is written), ended on /pricing.
+      visits: { '2026-03-10': 1 },
+      visits_hours: { '10': 1 },
+      visit_duration: { '2026-03-10': 60 },
+      exit_page: { '/pricing': 1 },
     });
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     expect(await appliedPosition(env.DB, websiteId)).toBe(flushed.position);

@@ -24,7 +24,7 @@ button.secondary,.button.secondary{background:transparent;color:var(--accent)}bu
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(--card);border:1px solid var(--line);padding:.75rem;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all}
 .actions{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}.inline{display:inline}
-.ranges{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0}.ranges a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
+.ranges,.chart-metrics{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0}.ranges a[aria-current],.chart-metrics a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
 .custom-range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}.custom-range label{font-weight:400}.custom-range input{width:auto}
 .totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:1rem}.totals h2{margin:0;font-size:1rem;color:var(--muted)}.big{font-size:2rem;font-weight:700;margin:.25rem 0}
 .chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}

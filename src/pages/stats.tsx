@@ -21,6 +21,8 @@ import { clientAddressKey } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
+  CHART_METRICS,
+  type ChartMetric,
   formatFigure,
   MAX_RANGE_DAYS,
   RANGES,
@@ -144,25 +146,65 @@ function change(now: number, before: number): string {
   return `${pct > 0 ? '+' : ''}${pct}%`;
 }
 
-const Chart: FC<{ points: SeriesPoint[]; hourly: boolean }> = ({ points, hourly }) => {
+const METRIC_TITLES: Record<ChartMetric, string> = {
+  overview: 'Visitors and page views',
+  ...(Object.fromEntries(SHOWN_FIGURES) as Record<Exclude<ChartMetric, 'overview'>, string>),
+};
+
+/** What the chart shows: `?chart=`, when it names a metric the range has, else both lines. */
+function chartMetric(asked: string | undefined, hourly: boolean): ChartMetric {
+  const metric = (CHART_METRICS as readonly string[]).includes(asked ?? '')
+    ? (asked as ChartMetric)
+    : 'overview';
+  return hourly && (metric === 'bounce_rate' || metric === 'visit_duration') ? 'overview' : metric;
+}
+
+const Chart: FC<{
+  points: SeriesPoint[];
+  hourly: boolean;
+  metric: ChartMetric;
+  /** The page's address for another metric. */
+  hrefFor: (metric: ChartMetric) => string;
+}> = ({ points, hourly, metric, hrefFor }) => {
   const width = 800;
   const height = 220;
   const pad = 28;
-  const max = Math.max(1, ...points.map((p) => p.pageviews));
+  const shown: Exclude<ChartMetric, 'overview'>[] =
+    metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
+  // One line is drawn in the accent colour; with two, visitors on top of page views.
+  const colour = (key: string) =>
+    key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
+  const drawn = [...shown].reverse();
+  const value = (p: SeriesPoint, key: Exclude<ChartMetric, 'overview'>) => p[key] ?? 0;
+  const max = Math.max(1, ...points.flatMap((p) => shown.map((key) => value(p, key))));
   const x = (i: number) =>
     pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
   const y = (v: number) => height - pad - (v * (height - 2 * pad)) / max;
-  const line = (key: 'visitors' | 'pageviews') =>
-    points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ');
-  const summary = `${hourly ? 'Hourly' : 'Daily'} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${hourly ? 'hour' : 'day'} had ${max} page views.`;
+  const line = (key: Exclude<ChartMetric, 'overview'>) =>
+    points.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
+  const unit = hourly ? 'hour' : 'day';
+  const summary =
+    metric === 'overview'
+      ? `${hourly ? 'Hourly' : 'Daily'} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
+      : `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
+  const metrics = CHART_METRICS.filter(
+    (m) => !hourly || (m !== 'bounce_rate' && m !== 'visit_duration'),
+  );
   return (
     <figure class="chart">
+      <nav class="chart-metrics" aria-label="Chart">
+        {metrics.map((m) => (
+          <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
+            {METRIC_TITLES[m]}
+          </a>
+        ))}
+      </nav>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title chart-desc">
-        <title id="chart-title">Visitors and page views</title>
+        <title id="chart-title">{METRIC_TITLES[metric]}</title>
         <desc id="chart-desc">{summary}</desc>
         <line class="axis" x1={pad} y1={height - pad} x2={width - pad} y2={height - pad} />
         <text class="tick" x={pad} y={pad - 10}>
-          {number(max)}
+          {metric === 'overview' ? number(max) : formatFigure(metric, max)}
         </text>
         <text class="tick" x={pad} y={height - 8}>
           {points[0]?.label ?? ''}
@@ -170,11 +212,18 @@ const Chart: FC<{ points: SeriesPoint[]; hourly: boolean }> = ({ points, hourly 
         <text class="tick end" x={width - pad} y={height - 8}>
           {points.at(-1)?.label ?? ''}
         </text>
-        <polyline class="pageviews" points={line('pageviews')} />
-        <polyline class="visitors" points={line('visitors')} />
+        {drawn.map((key) => (
+          <polyline class={colour(key)} points={line(key)} />
+        ))}
       </svg>
       <figcaption>
-        <span class="key pageviews">Page views</span> <span class="key visitors">Visitors</span>
+        {shown.map((key, i) => (
+          <>
+            <span class={`key ${i === 0 ? 'pageviews' : 'visitors'}`}>
+              {METRIC_TITLES[key]}
+            </span>{' '}
+          </>
+        ))}
       </figcaption>
       <details>
         <summary>Chart data as a table</summary>
@@ -182,20 +231,20 @@ const Chart: FC<{ points: SeriesPoint[]; hourly: boolean }> = ({ points, hourly 
           <thead>
             <tr>
               <th scope="col">{hourly ? 'Hour' : 'Date'}</th>
-              <th scope="col" class="num">
-                Visitors
-              </th>
-              <th scope="col" class="num">
-                Page views
-              </th>
+              {shown.map((key) => (
+                <th scope="col" class="num">
+                  {METRIC_TITLES[key]}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {points.map((p) => (
               <tr>
                 <td>{p.label}</td>
-                <td class="num">{number(p.visitors)}</td>
-                <td class="num">{number(p.pageviews)}</td>
+                {shown.map((key) => (
+                  <td class="num">{formatFigure(key, value(p, key))}</td>
+                ))}
               </tr>
             ))}
           </tbody>
@@ -375,6 +424,8 @@ export function createStatsPages() {
     if (found instanceof Response) return found;
     const { site, db } = found;
     const range = resolveRange(c.req.query(), site.timezone);
+    const hourly = range.from === range.to;
+    const metric = chartMetric(c.req.query('chart'), hourly);
     const [sums, points, live, panels] = await Promise.all([
       summary(db, site.id, range),
       series(db, site.id, range),
@@ -419,7 +470,12 @@ export function createStatsPages() {
               </div>
             ))}
           </section>
-          <Chart points={points} hourly={range.from === range.to} />
+          <Chart
+            points={points}
+            hourly={hourly}
+            metric={metric}
+            hrefFor={(m) => `${base}${query(range, { chart: m === 'overview' ? undefined : m })}`}
+          />
           <div class="panels">
             {PANELS.map(([name, title], i) => {
               const data = panels[i];

@@ -159,26 +159,54 @@ export async function summary(
   return { data, previous };
 }
 
-export type SeriesPoint = { label: string; visitors: number; pageviews: number };
+/** One day's (or hour's) figures for the chart. */
+export type SeriesPoint = {
+  label: string;
+  visitors: number;
+  pageviews: number;
+  visits: number;
+  /** Bounce rate and average visit duration: null for an hour (no hourly roll-ups). */
+  bounce_rate: number | null;
+  visit_duration: number | null;
+};
 
-/** Visitors and page views per day (zero-filled), or per hour for a one-day range. */
+/** What the chart can show; `overview` is visitors and page views together. */
+export const CHART_METRICS = [
+  'overview',
+  'visitors',
+  'visits',
+  'pageviews',
+  'bounce_rate',
+  'visit_duration',
+] as const;
+export type ChartMetric = (typeof CHART_METRICS)[number];
+
+/**
+ * The chart's figures per day (zero-filled), or per hour for a one-day range: visitors,
+ * visits and page views; bounce rate and visit duration per day only.
+ */
 export async function series(
   db: Database,
   websiteId: number,
   range: Range,
 ): Promise<SeriesPoint[]> {
   const hourly = range.from === range.to;
-  const names = hourly ? ['visitors_hours', 'pageviews_hours'] : ['visitors', 'pageviews'];
+  const names = hourly
+    ? { visitors_hours: 'visitors', pageviews_hours: 'pageviews', visits_hours: 'visits' }
+    : {
+        visitors: 'visitors',
+        pageviews: 'pageviews',
+        visits: 'visits',
+        bounces: 'bounces',
+        visit_duration: 'duration',
+      };
   const rows = await db
     .select({ name: stats.name, value: stats.value, count: sql<number>`sum(${stats.count})` })
     .from(stats)
     .where(
       and(
         eq(stats.websiteId, websiteId),
-        sql`${stats.name} IN (${sql.join(
-          names.map((n) => sql`${n}`),
-          sql`, `,
-        )})`,
+        inArray(stats.name, Object.keys(names)),
         between(stats.date, range.from, range.to),
       ),
     )
@@ -187,14 +215,30 @@ export async function series(
   const labels = hourly
     ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
     : Array.from({ length: daysBetween(range.from, range.to) }, (_, i) => addDays(range.from, i));
-  const points = new Map(labels.map((label) => [label, { label, visitors: 0, pageviews: 0 }]));
+  const sums = new Map(
+    labels.map((label) => [
+      label,
+      { visitors: 0, pageviews: 0, visits: 0, bounces: 0, duration: 0 } as Record<string, number>,
+    ]),
+  );
   for (const row of rows) {
-    const point = points.get(row.value);
-    if (!point) continue;
-    if (row.name.startsWith('visitors')) point.visitors = Number(row.count);
-    else point.pageviews = Number(row.count);
+    const sum = sums.get(row.value);
+    const key = names[row.name as keyof typeof names];
+    if (sum && key) sum[key] = Number(row.count);
   }
-  return [...points.values()];
+  return labels.map((label) => {
+    const sum = sums.get(label) as Record<string, number>;
+    const visits = sum.visits ?? 0;
+    const per = (n = 0, scale = 1) => (visits === 0 ? 0 : Math.round((n * scale) / visits));
+    return {
+      label,
+      visitors: sum.visitors ?? 0,
+      pageviews: sum.pageviews ?? 0,
+      visits,
+      bounce_rate: hourly ? null : per(sum.bounces, 100),
+      visit_duration: hourly ? null : per(sum.duration),
+    };
+  });
 }
 
 /** The six figures in the order the statistics page and the reports show them. */

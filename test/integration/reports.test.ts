@@ -51,6 +51,15 @@ function subject(raw: string): string | undefined {
 /** The header block of a raw message. */
 const headers = (raw: string) => raw.split(/\r?\n\r?\n/, 1)[0] ?? '';
 
+/** The text/plain part of a message, decoded when it is base64. */
+function plainText(raw: string): string {
+  const part = raw.split(/Content-Type: text\/plain[^\r\n]*\r?\n/)[1] ?? '';
+  const blank = part.search(/\r?\n\r?\n/);
+  const head = part.slice(0, blank);
+  const content = part.slice(blank).trimStart().split(/\r?\n--/)[0] ?? '';
+  return /base64/i.test(head) ? atob(content.replace(/\s+/g, '')) : content;
+}
+
 function recorder(fail: (to: string) => boolean = () => false) {
   const sent: { from: string; to: string; raw: string }[] = [];
   const mailer: Mailer = {
@@ -142,6 +151,14 @@ describe('sending reports', () => {
     expect(raw).toContain('Content-Type: text/plain');
     expect(raw).toContain('Content-Type: text/html');
     expect(raw).not.toContain(quiet.domain);
+    // The six figures with their change: four one-page visits this week, one the week before.
+    const text = plainText(raw);
+    expect(text).toContain('Visitors:        4 (+300% vs the period before)');
+    expect(text).toContain('Visits:          4 (+300% vs the period before)');
+    expect(text).toContain('Page views:      4 (+300% vs the period before)');
+    expect(text).toContain('Views per visit: 1.00 (0% vs the period before)');
+    expect(text).toContain('Bounce rate:     100% (0% vs the period before)');
+    expect(text).toContain('Visit duration:  0s (no change)');
     // The same run again, or a retried cron: nothing is sent twice (websites that have their
     // report are not even selected).
     const again = recorder();

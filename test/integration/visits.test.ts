@@ -5,7 +5,7 @@
  * sequences of hits, with a reference computed directly from the hits.
  */
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
@@ -229,6 +229,42 @@ describe('a log made by the previous version', () => {
     expect(r.visit_duration).toEqual({ [date]: 90 });
     expect(r.exit_page).toEqual({ '/next': 1 });
     expect(r.bounces).toBeUndefined();
+  });
+});
+
+describe('the statistics page', () => {
+  it('shows the six figures, and its chart switches to visits, bounce rate and visit duration', async () => {
+    const s = await newSite({ privacy: '0' });
+    freezeAt('2026-05-14T10:00:00Z');
+    const hit = visitor(s, '198.51.100.9');
+    await hit('/a');
+    advance(2 * MINUTE);
+    await hit('/b');
+    await visitor(s, '198.51.100.10')('/a');
+    const page = async (q: string) => {
+      const res = await exports.default.fetch(`https://sightline.test/stats/${s.domain}?${q}`);
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const range = 'from=2026-05-13&to=2026-05-14';
+    const overview = await page(range);
+    const figures = [...overview.matchAll(/<p class="big">([^<]*)<\/p>/g)].map((m) => m[1]);
+    expect(figures).toEqual(['2', '2', '3', '1.50', '50%', '1m 00s']);
+    expect(overview).toContain('<title id="chart-title">Visitors and page views</title>');
+    expect(overview).toContain('id="panel-exit_page"');
+
+    const bounce = await page(`${range}&chart=bounce_rate`);
+    expect(bounce).toContain('<title id="chart-title">Bounce rate</title>');
+    expect(bounce).toMatch(/<td>2026-05-14<\/td><td class="num">50%<\/td>/);
+    const duration = await page(`${range}&chart=visit_duration`);
+    expect(duration).toMatch(/<td>2026-05-14<\/td><td class="num">1m 00s<\/td>/);
+    const visits = await page(`${range}&chart=visits`);
+    expect(visits).toMatch(/<td>2026-05-14<\/td><td class="num">2<\/td>/);
+
+    // One day is drawn by the hour, which has no bounce rate: the chart shows both lines.
+    const oneDay = await page('from=2026-05-14&to=2026-05-14&chart=bounce_rate');
+    expect(oneDay).toContain('<title id="chart-title">Visitors and page views</title>');
+    expect(oneDay).not.toContain('chart=bounce_rate');
   });
 });
 

@@ -56,7 +56,11 @@ function plainText(raw: string): string {
   const part = raw.split(/Content-Type: text\/plain[^\r\n]*\r?\n/)[1] ?? '';
   const blank = part.search(/\r?\n\r?\n/);
   const head = part.slice(0, blank);
-  const content = part.slice(blank).trimStart().split(/\r?\n--/)[0] ?? '';
+  const content =
+    part
+      .slice(blank)
+      .trimStart()
+      .split(/\r?\n--/)[0] ?? '';
   return /base64/i.test(head) ? atob(content.replace(/\s+/g, '')) : content;
 }
 

@@ -135,7 +135,7 @@ Measured inside workerd: the rows the website's event log (its Durable Object) w
 hit — SQLite's own count — plus the D1 rows of its flushes (\`meta.rows_written\`), on a fresh
 site fed ${n(r.writes.days)} days of the same kind of traffic (${n(r.writes.pageviews)} page views, ${n(r.writes.events)} events,
 ${n(r.writes.dropped)} dropped hits), arriving at 50 page views a second, the logs flushing on
-their alarm's cadence (10 s).
+their alarm's cadence (${r.rollupLatency.flushDelayMs / 1000} s).
 
 | Hit | Rows written (average) | Floor |
 |---|---|---|
@@ -153,8 +153,9 @@ The same traffic at other rates (a fresh website each), page views only:
 Why above the floor: a page view writes two rows in its log — the event and the short-lived
 visitor row that decides "new visitor" and "new visit" without storing an IP — and its share of
 the flushes, which sum all events since the last flush into one row per distinct (statistic,
-date, value): about 500 page views per flush at 50 a second, 100 at 10, 10 at 1 — the slower
-the traffic, the fewer page views share a flush's rows. An event is one row in the log
+date, value): about 750 page views per flush at 50 a second, 150 at 10, 15 at 1 — the slower
+the traffic, the fewer page views share a flush's rows. Pages, landing pages and exit pages
+take the most: one row each per distinct page a flush touches. An event is one row in the log
 (its share of a flush rounds away). No table has a secondary index, so no write is paid twice.
 Before the event log every page view wrote its roll-ups to D1 itself: 9.71 rows on average
 (docs/ARCHITECTURE.md, Cost).

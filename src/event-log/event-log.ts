@@ -3,7 +3,7 @@
  * website (`WebsiteLog`, ./website-log.ts; docs/ARCHITECTURE.md). It keeps one row per stored page view or custom event, decides in
  * arrival order — an object runs one request at a time — whether a page view is its
  * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
- * daily `stats`, exactly once, on an alarm ten seconds after the first unflushed event or
+ * daily `stats`, exactly once, on an alarm fifteen seconds after the first unflushed event or
  * when a reader asks (`flush`).
  *
  * What it stores: the events (their dimensions, local date and hour, the visitor's and the
@@ -22,11 +22,12 @@ import { type Applied, appliedPosition, applyFlush, type FlushCost } from './flu
 export const VISIT_GAP_MS = 30 * 60 * 1000;
 /**
  * How soon after the first unflushed event the alarm flushes. Readers flush first anyway
- * (read-your-writes), so the delay only decides how many events one flush sums: at 50 page
- * views a second, 10 seconds keep the D1 share under one row per page view (measured in
- * test/integration/website-log-cost.test.ts).
+ * (read-your-writes), so the delay only decides how many events one flush sums, and so how
+ * many D1 rows each page view shares: at 50 page views a second, 15 seconds keep a page
+ * view's D1 share under one row with the visit statistics included (measured in
+ * test/integration/website-log-cost.test.ts; 10 seconds gave 1.07).
  */
-export const FLUSH_DELAY_MS = 10_000;
+export const FLUSH_DELAY_MS = 15_000;
 /** Events per D1 batch of a flush; a longer backlog is flushed in several. */
 const FLUSH_BATCH = 5_000;
 /** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */

@@ -114,7 +114,7 @@ function displayValue(name: string, value: string): string {
 
 /** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
 function linkFor(name: string, value: string, domain: string): string | null {
-  if ((name === 'page' || name === 'landing_page') && value.startsWith('/'))
+  if ((name === 'page' || name === 'landing_page' || name === 'exit_page') && value.startsWith('/'))
     return `https://${domain}${value}`;
   if (name === 'referrer' && /^[a-z0-9.-]+$/i.test(value)) return `https://${value}/`;
   return null;

@@ -3,7 +3,7 @@ export interface Env {
   DB: D1Database;
   /** One event log per website: a Durable Object with SQLite storage (src/event-log/). */
   WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
-  /** `on` (only under `npm run dev`) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
+  /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
   EVENT_RETENTION_DAYS?: string;

@@ -1,9 +1,9 @@
 /**
  * Bulk-loading the benchmark site: a year of generated traffic goes through the one
- * ingestion entry point (`ingestCall`: every step and the same roll-up statements as the
- * Worker) into the local D1 database file, on Node's SQLite instead of workerd's, with the
- * hourly maintenance (forgetting visitor hashes and salts) run at the end of every day as
- * the cron would.
+ * ingestion entry point (`ingestCall`: every step, and the real `EventLog` flushing the same
+ * roll-up statements as the Worker's) into the local D1 database file, on Node's SQLite
+ * instead of workerd's; the logs flush at the end of every day. Nothing forgets visitor
+ * hashes or salts here (no alarms run): the loader's logs are thrown away afterwards.
  *
  * Days are independent (visitor hashes are salted per day), so the days are split between
  * processes, one per core, each writing its own copy of the database; their roll-up rows

@@ -20,8 +20,10 @@ const COMMIT_TRIES = 3;
  * Stores the hits of one tracker call, each in its website's log, answering once every one
  * is durable. One hit: `record`. Several (a call naming several websites): every log stages
  * its hit, then — only once all have — commits it; a failure before that aborts the staged
- * ones, so the call counts in every log or in none (docs/ARCHITECTURE.md, The event log).
- * A failure throws: the caller answers 503 and nothing was counted.
+ * ones, so the call counts in every log or in none (docs/ARCHITECTURE.md, The event log) —
+ * but for one gap: a commit that still fails after its tries while another log's commit
+ * went through leaves the call counted there (logged; the caller answers 503).
+ * A failure throws: the caller answers 503.
  */
 export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
   const [only] = hits;

@@ -15,7 +15,13 @@
 import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
-import { type LoggedEvent, type LogHit, rollupOf, visitorHash } from './events.ts';
+import {
+  type EventDimensions,
+  type LoggedEvent,
+  type LogHit,
+  rollupOf,
+  visitorHash,
+} from './events.ts';
 import { type Applied, appliedPosition, applyFlush, type FlushCost } from './flush.ts';
 
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
@@ -113,7 +119,8 @@ ALTER TABLE visitors ADD COLUMN visit_start INTEGER;
 `,
 };
 
-type EventRow = {
+/** A row of `events`: the dimensions under their own names, the rest as its columns. */
+type EventRow = EventDimensions & {
   id: number;
   kind: string;
   time: number;
@@ -123,18 +130,6 @@ type EventRow = {
   visit: number;
   new_visitor: number;
   new_visit: number;
-  page: string;
-  referrer: string;
-  campaign: string | null;
-  country: string | null;
-  continent: string | null;
-  city: string | null;
-  language: string | null;
-  browser: string;
-  os: string;
-  device: string;
-  resolution: string | null;
-  event: string | null;
   visit_views: number | null;
   previous_page: string | null;
   visit_seconds: number;
@@ -179,31 +174,15 @@ export type Flushed = { events: number; position: number; cost: FlushCost };
 export type FlushOutcome = ({ ok: true } & Flushed) | { ok: false };
 
 export function toLoggedEvent(row: EventRow): LoggedEvent {
+  const { kind, new_visitor, new_visit, visit_views, previous_page, visit_seconds, ...rest } = row;
   return {
-    id: row.id,
-    kind: row.kind === 'event' ? 'event' : 'pageview',
-    time: row.time,
-    date: row.date,
-    hour: row.hour,
-    visitor: row.visitor,
-    visit: row.visit,
-    newVisitor: row.new_visitor === 1,
-    newVisit: row.new_visit === 1,
-    page: row.page,
-    referrer: row.referrer,
-    campaign: row.campaign,
-    country: row.country,
-    continent: row.continent,
-    city: row.city,
-    language: row.language,
-    browser: row.browser,
-    os: row.os,
-    device: row.device,
-    resolution: row.resolution,
-    event: row.event,
-    visitViews: row.visit_views,
-    previousPage: row.previous_page,
-    visitSeconds: row.visit_seconds,
+    ...rest,
+    kind: kind === 'event' ? 'event' : 'pageview',
+    newVisitor: new_visitor === 1,
+    newVisit: new_visit === 1,
+    visitViews: visit_views,
+    previousPage: previous_page,
+    visitSeconds: visit_seconds,
   };
 }
 
@@ -232,6 +211,8 @@ export class EventLog {
   private readonly salts = new Map<string, string>();
   /** The website id, once noted in `meta`. */
   private website: number | undefined;
+  /** When visitors, salts and old events were last forgotten (0: not since the object started). */
+  private forgottenAt = 0;
   /** The flush under way; a second caller waits for it and then flushes what is left. */
   private flushing: Promise<Flushed & { websiteGone: boolean }> | undefined;
   /** When the alarm is set for (null: none), once known. */
@@ -266,7 +247,7 @@ export class EventLog {
       this.ensureTables();
       const before = { ...this.io };
       const hash = await this.hashOf(hit);
-      const recorded = this.store(hit, hash, before);
+      const recorded = this.storage.transactionSync(() => this.storeNow(hit, hash, before));
       await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
       return recorded;
     });
@@ -373,14 +354,6 @@ export class EventLog {
    * order; and a write that fails takes the others back with it, so a retry is decided as if
    * the failed attempt never happened.
    */
-  private store(
-    hit: LogHit,
-    hash: string,
-    before: { rowsRead: number; rowsWritten: number },
-  ): Recorded {
-    return this.storage.transactionSync(() => this.storeNow(hit, hash, before));
-  }
-
   private storeNow(
     hit: LogHit,
     hash: string,
@@ -412,21 +385,19 @@ export class EventLog {
         newVisit: !goesOn,
       };
       const start = goesOn ? known.visit_start : hit.time;
-      visit = !goesOn
-        ? { visitViews: 1, previousPage: null, visitSeconds: 0 }
-        : known.visit_views === null || start === null
-          ? visit // a visit under way when the log was upgraded: its views so far are unknown
-          : {
-              visitViews: known.visit_views + 1,
-              previousPage: known.visit_page,
-              // Whole seconds since the visit's start, less those counted already: the
-              // visit's seconds add up to floor((last - first) / 1000) exactly.
-              visitSeconds: Math.max(
-                0,
-                Math.floor((hit.time - start) / 1000) -
-                  Math.floor((known.last_seen - start) / 1000),
-              ),
-            };
+      if (!goesOn) visit = { visitViews: 1, previousPage: null, visitSeconds: 0 };
+      else if (known.visit_views !== null && start !== null)
+        visit = {
+          visitViews: known.visit_views + 1,
+          previousPage: known.visit_page,
+          // Whole seconds since the visit's start, less those counted already: the visit's
+          // seconds add up to floor((last - first) / 1000) exactly.
+          visitSeconds: Math.max(
+            0,
+            Math.floor((hit.time - start) / 1000) - Math.floor((known.last_seen - start) / 1000),
+          ),
+        };
+      // else: a visit under way when the log was upgraded; its views so far are unknown.
       this.rows(
         `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_views,
           visit_page, visit_start)
@@ -606,21 +577,28 @@ export class EventLog {
   }
 
   private holdsAnythingToForget(): boolean {
-    const held = this.one<{ n: number }>(
-      'SELECT (SELECT count(*) FROM visitors) + (SELECT count(*) FROM salts) + (SELECT count(*) FROM staged) AS n',
-    ).n;
+    const held = this.one<{ held: number }>(
+      `SELECT EXISTS (SELECT 1 FROM visitors) OR EXISTS (SELECT 1 FROM salts)
+        OR EXISTS (SELECT 1 FROM staged) AS held`,
+    ).held;
     return (
-      held > 0 ||
+      held === 1 ||
       (this.retentionDays() !== null && this.rows('SELECT 1 FROM events LIMIT 1').length > 0)
     );
   }
 
-  /** Visitors after 48 hours, salts after 72, rolled-up events past `EVENT_RETENTION_DAYS`. */
+  /**
+   * Staged hits after a minute, at every alarm (the table is nearly always empty); at most
+   * hourly — not at every flush of a busy log, since each deletion scans its table — visitors
+   * after 48 hours, salts after 72, rolled-up events past `EVENT_RETENTION_DAYS`.
+   */
   private forget(now: number): void {
+    this.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
+    if (now - this.forgottenAt < MAINTENANCE_INTERVAL_MS) return;
+    this.forgottenAt = now;
     this.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
     this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
     this.salts.clear();
-    this.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
     const days = this.retentionDays();
     if (days !== null)
       this.rows(

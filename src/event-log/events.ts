@@ -68,12 +68,12 @@ export type LoggedEvent = EventDimensions & {
 };
 
 /** One roll-up increment of a hit: statistic and value (the date is the hit's). */
-export type Stat = readonly [name: string, value: string];
+type Stat = readonly [name: string, value: string];
 
 type Counted = EventDimensions & { date: string; hour: string };
 
 /** What a page view always counts. */
-export function pageviewStats(e: Counted): Stat[] {
+function pageviewStats(e: Counted): Stat[] {
   return [
     ['pageviews', e.date],
     ['pageviews_hours', e.hour],
@@ -82,7 +82,7 @@ export function pageviewStats(e: Counted): Stat[] {
 }
 
 /** What a visitor's first page view of the day counts besides. */
-export function firstOfDayStats(e: Counted): Stat[] {
+function firstOfDayStats(e: Counted): Stat[] {
   return present([
     ['visitors', e.date],
     ['visitors_hours', e.hour],
@@ -97,17 +97,11 @@ export function firstOfDayStats(e: Counted): Stat[] {
   ]);
 }
 
-/** What starting a visit counts: the visit, on the date and hour it started. */
-export function visitStartStats(e: Counted): Stat[] {
-  return [
+/** What the first page view of a visit counts besides: the visit, on its date and hour. */
+function firstOfVisitStats(e: Counted): Stat[] {
+  return present([
     ['visits', e.date],
     ['visits_hours', e.hour],
-  ];
-}
-
-/** What the first page view of a visit counts besides. */
-export function firstOfVisitStats(e: Counted): Stat[] {
-  return present([
     ['landing_page', e.page],
     ['referrer', e.referrer],
     ['campaign', e.campaign],
@@ -116,12 +110,12 @@ export function firstOfVisitStats(e: Counted): Stat[] {
 
 /**
  * What a page view changes in its visit's statistics, kept true after every page view, so
- * that no visit has to be seen to end: the first page view counts a visit (`visits`,
- * `visits_hours`), a bounce and its page as the exit page; each later one moves the exit
+ * that no visit has to be seen to end: the first page view counts a bounce and its page as
+ * the exit page; each later one moves the exit
  * page, adds to the duration, and the second takes the bounce back. Increments of -1 are
  * what make this exact without waiting; they cancel within a flush when they can.
  */
-export function visitChanges(
+function visitChanges(
   e: Counted & Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'>,
 ): [Stat, number][] {
   if (e.visitViews === null) return [];
@@ -149,7 +143,7 @@ export type Increment = [name: string, date: string, value: string, count: numbe
  * The daily roll-ups of a run of events, summed per (statistic, date, value): what the
  * events add to the `stats` table (docs/ARCHITECTURE.md, The counting model). A page view
  * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
- * of a visit also `firstOfVisitStats` and `visitStartStats`; every page view changes its
+ * of a visit also `firstOfVisitStats`; every page view changes its
  * visit's bounce, exit page and duration (`visitChanges`). A custom event counts `event`.
  * Increments that cancel out are left out.
  */
@@ -171,7 +165,7 @@ export function rollupOf(events: Iterable<LoggedEvent>): Increment[] {
     }
     addAll(e.date, pageviewStats(e));
     if (e.newVisitor) addAll(e.date, firstOfDayStats(e));
-    if (e.newVisit) addAll(e.date, [...firstOfVisitStats(e), ...visitStartStats(e)]);
+    if (e.newVisit) addAll(e.date, firstOfVisitStats(e));
     for (const [stat, by] of visitChanges(e)) add(e.date, stat, by);
   }
   return [...counts.values()].filter((row) => row[3] !== 0);

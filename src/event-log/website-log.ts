@@ -2,8 +2,8 @@
  * The Durable Object that holds a website's event log, one per website, named
  * `website:<id>` (docs/ARCHITECTURE.md, The event log). Its storage is SQLite
  * (`new_sqlite_classes` in wrangler.toml); the log itself is `EventLog` (./event-log.ts).
- * Every method answers rather than throws: an exception would cross the RPC boundary as an
- * uncaught error of the object.
+ * The methods that store or flush answer a failure (`{ok: false}`) rather than throw: an
+ * exception would cross the RPC boundary as an uncaught error of the object.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';

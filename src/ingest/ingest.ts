@@ -1,7 +1,8 @@
 /**
  * The one ingestion entry point (docs/ARCHITECTURE.md, "The path of a hit"). Every hit that
  * Sightline counts goes through `ingestCall`: the hit endpoints, `npm run dev`'s demo data
- * and the benchmark (through the replay route, src/ingest/replay.ts) and the tests. It takes
+ * and the screenshots (through the replay route, src/ingest/replay.ts), the benchmark's
+ * loader and Worker, and the tests. It takes
  * a translated tracker call and what the request told about it, runs each hit through the
  * pipeline — lookup, drops, rate limit, enrichment — and writes the stored ones.
  */
@@ -52,11 +53,13 @@ export async function ingestCall(
   try {
     const hits = await parsedHits(db, translated);
     if (!Array.isArray(hits)) return hits;
-    const client = addressKey(facts.ip ?? 'unknown');
     const req: HitRequest = {
       ...facts,
       withinLimit: (websiteId) =>
-        withinLimit(env, 'RATE_LIMIT_EVENTS', [client, String(websiteId)]),
+        withinLimit(env, 'RATE_LIMIT_EVENTS', [
+          addressKey(facts.ip ?? 'unknown'),
+          String(websiteId),
+        ]),
     };
     let firstDrop: DropReason | null = null;
     const writes: LogHit[] = [];
@@ -81,7 +84,8 @@ export async function ingestCall(
     return null;
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    // Nothing of this call was counted (a call naming several websites stages all first).
+    // Nothing of this call was counted (a call naming several websites stages all first;
+    // storeInLogs says when a failed commit leaves it counted in another log).
     logError('hit not stored', facts.where ?? {}, err);
     throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
       'Retry-After': '5',

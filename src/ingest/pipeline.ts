@@ -1,5 +1,7 @@
 /**
- * The hit pipeline (docs/ARCHITECTURE.md, The path of a hit): parse → drop (typed reason) → enrich → write.
+ * The hit pipeline's steps for one parsed hit (docs/ARCHITECTURE.md, The path of a hit): find
+ * the website → drop (typed reason) → rate limit → enrich into the log's hit. `ingestCall`
+ * (./ingest.ts) parses before and stores after.
  * Each step is a small named function; a dropped hit carries the reason that tests assert
  * and that `POST /api/event` returns in `X-Drop-Reason`.
  */

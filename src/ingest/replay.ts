@@ -41,7 +41,7 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
   if (!Array.isArray(hits)) throw new ApiError(400, 'Send a JSON array of hits.');
   const result: ReplayResult = { stored: 0, dropped: {} };
   // Replayed traffic is not rate limited: many visitors' hits arrive from one local client.
-  const env = { ...c.env, RATE_LIMIT_ADDRESSES: undefined, RATE_LIMIT_EVENTS: undefined };
+  const env = { ...c.env, RATE_LIMIT_EVENTS: undefined };
   const touched = new Set<number>();
   for (const hit of hits) {
     const dropped = await ingestCall(env, fromEventBody(hit.body), {

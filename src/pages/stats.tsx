@@ -21,9 +21,10 @@ import { clientAddressKey } from '../lib/ip.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
-  CHART_METRICS,
   type ChartMetric,
+  chartMetricsFor,
   formatFigure,
+  formatNumber,
   MAX_RANGE_DAYS,
   RANGES,
   type Range,
@@ -138,8 +139,6 @@ function query(range: Range, extra: Record<string, string | number | undefined> 
   return `?${params.toString()}`;
 }
 
-const number = (n: number) => n.toLocaleString('en-US');
-
 function change(now: number, before: number): string {
   if (before === 0) return now === 0 ? '±0%' : 'new';
   const pct = Math.round(((now - before) / before) * 100);
@@ -153,10 +152,7 @@ const METRIC_TITLES: Record<ChartMetric, string> = {
 
 /** What the chart shows: `?chart=`, when it names a metric the range has, else both lines. */
 function chartMetric(asked: string | undefined, hourly: boolean): ChartMetric {
-  const metric = (CHART_METRICS as readonly string[]).includes(asked ?? '')
-    ? (asked as ChartMetric)
-    : 'overview';
-  return hourly && (metric === 'bounce_rate' || metric === 'visit_duration') ? 'overview' : metric;
+  return chartMetricsFor(hourly).find((m) => m === asked) ?? 'overview';
 }
 
 const Chart: FC<{
@@ -175,7 +171,7 @@ const Chart: FC<{
   const colour = (key: string) =>
     key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
   const drawn = [...shown].reverse();
-  const value = (p: SeriesPoint, key: Exclude<ChartMetric, 'overview'>) => p[key] ?? 0;
+  const value = (p: SeriesPoint, key: Exclude<ChartMetric, 'overview'>) => p[key];
   const max = Math.max(1, ...points.flatMap((p) => shown.map((key) => value(p, key))));
   const x = (i: number) =>
     pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
@@ -187,13 +183,10 @@ const Chart: FC<{
     metric === 'overview'
       ? `${hourly ? 'Hourly' : 'Daily'} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
       : `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
-  const metrics = CHART_METRICS.filter(
-    (m) => !hourly || (m !== 'bounce_rate' && m !== 'visit_duration'),
-  );
   return (
     <figure class="chart">
       <nav class="chart-metrics" aria-label="Chart">
-        {metrics.map((m) => (
+        {chartMetricsFor(hourly).map((m) => (
           <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
             {METRIC_TITLES[m]}
           </a>
@@ -204,7 +197,7 @@ const Chart: FC<{
         <desc id="chart-desc">{summary}</desc>
         <line class="axis" x1={pad} y1={height - pad} x2={width - pad} y2={height - pad} />
         <text class="tick" x={pad} y={pad - 10}>
-          {metric === 'overview' ? number(max) : formatFigure(metric, max)}
+          {metric === 'overview' ? formatNumber(max) : formatFigure(metric, max)}
         </text>
         <text class="tick" x={pad} y={height - 8}>
           {points[0]?.label ?? ''}
@@ -217,11 +210,9 @@ const Chart: FC<{
         ))}
       </svg>
       <figcaption>
-        {shown.map((key, i) => (
+        {drawn.map((key) => (
           <>
-            <span class={`key ${i === 0 ? 'pageviews' : 'visitors'}`}>
-              {METRIC_TITLES[key]}
-            </span>{' '}
+            <span class={`key ${colour(key)}`}>{METRIC_TITLES[key]}</span>{' '}
           </>
         ))}
       </figcaption>
@@ -282,7 +273,7 @@ const ValueRows: FC<{ name: string; rows: { value: string; count: number }[]; do
         <td>
           <ValueCell name={name} value={row.value} domain={domain} />
         </td>
-        <td class="num">{number(row.count)}</td>
+        <td class="num">{formatNumber(row.count)}</td>
       </tr>
     ))}
   </tbody>
@@ -303,8 +294,8 @@ const RangeNav: FC<{ base: string; range: RequestedRange; keep?: Record<string, 
       {range.invalid ? (
         <p class="notice range-notice" role="alert">
           The dates in this address are not a valid date range (from and to must be dates written
-          YYYY-MM-DD, from on or before to, at most {number(MAX_RANGE_DAYS)} days). Showing the last
-          30 days instead.
+          YYYY-MM-DD, from on or before to, at most {formatNumber(MAX_RANGE_DAYS)} days). Showing
+          the last 30 days instead.
         </p>
       ) : null}
       <nav class="ranges" aria-label="Date range">
@@ -453,8 +444,8 @@ export function createStatsPages() {
           <div class="actions">
             <h1>{site.domain}</h1>
             <p class="live" role="status">
-              <strong>{number(live)}</strong> {live === 1 ? 'visitor' : 'visitors'} in the last 5
-              minutes
+              <strong>{formatNumber(live)}</strong> {live === 1 ? 'visitor' : 'visitors'} in the
+              last 5 minutes
             </p>
           </div>
           <RangeNav base={base} range={range} />
@@ -499,7 +490,7 @@ export function createStatsPages() {
                   )}
                   <p class="actions">
                     <a href={`${base}/${name}${query(range)}`}>
-                      Show all {data?.total ? `(${number(data.total)})` : ''}
+                      Show all {data?.total ? `(${formatNumber(data.total)})` : ''}
                     </a>
                     <a href={`${base}/${name}.csv${query(range)}`}>CSV</a>
                   </p>
@@ -632,7 +623,7 @@ export function createStatsPages() {
           <nav class="actions" aria-label="Pages">
             {page > 1 ? <a href={link({ page: page - 1 })}>← Previous</a> : null}
             <span>
-              Page {page} of {lastPage} ({number(data.total)} values)
+              Page {page} of {lastPage} ({formatNumber(data.total)} values)
             </span>
             {page < lastPage ? <a href={link({ page: page + 1 })}>Next →</a> : null}
           </nav>

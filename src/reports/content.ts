@@ -1,7 +1,13 @@
 /** What a report says: totals with change, top pages, referrers and countries, a link. */
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
-import { type Figures, formatFigure, SHOWN_FIGURES, summary } from '../stats/overview.ts';
+import {
+  type Figures,
+  formatFigure,
+  formatNumber,
+  SHOWN_FIGURES,
+  summary,
+} from '../stats/overview.ts';
 import { queryStats } from '../stats/queries.ts';
 import type { Period } from './period.ts';
 
@@ -27,8 +33,7 @@ export async function reportData(
   period: Period,
   links: { statsUrl: string; unsubscribeUrl: string },
 ): Promise<ReportData> {
-  const range = { name: 'custom' as const, from: period.from, to: period.to };
-  const sums = await summary(db, site.id, range);
+  const sums = await summary(db, site.id, period);
   const top = await Promise.all(
     TOP.map(async ([name, title]) => {
       const { rows } = await queryStats(db, {
@@ -60,9 +65,7 @@ export async function reportData(
   };
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-
-export function change(now: number, before: number): string {
+function change(now: number, before: number): string {
   if (before === 0) return now === 0 ? 'no change' : 'new';
   const pct = Math.round(((now - before) / before) * 100);
   return `${pct > 0 ? '+' : ''}${pct}% vs the period before`;
@@ -74,7 +77,7 @@ export function subjectOf(r: ReportData): string {
   // Domains are validated host names; line breaks are removed all the same, so no stored
   // value can ever start a header of its own.
   return oneLine(
-    `${r.domain}: ${fmt(r.figures.visitors)} visitors, ${fmt(r.figures.pageviews)} page views (${what})`,
+    `${r.domain}: ${formatNumber(r.figures.visitors)} visitors, ${formatNumber(r.figures.pageviews)} page views (${what})`,
   );
 }
 
@@ -92,7 +95,7 @@ export function textOf(r: ReportData): string {
     lines.push('', `${section.title}:`);
     if (section.rows.length === 0) lines.push('  (none)');
     for (const row of section.rows)
-      lines.push(`  ${fmt(row.count).padStart(7)}  ${oneLine(row.value)}`);
+      lines.push(`  ${formatNumber(row.count).padStart(7)}  ${oneLine(row.value)}`);
   }
   lines.push(
     '',
@@ -124,7 +127,7 @@ export function htmlOf(r: ReportData): string {
             : s.rows
                 .map(
                   (row) =>
-                    `<tr><td style="padding:4px 0;border-bottom:1px solid #dde2e7">${e(row.value)}</td><td style="padding:4px 0;border-bottom:1px solid #dde2e7;text-align:right">${fmt(row.count)}</td></tr>`,
+                    `<tr><td style="padding:4px 0;border-bottom:1px solid #dde2e7">${e(row.value)}</td><td style="padding:4px 0;border-bottom:1px solid #dde2e7;text-align:right">${formatNumber(row.count)}</td></tr>`,
                 )
                 .join('')
         }</table>`,

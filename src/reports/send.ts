@@ -29,7 +29,6 @@ import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
-import { afterChange } from '../websites/cache.ts';
 import { htmlOf, type ReportData, reportData, subjectOf, textOf } from './content.ts';
 import { type Interval, lastCompletePeriod, type Period } from './period.ts';
 
@@ -42,7 +41,7 @@ export type ReportConfig = { from: string; publicUrl: string; interval: Interval
 
 /**
  * The most statements one report may cost: its numbers (at most 9: the unsubscribe secret,
- * four totals, three top lists), the claim, and marking it or releasing it (up to
+ * the figures of the period and of the one before, three top lists), the claim, and marking it or releasing it (up to
  * `WRITE_ATTEMPTS` each). test/integration/reports-cron.test.ts measures it.
  */
 export const REPORT_QUERIES = 16;
@@ -244,13 +243,12 @@ export async function unsubscribe(
 ): Promise<boolean> {
   const expected = await unsubscribeToken(db, websiteId);
   if (!timingSafeEqual(token, expected)) return false;
-  const updated = await afterChange(
-    db
-      .update(websites)
-      .set({ email: 0 })
-      .where(eq(websites.id, websiteId))
-      .returning({ id: websites.id })
-      .get(),
-  );
+  // Only `email` changes, which no hit reads: the hit endpoints' cache need not forget.
+  const updated = await db
+    .update(websites)
+    .set({ email: 0 })
+    .where(eq(websites.id, websiteId))
+    .returning({ id: websites.id })
+    .get();
   return updated !== undefined;
 }

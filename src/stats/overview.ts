@@ -116,6 +116,24 @@ export type Summary = { data: Figures; previous: Figures };
 /** The roll-ups a summary adds up: one range of the primary key per statistic. */
 const SUMMED = ['visitors', 'visits', 'pageviews', 'bounces', 'visit_duration', 'event'] as const;
 
+type Summed = (typeof SUMMED)[number];
+
+/** The figures from the sums of their roll-ups over some days (0 for a roll-up without rows). */
+function figuresOf(sum: (name: Summed) => number): Figures {
+  const visits = sum('visits');
+  const per = (n: number, scale = 1, digits = 0) =>
+    visits === 0 ? 0 : Number(((n * scale) / visits).toFixed(digits));
+  return {
+    visitors: sum('visitors'),
+    visits,
+    pageviews: sum('pageviews'),
+    views_per_visit: per(sum('pageviews'), 1, 2),
+    bounce_rate: per(sum('bounces'), 100),
+    visit_duration: per(sum('visit_duration')),
+    events: sum('event'),
+  };
+}
+
 async function figures(db: Database, websiteId: number, from: string, to: string) {
   const rows = await db
     .select({ name: stats.name, n: sql<number>`sum(${stats.count})` })
@@ -129,20 +147,8 @@ async function figures(db: Database, websiteId: number, from: string, to: string
     )
     .groupBy(stats.name)
     .all();
-  const sum = new Map(rows.map((r) => [r.name, Number(r.n)]));
-  const of = (name: (typeof SUMMED)[number]) => sum.get(name) ?? 0;
-  const visits = of('visits');
-  const per = (n: number, scale = 1, digits = 0) =>
-    visits === 0 ? 0 : Number(((n * scale) / visits).toFixed(digits));
-  return {
-    visitors: of('visitors'),
-    visits,
-    pageviews: of('pageviews'),
-    views_per_visit: per(of('pageviews'), 1, 2),
-    bounce_rate: per(of('bounces'), 100),
-    visit_duration: per(of('visit_duration')),
-    events: of('event'),
-  } satisfies Figures;
+  const sums = new Map(rows.map((r) => [r.name, Number(r.n)]));
+  return figuresOf((name) => sums.get(name) ?? 0);
 }
 
 /** The figures of a range and of the period of equal length just before it. */
@@ -165,9 +171,9 @@ export type SeriesPoint = {
   visitors: number;
   pageviews: number;
   visits: number;
-  /** Bounce rate and average visit duration: null for an hour (no hourly roll-ups). */
-  bounce_rate: number | null;
-  visit_duration: number | null;
+  /** Bounce rate and average visit duration: 0 for an hour (no hourly roll-ups). */
+  bounce_rate: number;
+  visit_duration: number;
 };
 
 /** What the chart can show; `overview` is visitors and page views together. */
@@ -191,14 +197,15 @@ export async function series(
   range: Range,
 ): Promise<SeriesPoint[]> {
   const hourly = range.from === range.to;
-  const names = hourly
+  // The roll-ups drawn, by the figure each sums into (an hour has no bounces or durations).
+  const names: Partial<Record<string, Summed>> = hourly
     ? { visitors_hours: 'visitors', pageviews_hours: 'pageviews', visits_hours: 'visits' }
     : {
         visitors: 'visitors',
         pageviews: 'pageviews',
         visits: 'visits',
         bounces: 'bounces',
-        visit_duration: 'duration',
+        visit_duration: 'visit_duration',
       };
   const rows = await db
     .select({ name: stats.name, value: stats.value, count: sql<number>`sum(${stats.count})` })
@@ -215,28 +222,20 @@ export async function series(
   const labels = hourly
     ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
     : Array.from({ length: daysBetween(range.from, range.to) }, (_, i) => addDays(range.from, i));
-  const sums = new Map(
-    labels.map((label) => [
-      label,
-      { visitors: 0, pageviews: 0, visits: 0, bounces: 0, duration: 0 } as Record<string, number>,
-    ]),
-  );
+  const sums = new Map(labels.map((label) => [label, new Map<Summed, number>()]));
   for (const row of rows) {
-    const sum = sums.get(row.value);
-    const key = names[row.name as keyof typeof names];
-    if (sum && key) sum[key] = Number(row.count);
+    const name = names[row.name];
+    if (name) sums.get(row.value)?.set(name, Number(row.count));
   }
   return labels.map((label) => {
-    const sum = sums.get(label) as Record<string, number>;
-    const visits = sum.visits ?? 0;
-    const per = (n = 0, scale = 1) => (visits === 0 ? 0 : Math.round((n * scale) / visits));
+    const f = figuresOf((name) => sums.get(label)?.get(name) ?? 0);
     return {
       label,
-      visitors: sum.visitors ?? 0,
-      pageviews: sum.pageviews ?? 0,
-      visits,
-      bounce_rate: hourly ? null : per(sum.bounces, 100),
-      visit_duration: hourly ? null : per(sum.duration),
+      visitors: f.visitors,
+      pageviews: f.pageviews,
+      visits: f.visits,
+      bounce_rate: f.bounce_rate,
+      visit_duration: f.visit_duration,
     };
   });
 }
@@ -262,5 +261,17 @@ export function formatFigure(key: keyof Figures, n: number): string {
     const two = (x: number) => String(x).padStart(2, '0');
     return h > 0 ? `${h}h ${two(m)}m` : m > 0 ? `${m}m ${two(s)}s` : `${s}s`;
   }
+  return formatNumber(n);
+}
+
+/** A count as people read it: `1,204`. */
+export function formatNumber(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/** The metrics a chart of a range can show: bounce rate and duration have no hourly roll-ups. */
+export function chartMetricsFor(hourly: boolean): readonly ChartMetric[] {
+  return hourly
+    ? CHART_METRICS.filter((m) => m !== 'bounce_rate' && m !== 'visit_duration')
+    : CHART_METRICS;
 }

@@ -112,7 +112,7 @@ const summaryRoute = createRoute({
   },
 });
 
-/** The website of `{id}` when it is the owner's (else the 404), its log flushed first. */
+/** The website of `{id}` when it is the owner's; else the 404 of a missing one. */
 async function readableWebsite(c: Context<AppEnv>, id: number) {
   const db = createDb(c.env.DB);
   const website = await findWebsite(db, c.get('ownerId'), id);

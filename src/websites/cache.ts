@@ -5,8 +5,8 @@
  *
  * What this trades: a change to a website — its domain, exclusions, time zone, its deletion —
  * reaches hits counted by other isolates within `WEBSITE_CACHE_MS`. The isolate that makes
- * the change forgets every entry at once (`afterChange`, around every statement that
- * inserts, updates or deletes websites), which is every isolate under `wrangler dev` and in
+ * the change forgets every entry at once (`afterChange`, around every statement of
+ * src/websites/queries.ts that inserts, updates or deletes websites), which is every isolate under `wrangler dev` and in
  * the tests. A website that is not found is not kept: a new website counts from its first
  * hit. A deleted website's log refuses to roll up once D1 no longer has the website
  * (src/event-log/flush.ts), so hits that reach it from a stale entry are never counted.
@@ -28,8 +28,8 @@ const entries = new Map<string, { site: WebsiteRow; until: number }>();
 export async function cachedWebsite(
   key: string,
   find: () => Promise<WebsiteRow | undefined>,
-  now = Date.now(),
 ): Promise<WebsiteRow | undefined> {
+  const now = Date.now();
   const kept = entries.get(key);
   if (kept && kept.until > now) return kept.site;
   entries.delete(key);

@@ -203,7 +203,7 @@ function chartRows(html: string): [string, number, number][] {
   ].map((m) => [m[1] ?? '', Number(m[2]), Number(m[3])]);
 }
 
-/** The two totals cards: figure and change. */
+/** A figure's card (visitors, page views, …): its figure and change. */
 function totalsOf(html: string) {
   const card = (title: string) => {
     const m = html.match(

@@ -9,21 +9,16 @@ import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { call, makeOwner, makeWebsite } from '../support/api.ts';
+import { call, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
-import { advance, freezeAt, MINUTE } from '../support/ingest-fixtures.ts';
+import { advance, flushLog, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-let owner: Promise<{ key: string }> | undefined;
-async function newSite(fields: Record<string, string> = {}) {
-  owner ??= makeOwner('visits');
-  const { key } = await owner;
-  return { key, ...(await makeWebsite(key, fields)) };
-}
+const newSite = (fields: Record<string, string> = {}) => site('visits', fields);
 
 type Site = Awaited<ReturnType<typeof newSite>>;
 
@@ -44,6 +39,17 @@ async function summary(s: Site, from: string, to = from) {
   return res.json as { data: Record<string, number>; previous: Record<string, number> };
 }
 
+/** The summary of one visitor's one visit of one page. */
+const ONE_PAGE_VISIT = {
+  visitors: 1,
+  visits: 1,
+  pageviews: 1,
+  views_per_visit: 1,
+  bounce_rate: 100,
+  visit_duration: 0,
+  events: 0,
+};
+
 const visitor =
   (s: Site, ip: string) =>
   (path: string, extra: Record<string, unknown> = {}) =>
@@ -60,15 +66,7 @@ describe('visits, bounces, duration and exit pages', () => {
     expect(await stat(s, 'bounces', day)).toEqual({ [day]: 1 });
     expect(await stat(s, 'visit_duration', day)).toEqual({});
     expect(await stat(s, 'exit_page', day)).toEqual({ '/only': 1 });
-    expect((await summary(s, day)).data).toEqual({
-      visitors: 1,
-      visits: 1,
-      pageviews: 1,
-      views_per_visit: 1,
-      bounce_rate: 100,
-      visit_duration: 0,
-      events: 0,
-    });
+    expect((await summary(s, day)).data).toEqual(ONE_PAGE_VISIT);
   });
 
   it('a visit goes on within 30 minutes: duration from first to last page view; then a new one', async () => {
@@ -135,7 +133,7 @@ describe('visits, bounces, duration and exit pages', () => {
     for (const [path, at] of steps) {
       vi.setSystemTime(start + at);
       await visitor(many, '198.51.100.4')(path);
-      await rollups(many.id); // a reader between every two hits: a flush each time
+      await flushLog(many.id); // a reader between every two hits: a flush each time
     }
     const day = '2026-05-14';
     for (const name of ['visits', 'bounces', 'visit_duration', 'exit_page']) {
@@ -214,7 +212,7 @@ CREATE TABLE staged (token TEXT PRIMARY KEY, hit TEXT NOT NULL, staged_at INTEGE
 describe('a log made by the previous version', () => {
   it('is brought up to date when its object starts, and counts visits from then on', async () => {
     const s = await newSite();
-    const stub = env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${s.id}`));
+    const stub = websiteLog(env, s.id);
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec(VERSION_1);
       state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('website', ?)", s.id);
@@ -288,15 +286,7 @@ describe('GET /api/v1/stats/{id}/summary', () => {
       visit_duration: 90,
       events: 0,
     });
-    expect(both.previous).toEqual({
-      visitors: 1,
-      visits: 1,
-      pageviews: 1,
-      views_per_visit: 1,
-      bounce_rate: 100,
-      visit_duration: 0,
-      events: 0,
-    });
+    expect(both.previous).toEqual(ONE_PAGE_VISIT);
   });
 
   it("is the same 404 for another owner's website and a missing one, and 422 names bad fields", async () => {

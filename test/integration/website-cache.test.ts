@@ -4,14 +4,14 @@
  * a log that a stale entry (another isolate's, within `WEBSITE_CACHE_MS`) still fed after its
  * website was deleted rolls nothing up and deletes itself.
  */
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.tsx';
 import { countStatements } from '../../src/db/count-statements.ts';
 import type { Env } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { call, makeOwner, makeWebsite, ORIGIN, snapshot } from '../support/api.ts';
-import { logHit, record } from '../support/event-log.ts';
+import { logHit, logTables, record } from '../support/event-log.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
 
 const app = createApp();
@@ -112,16 +112,7 @@ describe('a log fed after its website was deleted (a stale entry elsewhere)', ()
 
     expect(await snapshot('stats')).toEqual(before.stats);
     expect(await snapshot('log_positions')).toEqual(before.positions);
-    const tables = await runInDurableObject(
-      env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${site.id}`)),
-      (_instance, state) =>
-        state.storage.sql
-          .exec<{ name: string }>(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'",
-          )
-          .toArray(),
-    );
-    expect(tables).toEqual([]);
+    expect(await logTables(site.id)).toEqual([]);
   });
 });
 

@@ -11,27 +11,26 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { generateTraffic } from '../../scripts/lib/traffic.ts';
 import { websites } from '../../src/db/schema.ts';
+import { websiteLog } from '../../src/event-log/client.ts';
 import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit } from '../../src/ingest/pipeline.ts';
 import type { WebsiteRow } from '../../src/websites/queries.ts';
-import { db, makeOwner, makeWebsite } from '../support/api.ts';
+import { db } from '../support/api.ts';
 import { record } from '../support/event-log.ts';
-
-let owner: Promise<{ key: string }> | undefined;
+import { site as ingestSite } from '../support/ingest-fixtures.ts';
 
 /** Rows written per page view when `perSecond` page views arrive each second. */
 async function rowsPerPageview(perSecond: number, pageviews: number) {
-  owner ??= makeOwner('cost');
   // A website D1 has: a flush writes only for those (src/event-log/flush.ts).
-  const made = await makeWebsite((await owner).key);
+  const made = await ingestSite('cost');
   const domain = made.domain;
   const site = (await db()
     .select()
     .from(websites)
     .where(eq(websites.id, made.id))
     .get()) as WebsiteRow;
-  const log = env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${site.id}`));
+  const log = websiteLog(env, site.id);
   const traffic = generateTraffic({
     seed: 7,
     domain,

@@ -6,31 +6,26 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
 import { STAGE_TTL_MS, toLoggedEvent } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
-import { makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
-import { logHit, record } from '../support/event-log.ts';
+import { logHit, logTables, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
+import { MINUTE, site } from '../support/ingest-fixtures.ts';
 
-let ownerKey: Promise<string> | undefined;
 /**
  * A fresh website and its log. The log itself needs no website row, but its flush writes
  * only while D1 has the website (src/event-log/flush.ts).
  */
 async function freshLog() {
-  ownerKey ??= makeOwner().then((owner) => owner.key);
-  const { id: websiteId } = await makeWebsite(await ownerKey);
-  return {
-    websiteId,
-    log: env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${websiteId}`)),
-  };
+  const { id: websiteId } = await site('log');
+  return { websiteId, log: websiteLog(env, websiteId) };
 }
 
 const T0 = Date.parse('2026-03-10T10:00:00Z');
-const MINUTE = 60_000;
 
 const pageview = logHit;
 
@@ -303,10 +298,7 @@ describe('realtime and deletion', () => {
     const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     await log.destroy();
-    const tables = await runInDurableObject(log, (_: WebsiteLog, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray(),
-    );
-    expect(tables.filter((t) => !String(t.name).startsWith('_cf_'))).toEqual([]);
+    expect(await logTables(websiteId)).toEqual([]);
     expect(await log.realtime(Date.now())).toBe(0);
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     expect(await runDurableObjectAlarm(log)).toBe(false);

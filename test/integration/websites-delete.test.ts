@@ -1,17 +1,15 @@
 import {
   createExecutionContext,
   createScheduledController,
-  runInDurableObject,
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import worker from '../../src/index.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
 import { call, db, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
-import { logHit } from '../support/event-log.ts';
+import { logHit, logTables } from '../support/event-log.ts';
 
 /** Roll-up rows for a website, as the tracking pipeline would have written them. */
 async function seedStats(websiteId: number, rows: number) {
@@ -109,12 +107,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     expect(await snapshot('log_positions')).not.toContainEqual(
       expect.objectContaining({ website_id: site.id }),
     );
-    const tables = await runInDurableObject(log, (_: WebsiteLog, state) =>
-      state.storage.sql
-        .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
-        .toArray(),
-    );
-    expect(tables).toEqual([]);
+    expect(await logTables(site.id)).toEqual([]);
   });
 
   it("does not delete another owner's website", async () => {

@@ -87,8 +87,6 @@ type Table =
   | 'website_purges'
   | 'report_sends'
   | 'log_positions'
-  | 'visitors'
-  | 'salts'
   | 'sessions'
   | 'throttles'
   | 'secrets';

@@ -1,5 +1,7 @@
 /** Fixtures for the event log (src/event-log/): a hit as the pipeline hands it to a log. */
-
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { websiteLog } from '../../src/event-log/client.ts';
 import type { NotStored, Recorded } from '../../src/event-log/event-log.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
 
@@ -37,4 +39,15 @@ export async function record(
   const outcome = await log.record(hit);
   if (!outcome.ok) throw new Error('the log did not store the hit');
   return outcome;
+}
+
+/** The tables a website's log holds (the platform's own `_cf_` tables left out). */
+export function logTables(websiteId: number): Promise<string[]> {
+  return runInDurableObject(websiteLog(env, websiteId), (_instance, state) =>
+    state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((t) => t.name)
+      .filter((name) => !name.startsWith('_cf_')),
+  );
 }

@@ -1,6 +1,6 @@
 /** Sending hits through the Worker's real `fetch`, and reading back the roll-ups they wrote. */
 import { env, exports } from 'cloudflare:workers';
-import { websiteLog } from '../../src/event-log/client.ts';
+import { flushLog } from './ingest-fixtures.ts';
 
 export const CHROME_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -42,8 +42,7 @@ export async function sendHit(body: unknown, options: HitOptions = {}) {
 /** Roll-ups of a website as `{name: {value: count}}` (all dates), or of one date. */
 export async function rollups(websiteId: number, date?: string) {
   // Read-your-writes, as every reader does: the log's hits first go into D1's roll-ups.
-  const outcome = await websiteLog(env, websiteId).flush();
-  if (!outcome.ok) throw new Error(`the log of website ${websiteId} did not flush`);
+  await flushLog(websiteId);
   const { results } = await env.DB.prepare(
     `SELECT name, date, value, count FROM stats WHERE website_id = ?${date ? ' AND date = ?' : ''} ORDER BY name, value`,
   )

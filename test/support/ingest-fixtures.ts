@@ -9,12 +9,15 @@ import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;
 
-/** A new website of one shared owner; `label` makes the generated domain readable. */
+/**
+ * A new website of one shared owner, with that owner's API `key`; `label` makes the
+ * generated domain readable.
+ */
 export async function site(label: string, fields: Record<string, string> = {}) {
   owner ??= makeOwner('ingest');
   const { key } = await owner;
   const domain = fields.domain ?? `${label}-${crypto.randomUUID().slice(0, 8)}.example.com`;
-  return makeWebsite(key, { ...fields, domain });
+  return { key, ...(await makeWebsite(key, { ...fields, domain })) };
 }
 
 /** Freezes `Date` (only) at an instant; the Worker runs in this isolate and sees it too. */
@@ -54,13 +57,6 @@ export async function flushAllLogs(): Promise<void> {
     const outcome = await env.WEBSITE_LOG.get(id).flush();
     if (!outcome.ok) throw new Error('a log did not flush');
   }
-}
-
-/** Total number of stats rows in this file's database (every log flushed first). */
-export async function allStatRows(): Promise<number> {
-  await flushAllLogs();
-  const row = await env.DB.prepare('SELECT count(*) AS n FROM stats').first<{ n: number }>();
-  return row?.n ?? 0;
 }
 
 /** Stats rows of one website as `date|name|value → count`, to check which date each row is on. */

@@ -1,5 +1,6 @@
 /** docs/BENCHMARKS.md from one run's figures (docs/benchmarks.json holds the same figures). */
 import { readFileSync } from 'node:fs';
+import { STAT_NAMES } from '../../src/stats/names.ts';
 
 type Sizes = { raw: number; gzip: number; brotli: number };
 type Load = {
@@ -79,6 +80,8 @@ const statuses = (s: Record<string, number>) =>
     .join(', ');
 
 export function renderMarkdown(r: BenchReport): string {
+  /** Page views one alarm's flush sums at `perSecond` page views a second. */
+  const perFlush = (perSecond: number) => n((perSecond * r.rollupLatency.flushDelayMs) / 1000);
   const ranges = [...new Set(r.reads.map((x) => x.days))];
   const byStat = [...new Set(r.reads.map((x) => x.statistic))];
   const cell = (stat: string, days: number) =>
@@ -124,7 +127,7 @@ types, 13 places, custom events and a share of bots.
 
 Every hit went through the one ingestion entry point — \`ingestCall\` — into the real event
 log (\`EventLog\`, the same code as the websites' Durable Objects), whose flush wrote the
-roll-ups; the logs were flushed after every day, as their alarms would. For speed the load runs
+roll-ups; the logs were flushed at the end of every day of traffic. For speed the load runs
 outside workerd, over Node's SQLite (the logs and the local D1 database file), one process per
 core (days are independent: visitor hashes are salted per day). Nothing is written by hand;
 test/cli/bench-loader.test.ts proves the result equals the Worker's.
@@ -139,7 +142,7 @@ their alarm's cadence (${r.rollupLatency.flushDelayMs / 1000} s).
 
 | Hit | Rows written (average) | Floor |
 |---|---|---|
-| Page view | **${r.writes.rowsPerPageview}** | 1 |
+| Page view | **${r.writes.rowsPerPageview}** | 2 |
 | Event | **${r.writes.rowsPerEvent}** | 1 |
 | Dropped hit (bot, …) | ${r.writes.rowsPerDropped} | 0 |
 | Any stored hit | ${r.writes.rowsPerStoredHit} | 1 |
@@ -153,7 +156,7 @@ The same traffic at other rates (a fresh website each), page views only:
 Why above the floor: a page view writes two rows in its log — the event and the short-lived
 visitor row that decides "new visitor" and "new visit" without storing an IP — and its share of
 the flushes, which sum all events since the last flush into one row per distinct (statistic,
-date, value): about 750 page views per flush at 50 a second, 150 at 10, 15 at 1 — the slower
+date, value): about ${perFlush(50)} page views per flush at 50 a second, ${perFlush(10)} at 10, ${perFlush(1)} at 1 — the slower
 the traffic, the fewer page views share a flush's rows. Pages, landing pages and exit pages
 take the most: one row each per distinct page a flush touches. An event is one row in the log
 (its share of a flush rounds away). No table has a secondary index, so no write is paid twice.
@@ -162,7 +165,7 @@ Before the event log every page view wrote its roll-ups to D1 itself: 9.71 rows 
 
 ## 2. Cost and speed of reads
 
-Each of the 17 statistics over the last 7, 30 and 365 days, as the Stats API asks for it (first
+Each of the ${STAT_NAMES.length} statistics over the last 7, 30 and 365 days, as the Stats API asks for it (first
 page of 25, sorted by count): D1's exact \`meta.rows_read\`, rows returned / distinct values, and
 the latency of \`queryStats\` measured inside workerd against local D1 (p50 / p95 over
 ${r.config.runs} runs, milliseconds).
@@ -219,7 +222,7 @@ D1 polled every 20 ms — over ${r.rollupLatency.samples} hits: p50 **${n(r.roll
 | Statistics page + its ${r.sizes.statsPage.assets} assets (what a first visit transfers) | ${kb(r.sizes.statsPage.total.raw)} | ${kb(r.sizes.statsPage.total.gzip)} | ${kb(r.sizes.statsPage.total.brotli)} |
 
 Cloudflare compresses responses on the way out, so the compressed columns are what travels.
-The statistics page rendered in ${r.sizes.statsPageP50Ms} ms (p50, through wrangler dev, all 13 panels
+The statistics page rendered in ${r.sizes.statsPageP50Ms} ms (p50, through wrangler dev, all its panels
 and the chart in one response).
 
 ## 6. Comparison

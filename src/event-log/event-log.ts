@@ -3,14 +3,14 @@
  * website (`WebsiteLog`, ./website-log.ts; docs/ARCHITECTURE.md). It keeps one row per stored page view or custom event, decides in
  * arrival order — an object runs one request at a time — whether a page view is its
  * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
- * daily `stats`, exactly once, on an alarm fifteen seconds after the first unflushed event or
+ * daily `stats`, exactly once, on an alarm ten seconds after the first unflushed event or
  * when a reader asks (`flush`).
  *
  * What it stores: the events (their dimensions, local date and hour, the visitor's and the
  * visit's number of that day — never an address, a User-Agent or a hash); the visitors of the
- * last 48 hours (the day's salted hash, their numbers, when they were last seen, the referrer
- * that started their visit); the day's random salts, for 72 hours; hits staged for a minute
- * at most (`stage`); and its flush position.
+ * last 48 hours (the day's salted hash, their numbers, their visit's start and the referrer
+ * that started it); the day's random salts, for 72 hours; hits staged for a minute at most
+ * (`stage`); and its flush position. The visits under way are kept in memory (`VisitState`).
  */
 import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
@@ -29,11 +29,10 @@ export const VISIT_GAP_MS = 30 * 60 * 1000;
 /**
  * How soon after the first unflushed event the alarm flushes. Readers flush first anyway
  * (read-your-writes), so the delay only decides how many events one flush sums, and so how
- * many D1 rows each page view shares: at 50 page views a second, 15 seconds keep a page
- * view's D1 share under one row with the visit statistics included (measured in
- * test/integration/website-log-cost.test.ts; 10 seconds gave 1.07).
+ * many D1 rows each page view shares: the longer, the fewer (measured in
+ * test/integration/website-log-cost.test.ts and the benchmark).
  */
-export const FLUSH_DELAY_MS = 15_000;
+export const FLUSH_DELAY_MS = 10_000;
 /** Events per D1 batch of a flush; a longer backlog is flushed in several. */
 const FLUSH_BATCH = 5_000;
 /** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
@@ -80,8 +79,6 @@ CREATE TABLE IF NOT EXISTS visitors (
   visit INTEGER NOT NULL,
   last_seen INTEGER NOT NULL,
   visit_referrer TEXT NOT NULL,
-  visit_views INTEGER,
-  visit_page TEXT,
   visit_start INTEGER
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS salts (
@@ -101,7 +98,7 @@ CREATE TABLE IF NOT EXISTS staged (
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -116,6 +113,12 @@ ALTER TABLE events ADD COLUMN visit_seconds INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE visitors ADD COLUMN visit_views INTEGER;
 ALTER TABLE visitors ADD COLUMN visit_page TEXT;
 ALTER TABLE visitors ADD COLUMN visit_start INTEGER;
+`,
+  // A visit's page views so far and its last page live in memory (`VisitState`), rebuilt
+  // from the events after a restart: the visitor's row is written when a visit starts only.
+  3: `
+ALTER TABLE visitors DROP COLUMN visit_views;
+ALTER TABLE visitors DROP COLUMN visit_page;
 `,
 };
 
@@ -138,12 +141,23 @@ type EventRow = EventDimensions & {
 type VisitorRow = {
   number: number;
   visit: number;
-  last_seen: number;
   visit_referrer: string;
-  visit_views: number | null;
-  visit_page: string | null;
   visit_start: number | null;
 };
+
+/**
+ * Where a visitor's current visit stands, kept in memory by `${date} ${visitor number}`: the
+ * visit's number, its last page view's time and page, and its page views so far (null for a
+ * visit under way when the log was upgraded to version 2). It changes with every page view,
+ * so it is not written anywhere: every page view's event row says all of it, and a restarted
+ * object reads it back from the events of the last half hour (`visitStates`).
+ */
+type VisitState = { visit: number; lastSeen: number; views: number | null; page: string };
+
+/** Slack for clocks of different Workers when the visits under way are read back. */
+const CLOCK_SLACK_MS = 5 * 60_000;
+/** Events read per statement while reading back the visits under way. */
+const READ_BACK_BATCH = 1_000;
 
 /** What `meta` holds: the website's id, the flush position, the tables' version. */
 type MetaKey = 'website' | 'flushed' | 'schema';
@@ -209,6 +223,8 @@ export class EventLog {
   private readonly next = new Map<string, { visitor: number; visit: number }>();
   /** The salts of the dates seen since the last maintenance, as stored. */
   private readonly salts = new Map<string, string>();
+  /** The visits under way (`visitStates`), once read back after the object started. */
+  private visits: Map<string, VisitState> | undefined;
   /** The website id, once noted in `meta`. */
   private website: number | undefined;
   /** When visitors, salts and old events were last forgotten (0: not since the object started). */
@@ -247,7 +263,9 @@ export class EventLog {
       this.ensureTables();
       const before = { ...this.io };
       const hash = await this.hashOf(hit);
-      const recorded = this.storage.transactionSync(() => this.storeNow(hit, hash, before));
+      const recorded = this.stored(
+        this.storage.transactionSync(() => this.storeNow(hit, hash, before)),
+      );
       await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
       return recorded;
     });
@@ -288,11 +306,12 @@ export class EventLog {
       const hash = await this.hashOf(hit);
       // Taking the staged row and storing the hit are one transaction: a failure keeps the
       // row for the next try; a second commit that ran while the hash was made finds none.
-      const recorded = this.storage.transactionSync(() =>
+      const outcome = this.storage.transactionSync(() =>
         this.rows('DELETE FROM staged WHERE token = ? RETURNING token', token).length === 0
           ? null
           : this.storeNow(hit, hash, before),
       );
+      const recorded = outcome && this.stored(outcome);
       await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
       return { ok: true as const, recorded };
     });
@@ -348,35 +367,40 @@ export class EventLog {
   }
 
   /**
-   * Decides the hit's visitor and visit and writes the event and the visitor, in one
-   * synchronous step and one storage transaction: nothing awaits between reading the visitor
-   * and writing, so two hits of one visitor are decided one after the other, in arrival
-   * order; and a write that fails takes the others back with it, so a retry is decided as if
-   * the failed attempt never happened.
+   * Decides the hit's visitor and visit and writes the event (and the visitor, when a visit
+   * starts), in one synchronous step and one storage transaction: nothing awaits between
+   * reading the visitor and writing, so two hits of one visitor are decided one after the
+   * other, in arrival order; and a write that fails takes the others back with it, so a retry
+   * is decided as if the failed attempt never happened. The visit's new state is answered,
+   * for `stored` to keep once the transaction has committed.
    */
   private storeNow(
     hit: LogHit,
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
-  ): Recorded {
+  ): { recorded: Recorded; state?: [string, VisitState] } {
     const known = this.rows<VisitorRow>(
-      `SELECT number, visit, last_seen, visit_referrer, visit_views, visit_page, visit_start
-        FROM visitors WHERE hash = ?`,
+      'SELECT number, visit, visit_referrer, visit_start FROM visitors WHERE hash = ?',
       hash,
     )[0];
+    const key = known && `${hit.date} ${known.number}`;
+    const current = key === undefined ? undefined : this.visitStates().get(key);
+    const under = current?.visit === known?.visit ? current : undefined;
     let decided: Omit<Recorded, 'ok' | 'id' | 'cost'>;
     let visit: Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'> = {
       visitViews: null,
       previousPage: null,
       visitSeconds: 0,
     };
+    let state: [string, VisitState] | undefined;
     if (hit.kind === 'pageview') {
       // A visit goes on within 30 minutes of the last page view, unless the visitor arrives
       // from another site than the one that started it (reloads and single-page-app
       // navigations repeat that referrer).
       const goesOn =
         known !== undefined &&
-        known.last_seen > hit.time - VISIT_GAP_MS &&
+        under !== undefined &&
+        under.lastSeen > hit.time - VISIT_GAP_MS &&
         (hit.referrer === '' || known.visit_referrer === hit.referrer);
       decided = {
         visitor: known?.number ?? this.take(hit.date, 'visitor'),
@@ -384,41 +408,47 @@ export class EventLog {
         newVisitor: known === undefined,
         newVisit: !goesOn,
       };
-      const start = goesOn ? known.visit_start : hit.time;
       if (!goesOn) visit = { visitViews: 1, previousPage: null, visitSeconds: 0 };
-      else if (known.visit_views !== null && start !== null)
+      else if (under.views !== null && known.visit_start !== null)
         visit = {
-          visitViews: known.visit_views + 1,
-          previousPage: known.visit_page,
+          visitViews: under.views + 1,
+          previousPage: under.page,
           // Whole seconds since the visit's start, less those counted already: the visit's
           // seconds add up to floor((last - first) / 1000) exactly.
           visitSeconds: Math.max(
             0,
-            Math.floor((hit.time - start) / 1000) - Math.floor((known.last_seen - start) / 1000),
+            Math.floor((hit.time - known.visit_start) / 1000) -
+              Math.floor((under.lastSeen - known.visit_start) / 1000),
           ),
         };
       // else: a visit under way when the log was upgraded; its views so far are unknown.
-      this.rows(
-        `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_views,
-          visit_page, visit_start)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (hash) DO UPDATE SET
-          visit = excluded.visit,
-          last_seen = max(last_seen, excluded.last_seen),
-          visit_referrer = excluded.visit_referrer,
-          visit_views = excluded.visit_views,
-          visit_page = excluded.visit_page,
-          visit_start = excluded.visit_start`,
-        hash,
-        hit.date,
-        decided.visitor,
-        decided.visit,
-        hit.time,
-        goesOn ? known.visit_referrer : hit.referrer,
-        visit.visitViews,
-        hit.page,
-        start,
-      );
+      state = [
+        `${hit.date} ${decided.visitor}`,
+        {
+          visit: decided.visit,
+          lastSeen: goesOn ? Math.max(under.lastSeen, hit.time) : hit.time,
+          views: visit.visitViews,
+          page: hit.page,
+        },
+      ];
+      // The visitor's row changes only when a visit starts: its page views are in memory.
+      if (!goesOn)
+        this.rows(
+          `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_start)
+          VALUES (?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (hash) DO UPDATE SET
+            visit = excluded.visit,
+            last_seen = max(last_seen, excluded.last_seen),
+            visit_referrer = excluded.visit_referrer,
+            visit_start = excluded.visit_start`,
+          hash,
+          hit.date,
+          decided.visitor,
+          decided.visit,
+          hit.time,
+          hit.referrer,
+          hit.time,
+        );
     } else {
       decided = {
         visitor: known?.number ?? 0,
@@ -460,7 +490,77 @@ export class EventLog {
       rowsRead: this.io.rowsRead - before.rowsRead,
       rowsWritten: this.io.rowsWritten - before.rowsWritten,
     };
-    return { ok: true, id, ...decided, cost };
+    return { recorded: { ok: true, id, ...decided, cost }, ...(state ? { state } : {}) };
+  }
+
+  /**
+   * Notes a stored page view's visit in memory, once its transaction has committed: a write
+   * that failed leaves the visit as it was, so a retry is decided as if it never happened.
+   */
+  private stored(outcome: { recorded: Recorded; state?: [string, VisitState] }): Recorded {
+    if (outcome.state) this.visitStates().set(...outcome.state);
+    return outcome.recorded;
+  }
+
+  /**
+   * The visits under way, by `${date} ${visitor}`; after a restart, read back from the page
+   * views of the half hour before the newest event (and some slack for the clocks of
+   * different Workers): a visit whose last page view is older than that cannot go on. Reads
+   * the log backwards, a batch at a time, so the cost is the last half hour's events and one
+   * batch more.
+   */
+  private visitStates(): Map<string, VisitState> {
+    if (this.visits) return this.visits;
+    const visits = new Map<string, VisitState>();
+    let below = Number.MAX_SAFE_INTEGER;
+    let cutoff: number | undefined;
+    for (;;) {
+      const rows = this.rows<{
+        id: number;
+        kind: string;
+        time: number;
+        date: string;
+        visitor: number;
+        visit: number;
+        page: string;
+        visit_views: number | null;
+      }>(
+        `SELECT id, kind, time, date, visitor, visit, page, visit_views FROM events
+          WHERE id < ? ORDER BY id DESC LIMIT ?`,
+        below,
+        READ_BACK_BATCH,
+      );
+      let current = false;
+      for (const row of rows) {
+        cutoff ??= row.time - VISIT_GAP_MS - CLOCK_SLACK_MS;
+        if (row.time < cutoff) continue;
+        current = true;
+        const key = `${row.date} ${row.visitor}`;
+        if (row.kind === 'pageview' && !visits.has(key))
+          visits.set(key, {
+            visit: row.visit,
+            lastSeen: row.time,
+            views: row.visit_views,
+            page: row.page,
+          });
+      }
+      // Done at the first batch with nothing recent: arrival order and time order may
+      // differ a little (the clocks of different Workers).
+      const last = rows.at(-1);
+      if (!last || !current || rows.length < READ_BACK_BATCH) break;
+      below = last.id;
+    }
+    this.visits = visits;
+    return visits;
+  }
+
+  /** Forgets the visits in memory that can no longer go on. */
+  private pruneVisits(): void {
+    if (!this.visits) return;
+    let newest = 0;
+    for (const state of this.visits.values()) newest = Math.max(newest, state.lastSeen);
+    for (const [key, state] of this.visits)
+      if (state.lastSeen < newest - VISIT_GAP_MS - CLOCK_SLACK_MS) this.visits.delete(key);
   }
 
   /**
@@ -485,13 +585,12 @@ export class EventLog {
     }
   }
 
-  /** Visitors seen in the last five minutes. */
+  /** Visitors whose last page view was in the five minutes before `now`. */
   realtime(now: number): number {
     if (!this.hasTables) return 0;
-    return this.one<{ n: number }>(
-      'SELECT count(*) AS n FROM visitors WHERE last_seen > ?',
-      now - 300_000,
-    ).n;
+    let seen = 0;
+    for (const state of this.visitStates().values()) if (state.lastSeen > now - 300_000) seen++;
+    return seen;
   }
 
   /** Deletes everything the object stores (its website was deleted). */
@@ -500,6 +599,7 @@ export class EventLog {
     await this.storage.deleteAll();
     this.next.clear();
     this.salts.clear();
+    this.visits = undefined;
     this.website = undefined;
     this.alarmAt = null;
     this.hasTables = false;
@@ -514,6 +614,7 @@ export class EventLog {
     const flushed = await this.flush();
     if (!this.hasTables) return; // the website is gone, and so is everything here
     this.forget(now);
+    this.pruneVisits();
     if (flushed.ok && this.pendingEvents() > 0) await this.scheduleAlarm(now + FLUSH_DELAY_MS);
     else if (this.holdsAnythingToForget()) await this.scheduleAlarm(now + MAINTENANCE_INTERVAL_MS);
   }

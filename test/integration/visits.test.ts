@@ -314,8 +314,18 @@ describe('GET /api/v1/stats/{id}/summary', () => {
 });
 
 describe('for any sequence of hits', () => {
-  /** One hit of a sequence: who, how long after the previous hit, what. */
-  type Step = { who: number; gapSeconds: number; page: number; referrer: number; event: boolean };
+  /**
+   * One hit of a sequence: who, how long after the previous hit, what; and whether the object
+   * restarts before it (the visits under way are then read back from its events).
+   */
+  type Step = {
+    who: number;
+    gapSeconds: number;
+    page: number;
+    referrer: number;
+    event: boolean;
+    restart: boolean;
+  };
   const step = fc.record({
     who: fc.integer({ min: 0, max: 2 }),
     gapSeconds: fc.oneof(
@@ -326,6 +336,7 @@ describe('for any sequence of hits', () => {
     page: fc.integer({ min: 0, max: 3 }),
     referrer: fc.integer({ min: 0, max: 4 }), // 0–2: none; 3, 4: another site
     event: fc.boolean(),
+    restart: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
   });
 
   /** The figures worked out from the hits alone, by the definitions. */
@@ -364,7 +375,7 @@ describe('for any sequence of hits', () => {
     };
   }
 
-  it("the log's visits, bounces, duration and exit pages equal the reference", async () => {
+  it("the log's visits, bounces, duration and exit pages equal the reference, across restarts", async () => {
     const s = await newSite();
     let round = 0;
     await fc.assert(
@@ -375,8 +386,12 @@ describe('for any sequence of hits', () => {
         const start = Date.parse(`${date}T01:00:00Z`);
         const log = websiteLog(env, s.id);
         let time = start;
+        let running = round > 1;
         for (const st of steps) {
           time += st.gapSeconds * 1000;
+          // (Only an object that runs can be evicted: not before its first hit.)
+          if (st.restart && running) await evictDurableObject(log);
+          running = true;
           await record(
             log,
             logHit(s.id, {

@@ -105,7 +105,7 @@ describe('recording', () => {
     expect(new Set(all.map((r) => r.visitor))).toEqual(new Set([1]));
   });
 
-  it('writes two rows per page view in its storage (the event, the visitor) after the first', async () => {
+  it('writes the event and, when a visit starts, the visitor: nothing else', async () => {
     const { websiteId, log } = await freshLog();
     const first = await record(log, pageview(websiteId));
     const later = await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/x' }));
@@ -114,11 +114,40 @@ describe('recording', () => {
       log,
       pageview(websiteId, { kind: 'event', event: 'e', time: T0 + 2 * MINUTE }),
     );
+    const nextVisit = await record(log, pageview(websiteId, { time: T0 + 40 * MINUTE }));
     // The first also stores the day's salt and which website the log is.
     expect(first.cost.rowsWritten).toBe(4);
-    expect(later.cost.rowsWritten).toBe(2);
+    expect(later).toMatchObject({ newVisit: false, cost: { rowsWritten: 1 } });
     expect(otherVisitor.cost.rowsWritten).toBe(2);
     expect(event.cost.rowsWritten).toBe(1);
+    expect(nextVisit).toMatchObject({ newVisit: true, cost: { rowsWritten: 2 } });
+  });
+
+  it('goes on with the visits under way after a restart, reading them back from the events', async () => {
+    const { websiteId, log } = await freshLog();
+    const walker = { ip: '198.51.100.1' };
+    const idle = { ip: '198.51.100.2' };
+    await record(log, pageview(websiteId, { ...walker, page: '/a' }));
+    await record(log, pageview(websiteId, { ...walker, time: T0 + MINUTE, page: '/b' }));
+    await record(log, pageview(websiteId, { ...idle, time: T0 - 40 * MINUTE, page: '/idle' }));
+    // More events than one read-back batch after the walker's last page view.
+    for (let i = 0; i < 1_200; i++)
+      await record(
+        log,
+        pageview(websiteId, { kind: 'event', event: 'tick', time: T0 + MINUTE + i * 100 }),
+      );
+    await evictDurableObject(log);
+    expect(await log.realtime(T0 + 3 * MINUTE)).toBe(1);
+    const goesOn = await record(log, pageview(websiteId, { ...walker, time: T0 + 5 * MINUTE }));
+    const idleAgain = await record(log, pageview(websiteId, { ...idle, time: T0 + 5 * MINUTE }));
+    expect(goesOn).toMatchObject({ newVisitor: false, newVisit: false, visit: 1 });
+    expect(idleAgain).toMatchObject({ newVisitor: false, newVisit: true });
+    const r = await rollups(websiteId);
+    expect(r.visits).toEqual({ '2026-03-10': 3 });
+    // The walker's visit: /a, /b, / over five minutes, so no bounce and 300 seconds.
+    expect(r.bounces).toEqual({ '2026-03-10': 2 });
+    expect(r.visit_duration).toEqual({ '2026-03-10': 300 });
+    expect(r.exit_page).toEqual({ '/': 2, '/idle': 1 });
   });
 
   it('stores no address, User-Agent or hash in its events', async () => {

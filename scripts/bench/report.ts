@@ -142,7 +142,7 @@ their alarm's cadence (${r.rollupLatency.flushDelayMs / 1000} s).
 
 | Hit | Rows written (average) | Floor |
 |---|---|---|
-| Page view | **${r.writes.rowsPerPageview}** | 2 |
+| Page view | **${r.writes.rowsPerPageview}** | 1 |
 | Event | **${r.writes.rowsPerEvent}** | 1 |
 | Dropped hit (bot, …) | ${r.writes.rowsPerDropped} | 0 |
 | Any stored hit | ${r.writes.rowsPerStoredHit} | 1 |
@@ -153,9 +153,9 @@ The same traffic at other rates (a fresh website each), page views only:
 |---|---|---|---|
 | Rows written per page view | ${r.writes.rowsPerPageviewAt['1']} | ${r.writes.rowsPerPageviewAt['10']} | **${r.writes.rowsPerPageviewAt['50']}** |
 
-Why above the floor: a page view writes two rows in its log — the event and the short-lived
-visitor row that decides "new visitor" and "new visit" without storing an IP — and its share of
-the flushes, which sum all events since the last flush into one row per distinct (statistic,
+Why above the floor: a page view writes its event in its log and, when it starts a visit, the
+short-lived visitor row that decides "new visitor" and "new visit" without storing an IP (a
+visit's later page views change only the object's memory); and its share of the flushes, which sum all events since the last flush into one row per distinct (statistic,
 date, value): about ${perFlush(50)} page views per flush at 50 a second, ${perFlush(10)} at 10, ${perFlush(1)} at 1 — the slower
 the traffic, the fewer page views share a flush's rows. Pages, landing pages and exit pages
 take the most: one row each per distinct page a flush touches. An event is one row in the log

@@ -6,6 +6,7 @@
 import type { Env } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import type { LogRead } from './event-log.ts';
 import type { LogHit } from './events.ts';
 
 /** The event log of a website: its Durable Object, named by the website's id. */
@@ -66,6 +67,28 @@ class LogRefused extends Error {
 /** Deletes everything a deleted website's log stores (the purge of its data). */
 export async function destroyLog(env: Env, websiteId: number): Promise<void> {
   await websiteLog(env, websiteId).destroy();
+}
+
+/**
+ * Reads the website's log (`statistic`, `sums`): the value, or the first date it holds
+ * whole when the range starts earlier. A log that cannot answer makes the read a 503.
+ */
+export async function readLog<T>(
+  env: Env,
+  websiteId: number,
+  read: (log: ReturnType<typeof websiteLog>) => Promise<LogRead<T>>,
+): Promise<{ ok: true; value: T; rowsRead: number } | { ok: false; firstDate: string }> {
+  let answer: LogRead<T> = { ok: false };
+  try {
+    answer = await read(websiteLog(env, websiteId));
+  } catch (err) {
+    logError('event log not reached', { websiteId }, err);
+  }
+  if (answer.ok) return answer;
+  if (answer.firstDate) return { ok: false, firstDate: answer.firstDate };
+  throw new ApiError(503, 'The statistics could not be read; try again in a moment.', undefined, {
+    'Retry-After': '5',
+  });
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
+import { addDays } from '../lib/dates.ts';
 import { logError } from '../lib/log.ts';
 import {
   type EventDimensions,
@@ -23,6 +24,12 @@ import {
   visitorHash,
 } from './events.ts';
 import { type Applied, appliedPosition, applyFlush, type FlushCost } from './flush.ts';
+import {
+  type LogStatsQuery,
+  type LogSums,
+  statisticStatement,
+  sumsStatement,
+} from './log-query.ts';
 
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
 export const VISIT_GAP_MS = 30 * 60 * 1000;
@@ -81,6 +88,10 @@ CREATE TABLE IF NOT EXISTS visitors (
   visit_referrer TEXT NOT NULL,
   visit_start INTEGER
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS days (
+  first INTEGER PRIMARY KEY,
+  date TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS salts (
   date TEXT PRIMARY KEY,
   salt TEXT NOT NULL,
@@ -98,7 +109,7 @@ CREATE TABLE IF NOT EXISTS staged (
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -119,6 +130,13 @@ ALTER TABLE visitors ADD COLUMN visit_start INTEGER;
   3: `
 ALTER TABLE visitors DROP COLUMN visit_views;
 ALTER TABLE visitors DROP COLUMN visit_page;
+`,
+  // Where each local date's events are, for the queries that read the log (`idsOf`).
+  4: `
+CREATE TABLE days (first INTEGER PRIMARY KEY, date TEXT NOT NULL);
+INSERT INTO days (first, date)
+  SELECT id, date FROM (SELECT id, date, lag(date) OVER (ORDER BY id) AS before FROM events)
+  WHERE before IS NULL OR before != date;
 `,
 };
 
@@ -154,13 +172,27 @@ type VisitorRow = {
  */
 type VisitState = { visit: number; lastSeen: number; views: number | null; page: string };
 
+/** What `storeNow` stored, for `stored` to note in memory once committed. */
+type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
+
 /** Slack for clocks of different Workers when the visits under way are read back. */
 const CLOCK_SLACK_MS = 5 * 60_000;
 /** Events read per statement while reading back the visits under way. */
 const READ_BACK_BATCH = 1_000;
 
-/** What `meta` holds: the website's id, the flush position, the tables' version. */
-type MetaKey = 'website' | 'flushed' | 'schema';
+/**
+ * What `meta` holds: the website's id, the flush position, the tables' version, and whether
+ * events were ever deleted (`EVENT_RETENTION_DAYS`: the log no longer holds every date).
+ */
+type MetaKey = 'website' | 'flushed' | 'schema' | 'pruned';
+
+/**
+ * What a read of the log answered: its value and rows read; or, for a range that starts
+ * before the oldest date it holds, that date (`firstDate`); or a failure (logged).
+ */
+export type LogRead<T> =
+  | { ok: true; value: T; rowsRead: number }
+  | { ok: false; firstDate?: string };
 
 /** A hit the log could not store (the failure is logged by the object). */
 export type NotStored = { ok: false };
@@ -223,6 +255,8 @@ export class EventLog {
   private readonly next = new Map<string, { visitor: number; visit: number }>();
   /** The salts of the dates seen since the last maintenance, as stored. */
   private readonly salts = new Map<string, string>();
+  /** The date of the newest event (`lastDate`), once read. */
+  private newestDate: string | null | undefined;
   /** The visits under way (`visitStates`), once read back after the object started. */
   private visits: Map<string, VisitState> | undefined;
   /** The website id, once noted in `meta`. */
@@ -378,7 +412,7 @@ export class EventLog {
     hit: LogHit,
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
-  ): { recorded: Recorded; state?: [string, VisitState] } {
+  ): Stored {
     const known = this.rows<VisitorRow>(
       'SELECT number, visit, visit_referrer, visit_start FROM visitors WHERE hash = ?',
       hash,
@@ -486,20 +520,37 @@ export class EventLog {
       visit.previousPage,
       visit.visitSeconds,
     ).id;
+    // A run of events of one date starts here: what lets a query read only its dates.
+    if (hit.date !== this.lastDate())
+      this.rows('INSERT INTO days (first, date) VALUES (?, ?)', id, hit.date);
     const cost = {
       rowsRead: this.io.rowsRead - before.rowsRead,
       rowsWritten: this.io.rowsWritten - before.rowsWritten,
     };
-    return { recorded: { ok: true, id, ...decided, cost }, ...(state ? { state } : {}) };
+    return {
+      recorded: { ok: true, id, ...decided, cost },
+      date: hit.date,
+      ...(state ? { state } : {}),
+    };
   }
 
   /**
    * Notes a stored page view's visit in memory, once its transaction has committed: a write
    * that failed leaves the visit as it was, so a retry is decided as if it never happened.
    */
-  private stored(outcome: { recorded: Recorded; state?: [string, VisitState] }): Recorded {
+  private stored(outcome: Stored): Recorded {
     if (outcome.state) this.visitStates().set(...outcome.state);
+    this.newestDate = outcome.date;
     return outcome.recorded;
+  }
+
+  /** The local date of the newest event (null before the first). */
+  private lastDate(): string | null {
+    if (this.newestDate === undefined)
+      this.newestDate =
+        this.rows<{ date: string }>('SELECT date FROM days ORDER BY first DESC LIMIT 1')[0]?.date ??
+        null;
+    return this.newestDate;
   }
 
   /**
@@ -593,6 +644,74 @@ export class EventLog {
     return seen;
   }
 
+  /**
+   * One statistic read from the log (a filtered question: src/stats/filters.ts), sorted, with
+   * the page `offset`/`limit` of its values and how many there are. `firstDate` instead when
+   * the range starts before the oldest date the log still holds (after `EVENT_RETENTION_DAYS`
+   * deleted events).
+   */
+  async statistic(
+    q: LogStatsQuery & { limit: number; offset: number },
+  ): Promise<LogRead<{ rows: { value: string; count: number }[]; total: number }>> {
+    return this.read(q.from, q.to, (ids) => {
+      const statement = statisticStatement(q, ids);
+      const rows = this.rows<{ value: string; count: number }>(statement.text, ...statement.params);
+      return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
+    });
+  }
+
+  /** The sums of a summary's figures over the kept events of a range, as `statistic`. */
+  async sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
+    return this.read(q.from, q.to, (ids) => {
+      const statement = sumsStatement(q, ids);
+      return this.one<LogSums>(statement.text, ...statement.params);
+    });
+  }
+
+  /** Runs a read over the events of `from`–`to`, counting its rows read. */
+  private async read<T>(
+    from: string,
+    to: string,
+    work: (ids: [number, number]) => T,
+  ): Promise<LogRead<T>> {
+    const answered = await this.answer('log not read', async () => {
+      const before = this.io.rowsRead;
+      if (!this.hasTables) return { ok: true as const, value: work([1, 0]), rowsRead: 0 };
+      const firstDate = this.firstDate();
+      if (firstDate !== null && from < firstDate) return { ok: false as const, firstDate };
+      const value = work(this.idsOf(from, to));
+      return { ok: true as const, value, rowsRead: this.io.rowsRead - before };
+    });
+    return answered;
+  }
+
+  /**
+   * The ids between which the events of the dates `from`–`to` lie (`days` notes where each
+   * run of one date's events starts); [1, 0] when there are none.
+   */
+  private idsOf(from: string, to: string): [number, number] {
+    const row = this.one<{ low: number | null; high: number | null }>(
+      `SELECT min(d.first) AS low,
+          max(coalesce((SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1, ?)) AS high
+        FROM days d WHERE d.date BETWEEN ? AND ?`,
+      Number.MAX_SAFE_INTEGER,
+      from,
+      to,
+    );
+    return row.low === null || row.high === null ? [1, 0] : [row.low, row.high];
+  }
+
+  /**
+   * The oldest date the log holds: null while it has deleted no event (it holds every date
+   * since its first hit). Events are deleted by whole dates (`forget`), so that date is whole.
+   */
+  private firstDate(): string | null {
+    if (this.meta('pruned') !== 1) return null;
+    const oldest = this.rows<{ date: string }>('SELECT date FROM events ORDER BY id LIMIT 1')[0]
+      ?.date;
+    return oldest ?? addDays(new Date().toISOString().slice(0, 10), 1);
+  }
+
   /** Deletes everything the object stores (its website was deleted). */
   async destroy(): Promise<void> {
     await this.storage.deleteAlarm();
@@ -600,6 +719,7 @@ export class EventLog {
     this.next.clear();
     this.salts.clear();
     this.visits = undefined;
+    this.newestDate = undefined;
     this.website = undefined;
     this.alarmAt = null;
     this.hasTables = false;
@@ -701,12 +821,16 @@ export class EventLog {
     this.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
     this.salts.clear();
     const days = this.retentionDays();
-    if (days !== null)
+    if (days !== null) {
+      const before = this.io.rowsWritten;
+      // Whole local dates at a time, so that the oldest date left is whole (`firstDate`).
       this.rows(
-        'DELETE FROM events WHERE time < ? AND id <= ?',
-        now - days * 86_400_000,
+        'DELETE FROM events WHERE date < ? AND id <= ?',
+        new Date(now - days * 86_400_000).toISOString().slice(0, 10),
         this.meta('flushed'),
       );
+      if (this.io.rowsWritten > before) this.setMeta('pruned', 1);
+    }
   }
 
   /** `EVENT_RETENTION_DAYS` as a whole number of days, or null to keep every event. */

@@ -42,6 +42,14 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.realtime(now);
   }
 
+  statistic(q: Parameters<EventLog['statistic']>[0]) {
+    return this.log.statistic(q);
+  }
+
+  sums(q: Parameters<EventLog['sums']>[0]) {
+    return this.log.sums(q);
+  }
+
   destroy() {
     return this.log.destroy();
   }

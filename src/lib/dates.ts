@@ -1,4 +1,4 @@
-/** Date helpers shared by the API (parameters in, timestamps out). */
+/** Date helpers: calendar dates (`YYYY-MM-DD`) and the API's timestamps. */
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -10,6 +10,11 @@ export function isCalendarDate(value: string): boolean {
   if (year < 1970 || month < 1 || month > 12 || day < 1) return false;
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** `YYYY-MM-DD` plus `days` (negative to go back). */
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**

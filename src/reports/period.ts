@@ -4,7 +4,7 @@
  * makes "this website's report for this period" a unique key.
  */
 import { localDateHour } from '../ingest/steps/local-time.ts';
-import { addDays } from '../stats/overview.ts';
+import { addDays } from '../lib/dates.ts';
 
 export type Interval = 'weekly' | 'monthly';
 export type Period = { interval: Interval; from: string; to: string; key: string };

@@ -8,7 +8,7 @@ import { and, between, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
 import { localDateHour } from '../ingest/steps/local-time.ts';
-import { isCalendarDate } from '../lib/dates.ts';
+import { addDays, isCalendarDate } from '../lib/dates.ts';
 
 export const RANGES = [
   'today',
@@ -29,11 +29,6 @@ export const MAX_RANGE_DAYS = 3660;
 export type RequestedRange = Range & { invalid?: true };
 
 const DAY = 86_400_000;
-
-/** `YYYY-MM-DD` plus `days` (negative to go back). */
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
-}
 
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
@@ -89,7 +84,7 @@ export function resolveRange(
 }
 
 /** The period of equal length just before a range. */
-function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
+export function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
   const length = daysBetween(range.from, range.to);
   return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
 }
@@ -119,7 +114,7 @@ const SUMMED = ['visitors', 'visits', 'pageviews', 'bounces', 'visit_duration', 
 type Summed = (typeof SUMMED)[number];
 
 /** The figures from the sums of their roll-ups over some days (0 for a roll-up without rows). */
-function figuresOf(sum: (name: Summed) => number): Figures {
+export function figuresOf(sum: (name: Summed) => number): Figures {
   const visits = sum('visits');
   const per = (n: number, scale = 1, digits = 0) =>
     visits === 0 ? 0 : Number(((n * scale) / visits).toFixed(digits));

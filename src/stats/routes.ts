@@ -10,8 +10,10 @@ import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
-import { notFound, validationFailed } from '../lib/errors.ts';
+import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
+import { filteredStats, filteredSummary, type Unavailable } from './filtered.ts';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS, parseFilters } from './filters.ts';
 import { summary } from './overview.ts';
 import { queryStats } from './queries.ts';
 import {
@@ -44,6 +46,9 @@ function example(summary: string, query: string, data: { value: string; count: n
   };
 }
 
+/** How the filters are documented on both routes. */
+const FILTERS_DOCUMENTATION = ` Filters narrow every number: \`filter[<dimension>]=<value>\` keeps the hits with that value, \`filter[<dimension>][not]=<value>\` those without it, \`filter[<dimension>][contains]=<text>\` those whose value contains the text in any case; several combine with AND (at most ${MAX_FILTERS}). Dimensions: ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(', ')}; values exactly as this API returns them. \`page\` and \`event\` keep the matching hits; \`landing_page\`, \`exit_page\`, \`referrer\` and \`campaign\` every hit of the visits that have the value; the others every hit of the visitors that have it that day. Each statistic then counts over the kept hits as it does over all of them. Filtered answers are read from the website's event log: a range that starts before the oldest date it holds (see EVENT_RETENTION_DAYS) is a 422 naming \`from\`.`;
+
 const idParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
 });
@@ -53,8 +58,7 @@ const statsRoute = createRoute({
   path: '/stats/{id}',
   tags: ['Stats'],
   summary: 'Show a statistic',
-  description:
-    'Sums a statistic of the website over the date range per value. Dimensions (`browser`, `page`, `exit_page`, …) give one row per value; time series give one row per date (`pageviews`, `visitors`, `visits`, `bounces`, `visit_duration` in seconds) or per hour of the day summed over the range (`pageviews_hours`, `visitors_hours`, `visits_hours`). A visit counts on the date and hour it started. Values whose count is 0 have no row.',
+  description: `Sums a statistic of the website over the date range per value. Dimensions (\`browser\`, \`page\`, \`exit_page\`, …) give one row per value; time series give one row per date (\`pageviews\`, \`visitors\`, \`visits\`, \`bounces\`, \`visit_duration\` in seconds) or per hour of the day summed over the range (\`pageviews_hours\`, \`visitors_hours\`, \`visits_hours\`). A visit counts on the date and hour it started. Values whose count is 0 have no row.${FILTERS_DOCUMENTATION}`,
   security: [{ bearerAuth: [] }],
   request: { params: idParam, query: statsQuerySchema },
   responses: {
@@ -97,8 +101,7 @@ const summaryRoute = createRoute({
   path: '/stats/{id}/summary',
   tags: ['Stats'],
   summary: 'Show the summary figures',
-  description:
-    'Visitors, visits, page views, views per visit, bounce rate, visit duration and custom events of the website over the date range, and the same for the period of equal length just before it. A visit belongs to the date it started on.',
+  description: `Visitors, visits, page views, views per visit, bounce rate, visit duration and custom events of the website over the date range, and the same for the period of equal length just before it. A visit belongs to the date it started on.${FILTERS_DOCUMENTATION}`,
   security: [{ bearerAuth: [] }],
   request: { params: idParam, query: summaryQuerySchema },
   responses: {
@@ -120,29 +123,58 @@ async function readableWebsite(c: Context<AppEnv>, id: number) {
   return { db, website };
 }
 
-/** A range whose `to` is before its `from` is a 422 naming `to`. */
-function checkedRange<Q extends { from: string; to: string }>(q: Q): Q {
+/**
+ * The validated query and its filters (`filter[…]`, src/stats/filters.ts): one 422 names
+ * every bad field and filter. A range whose `to` is before its `from` is a 422 naming `to`.
+ */
+function checkedQuery<Q extends { from: string; to: string }>(
+  c: Context<AppEnv>,
+  query: () => Q,
+): { q: Q; filters: Filter[] } {
+  const filters = parseFilters(new URL(c.req.url).searchParams);
+  let q: Q;
+  try {
+    q = query();
+  } catch (err) {
+    if (!filters.ok && err instanceof ApiError && err.errors)
+      throw validationFailed({ ...err.errors, ...filters.errors });
+    throw err;
+  }
+  if (!filters.ok) throw validationFailed(filters.errors);
   if (q.from > q.to) {
     throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
   }
-  return q;
+  return { q, filters: filters.filters };
+}
+
+/** The 422 of a filtered range that starts before the oldest date the event log holds. */
+function unavailable(u: Unavailable): ApiError {
+  return validationFailed({
+    from: [
+      `The from field must be ${u.firstDate} or later: filtered statistics are kept from that date.`,
+    ],
+  });
 }
 
 export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const q = checkedRange(query());
+    const { q, filters } = checkedQuery(c, query);
+    if (filters.length) {
+      const filtered = await filteredSummary(c.env, website.id, q, filters);
+      if ('unavailable' in filtered) throw unavailable(filtered);
+      return c.json({ ...filtered, status: 200 });
+    }
     await flushBeforeReading(c.env, website.id);
     return c.json({ ...(await summary(db, website.id, q)), status: 200 });
   });
 
   serveRoute(api, statsRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const q = checkedRange(query());
-    await flushBeforeReading(c.env, website.id);
+    const { q, filters } = checkedQuery(c, query);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
-    const { rows, total } = await queryStats(db, {
+    const asked = {
       websiteId: website.id,
       name: q.name,
       from: q.from,
@@ -152,7 +184,15 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       sort: q.sort ?? 'desc',
       limit: perPage,
       offset: (page - 1) * perPage,
-    });
+    } as const;
+    let answer: Awaited<ReturnType<typeof filteredStats>>;
+    if (filters.length) answer = await filteredStats(c.env, { ...asked, filters });
+    else {
+      await flushBeforeReading(c.env, website.id);
+      answer = await queryStats(db, asked);
+    }
+    if ('unavailable' in answer) throw unavailable(answer);
+    const { rows, total } = answer;
     const { lastPage, offset } = pageWindow(total, page, perPage);
     const range = pageRange(offset, rows.length);
     return c.json({

@@ -1,0 +1,390 @@
+/**
+ * Filters (src/stats/filters.ts, docs/ARCHITECTURE.md "Filters"): hits of known visitors
+ * through `POST /api/event`, then filtered statistics and summaries through the Stats API,
+ * compared with answers worked out by hand; the validation of filters; and, for random
+ * traffic, the log's unfiltered answers compared with the roll-ups' for every statistic.
+ */
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDb } from '../../src/db/client.ts';
+import { websiteLog } from '../../src/event-log/client.ts';
+import { EventLog } from '../../src/event-log/event-log.ts';
+import { STAT_NAMES } from '../../src/stats/names.ts';
+import { queryStats } from '../../src/stats/queries.ts';
+import { call, makeOwner } from '../support/api.ts';
+import { logHit, record } from '../support/event-log.ts';
+import { SAFARI_IPHONE, sendHit } from '../support/hits.ts';
+import { advance, flushLog, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+type Site = Awaited<ReturnType<typeof site>>;
+
+const DAY = '2026-06-02';
+
+/** A statistic through the Stats API with a query string of filters, as `{value: count}`. */
+async function stat(s: Site, name: string, filters: string) {
+  const res = await call(
+    `/api/v1/stats/${s.id}?name=${name}&from=${DAY}&to=${DAY}&per_page=100&${filters}`,
+    { key: s.key },
+  );
+  expect(res.status, res.text).toBe(200);
+  return Object.fromEntries(
+    (res.json.data as { value: string; count: number }[]).map((r) => [r.value, r.count]),
+  );
+}
+
+async function summary(s: Site, filters: string) {
+  const res = await call(`/api/v1/stats/${s.id}/summary?from=${DAY}&to=${DAY}&${filters}`, {
+    key: s.key,
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.json.data as Record<string, number>;
+}
+
+/**
+ * Three visitors on one day:
+ * - Ann (Chrome, Windows), from www.google.com: /, /pricing (2 minutes later), then signs up;
+ * - Bob (Safari, iPhone), no referrer: /blog — a bounce;
+ * - Cy (Chrome, Windows), from news.example.org: /pricing; 40 minutes later, directly: /, /blog
+ *   (a second visit of 5 minutes).
+ */
+async function threeVisitors() {
+  const s = await site('filters');
+  const hit = (ip: string, path: string, extra: Record<string, unknown> = {}, ua?: string) =>
+    sendHit({ page: `https://${s.domain}${path}`, ...extra }, { ip, ...(ua ? { ua } : {}) }).then(
+      (r) => expect(r.status, r.text).toBe(202),
+    );
+  freezeAt(`${DAY}T09:00:00Z`);
+  await hit('198.51.100.1', '/', { referrer: 'https://www.google.com/' });
+  await hit('198.51.100.2', '/blog', {}, SAFARI_IPHONE);
+  await hit('198.51.100.3', '/pricing', { referrer: 'https://news.example.org/a' });
+  advance(2 * MINUTE);
+  await hit('198.51.100.1', '/pricing');
+  await hit('198.51.100.1', '/pricing', { event: 'signup' });
+  advance(40 * MINUTE);
+  await hit('198.51.100.3', '/');
+  advance(5 * MINUTE);
+  await hit('198.51.100.3', '/blog');
+  return s;
+}
+
+describe('filtered statistics, worked out by hand', () => {
+  it('a page filter keeps the page views of that page, and the visitors and visits that have one', async () => {
+    const s = await threeVisitors();
+    const f = 'filter[page]=/pricing';
+    expect(await stat(s, 'page', f)).toEqual({ '/pricing': 2 });
+    expect(await stat(s, 'browser', f)).toEqual({ Chrome: 2 });
+    expect(await stat(s, 'visitors', f)).toEqual({ [DAY]: 2 });
+    // Ann's visit and Cy's first one; their landing pages, referrers and exit pages.
+    expect(await stat(s, 'landing_page', f)).toEqual({ '/': 1, '/pricing': 1 });
+    expect(await stat(s, 'referrer', f)).toEqual({ 'www.google.com': 1, 'news.example.org': 1 });
+    expect(await stat(s, 'exit_page', f)).toEqual({ '/pricing': 2 });
+    expect(await stat(s, 'bounces', f)).toEqual({ [DAY]: 1 });
+    expect(await stat(s, 'event', f)).toEqual({});
+    expect(await summary(s, f)).toEqual({
+      visitors: 2,
+      visits: 2,
+      pageviews: 2,
+      views_per_visit: 1,
+      bounce_rate: 50,
+      visit_duration: 60,
+      events: 0,
+    });
+  });
+
+  it('a referrer filter keeps every hit of the visits it started', async () => {
+    const s = await threeVisitors();
+    const f = 'filter[referrer]=www.google.com';
+    expect(await stat(s, 'page', f)).toEqual({ '/': 1, '/pricing': 1 });
+    expect(await stat(s, 'event', f)).toEqual({ signup: 1 });
+    expect(await stat(s, 'visit_duration', f)).toEqual({ [DAY]: 120 });
+    expect(await summary(s, f)).toMatchObject({ visitors: 1, visits: 1, pageviews: 2, events: 1 });
+  });
+
+  it('a browser filter keeps every hit of those visitors that day', async () => {
+    const s = await threeVisitors();
+    const f = 'filter[browser]=Chrome';
+    expect(await stat(s, 'page', f)).toEqual({ '/': 2, '/pricing': 2, '/blog': 1 });
+    expect(await stat(s, 'visits', f)).toEqual({ [DAY]: 3 });
+    expect(await stat(s, 'device', f)).toEqual({ desktop: 2 });
+    expect(await stat(s, 'browser', 'filter[browser][not]=Chrome')).toEqual({ Safari: 1 });
+    expect(await stat(s, 'page', 'filter[os][not]=Windows')).toEqual({ '/blog': 1 });
+  });
+
+  it('an event filter keeps the events, and counts the visitors and visits that have one', async () => {
+    const s = await threeVisitors();
+    const f = 'filter[event]=signup';
+    expect(await stat(s, 'event', f)).toEqual({ signup: 1 });
+    expect(await stat(s, 'page', f)).toEqual({});
+    expect(await stat(s, 'referrer', f)).toEqual({ 'www.google.com': 1 });
+    expect(await summary(s, f)).toMatchObject({ visitors: 1, visits: 1, pageviews: 0, events: 1 });
+  });
+
+  it('exit and landing page filters; contains ignores case; filters combine with AND', async () => {
+    const s = await threeVisitors();
+    expect(await stat(s, 'landing_page', 'filter[exit_page]=/blog')).toEqual({
+      '/blog': 1,
+      '/': 1,
+    });
+    expect(await stat(s, 'page', 'filter[landing_page]=/pricing')).toEqual({ '/pricing': 1 });
+    expect(await stat(s, 'page', 'filter[page][contains]=PRIC')).toEqual({ '/pricing': 2 });
+    expect(await stat(s, 'referrer', 'filter[referrer][contains]=NEWS')).toEqual({
+      'news.example.org': 1,
+    });
+    // Chrome and a visit that ended on /blog: Cy's second visit only.
+    expect(await stat(s, 'page', 'filter[browser]=Chrome&filter[exit_page]=/blog')).toEqual({
+      '/': 1,
+      '/blog': 1,
+    });
+    expect(await stat(s, 'page', 'filter[browser]=Chrome&filter[page][not]=/pricing')).toEqual({
+      '/': 2,
+      '/blog': 1,
+    });
+    // A value nobody has: nothing, not everything.
+    expect(await stat(s, 'visitors', 'filter[country]=FR:France')).toEqual({});
+    expect(await stat(s, 'visitors', 'filter[country]=US:United States')).toEqual({ [DAY]: 3 });
+  });
+
+  it('sorts, pages and searches like the unfiltered statistic', async () => {
+    const s = await threeVisitors();
+    const ask = (q: string) =>
+      call(`/api/v1/stats/${s.id}?name=page&from=${DAY}&to=${DAY}&filter[browser]=Chrome&${q}`, {
+        key: s.key,
+      });
+    const byValue = await ask('sort_by=value&sort=asc');
+    expect(byValue.json.data).toEqual([
+      { value: '/', count: 2 },
+      { value: '/blog', count: 1 },
+      { value: '/pricing', count: 2 },
+    ]);
+    // Ties by value, whatever the direction.
+    const byCount = await ask('sort=asc');
+    expect(byCount.json.data.map((r: { value: string }) => r.value)).toEqual([
+      '/blog',
+      '/',
+      '/pricing',
+    ]);
+    const pastTheEnd = await ask('per_page=10&page=2');
+    expect(pastTheEnd.json).toMatchObject({ data: [], total: 3, last_page: 1 });
+    expect(await stat(s, 'page', 'filter[browser]=Chrome&search=BL')).toEqual({ '/blog': 1 });
+  });
+});
+
+describe('filters that cannot be used', () => {
+  it('answers 422 naming an unknown dimension or operator, and more than ten filters', async () => {
+    const s = await site('filters-bad');
+    const ask = (q: string) =>
+      call(`/api/v1/stats/${s.id}?name=page&from=${DAY}&to=${DAY}&${q}`, { key: s.key });
+    const unknown = await ask('filter[nope]=x');
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.json.errors)).toEqual(['filter[nope]']);
+    const operator = await ask('filter[page][like]=x');
+    expect(Object.keys(operator.json.errors)).toEqual(['filter[page][like]']);
+    const empty = await ask('filter[page]=');
+    expect(Object.keys(empty.json.errors)).toEqual(['filter[page]']);
+    const long = await ask(`filter[page]=${'x'.repeat(256)}`);
+    expect(Object.keys(long.json.errors)).toEqual(['filter[page]']);
+    const eleven = [
+      'page',
+      'landing_page',
+      'exit_page',
+      'referrer',
+      'campaign',
+      'country',
+      'continent',
+      'city',
+      'language',
+      'browser',
+      'os',
+    ]
+      .map((d) => `filter[${d}]=x`)
+      .join('&');
+    const many = await ask(eleven);
+    expect(many.status).toBe(422);
+    expect(Object.keys(many.json.errors)).toEqual(['filter']);
+    // With a bad field too: one 422 names both.
+    const both = await call(`/api/v1/stats/${s.id}/summary?from=nope&to=${DAY}&filter[x]=1`, {
+      key: s.key,
+    });
+    expect(both.status).toBe(422);
+    expect(Object.keys(both.json.errors).sort()).toEqual(['filter[x]', 'from']);
+  });
+
+  it('takes hostile values as values: quotes, % and _, 255 characters', async () => {
+    const s = await threeVisitors();
+    for (const value of ["/'; DROP TABLE events; --", '%', '_', '/pri%', '"', 'x'.repeat(255)]) {
+      const q = encodeURIComponent(value);
+      expect(await stat(s, 'page', `filter[page]=${q}`)).toEqual({});
+      expect(await stat(s, 'page', `filter[page][contains]=${q}`)).toEqual({});
+    }
+    expect(await stat(s, 'page', 'filter[page][not]=%25')).toEqual({
+      '/': 2,
+      '/pricing': 2,
+      '/blog': 2,
+    });
+  });
+
+  it("answers another owner's website with the 404 of a missing one", async () => {
+    const s = await threeVisitors();
+    const other = await makeOwner('filters-other@example.com');
+    const res = await call(
+      `/api/v1/stats/${s.id}?name=page&from=${DAY}&to=${DAY}&filter[page]=/pricing`,
+      { key: other.key },
+    );
+    expect(res.status).toBe(404);
+    const summaryRes = await call(
+      `/api/v1/stats/${s.id}/summary?from=${DAY}&to=${DAY}&filter[page]=/pricing`,
+      { key: other.key },
+    );
+    expect(summaryRes.status).toBe(404);
+  });
+});
+
+describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () => {
+  it('answers a filtered range before its oldest whole date with a 422 naming that date', async () => {
+    const s = await site('filters-retention');
+    const now = Date.now();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const old = now - 40 * 86_400_000;
+    const recent = now - 86_400_000;
+    await runInDurableObject(websiteLog(env, s.id), async (_instance, state) => {
+      const log = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '30' });
+      for (const time of [old, old + 1000, recent])
+        await record(log, logHit(s.id, { time, date: day(time), hour: '10' }));
+      expect(await log.flush()).toMatchObject({ ok: true, events: 3 });
+      await log.alarm(); // forgets the events older than 30 days
+      const q = { name: 'pageviews' as const, sortBy: 'value' as const, sort: 'asc' as const };
+      const page = { limit: 10, offset: 0, filters: [] };
+      expect(await log.statistic({ ...q, ...page, from: day(old), to: day(now) })).toEqual({
+        ok: false,
+        firstDate: day(recent),
+      });
+      const kept = await log.statistic({ ...q, ...page, from: day(recent), to: day(now) });
+      expect(kept).toMatchObject({ ok: true, value: { rows: [{ value: day(recent), count: 1 }] } });
+    });
+    // The object's own log starts again on the storage the one above wrote.
+    await evictDurableObject(websiteLog(env, s.id));
+    const res = await call(
+      `/api/v1/stats/${s.id}?name=page&from=${day(old)}&to=${day(now)}&filter[page]=/`,
+      { key: s.key },
+    );
+    expect(res.status).toBe(422);
+    expect(res.json.errors.from[0]).toContain(day(recent));
+    // The roll-ups keep everything: unfiltered, the old day is there.
+    const all = await call(`/api/v1/stats/${s.id}?name=pageviews&from=${day(old)}&to=${day(now)}`, {
+      key: s.key,
+    });
+    expect(all.json.total).toBe(2);
+  });
+});
+
+describe('where each date is in the log', () => {
+  it('reads only the dates asked for, also in a log made before it noted them', async () => {
+    const s = await site('filters-days');
+    const log = websiteLog(env, s.id);
+    const at = (date: string, ip: string) =>
+      record(log, logHit(s.id, { time: Date.parse(`${date}T10:00:00Z`), date, ip }));
+    await at('2026-06-01', '203.0.113.1');
+    await at('2026-06-02', '203.0.113.2');
+    await at('2026-06-02', '203.0.113.3');
+    await at('2026-06-01', '203.0.113.4'); // late, from another Worker's clock
+    await at('2026-06-03', '203.0.113.5');
+    const ask = async () => {
+      const read = await log.statistic({
+        name: 'pageviews',
+        from: '2026-06-01',
+        to: '2026-06-02',
+        filters: [{ dimension: 'page', operator: 'is', value: '/' }],
+        sortBy: 'value',
+        sort: 'asc',
+        limit: 10,
+        offset: 0,
+      });
+      if (!read.ok) throw new Error('no answer');
+      return read.value.rows;
+    };
+    const want = [
+      { value: '2026-06-01', count: 2 },
+      { value: '2026-06-02', count: 2 },
+    ];
+    expect(await ask()).toEqual(want);
+    // As a log of the version before: no `days`; it is made from the events on start.
+    await runInDurableObject(log, (_instance, state) => {
+      state.storage.sql.exec("DROP TABLE days; UPDATE meta SET value = 3 WHERE key = 'schema'");
+    });
+    await evictDurableObject(log);
+    expect(await ask()).toEqual(want);
+    await at('2026-06-02', '203.0.113.6');
+    expect(await ask()).toEqual([want[0], { value: '2026-06-02', count: 3 }]);
+  });
+});
+
+describe("the log's unfiltered answers", () => {
+  it('equal the roll-ups for every statistic, range, sort, search and page', async () => {
+    const s = await site('filters-equal');
+    const log = websiteLog(env, s.id);
+    // Random traffic over three days: a few visitors, pages, referrers, browsers, events.
+    const hits = fc.sample(
+      fc.record({
+        who: fc.integer({ min: 0, max: 7 }),
+        gapSeconds: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 7200 })),
+        page: fc.integer({ min: 0, max: 5 }),
+        referrer: fc.integer({ min: 0, max: 5 }),
+        event: fc.integer({ min: 0, max: 6 }),
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+    let time = Date.parse('2026-06-01T05:00:00Z');
+    for (const h of hits) {
+      time += h.gapSeconds * 1000;
+      const date = new Date(time).toISOString().slice(0, 10);
+      await record(
+        log,
+        logHit(s.id, {
+          kind: h.event === 0 ? 'event' : 'pageview',
+          event: h.event === 0 ? `e${h.page % 2}` : null,
+          page: h.event === 0 ? '' : `/p${h.page}`,
+          referrer: h.referrer >= 4 ? `r${h.referrer}.example.net` : '',
+          campaign: h.referrer === 5 ? 'spring' : null,
+          ip: `203.0.113.${h.who + 1}`,
+          browser: h.who % 3 === 0 ? 'Safari' : 'Chrome',
+          language: h.who % 2 === 0 ? 'en' : 'de',
+          resolution: h.who % 4 === 0 ? null : '1920x1080',
+          time,
+          date,
+          hour: new Date(time).toISOString().slice(11, 13),
+        }),
+      );
+    }
+    await flushLog(s.id);
+    const db = createDb(env.DB);
+    const dates = ['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...STAT_NAMES),
+        fc.constantFrom(...dates),
+        fc.constantFrom(...dates),
+        fc.constantFrom('count' as const, 'value' as const),
+        fc.constantFrom('asc' as const, 'desc' as const),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.constantFrom(undefined, 'p', '1', 'E', '0'),
+        async (name, a, b, sortBy, sort, limit, page, search) => {
+          const [from, to] = a <= b ? [a, b] : [b, a];
+          const q = { name, from, to, sortBy, sort, limit, offset: page * limit, search };
+          const rolled = await queryStats(db, { websiteId: s.id, ...q });
+          const logged = await log.statistic({ ...q, filters: [] });
+          if (!logged.ok) throw new Error('the log did not answer');
+          expect(logged.value.rows).toEqual(rolled.rows);
+          expect(logged.value.total).toBe(rolled.total);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

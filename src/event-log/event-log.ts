@@ -653,7 +653,7 @@ export class EventLog {
   async statistic(
     q: LogStatsQuery & { limit: number; offset: number },
   ): Promise<LogRead<{ rows: { value: string; count: number }[]; total: number }>> {
-    return this.read(q.from, q.to, (ids) => {
+    return this.read(q.from, q.to, { rows: [], total: 0 }, (ids) => {
       const statement = statisticStatement(q, ids);
       const rows = this.rows<{ value: string; count: number }>(statement.text, ...statement.params);
       return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
@@ -662,27 +662,31 @@ export class EventLog {
 
   /** The sums of a summary's figures over the kept events of a range, as `statistic`. */
   async sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
-    return this.read(q.from, q.to, (ids) => {
+    const none = { visitors: 0, visits: 0, pageviews: 0, bounces: 0, visit_duration: 0, event: 0 };
+    return this.read(q.from, q.to, none, (ids) => {
       const statement = sumsStatement(q, ids);
       return this.one<LogSums>(statement.text, ...statement.params);
     });
   }
 
-  /** Runs a read over the events of `from`–`to`, counting its rows read. */
-  private async read<T>(
+  /**
+   * Runs a read over the events of `from`–`to`, counting its rows read; `none` for a log
+   * that has no tables yet (its website never had a hit).
+   */
+  private read<T>(
     from: string,
     to: string,
+    none: T,
     work: (ids: [number, number]) => T,
   ): Promise<LogRead<T>> {
-    const answered = await this.answer('log not read', async () => {
+    return this.answer('log not read', async () => {
+      if (!this.hasTables) return { ok: true as const, value: none, rowsRead: 0 };
       const before = this.io.rowsRead;
-      if (!this.hasTables) return { ok: true as const, value: work([1, 0]), rowsRead: 0 };
       const firstDate = this.firstDate();
       if (firstDate !== null && from < firstDate) return { ok: false as const, firstDate };
       const value = work(this.idsOf(from, to));
       return { ok: true as const, value, rowsRead: this.io.rowsRead - before };
     });
-    return answered;
   }
 
   /**

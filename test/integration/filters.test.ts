@@ -175,6 +175,22 @@ describe('filtered statistics, worked out by hand', () => {
   });
 });
 
+describe('a website without hits', () => {
+  it('answers filtered questions with nothing, as unfiltered ones', async () => {
+    const s = await site('filters-empty');
+    expect(await stat(s, 'page', 'filter[page]=/')).toEqual({});
+    expect(await summary(s, 'filter[browser]=Chrome')).toEqual({
+      visitors: 0,
+      visits: 0,
+      pageviews: 0,
+      views_per_visit: 0,
+      bounce_rate: 0,
+      visit_duration: 0,
+      events: 0,
+    });
+  });
+});
+
 describe('filters that cannot be used', () => {
   it('answers 422 naming an unknown dimension or operator, and more than ten filters', async () => {
     const s = await site('filters-bad');

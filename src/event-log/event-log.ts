@@ -417,9 +417,6 @@ export class EventLog {
       'SELECT number, visit, visit_referrer, visit_start FROM visitors WHERE hash = ?',
       hash,
     )[0];
-    const key = known && `${hit.date} ${known.number}`;
-    const current = key === undefined ? undefined : this.visitStates().get(key);
-    const under = current?.visit === known?.visit ? current : undefined;
     let decided: Omit<Recorded, 'ok' | 'id' | 'cost'>;
     let visit: Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'> = {
       visitViews: null,
@@ -428,6 +425,9 @@ export class EventLog {
     };
     let state: [string, VisitState] | undefined;
     if (hit.kind === 'pageview') {
+      // The visitor's visit under way, if the one in memory is the visitor's current one.
+      const current = known && this.visitStates().get(`${hit.date} ${known.number}`);
+      const under = current?.visit === known?.visit ? current : undefined;
       // A visit goes on within 30 minutes of the last page view, unless the visitor arrives
       // from another site than the one that started it (reloads and single-page-app
       // navigations repeat that referrer).

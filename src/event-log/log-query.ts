@@ -2,7 +2,7 @@
  * Statistics read from a website's event log rather than D1's roll-ups: what a filtered
  * question needs (docs/ARCHITECTURE.md, "Filters"). Each statistic is counted over the kept
  * hits exactly as the roll-ups count it over all hits (`rollupOf`, ./events.ts), so that
- * with no filter both give the same answer (test/integration/log-query.test.ts proves it):
+ * with no filter both give the same answer (test/integration/filters.test.ts proves it):
  *
  * - per hit: `pageviews`, `pageviews_hours`, `page` (page views), `event` (custom events);
  * - per visitor of a day, by their first page view of the day: `visitors`, `visitors_hours`,
@@ -20,7 +20,7 @@
 import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { containsText } from '../db/contains-text.ts';
-import { type Filter, type FilterDimension, levelOf } from '../stats/filters.ts';
+import { type Filter, type FilterOperator, levelOf } from '../stats/filters.ts';
 import type { StatName } from '../stats/names.ts';
 
 /** A statement and its parameters. */
@@ -54,34 +54,38 @@ function contains(column: string, term: string): Statement {
   return { text: query.sql, params: query.params as (string | number)[] };
 }
 
-/** The condition a filter puts on the column that holds its dimension's value. */
-function condition(column: string, filter: Filter): Statement {
-  if (filter.operator === 'contains') {
-    const c = contains(column, filter.value);
+/** The condition a filter puts on `column`, which holds its dimension's value. */
+function condition(column: string, operator: FilterOperator, value: string): Statement {
+  if (operator === 'contains') {
+    const c = contains(column, value);
     return { text: `(${column} IS NOT NULL AND ${c.text})`, params: c.params };
   }
-  if (filter.operator === 'not')
-    return { text: `(${column} IS NULL OR ${column} != ?)`, params: [filter.value] };
-  return { text: `${column} = ?`, params: [filter.value] };
+  // `IS`: a row without the value (NULL) is never it, so always `not` it.
+  return { text: `${operator === 'not' ? 'NOT ' : ''}${column} IS ?`, params: [value] };
 }
 
-/** Where each dimension's value is, in the common table expressions below. */
-const COLUMN: Record<FilterDimension, string> = {
-  page: 'page',
-  event: 'event',
-  landing_page: 'page',
-  referrer: 'referrer',
-  campaign: 'campaign',
-  exit_page: 'exit_page',
-  country: 'country',
-  continent: 'continent',
-  city: 'city',
-  language: 'language',
-  browser: 'browser',
-  os: 'os',
-  device: 'device',
-  resolution: 'resolution',
-};
+/**
+ * Where a filter's rows are, in the common table expressions below: which rows of `r` it
+ * keeps (a hit), or the visits or visitors of a day it keeps, by the column of its value
+ * (a landing page is a visit's first page view's `page`).
+ */
+function filterSet(filter: Filter): Statement {
+  const { dimension, operator, value } = filter;
+  const level = levelOf(dimension);
+  if (level === 'hit') {
+    // `not` keeps every hit but those that match: custom events under a page filter too.
+    const kind = dimension === 'page' ? 'pageview' : 'event';
+    const c = condition(dimension, operator === 'not' ? 'is' : operator, value);
+    const text = `(kind = '${kind}' AND ${c.text})`;
+    return { text: operator === 'not' ? `NOT ${text}` : text, params: c.params };
+  }
+  const c = condition(dimension === 'landing_page' ? 'page' : dimension, operator, value);
+  const [key, table] =
+    level === 'visitor'
+      ? ['date, visitor', 'firsts']
+      : ['date, visitor, visit', dimension === 'exit_page' ? 'ends' : 'starts'];
+  return { text: `(${key}) IN (SELECT ${key} FROM ${table} WHERE ${c.text})`, params: c.params };
+}
 
 /**
  * The common table expressions every log query starts from, over the events of the dates
@@ -97,31 +101,9 @@ function keptEvents(from: string, to: string, ids: [number, number], filters: Fi
   const params: (string | number)[] = [ids[0], ids[1], from, to];
   const where: string[] = [];
   for (const filter of filters) {
-    const level = levelOf(filter.dimension);
-    const c = condition(COLUMN[filter.dimension], filter);
-    if (level === 'hit') {
-      const kind = filter.dimension === 'page' ? 'pageview' : 'event';
-      // `not` keeps every other hit, of either kind.
-      where.push(
-        filter.operator === 'not'
-          ? `NOT (kind = '${kind}' AND ${COLUMN[filter.dimension]} IS NOT NULL AND ${COLUMN[filter.dimension]} = ?)`
-          : `(kind = '${kind}' AND ${c.text})`,
-      );
-      params.push(...(filter.operator === 'not' ? [filter.value] : c.params));
-    } else if (level === 'visitor') {
-      where.push(`(date, visitor) IN (SELECT date, visitor FROM firsts WHERE ${c.text})`);
-      params.push(...c.params);
-    } else if (filter.dimension === 'exit_page') {
-      where.push(
-        `(date, visitor, visit) IN (SELECT date, visitor, visit FROM ends WHERE ${c.text})`,
-      );
-      params.push(...c.params);
-    } else {
-      where.push(
-        `(date, visitor, visit) IN (SELECT date, visitor, visit FROM starts WHERE ${c.text})`,
-      );
-      params.push(...c.params);
-    }
+    const set = filterSet(filter);
+    where.push(set.text);
+    params.push(...set.params);
   }
   const text = `WITH
   r AS (SELECT * FROM events WHERE id BETWEEN ? AND ? AND date BETWEEN ? AND ?),
@@ -147,30 +129,38 @@ const KEPT_VISITS = `(SELECT DISTINCT date, visitor, visit FROM kept WHERE visit
 /** Whole seconds from a visit's first page view to its last. */
 const DURATION = '(e.last - s.time) / 1000';
 
+/** A count per hit of one kind, per visitor of a day, per visit: `value`, `n` rows. */
+const perHit = (value: string, kind: 'pageview' | 'event') =>
+  `SELECT ${value} AS value, count(*) AS n FROM kept WHERE kind = '${kind}' GROUP BY 1`;
+const perVisitor = (column: string) =>
+  `SELECT f.${column} AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`;
+const perVisit = (value: string, n = 'count(*)', where = '') =>
+  `SELECT ${value} AS value, ${n} AS n FROM ${KEPT_VISITS} ${where} GROUP BY 1`;
+
 /** Each statistic as `value`, `n` rows over the kept events (values of 0 dropped later). */
 const STATISTIC: Record<StatName, string> = {
-  pageviews: `SELECT date AS value, count(*) AS n FROM kept WHERE kind = 'pageview' GROUP BY 1`,
-  pageviews_hours: `SELECT hour AS value, count(*) AS n FROM kept WHERE kind = 'pageview' GROUP BY 1`,
-  page: `SELECT page AS value, count(*) AS n FROM kept WHERE kind = 'pageview' GROUP BY 1`,
-  event: `SELECT event AS value, count(*) AS n FROM kept WHERE kind = 'event' GROUP BY 1`,
+  pageviews: perHit('date', 'pageview'),
+  pageviews_hours: perHit('hour', 'pageview'),
+  page: perHit('page', 'pageview'),
+  event: perHit('event', 'event'),
   visitors: `SELECT date AS value, count(DISTINCT visitor) AS n FROM kept WHERE visitor > 0 GROUP BY 1`,
-  visitors_hours: `SELECT f.hour AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  browser: `SELECT f.browser AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  os: `SELECT f.os AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  device: `SELECT f.device AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  country: `SELECT f.country AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  continent: `SELECT f.continent AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  city: `SELECT f.city AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  language: `SELECT f.language AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  resolution: `SELECT f.resolution AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`,
-  visits: `SELECT s.date AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  visits_hours: `SELECT s.hour AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  landing_page: `SELECT s.page AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  referrer: `SELECT s.referrer AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  campaign: `SELECT s.campaign AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  bounces: `SELECT s.date AS value, count(*) AS n FROM ${KEPT_VISITS} WHERE e.views = 1 GROUP BY 1`,
-  visit_duration: `SELECT s.date AS value, sum(${DURATION}) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
-  exit_page: `SELECT e.exit_page AS value, count(*) AS n FROM ${KEPT_VISITS} GROUP BY 1`,
+  visitors_hours: perVisitor('hour'),
+  browser: perVisitor('browser'),
+  os: perVisitor('os'),
+  device: perVisitor('device'),
+  country: perVisitor('country'),
+  continent: perVisitor('continent'),
+  city: perVisitor('city'),
+  language: perVisitor('language'),
+  resolution: perVisitor('resolution'),
+  visits: perVisit('s.date'),
+  visits_hours: perVisit('s.hour'),
+  landing_page: perVisit('s.page'),
+  referrer: perVisit('s.referrer'),
+  campaign: perVisit('s.campaign'),
+  bounces: perVisit('s.date', 'count(*)', 'WHERE e.views = 1'),
+  visit_duration: perVisit('s.date', `sum(${DURATION})`),
+  exit_page: perVisit('e.exit_page'),
 };
 
 /**

@@ -13,6 +13,8 @@
  *
  * Values are compared exactly as the Stats API returns them; `contains` ignores case.
  */
+import type { StatName } from './names.ts';
+
 export const FILTER_DIMENSIONS = [
   'page',
   'landing_page',
@@ -28,7 +30,7 @@ export const FILTER_DIMENSIONS = [
   'device',
   'resolution',
   'event',
-] as const;
+] as const satisfies readonly StatName[];
 
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 
@@ -80,7 +82,7 @@ export function parseFilters(
   const errors: Record<string, string[]> = {};
   const seen = new Set<string>();
   for (const [key, value] of params) {
-    if (!key.startsWith('filter')) continue;
+    if (key !== 'filter' && !key.startsWith('filter[')) continue;
     const match = PARAM.exec(key);
     const dimension = match?.[1];
     const operator = match?.[2] ?? 'is';

@@ -9,19 +9,16 @@ import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { flushBeforeReading } from '../event-log/client.ts';
 import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { filteredStats, filteredSummary, type Unavailable } from './filtered.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS, parseFilters } from './filters.ts';
-import { summary } from './overview.ts';
-import { queryStats } from './queries.ts';
 import {
   statsQuerySchema,
   statsResponseSchema,
   summaryQuerySchema,
   summaryResponseSchema,
 } from './schemas.ts';
+import { statisticPage, summaryOf, type Unavailable } from './source.ts';
 
 /** A one-page response for the documentation. */
 function example(summary: string, query: string, data: { value: string; count: number }[]) {
@@ -160,13 +157,9 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const { q, filters } = checkedQuery(c, query);
-    if (filters.length) {
-      const filtered = await filteredSummary(c.env, website.id, q, filters);
-      if ('unavailable' in filtered) throw unavailable(filtered);
-      return c.json({ ...filtered, status: 200 });
-    }
-    await flushBeforeReading(c.env, website.id);
-    return c.json({ ...(await summary(db, website.id, q)), status: 200 });
+    const answer = await summaryOf(c.env, db, website.id, q, filters);
+    if ('unavailable' in answer) throw unavailable(answer);
+    return c.json({ ...answer, status: 200 });
   });
 
   serveRoute(api, statsRoute, async (c, { id, query }) => {
@@ -174,7 +167,7 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
     const { q, filters } = checkedQuery(c, query);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
-    const asked = {
+    const answer = await statisticPage(c.env, db, {
       websiteId: website.id,
       name: q.name,
       from: q.from,
@@ -184,13 +177,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       sort: q.sort ?? 'desc',
       limit: perPage,
       offset: (page - 1) * perPage,
-    } as const;
-    let answer: Awaited<ReturnType<typeof filteredStats>>;
-    if (filters.length) answer = await filteredStats(c.env, { ...asked, filters });
-    else {
-      await flushBeforeReading(c.env, website.id);
-      answer = await queryStats(db, asked);
-    }
+      filters,
+    });
     if ('unavailable' in answer) throw unavailable(answer);
     const { rows, total } = answer;
     const { lastPage, offset } = pageWindow(total, page, perPage);

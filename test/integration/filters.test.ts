@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb } from '../../src/db/client.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
+import { FILTER_DIMENSIONS } from '../../src/stats/filters.ts';
 import { STAT_NAMES } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { call, makeOwner } from '../support/api.ts';
@@ -205,19 +206,7 @@ describe('filters that cannot be used', () => {
     expect(Object.keys(empty.json.errors)).toEqual(['filter[page]']);
     const long = await ask(`filter[page]=${'x'.repeat(256)}`);
     expect(Object.keys(long.json.errors)).toEqual(['filter[page]']);
-    const eleven = [
-      'page',
-      'landing_page',
-      'exit_page',
-      'referrer',
-      'campaign',
-      'country',
-      'continent',
-      'city',
-      'language',
-      'browser',
-      'os',
-    ]
+    const eleven = FILTER_DIMENSIONS.slice(0, 11)
       .map((d) => `filter[${d}]=x`)
       .join('&');
     const many = await ask(eleven);

@@ -9,6 +9,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { LogHit } from '../event-log/events.ts';
+import { localDateHour } from '../lib/dates.ts';
 import { cachedWebsite } from '../websites/cache.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
 import type { WebsiteRow } from '../websites/queries.ts';
@@ -18,7 +19,6 @@ import { capUserAgent, parseDevice } from './steps/device.ts';
 import { isExcludedIp } from './steps/excluded-ip.ts';
 import { type CfGeo, geoFromCf } from './steps/geo.ts';
 import { languageOf } from './steps/language.ts';
-import { localDateHour } from './steps/local-time.ts';
 import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
 

@@ -1,4 +1,10 @@
-/** Date helpers: calendar dates (`YYYY-MM-DD`) and the API's timestamps. */
+/**
+ * Dates in one place: calendar dates (`YYYY-MM-DD`), an instant's date and hour in a
+ * website's time zone, the date ranges the statistics are asked for, and the API's
+ * timestamps.
+ */
+
+const DAY = 86_400_000;
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -14,7 +20,107 @@ export function isCalendarDate(value: string): boolean {
 
 /** `YYYY-MM-DD` plus `days` (negative to go back). */
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The website-local date (`YYYY-MM-DD`) and hour (`00`–`23`) of an instant. */
+export function localDateHour(epochMs: number, timeZone: string): { date: string; hour: string } {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, format);
+  }
+  const parts: Record<string, string> = {};
+  for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = part.value;
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour ?? '00' };
+}
+
+/** How many dates `from`–`to` holds, both included. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
+}
+
+/** The named date ranges of the statistics page, and `custom` (`from`/`to`). */
+export const RANGES = [
+  'today',
+  'yesterday',
+  '7d',
+  '30d',
+  'this_month',
+  'last_month',
+  'custom',
+] as const;
+export type RangeName = (typeof RANGES)[number];
+export type Range = { name: RangeName; from: string; to: string };
+
+/** Longest custom range, in days (about ten years). */
+export const MAX_RANGE_DAYS = 3660;
+
+/** A range as a request asked for it; `invalid` when it named dates that could not be used. */
+export type RequestedRange = Range & { invalid?: true };
+
+/**
+ * The range a request asks for, in the website's time zone. `from`/`to` without a `range`
+ * name are a custom range (people type and share such URLs). Invalid input falls back to
+ * the last 30 days; when it named dates, the result says so (`invalid`), so the page can.
+ */
+export function resolveRange(
+  query: { range?: string | undefined; from?: string | undefined; to?: string | undefined },
+  timeZone: string,
+  now = Date.now(),
+): RequestedRange {
+  const today = localDateHour(now, timeZone).date;
+  const named = (RANGES as readonly string[]).includes(query.range ?? '');
+  const datesGiven = query.from !== undefined || query.to !== undefined;
+  const name: RangeName = named
+    ? (query.range as RangeName)
+    : query.range === undefined && datesGiven
+      ? 'custom'
+      : '30d';
+  const monthStart = `${today.slice(0, 8)}01`;
+  switch (name) {
+    case 'today':
+      return { name, from: today, to: today };
+    case 'yesterday':
+      return { name, from: addDays(today, -1), to: addDays(today, -1) };
+    case '7d':
+      return { name, from: addDays(today, -6), to: today };
+    case 'this_month':
+      return { name, from: monthStart, to: today };
+    case 'last_month': {
+      const end = addDays(monthStart, -1);
+      return { name, from: `${end.slice(0, 8)}01`, to: end };
+    }
+    case 'custom': {
+      const { from = '', to = '' } = query;
+      if (
+        isCalendarDate(from) &&
+        isCalendarDate(to) &&
+        from <= to &&
+        daysBetween(from, to) <= MAX_RANGE_DAYS
+      ) {
+        return { name, from, to };
+      }
+      return { name: '30d', from: addDays(today, -29), to: today, invalid: true };
+    }
+    default:
+      return { name: '30d', from: addDays(today, -29), to: today };
+  }
+}
+
+/** The period of equal length just before a range. */
+export function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
+  const length = daysBetween(range.from, range.to);
+  return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
 }
 
 /**

@@ -30,6 +30,8 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(-
 .chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}
 .chart .axis{stroke:var(--line)}.chart .tick{fill:var(--muted);font-size:12px}.chart .tick.end{text-anchor:end}.key::before{content:'';display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.35rem;vertical-align:-1px}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{word-break:break-all}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}
+.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0 1rem}.chips{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0;padding:0}.chip{display:flex;gap:.5rem;align-items:center;border:1px solid var(--line);background:var(--card);border-radius:999px;padding:.2rem .4rem .2rem .75rem}.chip a{text-decoration:none;font-weight:700;padding:0 .35rem}
+.filter-link{color:inherit;text-decoration:none}.filter-link:hover{text-decoration:underline;color:var(--accent)}.open-link{text-decoration:none;font-size:.85rem}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 

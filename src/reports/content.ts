@@ -1,14 +1,8 @@
 /** What a report says: totals with change, top pages, referrers and countries, a link. */
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
-import {
-  type Figures,
-  formatFigure,
-  formatNumber,
-  SHOWN_FIGURES,
-  summary,
-} from '../stats/overview.ts';
-import { queryStats } from '../stats/queries.ts';
+import { type Figures, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import { rollupSource, summaryOf } from '../stats/source.ts';
 import type { Period } from './period.ts';
 
 export type ReportData = {
@@ -33,11 +27,11 @@ export async function reportData(
   period: Period,
   links: { statsUrl: string; unsubscribeUrl: string },
 ): Promise<ReportData> {
-  const sums = await summary(db, site.id, period);
+  const rollups = rollupSource(db, site.id);
+  const sums = await summaryOf(rollups, period);
   const top = await Promise.all(
     TOP.map(async ([name, title]) => {
-      const { rows } = await queryStats(db, {
-        websiteId: site.id,
+      const { rows } = await rollups.page({
         name,
         from: period.from,
         to: period.to,

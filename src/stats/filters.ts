@@ -71,13 +71,16 @@ export function filterParam(filter: Pick<Filter, 'dimension' | 'operator'>): str
 const PARAM = /^filter\[([^\]]*)\](?:\[([^\]]*)\])?$/;
 
 /**
- * The filters of a query string, or the errors that name each bad one: an unknown
- * dimension or operator, an empty or too long value, a filter stated twice, more than
- * `MAX_FILTERS`. Parameters that are not `filter[…]` are not looked at.
+ * The filters of a query string, and the errors that name each bad one (empty when there is
+ * none): an unknown dimension or operator, an empty or too long value, a filter stated
+ * twice, more than `MAX_FILTERS` (then `filters` holds the first ten). Parameters that are
+ * not `filter[…]` are not looked at. The API refuses any error; the statistics page says
+ * which filters it could not use and shows the others.
  */
-export function parseFilters(
-  params: URLSearchParams,
-): { ok: true; filters: Filter[] } | { ok: false; errors: Record<string, string[]> } {
+export function parseFilters(params: URLSearchParams): {
+  filters: Filter[];
+  errors: Record<string, string[]>;
+} {
   const filters: Filter[] = [];
   const errors: Record<string, string[]> = {};
   const seen = new Set<string>();
@@ -112,5 +115,5 @@ export function parseFilters(
     });
   }
   if (seen.size > MAX_FILTERS) errors.filter = [`At most ${MAX_FILTERS} filters can be combined.`];
-  return Object.keys(errors).length ? { ok: false, errors } : { ok: true, filters };
+  return { filters: filters.slice(0, MAX_FILTERS), errors };
 }

@@ -1,93 +1,10 @@
 /**
- * What the statistics page shows beyond one statistic: totals with the previous period,
- * a zero-filled series for the chart and the date ranges themselves. (Realtime visitors
- * come from the website's event log: `WebsiteLog.realtime`.)
- * All of it reads roll-ups by primary-key range, like the API.
+ * The figures beyond one statistic, made from sums whichever source gave them
+ * (./source.ts): a period's six figures, the chart's zero-filled series, and how both read.
  */
-import { and, between, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { stats } from '../db/schema.ts';
-import { localDateHour } from '../ingest/steps/local-time.ts';
-import { addDays, isCalendarDate } from '../lib/dates.ts';
-
-export const RANGES = [
-  'today',
-  'yesterday',
-  '7d',
-  '30d',
-  'this_month',
-  'last_month',
-  'custom',
-] as const;
-export type RangeName = (typeof RANGES)[number];
-export type Range = { name: RangeName; from: string; to: string };
-
-/** Longest custom range, in days (about ten years). */
-export const MAX_RANGE_DAYS = 3660;
-
-/** A range as a request asked for it; `invalid` when it named dates that could not be used. */
-export type RequestedRange = Range & { invalid?: true };
-
-const DAY = 86_400_000;
-
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
-}
-
-/**
- * The range a request asks for, in the website's time zone. `from`/`to` without a `range`
- * name are a custom range (people type and share such URLs). Invalid input falls back to
- * the last 30 days; when it named dates, the result says so (`invalid`), so the page can.
- */
-export function resolveRange(
-  query: { range?: string; from?: string; to?: string },
-  timeZone: string,
-  now = Date.now(),
-): RequestedRange {
-  const today = localDateHour(now, timeZone).date;
-  const named = (RANGES as readonly string[]).includes(query.range ?? '');
-  const datesGiven = query.from !== undefined || query.to !== undefined;
-  const name: RangeName = named
-    ? (query.range as RangeName)
-    : query.range === undefined && datesGiven
-      ? 'custom'
-      : '30d';
-  const monthStart = `${today.slice(0, 8)}01`;
-  switch (name) {
-    case 'today':
-      return { name, from: today, to: today };
-    case 'yesterday':
-      return { name, from: addDays(today, -1), to: addDays(today, -1) };
-    case '7d':
-      return { name, from: addDays(today, -6), to: today };
-    case 'this_month':
-      return { name, from: monthStart, to: today };
-    case 'last_month': {
-      const end = addDays(monthStart, -1);
-      return { name, from: `${end.slice(0, 8)}01`, to: end };
-    }
-    case 'custom': {
-      const { from = '', to = '' } = query;
-      if (
-        isCalendarDate(from) &&
-        isCalendarDate(to) &&
-        from <= to &&
-        daysBetween(from, to) <= MAX_RANGE_DAYS
-      ) {
-        return { name, from, to };
-      }
-      return { name: '30d', from: addDays(today, -29), to: today, invalid: true };
-    }
-    default:
-      return { name: '30d', from: addDays(today, -29), to: today };
-  }
-}
-
-/** The period of equal length just before a range. */
-export function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
-  const length = daysBetween(range.from, range.to);
-  return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
-}
+import { addDays, daysBetween } from '../lib/dates.ts';
+import type { StatName } from './names.ts';
+import type { ValueSum } from './queries.ts';
 
 /** The six figures of a period, and its custom events (docs/ARCHITECTURE.md, The counting model). */
 export type Figures = {
@@ -109,9 +26,16 @@ export type Figures = {
 export type Summary = { data: Figures; previous: Figures };
 
 /** The roll-ups a summary adds up: one range of the primary key per statistic. */
-const SUMMED = ['visitors', 'visits', 'pageviews', 'bounces', 'visit_duration', 'event'] as const;
+export const SUMMED = [
+  'visitors',
+  'visits',
+  'pageviews',
+  'bounces',
+  'visit_duration',
+  'event',
+] as const satisfies readonly StatName[];
 
-type Summed = (typeof SUMMED)[number];
+export type Summed = (typeof SUMMED)[number];
 
 /** The figures from the sums of their roll-ups over some days (0 for a roll-up without rows). */
 export function figuresOf(sum: (name: Summed) => number): Figures {
@@ -127,37 +51,6 @@ export function figuresOf(sum: (name: Summed) => number): Figures {
     visit_duration: per(sum('visit_duration')),
     events: sum('event'),
   };
-}
-
-async function figures(db: Database, websiteId: number, from: string, to: string) {
-  const rows = await db
-    .select({ name: stats.name, n: sql<number>`sum(${stats.count})` })
-    .from(stats)
-    .where(
-      and(
-        eq(stats.websiteId, websiteId),
-        inArray(stats.name, [...SUMMED]),
-        between(stats.date, from, to),
-      ),
-    )
-    .groupBy(stats.name)
-    .all();
-  const sums = new Map(rows.map((r) => [r.name, Number(r.n)]));
-  return figuresOf((name) => sums.get(name) ?? 0);
-}
-
-/** The figures of a range and of the period of equal length just before it. */
-export async function summary(
-  db: Database,
-  websiteId: number,
-  range: { from: string; to: string },
-): Promise<Summary> {
-  const prev = previousPeriod(range);
-  const [data, previous] = await Promise.all([
-    figures(db, websiteId, range.from, range.to),
-    figures(db, websiteId, prev.from, prev.to),
-  ]);
-  return { data, previous };
 }
 
 /** One day's (or hour's) figures for the chart. */
@@ -183,17 +76,12 @@ export const CHART_METRICS = [
 export type ChartMetric = (typeof CHART_METRICS)[number];
 
 /**
- * The chart's figures per day (zero-filled), or per hour for a one-day range: visitors,
- * visits and page views; bounce rate and visit duration per day only.
+ * The roll-ups a chart of a range sums, by the figure each sums into: per day visitors,
+ * visits, page views, bounces and durations; per hour (a one-day range) visitors, visits and
+ * page views (an hour has no bounces or durations).
  */
-export async function series(
-  db: Database,
-  websiteId: number,
-  range: Range,
-): Promise<SeriesPoint[]> {
-  const hourly = range.from === range.to;
-  // The roll-ups drawn, by the figure each sums into (an hour has no bounces or durations).
-  const names: Partial<Record<string, Summed>> = hourly
+export function seriesRollups(hourly: boolean): Partial<Record<StatName, Summed>> {
+  return hourly
     ? { visitors_hours: 'visitors', pageviews_hours: 'pageviews', visits_hours: 'visits' }
     : {
         visitors: 'visitors',
@@ -202,28 +90,28 @@ export async function series(
         bounces: 'bounces',
         visit_duration: 'visit_duration',
       };
-  const rows = await db
-    .select({ name: stats.name, value: stats.value, count: sql<number>`sum(${stats.count})` })
-    .from(stats)
-    .where(
-      and(
-        eq(stats.websiteId, websiteId),
-        inArray(stats.name, Object.keys(names)),
-        between(stats.date, range.from, range.to),
-      ),
-    )
-    .groupBy(stats.name, stats.value)
-    .all();
+}
+
+/**
+ * The chart's points, zero-filled, from the sums per value (a date, or an hour `00`–`23`
+ * for a one-day range) of the roll-ups `seriesRollups` names.
+ */
+export function seriesPoints(
+  range: { from: string; to: string },
+  sums: readonly ValueSum[],
+): SeriesPoint[] {
+  const hourly = range.from === range.to;
+  const names = seriesRollups(hourly);
   const labels = hourly
     ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
     : Array.from({ length: daysBetween(range.from, range.to) }, (_, i) => addDays(range.from, i));
-  const sums = new Map(labels.map((label) => [label, new Map<Summed, number>()]));
-  for (const row of rows) {
+  const byLabel = new Map(labels.map((label) => [label, new Map<Summed, number>()]));
+  for (const row of sums) {
     const name = names[row.name];
-    if (name) sums.get(row.value)?.set(name, Number(row.count));
+    if (name) byLabel.get(row.value)?.set(name, row.count);
   }
   return labels.map((label) => {
-    const f = figuresOf((name) => sums.get(label)?.get(name) ?? 0);
+    const f = figuresOf((name) => byLabel.get(label)?.get(name) ?? 0);
     return {
       label,
       visitors: f.visitors,

@@ -1,10 +1,12 @@
 /**
- * Stats queries. Every query starts from one base: a website's statistic over an inclusive
- * date range, i.e. a range of the `stats` primary key (website_id, name, date, value). The
- * rows in that range are summed per value, sorted and paged in SQL; nothing reads raw hits
- * and nothing is sorted in JavaScript.
+ * Reads of D1's roll-ups. Every one starts from one base, `rollupRange`: some statistics of
+ * a website over an inclusive date range, i.e. ranges of the `stats` primary key
+ * (website_id, name, date, value). The rows in that range are summed per value (a page of a
+ * statistic, sorted and paged in SQL) or per statistic (a summary's sums); nothing reads raw
+ * hits and nothing is sorted in JavaScript. (The same questions over the event log, for
+ * filtered reads: src/event-log/log-query.ts.)
  */
-import { and, asc, between, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, between, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
@@ -28,11 +30,17 @@ export type StatsPage = {
   rowsRead: number;
 };
 
-/** The base of every stats query: one statistic of one website over a date range. */
-function statsRange(q: Pick<StatsQuery, 'websiteId' | 'name' | 'from' | 'to' | 'search'>) {
+/** The base of every roll-up read: statistics of one website over a date range. */
+function rollupRange(q: {
+  websiteId: number;
+  names: StatName | readonly StatName[];
+  from: string;
+  to: string;
+  search?: string | undefined;
+}) {
   return and(
     eq(stats.websiteId, q.websiteId),
-    eq(stats.name, q.name),
+    typeof q.names === 'string' ? eq(stats.name, q.names) : inArray(stats.name, [...q.names]),
     // For one day, equality lets SQLite group in primary-key (value) order, with no sorter.
     q.from === q.to ? eq(stats.date, q.from) : between(stats.date, q.from, q.to),
     q.search ? containsText(stats.value, q.search) : undefined,
@@ -56,7 +64,7 @@ function statsRange(q: Pick<StatsQuery, 'websiteId' | 'name' | 'from' | 'to' | '
  * second statement, which groups the range the same way again (at most twice the cost). `rowsRead` is D1's exact `meta.rows_read`, for tests and benchmarks.
  */
 export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage> {
-  const where = statsRange(q);
+  const where = rollupRange({ ...q, names: q.name });
   const total = sql<number>`count(*) over ()`.as('total');
   const sum = sql<number>`sum(${stats.count})`;
   const primary = q.sortBy === 'value' ? stats.value : sum;
@@ -93,4 +101,31 @@ export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage
     total: totalCount,
     rowsRead,
   };
+}
+
+/** A statistic's count for one value, summed over a range. */
+export type ValueSum = { name: StatName; value: string; count: number };
+
+/**
+ * Statistics summed per value over a range, all values (for the chart's series: one value per
+ * date or hour); with `perValue` false, summed per statistic (`value` is then '').
+ */
+export async function rollupSums(
+  db: Database,
+  websiteId: number,
+  names: readonly StatName[],
+  range: { from: string; to: string },
+  perValue: boolean,
+): Promise<ValueSum[]> {
+  const rows = await db
+    .select({
+      name: stats.name,
+      value: perValue ? stats.value : sql<string>`''`,
+      count: sql<number>`sum(${stats.count})`,
+    })
+    .from(stats)
+    .where(rollupRange({ websiteId, names, from: range.from, to: range.to }))
+    .groupBy(...(perValue ? [stats.name, stats.value] : [stats.name]))
+    .all();
+  return rows.map((r) => ({ name: r.name as StatName, value: r.value, count: Number(r.count) }));
 }

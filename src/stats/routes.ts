@@ -18,7 +18,7 @@ import {
   summaryQuerySchema,
   summaryResponseSchema,
 } from './schemas.ts';
-import { statisticPage, summaryOf, type Unavailable } from './source.ts';
+import { isUnavailable, sourceOf, summaryOf, type Unavailable } from './source.ts';
 
 /** A one-page response for the documentation. */
 function example(summary: string, query: string, data: { value: string; count: number }[]) {
@@ -128,20 +128,21 @@ function checkedQuery<Q extends { from: string; to: string }>(
   c: Context<AppEnv>,
   query: () => Q,
 ): { q: Q; filters: Filter[] } {
-  const filters = parseFilters(new URL(c.req.url).searchParams);
+  const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);
+  const failed = Object.keys(errors).length > 0;
   let q: Q;
   try {
     q = query();
   } catch (err) {
-    if (!filters.ok && err instanceof ApiError && err.errors)
-      throw validationFailed({ ...err.errors, ...filters.errors });
+    if (failed && err instanceof ApiError && err.errors)
+      throw validationFailed({ ...err.errors, ...errors });
     throw err;
   }
-  if (!filters.ok) throw validationFailed(filters.errors);
+  if (failed) throw validationFailed(errors);
   if (q.from > q.to) {
     throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
   }
-  return { q, filters: filters.filters };
+  return { q, filters };
 }
 
 /** The 422 of a filtered range that starts before the oldest date the event log holds. */
@@ -157,8 +158,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const { q, filters } = checkedQuery(c, query);
-    const answer = await summaryOf(c.env, db, website.id, q, filters);
-    if ('unavailable' in answer) throw unavailable(answer);
+    const answer = await summaryOf(await sourceOf(c.env, db, website.id, filters), q);
+    if (isUnavailable(answer)) throw unavailable(answer);
     return c.json({ ...answer, status: 200 });
   });
 
@@ -167,8 +168,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
     const { q, filters } = checkedQuery(c, query);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
-    const answer = await statisticPage(c.env, db, {
-      websiteId: website.id,
+    const source = await sourceOf(c.env, db, website.id, filters);
+    const answer = await source.page({
       name: q.name,
       from: q.from,
       to: q.to,
@@ -177,9 +178,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       sort: q.sort ?? 'desc',
       limit: perPage,
       offset: (page - 1) * perPage,
-      filters,
     });
-    if ('unavailable' in answer) throw unavailable(answer);
+    if (isUnavailable(answer)) throw unavailable(answer);
     const { rows, total } = answer;
     const { lastPage, offset } = pageWindow(total, page, perPage);
     const range = pageRange(offset, rows.length);

@@ -1,63 +1,150 @@
 /**
  * Where a number is read from (docs/ARCHITECTURE.md, "The path of a number" and "Filters"):
- * an unfiltered question sums D1's roll-ups (./queries.ts, ./overview.ts) once the website's
- * log has flushed (read-your-writes); a filtered one (./filters.ts) is answered by the
- * website's event log, which holds every hit with all its dimensions, where roll-ups hold
- * one dimension at a time. With no filter both give the same answers
- * (test/integration/filters.test.ts).
+ * an unfiltered question sums D1's roll-ups (./queries.ts) once the website's log has
+ * flushed (read-your-writes); a filtered one (./filters.ts) is answered by the website's
+ * event log (src/event-log/log-query.ts), which holds every hit with all its dimensions,
+ * where roll-ups hold one dimension at a time. With no filter both give the same answers
+ * (test/integration/filters.test.ts). Everything the API and the statistics page show is
+ * built here from a `Source`'s three reads.
  */
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading, readLog } from '../event-log/client.ts';
+import { daysBetween, previousPeriod } from '../lib/dates.ts';
 import type { Filter } from './filters.ts';
-import { type Figures, figuresOf, previousPeriod, type Summary, summary } from './overview.ts';
-import { queryStats, type StatsPage, type StatsQuery } from './queries.ts';
+import type { StatName } from './names.ts';
+import {
+  figuresOf,
+  type SeriesPoint,
+  SUMMED,
+  type Summary,
+  seriesPoints,
+  seriesRollups,
+} from './overview.ts';
+import {
+  queryStats,
+  rollupSums,
+  type StatsPage,
+  type StatsQuery,
+  type ValueSum,
+} from './queries.ts';
 
 /** A filtered range that starts before the oldest date the log holds: that date. */
 export type Unavailable = { unavailable: true; firstDate: string };
 
-/** One page of a statistic, over the hits the filters keep (all of them without one). */
-export async function statisticPage(
-  env: Env,
-  db: Database,
-  q: StatsQuery & { filters: Filter[] },
-): Promise<StatsPage | Unavailable> {
-  const { websiteId, filters, ...query } = q;
-  if (filters.length === 0) {
-    await flushBeforeReading(env, websiteId);
-    return queryStats(db, { websiteId, ...query });
-  }
-  const read = await readLog(env, websiteId, (log) => log.statistic({ ...query, filters }));
-  if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-  return { rows: read.value.rows, total: read.value.total, rowsRead: read.rowsRead };
+export function isUnavailable(answer: unknown): answer is Unavailable {
+  return typeof answer === 'object' && answer !== null && 'unavailable' in answer;
 }
 
-/** The figures of a range and of the period before, over the hits the filters keep. */
-export async function summaryOf(
+type Dates = { from: string; to: string };
+
+/** A page of one statistic, without the website (the source knows it). */
+export type PageQuery = Omit<StatsQuery, 'websiteId'>;
+
+/**
+ * What a website's numbers are read from: its roll-ups (`U` = never: they cover every date)
+ * or its log under filters (`U` = `Unavailable` before the oldest date it holds).
+ */
+export type Source<U = Unavailable> = {
+  /** One page of a statistic. */
+  page(q: PageQuery): Promise<StatsPage | U>;
+  /** Statistics summed over a range: per value (every value), or per statistic (value ''). */
+  sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
+};
+
+/** The roll-ups of a website, as they are (read `sourceOf` to have them flushed first). */
+export function rollupSource(db: Database, websiteId: number): Source<never> {
+  return {
+    page: (q) => queryStats(db, { websiteId, ...q }),
+    sums: (names, range, perValue) => rollupSums(db, websiteId, names, range, perValue),
+  };
+}
+
+/** A website's event log, keeping the hits the filters keep. */
+function logSource(env: Env, websiteId: number, filters: Filter[]): Source {
+  const page = async (q: PageQuery): Promise<StatsPage | Unavailable> => {
+    const read = await readLog(env, websiteId, (log) => log.statistic({ ...q, filters }));
+    if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+    return { ...read.value, rowsRead: read.rowsRead };
+  };
+  return {
+    page,
+    async sums(names, range, perValue) {
+      if (!perValue) {
+        const read = await readLog(env, websiteId, (log) =>
+          log.sums({ from: range.from, to: range.to, filters }),
+        );
+        if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+        const sums = read.value;
+        return SUMMED.filter((name) => names.includes(name)).map((name) => ({
+          name,
+          value: '',
+          count: sums[name],
+        }));
+      }
+      // Every value of each statistic: a series has one per date (or hour) at most.
+      const limit = Math.max(24, daysBetween(range.from, range.to));
+      const pages = await Promise.all(
+        names.map(async (name) => {
+          const answer = await page({
+            name,
+            from: range.from,
+            to: range.to,
+            sortBy: 'value',
+            sort: 'asc',
+            limit,
+            offset: 0,
+          });
+          return isUnavailable(answer) ? answer : answer.rows.map((row) => ({ name, ...row }));
+        }),
+      );
+      return (
+        pages.find(isUnavailable) ?? pages.flatMap((rows) => (isUnavailable(rows) ? [] : rows))
+      );
+    },
+  };
+}
+
+/**
+ * The source of a website's numbers under these filters: its log when there are any, else
+ * its roll-ups once the log has flushed into them (so every hit answered 202 is counted).
+ */
+export async function sourceOf(
   env: Env,
   db: Database,
   websiteId: number,
-  range: { from: string; to: string },
   filters: Filter[],
-): Promise<Summary | Unavailable> {
-  if (filters.length === 0) {
-    await flushBeforeReading(env, websiteId);
-    return summary(db, websiteId, range);
-  }
-  const figures = async (r: { from: string; to: string }): Promise<Figures | Unavailable> => {
-    const read = await readLog(env, websiteId, (log) => log.sums({ ...r, filters }));
-    if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-    return figuresOf((name) => read.value[name]);
+): Promise<Source> {
+  if (filters.length > 0) return logSource(env, websiteId, filters);
+  await flushBeforeReading(env, websiteId);
+  return rollupSource(db, websiteId);
+}
+
+/** The six figures of a range and of the period of equal length just before it. */
+export async function summaryOf(source: Source<never>, range: Dates): Promise<Summary>;
+export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable>;
+export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable> {
+  const figures = async (dates: Dates) => {
+    const sums = await source.sums(SUMMED, dates, false);
+    if (isUnavailable(sums)) return sums;
+    return figuresOf((name) => sums.find((s) => s.name === name)?.count ?? 0);
   };
   const data = await figures(range);
-  if ('unavailable' in data) return data;
+  if (isUnavailable(data)) return data;
   // The period before may reach past the log's oldest date: it shows what the log holds.
   const before = previousPeriod(range);
   let previous = await figures(before);
-  if ('unavailable' in previous)
+  if (isUnavailable(previous))
     previous =
       previous.firstDate <= before.to
         ? await figures({ from: previous.firstDate, to: before.to })
         : figuresOf(() => 0);
-  return { data, previous: 'unavailable' in previous ? figuresOf(() => 0) : previous };
+  return { data, previous: isUnavailable(previous) ? figuresOf(() => 0) : previous };
+}
+
+/** The chart's points of a range: per day, or per hour for one day. */
+export async function seriesOf(source: Source, range: Dates): Promise<SeriesPoint[] | Unavailable> {
+  const names = Object.keys(seriesRollups(range.from === range.to)) as StatName[];
+  const sums = await source.sums(names, range, true);
+  return isUnavailable(sums) ? sums : seriesPoints(range, sums);
 }

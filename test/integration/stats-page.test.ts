@@ -169,16 +169,26 @@ const params = (url: URL | undefined) => Object.fromEntries(url?.searchParams ??
 
 type Row = { value: string; count: string; href: string | null };
 
-/** Data rows `<tr><td>value</td><td class="num">count</td></tr>` of an HTML fragment. */
+/**
+ * Data rows of an HTML fragment: the value (the text of its first cell's first link, which
+ * filters by it, or the cell's text), the link that opens it (`href`, or null) and the count
+ * (the last cell, class "num").
+ */
 function rowsOf(fragment: string): Row[] {
   const rows: Row[] = [];
-  const re =
-    /<tr><td>(?:<a href="([^"]*)"[^>]*>([^<]*)<\/a>|([^<]*))<\/td><td class="num">([^<]*)<\/td><\/tr>/g;
-  for (const m of fragment.matchAll(re)) {
+  for (const tr of fragment.matchAll(/<tr>([\s\S]*?)<\/tr>/g)) {
+    const cells = [...(tr[1] ?? '').matchAll(/<td( class="num")?>([\s\S]*?)<\/td>/g)];
+    const first = cells[0]?.[2] ?? '';
+    const last = cells.at(-1);
+    if (!last?.[1] || cells.length < 2) continue;
+    const opens = first.match(
+      /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank"/,
+    );
+    const text = first.match(/^<a\b[^>]*>([^<]*)<\/a>/)?.[1] ?? first;
     rows.push({
-      value: unescapeHtml(m[2] ?? m[3] ?? ''),
-      count: m[4] ?? '',
-      href: m[1] === undefined ? null : unescapeHtml(m[1]),
+      value: unescapeHtml(text),
+      count: last[2] ?? '',
+      href: opens ? unescapeHtml(opens[1] ?? '') : null,
     });
   }
   return rows;
@@ -1183,7 +1193,7 @@ describe('safety', () => {
       for (const href of hrefs(res.text)) expect(href, view).toMatch(/^(\/(?!\/)|https:\/\/)/);
       const external = [
         ...res.text.matchAll(
-          /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank">/g,
+          /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank"/g,
         ),
       ].map((m) => unescapeHtml(m[1] ?? ''));
       for (const href of external)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDateHour } from '../../src/ingest/steps/local-time.ts';
+import { localDateHour } from '../../src/lib/dates.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,0 +1,137 @@
+/**
+ * Who may read a website's statistics page (docs/ARCHITECTURE.md, The HTTP contract).
+ * Public websites are open to anyone; private ones only to their owner (everyone else gets
+ * the same 404 as for a missing site, and no figure leaks); password-protected ones ask for
+ * the password once and then trust a per-site cookie signed with the server secret over the
+ * site's password hash, so changing the password revokes every such cookie.
+ */
+import { eq } from 'drizzle-orm';
+import type { Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { verifyPassword } from '../accounts/password.ts';
+import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
+import { createDb, type Database } from '../db/client.ts';
+import { websites } from '../db/schema.ts';
+import type { AppEnv } from '../env.ts';
+import { timingSafeEqual } from '../lib/crypto.ts';
+import { ApiError } from '../lib/errors.ts';
+import { clientAddressKey } from '../lib/ip.ts';
+import { hmacHex, serverSecret } from '../lib/secret.ts';
+import { normalizeDomain } from '../websites/domain.ts';
+import { Field, render } from './layout.tsx';
+
+export type Site = typeof websites.$inferSelect;
+
+/** A missing website, a private one and an unknown statistic look exactly alike. */
+export const notFound = () => new ApiError(404, 'There are no statistics here.');
+
+const cookieName = (site: Site) => `sl_site_${site.id}`;
+
+async function siteToken(db: Database, site: Site): Promise<string> {
+  return hmacHex(
+    await serverSecret(db, 'stats-cookie'),
+    `${site.id}\u0000${site.passwordHash ?? ''}`,
+  );
+}
+
+type Access = 'granted' | 'hidden' | 'password';
+
+async function accessTo(c: Context<AppEnv>, db: Database, site: Site): Promise<Access> {
+  if (site.privacy === 0 || c.get('owner')?.id === site.ownerId) return 'granted';
+  if (site.privacy === 2 && site.passwordHash) {
+    const cookie = getCookie(c, cookieName(site));
+    return cookie && timingSafeEqual(cookie, await siteToken(db, site)) ? 'granted' : 'password';
+  }
+  return 'hidden';
+}
+
+async function findByDomain(db: Database, raw: string): Promise<Site | undefined> {
+  const normalized = normalizeDomain(raw);
+  if (!normalized.ok) return undefined;
+  return db.select().from(websites).where(eq(websites.domain, normalized.domain)).get();
+}
+
+function passwordPage(
+  c: Context<AppEnv>,
+  site: Site,
+  error?: string,
+  status: 200 | 422 | 429 = 200,
+) {
+  return render(
+    c,
+    {
+      title: site.domain,
+      children: (
+        <>
+          <h1>{site.domain}</h1>
+          <form
+            method="post"
+            action={`/stats/${site.domain}/password`}
+            class="stack card"
+            novalidate
+          >
+            <p>The statistics of this website are protected by a password.</p>
+            <Field label="Password" name="password" error={error ? [error] : undefined}>
+              <input
+                id="password"
+                name="password"
+                type="password"
+                autocomplete="current-password"
+                required
+              />
+            </Field>
+            <div class="actions">
+              <button type="submit">Show statistics</button>
+            </div>
+          </form>
+        </>
+      ),
+    },
+    status,
+  );
+}
+
+/**
+ * The website of the `:domain` in the path when the visitor may read it; else a 404, or the
+ * password form (a Response) for a protected website without its cookie.
+ */
+export async function readableSite(
+  c: Context<AppEnv>,
+): Promise<{ site: Site; db: Database } | Response> {
+  const db = createDb(c.env.DB);
+  const site = await findByDomain(db, c.req.param('domain') ?? '');
+  if (!site) throw notFound();
+  const access = await accessTo(c, db, site);
+  if (access === 'hidden') throw notFound();
+  if (access === 'password') return passwordPage(c, site);
+  return { site, db };
+}
+
+/** `POST /stats/{domain}/password`: checks a guess (throttled) and sets the site's cookie. */
+export function registerPasswordRoute(pages: Hono<AppEnv>) {
+  pages.post('/:domain/password', async (c) => {
+    const db = createDb(c.env.DB);
+    const site = await findByDomain(db, c.req.param('domain'));
+    if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
+    // Counted before the password is hashed: a refused guess costs no PBKDF2.
+    const address = clientAddressKey(c);
+    const wait = await consumeStatsPasswordAttempt(db, site.id, address);
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return passwordPage(c, site, 'Too many attempts. Try again later.', 429);
+    }
+    const password = (await c.req.parseBody()).password;
+    if (typeof password !== 'string' || !(await verifyPassword(password, site.passwordHash))) {
+      return passwordPage(c, site, 'The password is incorrect.', 422);
+    }
+    await statsPasswordSucceeded(db, site.id, address);
+    setCookie(c, cookieName(site), await siteToken(db, site), {
+      httpOnly: true,
+      secure: true,
+      sameSite: 'Lax',
+      path: `/stats/${site.domain}`,
+      maxAge: 30 * 24 * 3600,
+    });
+    return c.redirect(`/stats/${site.domain}`, 303);
+  });
+}

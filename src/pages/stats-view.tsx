@@ -1,0 +1,439 @@
+/**
+ * The parts of the statistics pages (./stats.tsx): what their address holds (a `View`:
+ * the range and the filters, so that any view can be shared), and the pieces they are drawn
+ * from — range navigation, filter chips, the chart, tables of values. Nothing here reads a
+ * number; the stats domain (src/stats/) gives them.
+ */
+import type { FC } from 'hono/jsx';
+import {
+  MAX_RANGE_DAYS,
+  RANGES,
+  type Range,
+  type RangeName,
+  type RequestedRange,
+} from '../lib/dates.ts';
+import {
+  FILTER_DIMENSIONS,
+  type Filter,
+  type FilterDimension,
+  type FilterOperator,
+  filterParam,
+} from '../stats/filters.ts';
+import type { StatName } from '../stats/names.ts';
+import {
+  type ChartMetric,
+  chartMetricsFor,
+  formatFigure,
+  formatNumber,
+  type SeriesPoint,
+  SHOWN_FIGURES,
+} from '../stats/overview.ts';
+
+/** What a statistics page's address holds: the range and the filters. */
+export type View = { range: RequestedRange; filters: Filter[] };
+
+/** Other parameters of an address; an empty or undefined value is left out. */
+export type Extra = Record<string, string | number | undefined>;
+
+/** The parameters of a view and of `extra`, in the order they are written. */
+export function viewParams(view: View, extra: Extra = {}): [string, string][] {
+  const params: [string, string][] = [['range', view.range.name]];
+  if (view.range.name === 'custom') params.push(['from', view.range.from], ['to', view.range.to]);
+  for (const f of view.filters) params.push([filterParam(f), f.value]);
+  for (const [k, v] of Object.entries(extra))
+    if (v !== undefined && v !== '') params.push([k, String(v)]);
+  return params;
+}
+
+/** The address of `path` showing `view`, with `extra` parameters. */
+export function viewHref(path: string, view: View, extra: Extra = {}): string {
+  return `${path}?${new URLSearchParams(viewParams(view, extra)).toString()}`;
+}
+
+/** The view with one more filter; one of the same dimension and operator is replaced. */
+export function withFilter(view: View, filter: Filter): View {
+  const others = view.filters.filter(
+    (f) => f.dimension !== filter.dimension || f.operator !== filter.operator,
+  );
+  return { ...view, filters: [...others, filter] };
+}
+
+export function isFilterDimension(name: string): name is FilterDimension {
+  return (FILTER_DIMENSIONS as readonly string[]).includes(name);
+}
+
+/** The panels of the overview, in order, with their titles. */
+export const PANELS: readonly [FilterDimension, string][] = [
+  ['page', 'Pages'],
+  ['landing_page', 'Landing pages'],
+  ['referrer', 'Referrers'],
+  ['campaign', 'Campaigns'],
+  ['country', 'Countries'],
+  ['city', 'Cities'],
+  ['continent', 'Continents'],
+  ['language', 'Languages'],
+  ['browser', 'Browsers'],
+  ['os', 'Operating systems'],
+  ['device', 'Devices'],
+  ['resolution', 'Screen resolutions'],
+  ['event', 'Events'],
+  ['exit_page', 'Exit pages'],
+];
+
+/** The title of each statistic's full view. */
+export const TITLES = new Map<string, string>([
+  ...PANELS,
+  ['pageviews', 'Page views'],
+  ['pageviews_hours', 'Page views by hour'],
+  ['visitors', 'Visitors'],
+  ['visitors_hours', 'Visitors by hour'],
+  ['visits', 'Visits'],
+  ['visits_hours', 'Visits by hour'],
+  ['bounces', 'Bounces'],
+  ['visit_duration', 'Visit duration (seconds)'],
+]);
+
+/** A filter's dimension as a chip reads it. */
+const DIMENSION_LABELS: Record<FilterDimension, string> = {
+  page: 'Page',
+  landing_page: 'Landing page',
+  exit_page: 'Exit page',
+  referrer: 'Referrer',
+  campaign: 'Campaign',
+  country: 'Country',
+  continent: 'Continent',
+  city: 'City',
+  language: 'Language',
+  browser: 'Browser',
+  os: 'Operating system',
+  device: 'Device',
+  resolution: 'Screen resolution',
+  event: 'Event',
+};
+
+const OPERATOR_LABELS: Record<FilterOperator, string> = {
+  is: 'is',
+  not: 'is not',
+  contains: 'contains',
+};
+
+const RANGE_LABELS: Record<RangeName, string> = {
+  today: 'Today',
+  yesterday: 'Yesterday',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+  this_month: 'This month',
+  last_month: 'Last month',
+  custom: 'Custom',
+};
+
+/** A display form of a stored value: `US:United States` → `United States`. */
+export function displayValue(name: string, value: string): string {
+  if (name === 'country' || name === 'continent' || name === 'city')
+    return value.slice(value.indexOf(':') + 1);
+  return value;
+}
+
+/** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
+function linkFor(name: string, value: string, domain: string): string | null {
+  if ((name === 'page' || name === 'landing_page' || name === 'exit_page') && value.startsWith('/'))
+    return `https://${domain}${value}`;
+  if (name === 'referrer' && /^[a-z0-9.-]+$/i.test(value)) return `https://${value}/`;
+  return null;
+}
+
+/** A figure's change against the period before: `+12%`, `-3%`, `new`. */
+export function change(now: number, before: number): string {
+  if (before === 0) return now === 0 ? '±0%' : 'new';
+  const pct = Math.round(((now - before) / before) * 100);
+  return `${pct > 0 ? '+' : ''}${pct}%`;
+}
+
+/** The parameters of a view as hidden fields, for a form that keeps the view. */
+export const HiddenFields: FC<{ params: [string, string][] }> = ({ params }) => (
+  <>
+    {params.map(([name, value]) => (
+      <input type="hidden" name={name} value={value} />
+    ))}
+  </>
+);
+
+/**
+ * Range links and the custom range form, keeping the filters and `keep` (search, sort).
+ * Dates in the URL that could not be used are said so, without repeating them.
+ */
+export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
+  path,
+  view,
+  keep = {},
+}) => {
+  const kept = viewParams(view, keep).filter(([k]) => k !== 'range' && k !== 'from' && k !== 'to');
+  const { range } = view;
+  return (
+    <>
+      {range.invalid ? (
+        <p class="notice range-notice" role="alert">
+          The dates in this address are not a valid date range (from and to must be dates written
+          YYYY-MM-DD, from on or before to, at most {formatNumber(MAX_RANGE_DAYS)} days). Showing
+          the last 30 days instead.
+        </p>
+      ) : null}
+      <nav class="ranges" aria-label="Date range">
+        {RANGES.filter((r) => r !== 'custom').map((r) => (
+          <a
+            href={`${path}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
+            aria-current={range.name === r ? 'page' : undefined}
+          >
+            {RANGE_LABELS[r]}
+          </a>
+        ))}
+        <form method="get" action={path} class="custom-range">
+          <input type="hidden" name="range" value="custom" />
+          <HiddenFields params={kept} />
+          <label>
+            From <input type="date" name="from" value={range.from} required />
+          </label>
+          <label>
+            To <input type="date" name="to" value={range.to} required />
+          </label>
+          <button type="submit" class="secondary">
+            Show
+          </button>
+        </form>
+      </nav>
+    </>
+  );
+};
+
+/**
+ * The active filters as chips, each with a link that removes it, and a link that removes
+ * them all; filters the address named but that could not be used are said so.
+ */
+export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: string[] }> = ({
+  path,
+  view,
+  keep = {},
+  refused,
+}) => (
+  <>
+    {refused.length > 0 ? (
+      <p class="notice range-notice" role="alert">
+        Some filters in this address could not be used and are left out: {refused.join(', ')}.
+      </p>
+    ) : null}
+    {view.filters.length > 0 ? (
+      <section class="filters" aria-label="Filters">
+        <ul class="chips">
+          {view.filters.map((f, i) => {
+            const label = `${DIMENSION_LABELS[f.dimension]} ${OPERATOR_LABELS[f.operator]} ${displayValue(f.dimension, f.value)}`;
+            const rest = { ...view, filters: view.filters.filter((_, j) => j !== i) };
+            return (
+              <li class="chip">
+                <span>
+                  {DIMENSION_LABELS[f.dimension]} {OPERATOR_LABELS[f.operator]}{' '}
+                  <strong>{displayValue(f.dimension, f.value)}</strong>
+                </span>
+                <a href={viewHref(path, rest, keep)}>
+                  <span aria-hidden="true">×</span>
+                  <span class="sr-only">Remove filter: {label}</span>
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+        {view.filters.length > 1 ? (
+          <a href={viewHref(path, { ...view, filters: [] }, keep)}>Remove all filters</a>
+        ) : null}
+      </section>
+    ) : null}
+  </>
+);
+
+/**
+ * A value of a statistic: for a filterable dimension, a link that filters the overview by
+ * it (and, for pages and referrer hosts, a second link that opens it); else plain text.
+ */
+export const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View }> = ({
+  name,
+  value,
+  domain,
+  view,
+}) => {
+  const text = displayValue(name, value);
+  if (!isFilterDimension(name)) return <>{text}</>;
+  const href = linkFor(name, value, domain);
+  const filtered = withFilter(view, { dimension: name, operator: 'is', value });
+  return (
+    <>
+      <a href={viewHref(`/stats/${domain}`, filtered)} class="filter-link">
+        {text}
+      </a>
+      {href ? (
+        <>
+          {' '}
+          <a href={href} rel="noopener noreferrer nofollow" target="_blank" class="open-link">
+            <span aria-hidden="true">↗</span>
+            <span class="sr-only">Open {text}</span>
+          </a>
+        </>
+      ) : null}
+    </>
+  );
+};
+
+/** The body of a statistic's table: one row per value with its count. */
+export const ValueRows: FC<{
+  name: StatName;
+  rows: { value: string; count: number }[];
+  domain: string;
+  view: View;
+  /** Adds a link per row that filters the overview by everything but the value. */
+  exclude?: boolean;
+}> = ({ name, rows, domain, view, exclude = false }) => (
+  <tbody>
+    {rows.map((row) => (
+      <tr>
+        <td>
+          <ValueCell name={name} value={row.value} domain={domain} view={view} />
+        </td>
+        {exclude && isFilterDimension(name) ? (
+          <td>
+            <a
+              href={viewHref(
+                `/stats/${domain}`,
+                withFilter(view, { dimension: name, operator: 'not', value: row.value }),
+              )}
+            >
+              Exclude<span class="sr-only"> {displayValue(name, row.value)}</span>
+            </a>
+          </td>
+        ) : null}
+        <td class="num">{formatNumber(row.count)}</td>
+      </tr>
+    ))}
+  </tbody>
+);
+
+const METRIC_TITLES: Record<ChartMetric, string> = {
+  overview: 'Visitors and page views',
+  ...(Object.fromEntries(SHOWN_FIGURES) as Record<Exclude<ChartMetric, 'overview'>, string>),
+};
+
+/** What the chart shows: `?chart=`, when it names a metric the range has, else both lines. */
+export function chartMetric(asked: string | undefined, hourly: boolean): ChartMetric {
+  return chartMetricsFor(hourly).find((m) => m === asked) ?? 'overview';
+}
+
+export const Chart: FC<{
+  points: SeriesPoint[];
+  hourly: boolean;
+  metric: ChartMetric;
+  /** The page's address for another metric. */
+  hrefFor: (metric: ChartMetric) => string;
+}> = ({ points, hourly, metric, hrefFor }) => {
+  const width = 800;
+  const height = 220;
+  const pad = 28;
+  const shown: Exclude<ChartMetric, 'overview'>[] =
+    metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
+  // One line is drawn in the accent colour; with two, visitors on top of page views.
+  const colour = (key: string) =>
+    key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
+  const drawn = [...shown].reverse();
+  const value = (p: SeriesPoint, key: Exclude<ChartMetric, 'overview'>) => p[key];
+  const max = Math.max(1, ...points.flatMap((p) => shown.map((key) => value(p, key))));
+  const x = (i: number) =>
+    pad + (points.length === 1 ? 0 : (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (v: number) => height - pad - (v * (height - 2 * pad)) / max;
+  const line = (key: Exclude<ChartMetric, 'overview'>) =>
+    points.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
+  const unit = hourly ? 'hour' : 'day';
+  const summary =
+    metric === 'overview'
+      ? `${hourly ? 'Hourly' : 'Daily'} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
+      : `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
+  return (
+    <figure class="chart">
+      <nav class="chart-metrics" aria-label="Chart">
+        {chartMetricsFor(hourly).map((m) => (
+          <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
+            {METRIC_TITLES[m]}
+          </a>
+        ))}
+      </nav>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title chart-desc">
+        <title id="chart-title">{METRIC_TITLES[metric]}</title>
+        <desc id="chart-desc">{summary}</desc>
+        <line class="axis" x1={pad} y1={height - pad} x2={width - pad} y2={height - pad} />
+        <text class="tick" x={pad} y={pad - 10}>
+          {metric === 'overview' ? formatNumber(max) : formatFigure(metric, max)}
+        </text>
+        <text class="tick" x={pad} y={height - 8}>
+          {points[0]?.label ?? ''}
+        </text>
+        <text class="tick end" x={width - pad} y={height - 8}>
+          {points.at(-1)?.label ?? ''}
+        </text>
+        {drawn.map((key) => (
+          <polyline class={colour(key)} points={line(key)} />
+        ))}
+      </svg>
+      <figcaption>
+        {drawn.map((key) => (
+          <>
+            <span class={`key ${colour(key)}`}>{METRIC_TITLES[key]}</span>{' '}
+          </>
+        ))}
+      </figcaption>
+      <details>
+        <summary>Chart data as a table</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{hourly ? 'Hour' : 'Date'}</th>
+              {shown.map((key) => (
+                <th scope="col" class="num">
+                  {METRIC_TITLES[key]}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((p) => (
+              <tr>
+                <td>{p.label}</td>
+                {shown.map((key) => (
+                  <td class="num">{formatFigure(key, value(p, key))}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+};
+
+/**
+ * Said instead of numbers when a filtered range starts before the oldest date the event log
+ * holds; offers the part of the range it has.
+ */
+export const Unavailable: FC<{ path: string; view: View; firstDate: string; keep?: Extra }> = ({
+  path,
+  view,
+  firstDate,
+  keep = {},
+}) => {
+  const rest: Range = { name: 'custom', from: firstDate, to: view.range.to };
+  return (
+    <p class="notice range-notice" role="alert">
+      Filtered statistics are kept from {firstDate} on: this range starts earlier.{' '}
+      {firstDate <= view.range.to ? (
+        <a href={viewHref(path, { ...view, range: rest }, keep)}>
+          Show {firstDate} – {view.range.to}
+        </a>
+      ) : null}{' '}
+      <a href={viewHref(path, { ...view, filters: [] }, keep)}>Show without filters</a>
+    </p>
+  );
+};

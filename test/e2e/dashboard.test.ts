@@ -1,7 +1,8 @@
 /**
  * The dashboard end to end, as an owner meets it in Chromium: sign up, add a website, put
  * its snippet on a page that a visitor browses, read the statistics page (range, search,
- * CSV), then protect it with a password and make it private.
+ * CSV), then protect it with a password and make it private; then, with a second visitor,
+ * filter every number by a clicked value, exclude one from a full view, and remove the filters.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +24,13 @@ import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
 const ONE_VISIT = ['1', '1', '3', '3.00', '0%', expect.stringMatching(/^\d{1,2}s$/)];
 
 const SHOP = 'shop.example.com';
+
+const IPHONE_SAFARI =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+
+/** The values of a panel of the overview, as shown. */
+const panelValues = (name: string) =>
+  dash.locator(`#panel-${name} + table a.filter-link`).allTextContents();
 
 let state: string;
 let worker: Unstable_DevWorker;
@@ -123,8 +131,10 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     const url = new URL(dash.url());
     expect(url.pathname).toBe(`/stats/${SHOP}/page`);
     expect(url.searchParams.get('range')).toBe('7d');
-    const rows = await dash.locator('tbody tr').allTextContents();
-    expect(rows).toEqual(['/pricing/enterprise1']);
+    expect(await dash.locator('tbody a.filter-link').allTextContents()).toEqual([
+      '/pricing/enterprise',
+    ]);
+    expect(await dash.locator('tbody td.num').allTextContents()).toEqual(['1']);
 
     const csv = await dash.request.get(`${base}/stats/${SHOP}/page.csv?range=7d`);
     expect(csv.headers()['content-type']).toBe('text/csv; charset=utf-8');
@@ -163,5 +173,68 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     } finally {
       await stranger.close();
     }
+  });
+
+  it('filters every number by a clicked value, and removes the filter with its chip', async () => {
+    // A second visitor: Safari on an iPhone, straight to /blog (a bounce).
+    const visitor = await launchBrowser([SHOP], IPHONE_SAFARI);
+    try {
+      const tab = await visitor.newPage();
+      const counted = tab.waitForResponse((r) => r.url().endsWith('/api/event'));
+      await tab.goto(`http://${SHOP}:${shopPort}/blog`);
+      expect((await counted).status()).toBe(202);
+    } finally {
+      await visitor.close();
+    }
+    const BOTH = ['2', '2', '4', '2.00', '50%', expect.stringMatching(/^\d{1,2}s$/)];
+    await dash.goto(`${base}/stats/${SHOP}?range=7d`);
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
+    expect(await panelValues('browser')).toEqual(['Chrome', 'Safari']);
+
+    // A click on a referrer narrows the whole page to the visit it brought.
+    await dash.click('#panel-referrer + table a.filter-link:text-is("www.google.com")');
+    const filtered = new URL(dash.url());
+    expect(filtered.searchParams.get('filter[referrer]')).toBe('www.google.com');
+    expect(filtered.searchParams.get('range')).toBe('7d');
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(ONE_VISIT);
+    expect(await panelValues('page')).toEqual(['/', '/pricing', '/pricing/enterprise']);
+    expect(await panelValues('browser')).toEqual(['Chrome']);
+    expect(await panelValues('device')).toEqual(['desktop']);
+    expect(await dash.locator('.chip').allTextContents()).toEqual([
+      expect.stringContaining('Referrer is www.google.com'),
+    ]);
+    const chartPageviews = await dash.locator('figure.chart tbody td.num').allTextContents();
+    expect(chartPageviews.map(Number).reduce((a, b) => a + b, 0)).toBe(1 + 3); // visitors + page views
+
+    // The chip's link removes the filter: every number is back.
+    await dash.click('.chip a');
+    expect(new URL(dash.url()).searchParams.has('filter[referrer]')).toBe(false);
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
+
+    // "Exclude" in a panel's full view: everything but Chrome is the iPhone's one bounce.
+    await dash.click('#panel-browser ~ p >> text=Show all');
+    await dash.click('tbody tr:has(a.filter-link:text-is("Chrome")) >> text=Exclude');
+    expect(new URL(dash.url()).searchParams.get('filter[browser][not]')).toBe('Chrome');
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual([
+      '1',
+      '1',
+      '1',
+      '1.00',
+      '100%',
+      '0s',
+    ]);
+    expect(await panelValues('page')).toEqual(['/blog']);
+
+    // "Contains" from a full view, combined with the exclusion: nothing is left.
+    await dash.click('#panel-page ~ p >> text=Show all');
+    await dash.fill('#contains', 'PRICING');
+    await dash.click('main button:has-text("Filter")');
+    const both = new URL(dash.url());
+    expect(both.searchParams.get('filter[page][contains]')).toBe('PRICING');
+    expect(both.searchParams.get('filter[browser][not]')).toBe('Chrome');
+    expect(await dash.locator('.chip').count()).toBe(2);
+    expect(await dash.locator('.totals .big').first().textContent()).toBe('0');
+    await dash.click('text=Remove all filters');
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
   });
 });

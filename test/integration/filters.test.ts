@@ -16,16 +16,14 @@ import { STAT_NAMES } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { call, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
-import { SAFARI_IPHONE, sendHit } from '../support/hits.ts';
-import { advance, flushLog, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';
+import { flushLog, site } from '../support/ingest-fixtures.ts';
+import { DAY, threeVisitors } from '../support/three-visitors.ts';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 type Site = Awaited<ReturnType<typeof site>>;
-
-const DAY = '2026-06-02';
 
 /** A statistic through the Stats API with a query string of filters, as `{value: count}`. */
 async function stat(s: Site, name: string, filters: string) {
@@ -45,33 +43,6 @@ async function summary(s: Site, filters: string) {
   });
   expect(res.status, res.text).toBe(200);
   return res.json.data as Record<string, number>;
-}
-
-/**
- * Three visitors on one day:
- * - Ann (Chrome, Windows), from www.google.com: /, /pricing (2 minutes later), then signs up;
- * - Bob (Safari, iPhone), no referrer: /blog — a bounce;
- * - Cy (Chrome, Windows), from news.example.org: /pricing; 40 minutes later, directly: /, /blog
- *   (a second visit of 5 minutes).
- */
-async function threeVisitors() {
-  const s = await site('filters');
-  const hit = (ip: string, path: string, extra: Record<string, unknown> = {}, ua?: string) =>
-    sendHit({ page: `https://${s.domain}${path}`, ...extra }, { ip, ...(ua ? { ua } : {}) }).then(
-      (r) => expect(r.status, r.text).toBe(202),
-    );
-  freezeAt(`${DAY}T09:00:00Z`);
-  await hit('198.51.100.1', '/', { referrer: 'https://www.google.com/' });
-  await hit('198.51.100.2', '/blog', {}, SAFARI_IPHONE);
-  await hit('198.51.100.3', '/pricing', { referrer: 'https://news.example.org/a' });
-  advance(2 * MINUTE);
-  await hit('198.51.100.1', '/pricing');
-  await hit('198.51.100.1', '/pricing', { event: 'signup' });
-  advance(40 * MINUTE);
-  await hit('198.51.100.3', '/');
-  advance(5 * MINUTE);
-  await hit('198.51.100.3', '/blog');
-  return s;
 }
 
 describe('filtered statistics, worked out by hand', () => {
@@ -252,7 +223,7 @@ describe('filters that cannot be used', () => {
 
 describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () => {
   it('answers a filtered range before its oldest whole date with a 422 naming that date', async () => {
-    const s = await site('filters-retention');
+    const s = await site('filters-retention', { privacy: '0' });
     const now = Date.now();
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const old = now - 40 * 86_400_000;
@@ -280,6 +251,13 @@ describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () =>
     );
     expect(res.status).toBe(422);
     expect(res.json.errors.from[0]).toContain(day(recent));
+    // The statistics page says so, and offers the dates it has; its CSV is the same 422.
+    const range = `from=${day(old)}&to=${day(now)}&filter[page]=/`;
+    const html = (await call(`/stats/${s.domain}?${range}`)).text;
+    expect(html).toContain(`Filtered statistics are kept from ${day(recent)} on`);
+    expect(html).toContain(`Show ${day(recent)} – ${day(now)}`);
+    expect(html).not.toContain('class="totals"');
+    expect((await call(`/stats/${s.domain}/page.csv?${range}`)).status).toBe(422);
     // The roll-ups keep everything: unfiltered, the old day is there.
     const all = await call(`/api/v1/stats/${s.id}?name=pageviews&from=${day(old)}&to=${day(now)}`, {
       key: s.key,

@@ -1,0 +1,172 @@
+/**
+ * Filters on the statistics page (src/pages/stats.tsx): the three visitors of
+ * test/support/three-visitors.ts, read through the page's HTML and CSV with filters in the
+ * address, compared with the answers worked out by hand there; every link of a filtered
+ * page keeps its filters; a value links to the page filtered by it; filters the address
+ * names but that can't be used are said so; an `event` filter adds the conversion rate.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { call } from '../support/api.ts';
+import {
+  chartRows,
+  hrefs,
+  linkNamed,
+  panelRows,
+  rowsOf,
+  totalCard,
+  unescapeHtml,
+} from '../support/html.ts';
+import { DAY, threeVisitors } from '../support/three-visitors.ts';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A public website with the three visitors. */
+const publicSite = () => threeVisitors({ privacy: '0' });
+
+/** The page at `path` (after `/stats/{domain}`) for the day, with `query` added. */
+async function page(domain: string, path: string, query = '') {
+  const res = await call(`/stats/${domain}${path}?range=custom&from=${DAY}&to=${DAY}&${query}`);
+  expect(res.status, res.text.slice(0, 300)).toBe(200);
+  return res.text;
+}
+
+const figures = (html: string) =>
+  ['Visitors', 'Visits', 'Page views', 'Views per visit', 'Bounce rate', 'Visit duration'].map(
+    (title) => totalCard(html, title).value,
+  );
+
+const values = (html: string, panel: string) =>
+  panelRows(html, panel).map((r) => [r.value, Number(r.count)]);
+
+const chips = (html: string) =>
+  [...html.matchAll(/<li class="chip"><span>([\s\S]*?)<\/span>/g)].map((m) =>
+    unescapeHtml((m[1] ?? '').replace(/<[^>]*>/g, '')),
+  );
+
+describe('the overview under filters', () => {
+  it('narrows the totals, the chart and every panel to the visit a referrer brought', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '', 'filter[referrer]=www.google.com');
+    // Ann's visit: /, then /pricing two minutes later, and her sign-up.
+    expect(figures(html)).toEqual(['1', '1', '2', '2.00', '0%', '2m 00s']);
+    expect(values(html, 'page')).toEqual([
+      ['/', 1],
+      ['/pricing', 1],
+    ]);
+    expect(values(html, 'referrer')).toEqual([['www.google.com', 1]]);
+    expect(values(html, 'browser')).toEqual([['Chrome', 1]]);
+    expect(values(html, 'event')).toEqual([['signup', 1]]);
+    expect(values(html, 'exit_page')).toEqual([['/pricing', 1]]);
+    expect(values(html, 'campaign')).toEqual([]);
+    // One day: the chart is hourly; all of it at 09:00.
+    const hours = chartRows(html).filter(([, visitors, views]) => visitors + views > 0);
+    expect(hours).toEqual([['09', 1, 2]]);
+    expect(chips(html)).toEqual(['Referrer is www.google.com']);
+    expect(html).not.toContain('Conversion rate');
+  });
+
+  it('keeps the filters in every link of the page but the chip that removes them', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '', 'filter[browser]=Chrome&filter[page][not]=/blog');
+    const own = hrefs(html)
+      .filter((h) => h.startsWith(`/stats/${s.domain}`))
+      .map((h) => new URL(h, 'https://x'));
+    expect(own.length).toBeGreaterThan(30);
+    const removers = own.filter((u) => u.searchParams.getAll('filter[browser]').length === 0);
+    // Chrome's chip keeps the other filter; "Remove all filters" keeps none.
+    expect(removers.map((u) => u.searchParams.get('filter[page][not]'))).toEqual(['/blog', null]);
+    for (const u of own.filter((x) => !removers.includes(x))) {
+      const kept = u.searchParams.get('filter[page][not]') === '/blog';
+      const replaced = u.searchParams.has('filter[page]') || u.searchParams.has('filter[browser]');
+      expect(kept || replaced, u.href).toBe(true);
+    }
+    // The range nav, the chart, "Show all" and the CSV keep both.
+    for (const link of [
+      linkNamed(html, 'Last 7 days'),
+      linkNamed(html, 'Visits'),
+      linkNamed(html, 'CSV'),
+    ]) {
+      expect(link?.searchParams.get('filter[browser]')).toBe('Chrome');
+      expect(link?.searchParams.get('filter[page][not]')).toBe('/blog');
+    }
+    expect(html).toContain('<input type="hidden" name="filter[browser]" value="Chrome"/>');
+  });
+
+  it('links each value to the page filtered by it, replacing a filter of the same kind', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '', 'filter[browser]=Safari');
+    const link = linkNamed(html, 'Safari');
+    expect(link?.pathname).toBe(`/stats/${s.domain}`);
+    expect(link?.searchParams.getAll('filter[browser]')).toEqual(['Safari']);
+    const all = await page(s.domain, '');
+    const chrome = linkNamed(all, 'Chrome');
+    expect(chrome?.searchParams.get('filter[browser]')).toBe('Chrome');
+    expect(chrome?.searchParams.get('from')).toBe(DAY);
+    const res = await call(`${chrome?.pathname}${chrome?.search}`);
+    // Ann and Cy: five page views in three visits.
+    expect(figures(res.text).slice(0, 3)).toEqual(['2', '3', '5']);
+    // Time series are not filters: their full view lists dates as text.
+    const dates = await page(s.domain, '/pageviews');
+    expect(rowsOf(dates)).toEqual([{ value: DAY, count: '6', href: null }]);
+    expect(dates).not.toContain('filter%5Bpageviews%5D');
+  });
+
+  it('shows the conversion rate with an event filter: visitors who matched of all visitors', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '', 'filter[event]=signup');
+    expect(totalCard(html, 'Conversion rate')).toEqual({
+      value: '33.3%',
+      change: '0% in the previous period',
+    });
+    expect(figures(html).slice(0, 3)).toEqual(['1', '1', '0']);
+  });
+
+  it('says which filters of the address it could not use, and uses the others', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '', 'filter[nope]=1&filter[browser]=Safari&filter[os][is]=x');
+    expect(html).toContain(
+      'Some filters in this address could not be used and are left out: filter[nope], filter[os][is].',
+    );
+    expect(figures(html).slice(0, 3)).toEqual(['1', '1', '1']);
+    expect(chips(html)).toEqual(['Browser is Safari']);
+  });
+});
+
+describe('full views and CSV under filters', () => {
+  it('lists the kept values, offers exclude and contains, and removes a chip in place', async () => {
+    const s = await publicSite();
+    const html = await page(s.domain, '/page', 'filter[browser][not]=Chrome');
+    expect(rowsOf(html).map((r) => [r.value, r.count])).toEqual([['/blog', '1']]);
+    const exclude = linkNamed(html, 'Exclude /blog');
+    expect(exclude?.pathname).toBe(`/stats/${s.domain}`);
+    expect(exclude?.searchParams.get('filter[page][not]')).toBe('/blog');
+    expect(exclude?.searchParams.get('filter[browser][not]')).toBe('Chrome');
+    expect(html).toContain('name="filter[page][contains]"');
+    const remove = linkNamed(html, /^×\s*Remove filter: Browser is not Chrome$/);
+    expect(remove?.pathname).toBe(`/stats/${s.domain}/page`);
+    expect(remove?.searchParams.has('filter[browser][not]')).toBe(false);
+    const contains = await page(s.domain, '', 'filter[page][contains]=PRIC');
+    expect(chips(contains)).toEqual(['Page contains PRIC']);
+    expect(values(contains, 'page')).toEqual([['/pricing', 2]]);
+  });
+
+  it('exports the CSV of the kept values', async () => {
+    const s = await publicSite();
+    const res = await call(
+      `/stats/${s.domain}/page.csv?range=custom&from=${DAY}&to=${DAY}&filter[browser]=Chrome`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('value,count\r\n/,2\r\n/pricing,2\r\n/blog,1\r\n');
+  });
+
+  it('shows nothing of a private website, filtered or not, to anyone but its owner', async () => {
+    const s = await threeVisitors({ privacy: '1' });
+    for (const path of ['', '/page', '/page.csv']) {
+      const res = await call(`/stats/${s.domain}${path}?filter[browser]=Chrome`);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('/pricing');
+    }
+  });
+});

@@ -1,0 +1,99 @@
+/** Reading the statistics page's HTML in tests: links, tables of values, panels, the chart, the totals. */
+import { ORIGIN } from './api.ts';
+
+export const unescapeHtml = (text: string) =>
+  text
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/** Every `href` of the page, unescaped. */
+export const hrefs = (html: string) =>
+  [...html.matchAll(/\shref="([^"]*)"/g)].map((m) => unescapeHtml(m[1] ?? ''));
+
+/** The `<a>` whose text is `text` (first one), as a URL relative to the Worker. */
+export function linkNamed(html: string, text: string | RegExp): URL | undefined {
+  for (const m of html.matchAll(/<a\b[^>]*\shref="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g)) {
+    const label = unescapeHtml((m[2] ?? '').replace(/<[^>]*>/g, '')).trim();
+    if (typeof text === 'string' ? label === text : text.test(label))
+      return new URL(unescapeHtml(m[1] ?? ''), ORIGIN);
+  }
+  return undefined;
+}
+
+export const params = (url: URL | undefined) => Object.fromEntries(url?.searchParams ?? []);
+
+export type Row = { value: string; count: string; href: string | null };
+
+/**
+ * Data rows of an HTML fragment: the value (the text of its first cell's first link, which
+ * filters by it, or the cell's text), the link that opens it (`href`, or null) and the count
+ * (the last cell, class "num").
+ */
+export function rowsOf(fragment: string): Row[] {
+  const rows: Row[] = [];
+  for (const tr of fragment.matchAll(/<tr>([\s\S]*?)<\/tr>/g)) {
+    const cells = [...(tr[1] ?? '').matchAll(/<td( class="num")?>([\s\S]*?)<\/td>/g)];
+    const first = cells[0]?.[2] ?? '';
+    const last = cells.at(-1);
+    if (!last?.[1] || cells.length < 2) continue;
+    const opens = first.match(
+      /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank"/,
+    );
+    const text = first.match(/^<a\b[^>]*>([^<]*)<\/a>/)?.[1] ?? first;
+    rows.push({
+      value: unescapeHtml(text),
+      count: last[2] ?? '',
+      href: opens ? unescapeHtml(opens[1] ?? '') : null,
+    });
+  }
+  return rows;
+}
+
+/** The section of one panel on the overview. */
+export function panel(html: string, name: string): string {
+  const start = html.indexOf(`<section class="card panel" aria-labelledby="panel-${name}">`);
+  if (start < 0) throw new Error(`no panel ${name}`);
+  return html.slice(start, html.indexOf('</section>', start));
+}
+
+export const panelRows = (html: string, name: string) => rowsOf(panel(html, name));
+
+/** The chart's data table: `[label, visitors, page views]`. */
+export function chartRows(html: string): [string, number, number][] {
+  const figure = html.match(/<figure class="chart">[\s\S]*?<\/figure>/)?.[0] ?? '';
+  return [
+    ...figure.matchAll(
+      /<tr><td>([^<]*)<\/td><td class="num">([^<]*)<\/td><td class="num">([^<]*)<\/td><\/tr>/g,
+    ),
+  ].map((m) => [m[1] ?? '', Number(m[2]), Number(m[3])]);
+}
+
+/** A figure's card on the overview (`Visitors`, `Conversion rate`, …): its figure and hint. */
+export function totalCard(html: string, title: string) {
+  const m = html.match(
+    new RegExp(`<h2>${title}</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint">([^<]*)</p>`),
+  );
+  if (!m) throw new Error(`no totals card ${title}`);
+  return {
+    value: m[1],
+    change: unescapeHtml(m[2] ?? '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  };
+}
+
+/** The visitors' and page views' cards. */
+export function totalsOf(html: string) {
+  return { visitors: totalCard(html, 'Visitors'), pageviews: totalCard(html, 'Page views') };
+}
+
+/** "N visitors in the last 5 minutes". */
+export function realtimeOf(html: string): string | undefined {
+  const m = html.match(
+    /<p class="live"[^>]*><strong>([^<]*)<\/strong>\s*(visitors?)\s+in the last 5\s+minutes/,
+  );
+  return m ? `${m[1]} ${m[2]}` : undefined;
+}

@@ -14,7 +14,9 @@
  *
  * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
  * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
- * ingestion throughput is measured against `wrangler dev` serving the real Worker.
+ * the loaded events are imported into the site's real Durable Object and filtered reads are
+ * measured there; ingestion throughput is measured against `wrangler dev` serving the real
+ * Worker.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,7 +25,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FLUSH_DELAY_MS } from '../src/event-log/event-log.ts';
-import { STAT_NAMES } from '../src/stats/names.ts';
+import { type Filter, filterParam } from '../src/stats/filters.ts';
+import { STAT_NAMES, type StatName } from '../src/stats/names.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
 import { root, wrangler } from './lib/d1.ts';
@@ -73,6 +76,9 @@ const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 const lastDay = isoDay(end - DAY);
 const BENCH_DOMAIN = 'bench.example.com';
 const COST_DOMAIN = 'cost.example.com';
+/** A desktop Chrome's user agent, for the benchmark's own hits. */
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** Page views per generated visitor and day (measured on the generator: ≈ 1.69). */
 const PAGEVIEWS_PER_VISITOR_DAY = 1.6;
 
@@ -212,8 +218,7 @@ async function rollupLatency(base: string, file: string, domain: string, samples
         method: 'POST',
         headers: {
           'content-type': 'text/plain',
-          'user-agent':
-            'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+          'user-agent': CHROME,
           'cf-connecting-ip': `192.0.2.${i + 1}`,
         },
         body: JSON.stringify({ page: `https://${domain}${path}` }),
@@ -240,6 +245,80 @@ async function rollupLatency(base: string, file: string, domain: string, samples
     p50Ms: round(percentile(sorted, 50), 0),
     maxMs: round(sorted.at(-1) ?? 0, 0),
   };
+}
+
+/**
+ * The filtered breakdowns measured on the benchmark site: the questions filters are for
+ * ("which pages do visitors from Google read?", "where do the people who sign up come
+ * from?"), one per level of filter (a visit's, a hit's, a visitor's), and a combination.
+ */
+const FILTERED: { name: StatName; filters: Filter[] }[] = [
+  { name: 'page', filters: [{ dimension: 'referrer', operator: 'is', value: 'www.google.com' }] },
+  { name: 'referrer', filters: [{ dimension: 'event', operator: 'is', value: 'signup' }] },
+  { name: 'browser', filters: [{ dimension: 'page', operator: 'is', value: '/pricing' }] },
+  { name: 'page', filters: [{ dimension: 'country', operator: 'is', value: 'DE:Germany' }] },
+  {
+    name: 'country',
+    filters: [
+      { dimension: 'browser', operator: 'not', value: 'Chrome' },
+      { dimension: 'page', operator: 'contains', value: 'docs' },
+    ],
+  },
+];
+
+/**
+ * Puts the benchmark site's year of events into its real Durable Object: a hit on the day
+ * before the traffic makes the object's tables, then the loaders' events follow in date
+ * order (`/bench/import`), in batches. Answers the events imported.
+ */
+async function importEvents(
+  post: (path: string, body: unknown) => Promise<unknown>,
+  siteId: number,
+  logFiles: string[],
+): Promise<number> {
+  const starter = {
+    body: { page: `https://${BENCH_DOMAIN}/` },
+    req: {
+      ip: '192.0.2.1',
+      userAgent: CHROME,
+      headers: {},
+      cf: {},
+      now: end - (config.days + 1) * DAY + 12 * 3_600_000,
+    },
+  };
+  const stored = (await post('/bench/ingest', [starter])) as { pageview: { hits: number } };
+  if (stored.pageview.hits !== 1) throw new Error('the first hit was not stored');
+  await post('/bench/flush', { websiteIds: [siteId] });
+  const db = new DatabaseSync(':memory:');
+  try {
+    logFiles.forEach((f, i) => {
+      db.exec(`ATTACH DATABASE '${f}' AS p${i}`);
+    });
+    const columns = (db.prepare('PRAGMA p0.table_info(events)').all() as { name: string }[])
+      .map((c) => c.name)
+      .filter((c) => c !== 'id');
+    const list = columns.join(', ');
+    const union = logFiles
+      .map((_, i) => `SELECT id AS seq, ${list} FROM p${i}.events`)
+      .join(' UNION ALL ');
+    // A date's events are all in one part, in arrival order by id.
+    const rows = db.prepare(`SELECT ${list} FROM (${union}) ORDER BY date, seq`).iterate();
+    let batch: unknown[][] = [];
+    let imported = 0;
+    const send = async () => {
+      await post('/bench/import', { websiteId: siteId, columns, rows: batch });
+      imported += batch.length;
+      batch = [];
+    };
+    for (const row of rows as Iterable<Record<string, unknown>>) {
+      batch.push(columns.map((c) => row[c] ?? null));
+      if (batch.length === 5_000) await send();
+    }
+    if (batch.length) await send();
+    return imported;
+  } finally {
+    db.close();
+  }
 }
 
 async function main() {
@@ -288,6 +367,8 @@ async function main() {
     log('starting the benchmark Worker (workerd, local D1)');
     const bench = await startWorker(state, 'scripts/bench/worker.ts');
     const reads: BenchReport['reads'] = [];
+    const filteredReads: BenchReport['filteredReads'] = [];
+    let eventsImported = 0;
     let distinctPages = 0;
     let costPerHit: BenchReport['writes'];
     try {
@@ -329,6 +410,44 @@ async function main() {
           if (name === 'page' && days === Math.max(...ranges)) distinctPages = r.distinctValues;
         }
         log(`  reads over ${days} days measured`);
+      }
+
+      // Filtered reads: the site's events in its real object, read as the Stats API does.
+      log("importing the site's events into its Durable Object");
+      const importStarted = performance.now();
+      eventsImported = await importEvents(post, benchSiteId, loaded.logFiles);
+      log(
+        `  ${eventsImported.toLocaleString('en')} events imported in ${((performance.now() - importStarted) / 1000).toFixed(0)} s`,
+      );
+      for (const days of [30, 365].filter((d) => d <= config.days)) {
+        for (const { name, filters } of FILTERED) {
+          const r = (await post('/bench/filtered', {
+            websiteId: benchSiteId,
+            name,
+            from: isoDay(end - days * DAY),
+            to: lastDay,
+            filters,
+            runs: config.runs,
+            limit: 25,
+          })) as {
+            rowsRead: number;
+            rowsReturned: number;
+            distinctValues: number;
+            samples: number[];
+          };
+          const sorted = [...r.samples].sort((a, b) => a - b);
+          filteredReads.push({
+            statistic: name,
+            filters: filters.map((f) => `${filterParam(f)}=${f.value}`).join('&'),
+            days,
+            rowsRead: r.rowsRead,
+            rowsReturned: r.rowsReturned,
+            distinctValues: r.distinctValues,
+            p50Ms: round(percentile(sorted, 50)),
+            p95Ms: round(percentile(sorted, 95)),
+          });
+        }
+        log(`  filtered reads over ${days} days measured`);
       }
 
       // Per-hit writes: a fresh site per rate, so first-of-day and first-of-visit rows are as
@@ -459,6 +578,8 @@ async function main() {
       },
       writes: costPerHit,
       reads,
+      filteredReads,
+      eventsImported,
       throughput,
       rollupLatency: latency,
       sizes: size,

@@ -3,7 +3,9 @@
  * ingestion entry point (`ingestCall`: every step, and the real `EventLog` flushing the same
  * roll-up statements as the Worker's) into the local D1 database file, on Node's SQLite
  * instead of workerd's; the logs flush at the end of every day. Nothing forgets visitor
- * hashes or salts here (no alarms run): the loader's logs are thrown away afterwards.
+ * hashes or salts here (no alarms run). Each process's log of the benchmark site is kept in
+ * a file (`logFiles`), from which the benchmark imports the events into the site's real
+ * Durable Object for the filtered reads.
  *
  * Days are independent (visitor hashes are salted per day), so the days are split between
  * processes, one per core, each writing its own copy of the database; their roll-up rows
@@ -65,16 +67,17 @@ export async function createBenchSite(
 
 /**
  * Websites' event logs in this process: the real `EventLog` over Node's SQLite, reached the
- * way the Worker reaches its Durable Objects (`WEBSITE_LOG.idFromName(…)`, `get(…)`).
+ * way the Worker reaches its Durable Objects (`WEBSITE_LOG.idFromName(…)`, `get(…)`); the
+ * first website's log in the file `path`, any other in memory.
  */
-function localLogs(env: LogEnv) {
+function localLogs(env: LogEnv, path: string) {
   const logs = new Map<string, EventLog>();
   const namespace = {
     idFromName: (name: string) => ({ name, toString: () => name }),
     get: (id: { name: string }) => {
       let log = logs.get(id.name);
       if (!log) {
-        log = new EventLog(sqliteLogStorage(), env);
+        log = new EventLog(sqliteLogStorage(logs.size === 0 ? path : ':memory:'), env);
         logs.set(id.name, log);
       }
       return log;
@@ -82,6 +85,9 @@ function localLogs(env: LogEnv) {
   };
   return { namespace: namespace as unknown as Env['WEBSITE_LOG'], all: () => logs.values() };
 }
+
+/** Where the loader of the part `file` keeps its log of the benchmark site. */
+const logFileOf = (file: string) => `${file}.log`;
 
 /** Loads the days `day % parts === part` of the traffic into `file`. */
 export async function loadDays(
@@ -94,7 +100,7 @@ export async function loadDays(
   const d1 = new SqliteD1(file);
   try {
     const binding = d1.asBinding();
-    const logs = localLogs({ DB: binding });
+    const logs = localLogs({ DB: binding }, logFileOf(file));
     const env = { DB: binding, WEBSITE_LOG: logs.namespace } as Env;
     const out = zero();
     let day = -1;
@@ -125,14 +131,15 @@ export async function loadDays(
 
 /**
  * Loads all of `traffic` into the D1 file, in `parts` processes; `onProgress` gets the
- * hits loaded so far.
+ * hits loaded so far. `logFiles`: the SQLite files of the parts' logs of the site (its
+ * `events` tables; the caller deletes them).
  */
 export async function loadInParallel(
   file: string,
   traffic: TrafficOptions,
   onProgress?: (hits: number) => void,
   parts = Math.max(1, Math.min(4, cpus().length)),
-): Promise<LoadCounts> {
+): Promise<LoadCounts & { logFiles: string[] }> {
   const self = fileURLToPath(import.meta.url);
   const progress = new Array<number>(parts).fill(0);
   const results = await Promise.all(
@@ -187,7 +194,8 @@ export async function loadInParallel(
   const total = zero();
   for (const r of results)
     for (const k of Object.keys(total) as (keyof LoadCounts)[]) total[k] += r[k];
-  return total;
+  const logFiles = Array.from({ length: parts }, (_, part) => logFileOf(`${file}.part${part}`));
+  return { ...total, logFiles };
 }
 
 // A loader process: `load.ts <file> <traffic json> <part> <parts>`; reports JSON lines.

@@ -55,6 +55,21 @@ export type BenchReport = {
     p50Ms: number;
     p95Ms: number;
   }[];
+  /** Filtered statistics read from the site's event log in its Durable Object. */
+  filteredReads: {
+    statistic: string;
+    /** The filters as query parameters. */
+    filters: string;
+    days: number;
+    /** The object's rows read (SQLite's count). */
+    rowsRead: number;
+    rowsReturned: number;
+    distinctValues: number;
+    p50Ms: number;
+    p95Ms: number;
+  }[];
+  /** Events in the site's log when the filtered reads were measured. */
+  eventsImported: number;
   throughput: {
     concurrency: number;
     seconds: number;
@@ -186,7 +201,24 @@ rows for R roll-up rows in the range and G distinct values. Weekly or monthly ro
 shorten long ranges of long-tail statistics; they are not built, because each granularity
 would add written rows to every hit (D1 bills a written row like a thousand read ones).
 
-## 3. Ingestion throughput
+## 3. Filtered reads (the event log)
+
+A filtered question is answered by the website's event log in its Durable Object, which holds
+every hit with all its dimensions (docs/ARCHITECTURE.md, Filters). Here the site's
+${n(r.eventsImported)} events (the year above) were put into its real object under workerd, and
+each breakdown below asked of it ${r.config.runs} times as the Stats API asks (\`WebsiteLog.statistic\`,
+first page of 25 sorted by count, the object reached from a Worker): the object's rows read
+(SQLite's own count, exact), rows returned / distinct values, and p50 / p95 milliseconds.
+
+| Statistic | Filters | Days | Rows read | Returned / distinct | p50 / p95 ms |
+|---|---|---|---|---|---|
+${r.filteredReads.map((f) => `| \`${f.statistic}\` | \`${f.filters}\` | ${f.days} | ${n(f.rowsRead)} | ${n(f.rowsReturned)} / ${n(f.distinctValues)} | **${f.p50Ms}** / ${f.p95Ms} |`).join('\n')}
+
+Targets: p50 ≤ 150 ms over 30 days and ≤ 1.5 s over 365 days. A filtered read scans the
+events of its dates once (the \`days\` index finds them) and does its grouping in one SQL
+statement; its cost grows with the hits of the range, not with the site's whole history.
+
+## 4. Ingestion throughput
 
 \`POST /api/event\` against \`wrangler dev\` serving the real Worker (local D1, the rate limiter of
 wrangler.toml in place; each request from its own client address), ${r.throughput.concurrency} requests in flight for
@@ -206,14 +238,14 @@ turn. Under \`wrangler dev\` each rate-limit check is a request to a local objec
 runs in the same process as the Worker, so all of it shares these 2 cores with the load
 generator; deployed, the limiter is a local counter and the object runs elsewhere.
 
-## 4. From 202 to the roll-ups
+## 5. From 202 to the roll-ups
 
 A hit's page view reaches D1's roll-ups when its log flushes: before any read of the website's
 statistics (read-your-writes), or on the log's alarm ${r.rollupLatency.flushDelayMs / 1000} s after the
 first unflushed event. Measured with nobody reading — one hit at a time on a quiet website,
 D1 polled every 20 ms — over ${r.rollupLatency.samples} hits: p50 **${n(r.rollupLatency.p50Ms)} ms**, at most ${n(r.rollupLatency.maxMs)} ms.
 
-## 5. Size
+## 6. Size
 
 | | Raw | gzip -9 | Brotli 11 |
 |---|---|---|---|
@@ -225,7 +257,7 @@ Cloudflare compresses responses on the way out, so the compressed columns are wh
 The statistics page rendered in ${r.sizes.statsPageP50Ms} ms (p50, through wrangler dev, all its panels
 and the chart in one response).
 
-## 6. Comparison
+## 7. Comparison
 
 ${comparison}
 `;

@@ -2,7 +2,8 @@
  * A website's event-log storage (`LogStorage` of src/event-log/event-log.ts) over Node's
  * built-in SQLite, so that the benchmark's bulk loader runs the real `EventLog` — the same
  * statements, decisions and flush as the Durable Object — outside workerd. Alarms are not
- * needed there: the loader flushes itself. Only for loading.
+ * needed there: the loader flushes itself. Only for loading (its events are then imported into
+ * the benchmark site's real object: `importEvents`, scripts/bench/worker.ts).
  */
 import { DatabaseSync } from 'node:sqlite';
 import type { LogStorage } from '../../src/event-log/event-log.ts';
@@ -23,9 +24,13 @@ function cursor(rows: Record<string, unknown>[], written: number) {
   };
 }
 
-/** A `LogStorage` in memory (one per website and process). */
-export function sqliteLogStorage(): LogStorage {
-  const db = new DatabaseSync(':memory:');
+/**
+ * A `LogStorage` in memory, or in the file `path` (one per website and process; unsynced: a
+ * crash of the loader loses the run anyway).
+ */
+export function sqliteLogStorage(path = ':memory:'): LogStorage {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF');
   const exec = (query: string, ...params: Value[]) => {
     if (params.length === 0 && query.includes(';')) {
       db.exec(query);

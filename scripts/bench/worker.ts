@@ -11,20 +11,55 @@
  *   in D1 by the logs' flushes (as their alarms would flush); the hit path itself writes
  *   nothing to D1.
  * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written.
+ * - `POST /bench/import` `{websiteId, columns, rows}`: appends events, in date order, to a
+ *   website's log whose tables exist (made by a hit first), as already rolled up — the
+ *   bench loader's events, so that the site's real object holds its year.
+ * - `POST /bench/filtered` `{websiteId, name, from, to, filters, runs, limit}`: runs a
+ *   filtered statistic (`WebsiteLog.statistic`, the read behind a filtered Stats API
+ *   request, called as the Worker calls it) `runs` times; answers the object's rows read,
+ *   the rows returned, and every run's latency in milliseconds.
  */
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
+import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
+import type { Filter } from '../../src/stats/filters.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 
 type Env = WorkerEnv;
 
-export { WebsiteLog } from '../../src/event-log/website-log.ts';
+/** The real object, and one more method for the benchmark: `importEvents`. */
+export class WebsiteLog extends SightlineWebsiteLog {
+  /**
+   * Appends events (columns as in the `events` table, without `id`) as already rolled up:
+   * the `days` index notes where each new date starts, and the flush position moves past
+   * them, so no alarm rolls them up again.
+   */
+  importEvents(columns: string[], rows: (string | number | null)[][]): number {
+    if (!columns.every((c) => /^[a-z_]+$/.test(c))) throw new Error('bad column');
+    const { sql } = this.ctx.storage;
+    const insert = `INSERT INTO events (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+    this.ctx.storage.transactionSync(() => {
+      const last = sql.exec('SELECT coalesce(max(id), 0) AS id FROM events').one().id as number;
+      for (const row of rows) sql.exec(insert, ...row);
+      sql.exec(
+        `INSERT INTO days (first, date)
+           SELECT id, date FROM (
+             SELECT id, date, lag(date) OVER (ORDER BY id) AS before FROM events WHERE id >= ?)
+           WHERE id > ? AND (before IS NULL OR before != date)`,
+        last,
+        last,
+      );
+      sql.exec("INSERT OR REPLACE INTO meta (key, value) SELECT 'flushed', max(id) FROM events");
+    });
+    return rows.length;
+  }
+}
 
 /** When each website's log last flushed, in its hits' time (the alarm's cadence). */
 const lastFlush = new Map<number, number>();
@@ -128,6 +163,54 @@ export default {
         out[kind].rowsWritten += written.rows - before;
       }
       return Response.json(out);
+    }
+    if (pathname === '/bench/import') {
+      const q = (await request.json()) as {
+        websiteId: number;
+        columns: string[];
+        rows: (string | number | null)[][];
+      };
+      const log = env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${q.websiteId}`));
+      const imported = await (log as unknown as DurableObjectStub<WebsiteLog>).importEvents(
+        q.columns,
+        q.rows,
+      );
+      return Response.json({ imported });
+    }
+    if (pathname === '/bench/filtered') {
+      const q = (await request.json()) as {
+        websiteId: number;
+        name: StatName;
+        from: string;
+        to: string;
+        filters: Filter[];
+        runs: number;
+        limit: number;
+      };
+      const log = websiteLog(env, q.websiteId);
+      const samples: number[] = [];
+      let last: Awaited<ReturnType<typeof log.statistic>> | undefined;
+      for (let i = 0; i < q.runs; i++) {
+        const started = performance.now();
+        last = await log.statistic({
+          name: q.name,
+          from: q.from,
+          to: q.to,
+          filters: q.filters,
+          sortBy: 'count',
+          sort: 'desc',
+          limit: q.limit,
+          offset: 0,
+        });
+        samples.push(performance.now() - started);
+      }
+      if (!last?.ok) throw new Error('the log did not answer');
+      return Response.json({
+        rowsRead: last.rowsRead,
+        rowsReturned: last.value.rows.length,
+        distinctValues: last.value.total,
+        samples,
+      });
     }
     if (pathname === '/bench/flush') {
       const { websiteIds } = (await request.json()) as { websiteIds: number[] };

@@ -250,7 +250,8 @@ async function rollupLatency(base: string, file: string, domain: string, samples
 /**
  * The filtered breakdowns measured on the benchmark site: the questions filters are for
  * ("which pages do visitors from Google read?", "where do the people who sign up come
- * from?"), one per level of filter (a visit's, a hit's, a visitor's), and a combination.
+ * from?"), one per level of filter (a visit's, a hit's, a visitor's), a combination, and
+ * exit pages (the dearest statistic of the log).
  */
 const FILTERED: { name: StatName; filters: Filter[] }[] = [
   { name: 'page', filters: [{ dimension: 'referrer', operator: 'is', value: 'www.google.com' }] },
@@ -263,6 +264,11 @@ const FILTERED: { name: StatName; filters: Filter[] }[] = [
       { dimension: 'browser', operator: 'not', value: 'Chrome' },
       { dimension: 'page', operator: 'contains', value: 'docs' },
     ],
+  },
+  // The dearest kind: exit pages group every kept visit's page views.
+  {
+    name: 'exit_page',
+    filters: [{ dimension: 'referrer', operator: 'is', value: 'www.google.com' }],
   },
 ];
 

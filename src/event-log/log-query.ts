@@ -94,8 +94,11 @@ function filterSet(filter: Filter): Statement {
  * - `r`: those events;
  * - `firsts`: each visitor's first page view of the day (its visitor-level values);
  * - `starts`: each visit's first page view (its start, landing page, referrer, campaign);
- * - `ends`: each visit's page views, last instant and last page view's page (`exit_page`);
- * - `kept`: the events the filters keep.
+ * - `ends`: each visit's page views, last instant, first page view's id and last page
+ *   view's page (`exit_page`);
+ * - `kept`: the events the filters keep; `kept_visits` and `kept_visitors` (of a day): the
+ *   keys of the visits and visitors among them, computed once however often a statement
+ *   asks (a CTE that is not used is not computed at all).
  */
 function keptEvents(from: string, to: string, ids: [number, number], filters: Filter[]): Statement {
   const params: (string | number)[] = [ids[0], ids[1], from, to];
@@ -112,19 +115,36 @@ function keptEvents(from: string, to: string, ids: [number, number], filters: Fi
   starts AS (SELECT date, visitor, visit, hour, time, page, referrer, campaign
       FROM r WHERE kind = 'pageview' AND new_visit = 1),
   visit_views AS (SELECT date, visitor, visit, count(*) AS views, max(time) AS last,
-      max(id) AS last_id FROM r WHERE kind = 'pageview' GROUP BY date, visitor, visit),
-  ends AS (SELECT v.date, v.visitor, v.visit, v.views, v.last, x.page AS exit_page
+      min(id) AS first_id, max(id) AS last_id FROM r WHERE kind = 'pageview'
+      GROUP BY date, visitor, visit),
+  ends AS (SELECT v.date, v.visitor, v.visit, v.views, v.last, v.first_id, x.page AS exit_page
       FROM visit_views v JOIN events x ON x.id = v.last_id),
-  kept AS (SELECT * FROM r${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`;
+  kept AS (SELECT * FROM r${where.length ? ` WHERE ${where.join(' AND ')}` : ''}),
+  kept_visits AS MATERIALIZED (SELECT DISTINCT date, visitor, visit FROM kept WHERE visit > 0),
+  kept_visitors AS MATERIALIZED (SELECT DISTINCT date, visitor FROM kept WHERE visitor > 0)`;
   return { text, params };
 }
 
-/** The kept visitors (of a day) and visits, joined to what the statistics read of them. */
-const KEPT_VISITORS = `(SELECT DISTINCT date, visitor FROM kept WHERE visitor > 0) k
-  JOIN firsts f ON f.date = k.date AND f.visitor = k.visitor`;
-const KEPT_VISITS = `(SELECT DISTINCT date, visitor, visit FROM kept WHERE visit > 0) k
-  JOIN starts s ON s.date = k.date AND s.visitor = k.visitor AND s.visit = k.visit
-  JOIN ends e ON e.date = k.date AND e.visitor = k.visitor AND e.visit = k.visit`;
+/**
+ * The visitors (of a day) among the kept events, with their first page view's values as `f`.
+ * Each visitor's row is probed into the set of kept keys (`IN`: one scan of `firsts`, one
+ * index of the kept keys), never joined row by row.
+ */
+const KEPT_VISITORS = `firsts f WHERE (f.date, f.visitor) IN (SELECT date, visitor FROM kept_visitors)`;
+
+/**
+ * The visits among the kept events, with their first page view's values as `s` and, when a
+ * statistic needs them (`ends`), their page views, last instant and exit page as `e` (then
+ * `s` is found from `e` by its id: a visit's first page view is its first by arrival, the
+ * one marked `new_visit`). Visits are probed into the set of kept keys, never joined to
+ * another table by their key (the planner may then index the wrong side).
+ */
+const keptVisits = (ends: boolean) =>
+  ends
+    ? `ends e JOIN events s ON s.id = e.first_id
+  WHERE (e.date, e.visitor, e.visit) IN (SELECT date, visitor, visit FROM kept_visits)`
+    : `starts s
+  WHERE (s.date, s.visitor, s.visit) IN (SELECT date, visitor, visit FROM kept_visits)`;
 
 /** Whole seconds from a visit's first page view to its last. */
 const DURATION = '(e.last - s.time) / 1000';
@@ -134,8 +154,10 @@ const perHit = (value: string, kind: 'pageview' | 'event') =>
   `SELECT ${value} AS value, count(*) AS n FROM kept WHERE kind = '${kind}' GROUP BY 1`;
 const perVisitor = (column: string) =>
   `SELECT f.${column} AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`;
-const perVisit = (value: string, n = 'count(*)', where = '') =>
-  `SELECT ${value} AS value, ${n} AS n FROM ${KEPT_VISITS} ${where} GROUP BY 1`;
+// Conditions on a visit are inside the aggregate, never in WHERE: a constraint there lets the
+// planner index `ends` by it instead of by the visit, and probe it once per visit.
+const perVisit = (value: string, n = 'count(*)', ends = false) =>
+  `SELECT ${value} AS value, ${n} AS n FROM ${keptVisits(ends)} GROUP BY 1`;
 
 /** Each statistic as `value`, `n` rows over the kept events (values of 0 dropped later). */
 const STATISTIC: Record<StatName, string> = {
@@ -158,9 +180,9 @@ const STATISTIC: Record<StatName, string> = {
   landing_page: perVisit('s.page'),
   referrer: perVisit('s.referrer'),
   campaign: perVisit('s.campaign'),
-  bounces: perVisit('s.date', 'count(*)', 'WHERE e.views = 1'),
-  visit_duration: perVisit('s.date', `sum(${DURATION})`),
-  exit_page: perVisit('e.exit_page'),
+  bounces: perVisit('s.date', 'sum(e.views = 1)', true),
+  visit_duration: perVisit('s.date', `sum(${DURATION})`, true),
+  exit_page: perVisit('e.exit_page', 'count(*)', true),
 };
 
 /**
@@ -195,12 +217,12 @@ export function sumsStatement(
   return {
     text: `${base.text}
 SELECT
-  (SELECT count(*) FROM (SELECT DISTINCT date, visitor FROM kept WHERE visitor > 0)) AS visitors,
+  (SELECT count(*) FROM kept_visitors) AS visitors,
   (SELECT count(*) FROM kept WHERE kind = 'pageview') AS pageviews,
   (SELECT count(*) FROM kept WHERE kind = 'event' AND event IS NOT NULL AND event != '') AS event,
   visits, bounces, visit_duration
 FROM (SELECT count(*) AS visits, coalesce(sum(e.views = 1), 0) AS bounces,
-  coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${KEPT_VISITS})`,
+  coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${keptVisits(true)})`,
     params: base.params,
   };
 }

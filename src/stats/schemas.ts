@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { field, searchField, stringChoice } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { isCalendarDate } from '../lib/dates.ts';
+import { FILTER_DIMENSIONS } from './filters.ts';
 import { STAT_NAMES } from './names.ts';
 
 const dateField = (name: 'from' | 'to') =>
@@ -20,6 +21,21 @@ const dateField = (name: 'from' | 'to') =>
             message: `The ${name} field must be a valid date in the format YYYY-MM-DD.`,
           },
   );
+
+/**
+ * `filter[<dimension>]`, documented as one deepObject parameter. The filters themselves are
+ * parsed from the raw query string (./filters.ts, which also takes `[not]` and `[contains]`):
+ * no request has a parameter named `filter` for this schema to see.
+ */
+const filterParameter = z
+  .record(z.enum(FILTER_DIMENSIONS), z.string())
+  .optional()
+  .openapi({
+    param: { name: 'filter', in: 'query', style: 'deepObject', explode: true },
+    description:
+      'Filters, e.g. `filter[referrer]=www.google.com`; `filter[<dimension>][not]=<value>` excludes, `filter[<dimension>][contains]=<text>` matches any case. See the description above.',
+    example: { referrer: 'www.google.com' },
+  });
 
 export const statsQuerySchema = z.object({
   name: stringChoice('name', STAT_NAMES, 'The statistic to return.'),
@@ -45,6 +61,7 @@ export const statsQuerySchema = z.object({
   ).optional(),
   per_page: perPageField(25),
   page: pageField,
+  filter: filterParameter,
 });
 
 export const statsResponseSchema = z
@@ -70,7 +87,11 @@ export const statsResponseSchema = z
   })
   .openapi('Stats');
 
-export const summaryQuerySchema = z.object({ from: dateField('from'), to: dateField('to') });
+export const summaryQuerySchema = z.object({
+  from: dateField('from'),
+  to: dateField('to'),
+  filter: filterParameter,
+});
 
 const figuresSchema = z
   .object({

@@ -5,7 +5,7 @@
  * event log (src/event-log/log-query.ts), which holds every hit with all its dimensions,
  * where roll-ups hold one dimension at a time. With no filter both give the same answers
  * (test/integration/filters.test.ts). Everything the API and the statistics page show is
- * built here from a `Source`'s three reads.
+ * built here from a `Source`'s two reads.
  */
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';

@@ -123,6 +123,20 @@ describe('the overview under filters', () => {
     expect(figures(html).slice(0, 3)).toEqual(['1', '1', '0']);
   });
 
+  it('echoes hostile filter values only as escaped text, and matches them literally', async () => {
+    const s = await publicSite();
+    const hostile = '"><img src=x onerror=alert(1)>';
+    const html = await page(
+      s.domain,
+      '',
+      `filter[page]=${encodeURIComponent(hostile)}&filter[referrer][contains]=${encodeURIComponent("%_'")}`,
+    );
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(chips(html)).toEqual([`Page is ${hostile}`, "Referrer contains %_'"]);
+    expect(figures(html).slice(0, 3)).toEqual(['0', '0', '0']);
+  });
+
   it('says which filters of the address it could not use, and uses the others', async () => {
     const s = await publicSite();
     const html = await page(s.domain, '', 'filter[nope]=1&filter[browser]=Safari&filter[os][is]=x');

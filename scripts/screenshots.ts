@@ -47,6 +47,10 @@ try {
   await page.screenshot({ path: join(out, 'website.png'), fullPage: true });
   await page.goto(`${base}/stats/${DEMO.domain}?range=30d`);
   await page.screenshot({ path: join(out, 'stats.png'), fullPage: true });
+  await page.goto(
+    `${base}/stats/${DEMO.domain}?range=30d&filter[referrer]=www.google.com&filter[event]=signup`,
+  );
+  await page.screenshot({ path: join(out, 'stats-filtered.png') });
   await page.goto(`${base}/stats/${DEMO.domain}/page?range=30d&search=blog`);
   await page.screenshot({ path: join(out, 'stats-pages.png') });
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -16,6 +16,7 @@ import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
 import { addDays } from '../lib/dates.ts';
 import { logError } from '../lib/log.ts';
+import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import {
   type EventDimensions,
   type LoggedEvent,
@@ -29,6 +30,7 @@ import {
   type LogSums,
   statisticStatement,
   sumsStatement,
+  topValuesStatement,
 } from './log-query.ts';
 
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
@@ -657,6 +659,32 @@ export class EventLog {
       const statement = statisticStatement(q, ids);
       const rows = this.rows<{ value: string; count: number }>(statement.text, ...statement.params);
       return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
+    });
+  }
+
+  /**
+   * The first page (`limit` values by count) of each of several statistics, as `statistic`
+   * answers each, in one read of the log (the statistics page's panels).
+   */
+  async topValues(
+    q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & { names: StatName[]; limit: number },
+  ): Promise<LogRead<{ rows: { value: string; count: number }[]; total: number }[]>> {
+    const pages = () =>
+      q.names.map(() => ({ rows: [] as { value: string; count: number }[], total: 0 }));
+    return this.read(q.from, q.to, pages(), (ids) => {
+      if (!q.names.every((name) => STAT_NAMES.includes(name))) throw new Error('unknown statistic');
+      const statement = topValuesStatement(q, ids);
+      const answer = pages();
+      for (const row of this.rows<{ q: number; value: string; count: number; total: number }>(
+        statement.text,
+        ...statement.params,
+      )) {
+        const page = answer[row.q];
+        if (!page) continue;
+        page.rows.push({ value: row.value, count: row.count });
+        page.total = row.total;
+      }
+      return answer;
     });
   }
 

@@ -226,3 +226,44 @@ FROM (SELECT count(*) AS visits, coalesce(sum(e.views = 1), 0) AS bounces,
     params: base.params,
   };
 }
+
+/**
+ * Terms joined by `UNION ALL`, nested so that no compound SELECT has more than
+ * `COMPOUND_TERMS` of them (the object's SQLite refuses long compounds).
+ */
+function unionAll(terms: string[]): string {
+  if (terms.length <= COMPOUND_TERMS) return terms.join('\nUNION ALL\n');
+  const groups: string[] = [];
+  for (let i = 0; i < terms.length; i += COMPOUND_TERMS)
+    groups.push(`SELECT * FROM (${terms.slice(i, i + COMPOUND_TERMS).join('\nUNION ALL\n')})`);
+  return unionAll(groups);
+}
+
+/** The most terms one compound SELECT is given. */
+const COMPOUND_TERMS = 4;
+
+/**
+ * The first `limit` values by count (ties by value) of several statistics over the same kept
+ * events, with each one's number of values, in one statement: the events, visits and
+ * visitors the filters keep are computed once for all of them (the statistics page's panels).
+ * Rows carry `q`, the statistic's index in `names`.
+ */
+export function topValuesStatement(
+  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & { names: StatName[]; limit: number },
+  ids: [number, number],
+): Statement {
+  const base = keptEvents(q.from, q.to, ids, q.filters);
+  const each = q.names.map(
+    (name, i) =>
+      `SELECT ${i} AS q, value, n FROM (${STATISTIC[name]}) WHERE value IS NOT NULL AND value != '' AND n > 0`,
+  );
+  return {
+    text: `${base.text}
+SELECT q, value, n AS count, total FROM (
+  SELECT q, value, n, row_number() OVER (PARTITION BY q ORDER BY n DESC, value ASC) AS place,
+    count(*) OVER (PARTITION BY q) AS total
+  FROM (${unionAll(each)}))
+WHERE place <= ? ORDER BY q, place`,
+    params: [...base.params, q.limit],
+  };
+}

@@ -46,6 +46,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.statistic(q);
   }
 
+  topValues(q: Parameters<EventLog['topValues']>[0]) {
+    return this.log.topValues(q);
+  }
+
   sums(q: Parameters<EventLog['sums']>[0]) {
     return this.log.sums(q);
   }

@@ -46,29 +46,13 @@ export async function overviewOf(
   const [summary, series, pages, live] = await Promise.all([
     summaryOf(source, range),
     seriesOf(source, range),
-    Promise.all(
-      panels.map((name) =>
-        source.page({
-          name,
-          from: range.from,
-          to: range.to,
-          sortBy: 'count',
-          sort: 'desc',
-          limit: PANEL_ROWS,
-          offset: 0,
-        }),
-      ),
-    ),
+    source.tops(panels, range, PANEL_ROWS),
     websiteLog(env, websiteId).realtime(Date.now()),
   ]);
   if (isUnavailable(summary)) return summary;
   if (isUnavailable(series)) return series;
-  const top: StatsPage[] = [];
-  for (const page of pages) {
-    if (isUnavailable(page)) return page;
-    top.push(page);
-  }
-  const overview: Overview = { summary, series, panels: top, live };
+  if (isUnavailable(pages)) return pages;
+  const overview: Overview = { summary, series, panels: pages, live };
   if (filters.some((f) => f.dimension === 'event')) {
     // All visitors of the range, from the roll-ups once flushed: the hits of the last
     // seconds count on both sides of the division.

@@ -5,7 +5,7 @@
  * event log (src/event-log/log-query.ts), which holds every hit with all its dimensions,
  * where roll-ups hold one dimension at a time. With no filter both give the same answers
  * (test/integration/filters.test.ts). Everything the API and the statistics page show is
- * built here from a `Source`'s two reads.
+ * built here from a `Source`'s reads.
  */
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
@@ -48,6 +48,8 @@ export type PageQuery = Omit<StatsQuery, 'websiteId'>;
 export type Source<U = Unavailable> = {
   /** One page of a statistic. */
   page(q: PageQuery): Promise<StatsPage | U>;
+  /** The first page (`limit` values by count) of each of several statistics. */
+  tops(names: readonly StatName[], range: Dates, limit: number): Promise<StatsPage[] | U>;
   /** Statistics summed over a range: per value (every value), or per statistic (value ''). */
   sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
 };
@@ -56,6 +58,21 @@ export type Source<U = Unavailable> = {
 export function rollupSource(db: Database, websiteId: number): Source<never> {
   return {
     page: (q) => queryStats(db, { websiteId, ...q }),
+    tops: (names, range, limit) =>
+      Promise.all(
+        names.map((name) =>
+          queryStats(db, {
+            websiteId,
+            name,
+            from: range.from,
+            to: range.to,
+            sortBy: 'count',
+            sort: 'desc',
+            limit,
+            offset: 0,
+          }),
+        ),
+      ),
     sums: (names, range, perValue) => rollupSums(db, websiteId, names, range, perValue),
   };
 }
@@ -69,6 +86,15 @@ function logSource(env: Env, websiteId: number, filters: Filter[]): Source {
   };
   return {
     page,
+    // One read for all: the kept events, visits and visitors are found once.
+    async tops(names, range, limit) {
+      const read = await readLog(env, websiteId, (log) =>
+        log.topValues({ from: range.from, to: range.to, filters, names: [...names], limit }),
+      );
+      if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+      // The rows read are those of the one read that answered them all.
+      return read.value.map((p) => ({ ...p, rowsRead: read.rowsRead }));
+    },
     async sums(names, range, perValue) {
       if (!perValue) {
         const read = await readLog(env, websiteId, (log) =>

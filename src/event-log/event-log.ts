@@ -663,11 +663,11 @@ export class EventLog {
   }
 
   /**
-   * The first page (`limit` values by count) of each of several statistics, as `statistic`
-   * answers each, in one read of the log (the statistics page's panels).
+   * The first page (`limit` values by count, or by value) of each of several statistics, as
+   * `statistic` answers each, in one read of the log (the statistics page's panels and chart).
    */
   async topValues(
-    q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & { names: StatName[]; limit: number },
+    q: Parameters<typeof topValuesStatement>[0],
   ): Promise<LogRead<{ rows: { value: string; count: number }[]; total: number }[]>> {
     const pages = () =>
       q.names.map(() => ({ rows: [] as { value: string; count: number }[], total: 0 }));

@@ -243,15 +243,22 @@ function unionAll(terms: string[]): string {
 const COMPOUND_TERMS = 4;
 
 /**
- * The first `limit` values by count (ties by value) of several statistics over the same kept
- * events, with each one's number of values, in one statement: the events, visits and
- * visitors the filters keep are computed once for all of them (the statistics page's panels).
+ * The first `limit` values by count (ties by value), or by value, of several statistics over
+ * the same kept events, with each one's number of values, in one statement: the events,
+ * visits and visitors the filters keep are computed once for all of them (the statistics
+ * page's panels; its chart's series).
  * Rows carry `q`, the statistic's index in `names`.
  */
 export function topValuesStatement(
-  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & { names: StatName[]; limit: number },
+  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & {
+    names: StatName[];
+    limit: number;
+    /** `value`: the first values in ascending order instead (a chart's dates or hours). */
+    sortBy?: 'count' | 'value';
+  },
   ids: [number, number],
 ): Statement {
+  const order = q.sortBy === 'value' ? 'value ASC' : 'n DESC, value ASC';
   const base = keptEvents(q.from, q.to, ids, q.filters);
   const each = q.names.map(
     (name, i) =>
@@ -260,7 +267,7 @@ export function topValuesStatement(
   return {
     text: `${base.text}
 SELECT q, value, n AS count, total FROM (
-  SELECT q, value, n, row_number() OVER (PARTITION BY q ORDER BY n DESC, value ASC) AS place,
+  SELECT q, value, n, row_number() OVER (PARTITION BY q ORDER BY ${order}) AS place,
     count(*) OVER (PARTITION BY q) AS total
   FROM (${unionAll(each)}))
 WHERE place <= ? ORDER BY q, place`,

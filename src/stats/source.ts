@@ -108,24 +108,21 @@ function logSource(env: Env, websiteId: number, filters: Filter[]): Source {
           count: sums[name],
         }));
       }
-      // Every value of each statistic: a series has one per date (or hour) at most.
+      // Every value of each statistic, in one read: a series has one per date (or hour).
       const limit = Math.max(24, daysBetween(range.from, range.to));
-      const pages = await Promise.all(
-        names.map(async (name) => {
-          const answer = await page({
-            name,
-            from: range.from,
-            to: range.to,
-            sortBy: 'value',
-            sort: 'asc',
-            limit,
-            offset: 0,
-          });
-          return isUnavailable(answer) ? answer : answer.rows.map((row) => ({ name, ...row }));
+      const read = await readLog(env, websiteId, (log) =>
+        log.topValues({
+          from: range.from,
+          to: range.to,
+          filters,
+          names: [...names],
+          limit,
+          sortBy: 'value',
         }),
       );
-      return (
-        pages.find(isUnavailable) ?? pages.flatMap((rows) => (isUnavailable(rows) ? [] : rows))
+      if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+      return read.value.flatMap((p, i) =>
+        p.rows.map((row) => ({ name: names[i] as StatName, ...row })),
       );
     },
   };

@@ -369,7 +369,8 @@ describe("the log's unfiltered answers", () => {
       ),
       { numRuns: 300 },
     );
-    // The panels' one read answers every statistic as its own read does, under any filters.
+    // The panels' and the chart's one read answers every statistic as its own read does, under
+    // any filters, by count or by value.
     const filters = fc.constantFrom<Filter[][]>(
       [],
       [{ dimension: 'page' as const, operator: 'is' as const, value: '/p1' }],
@@ -387,7 +388,8 @@ describe("the log's unfiltered answers", () => {
         fc.constantFrom(...dates),
         fc.constantFrom(...dates),
         fc.integer({ min: 1, max: 4 }),
-        async (filtered, a, b, limit) => {
+        fc.constantFrom('count' as const, 'value' as const),
+        async (filtered, a, b, limit, sortBy) => {
           const [from, to] = a <= b ? [a, b] : [b, a];
           const all = await log.topValues({
             from,
@@ -395,10 +397,17 @@ describe("the log's unfiltered answers", () => {
             filters: filtered,
             names: [...STAT_NAMES],
             limit,
+            sortBy,
           });
           if (!all.ok) throw new Error('the log did not answer');
           for (const [i, name] of STAT_NAMES.entries()) {
-            const q = { name, from, to, sortBy: 'count' as const, sort: 'desc' as const };
+            const q = {
+              name,
+              from,
+              to,
+              sortBy,
+              sort: sortBy === 'value' ? 'asc' : 'desc',
+            } as const;
             const one = await log.statistic({ ...q, filters: filtered, limit, offset: 0 });
             if (!one.ok) throw new Error('the log did not answer');
             expect(all.value[i], name).toEqual(one.value);

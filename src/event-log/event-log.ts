@@ -16,7 +16,7 @@ import type { Env } from '../env.ts';
 import { randomBytes, toHex } from '../lib/crypto.ts';
 import { addDays } from '../lib/dates.ts';
 import { logError } from '../lib/log.ts';
-import { STAT_NAMES, type StatName } from '../stats/names.ts';
+import { STAT_NAMES } from '../stats/names.ts';
 import {
   type EventDimensions,
   type LoggedEvent,

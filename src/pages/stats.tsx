@@ -17,10 +17,9 @@ import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts'
 import { isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute, type Site } from './stats-access.tsx';
+import { Chart, chartMetric } from './stats-chart.tsx';
 import {
-  Chart,
   change,
-  chartMetric,
   FilterChips,
   HiddenFields,
   isFilterDimension,

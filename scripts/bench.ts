@@ -248,6 +248,31 @@ async function rollupLatency(base: string, file: string, domain: string, samples
 }
 
 /**
+ * A read the benchmark Worker ran `runs` times (`/bench/query`, `/bench/filtered`): its rows
+ * read, rows returned and distinct values, and the p50 / p95 of its latencies.
+ */
+async function measuredRead(
+  post: (path: string, body: unknown) => Promise<unknown>,
+  path: string,
+  body: Record<string, unknown>,
+) {
+  const r = (await post(path, body)) as {
+    rowsRead: number;
+    rowsReturned: number;
+    distinctValues: number;
+    samples: number[];
+  };
+  const sorted = [...r.samples].sort((a, b) => a - b);
+  return {
+    rowsRead: r.rowsRead,
+    rowsReturned: r.rowsReturned,
+    distinctValues: r.distinctValues,
+    p50Ms: round(percentile(sorted, 50)),
+    p95Ms: round(percentile(sorted, 95)),
+  };
+}
+
+/**
  * The filtered breakdowns measured on the benchmark site: the questions filters are for
  * ("which pages do visitors from Google read?", "where do the people who sign up come
  * from?"), one per level of filter (a visit's, a hit's, a visitor's), a combination, and
@@ -390,29 +415,15 @@ async function main() {
       for (const days of ranges) {
         for (const name of STAT_NAMES) {
           const from = isoDay(end - days * DAY);
-          const r = (await post('/bench/query', {
+          const r = await measuredRead(post, '/bench/query', {
             websiteId: benchSiteId,
             name,
             from,
             to: lastDay,
             runs: config.runs,
             limit: 25,
-          })) as {
-            rowsRead: number;
-            rowsReturned: number;
-            distinctValues: number;
-            samples: number[];
-          };
-          const sorted = [...r.samples].sort((a, b) => a - b);
-          reads.push({
-            statistic: name,
-            days,
-            rowsRead: r.rowsRead,
-            rowsReturned: r.rowsReturned,
-            distinctValues: r.distinctValues,
-            p50Ms: round(percentile(sorted, 50)),
-            p95Ms: round(percentile(sorted, 95)),
           });
+          reads.push({ statistic: name, days, ...r });
           if (name === 'page' && days === Math.max(...ranges)) distinctPages = r.distinctValues;
         }
         log(`  reads over ${days} days measured`);
@@ -427,7 +438,7 @@ async function main() {
       );
       for (const days of [30, 365].filter((d) => d <= config.days)) {
         for (const { name, filters } of FILTERED) {
-          const r = (await post('/bench/filtered', {
+          const r = await measuredRead(post, '/bench/filtered', {
             websiteId: benchSiteId,
             name,
             from: isoDay(end - days * DAY),
@@ -435,22 +446,12 @@ async function main() {
             filters,
             runs: config.runs,
             limit: 25,
-          })) as {
-            rowsRead: number;
-            rowsReturned: number;
-            distinctValues: number;
-            samples: number[];
-          };
-          const sorted = [...r.samples].sort((a, b) => a - b);
+          });
           filteredReads.push({
             statistic: name,
             filters: filters.map((f) => `${filterParam(f)}=${f.value}`).join('&'),
             days,
-            rowsRead: r.rowsRead,
-            rowsReturned: r.rowsReturned,
-            distinctValues: r.distinctValues,
-            p50Ms: round(percentile(sorted, 50)),
-            p95Ms: round(percentile(sorted, 95)),
+            ...r,
           });
         }
         log(`  filtered reads over ${days} days measured`);

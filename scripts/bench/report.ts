@@ -11,6 +11,17 @@ type Load = {
   statuses: Record<string, number>;
 };
 
+/** One statistic read over the last `days` days: its cost and latency. */
+type Read = {
+  statistic: string;
+  days: number;
+  rowsRead: number;
+  rowsReturned: number;
+  distinctValues: number;
+  p50Ms: number;
+  p95Ms: number;
+};
+
 export type BenchReport = {
   generatedAt: string;
   config: {
@@ -46,28 +57,9 @@ export type BenchReport = {
     /** Rows written per page view at 1, 10 and 50 page views a second. */
     rowsPerPageviewAt: Record<'1' | '10' | '50', number>;
   };
-  reads: {
-    statistic: string;
-    days: number;
-    rowsRead: number;
-    rowsReturned: number;
-    distinctValues: number;
-    p50Ms: number;
-    p95Ms: number;
-  }[];
-  /** Filtered statistics read from the site's event log in its Durable Object. */
-  filteredReads: {
-    statistic: string;
-    /** The filters as query parameters. */
-    filters: string;
-    days: number;
-    /** The object's rows read (SQLite's count). */
-    rowsRead: number;
-    rowsReturned: number;
-    distinctValues: number;
-    p50Ms: number;
-    p95Ms: number;
-  }[];
+  reads: Read[];
+  /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
+  filteredReads: (Read & { /** The filters as query parameters. */ filters: string })[];
   /** Events in the site's log when the filtered reads were measured. */
   eventsImported: number;
   throughput: {

@@ -170,11 +170,8 @@ export default {
         columns: string[];
         rows: (string | number | null)[][];
       };
-      const log = env.WEBSITE_LOG.get(env.WEBSITE_LOG.idFromName(`website:${q.websiteId}`));
-      const imported = await (log as unknown as DurableObjectStub<WebsiteLog>).importEvents(
-        q.columns,
-        q.rows,
-      );
+      const log = websiteLog(env, q.websiteId) as unknown as DurableObjectStub<WebsiteLog>;
+      const imported = await log.importEvents(q.columns, q.rows);
       return Response.json({ imported });
     }
     if (pathname === '/bench/filtered') {

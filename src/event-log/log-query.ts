@@ -165,7 +165,7 @@ const STATISTIC: Record<StatName, string> = {
   pageviews_hours: perHit('hour', 'pageview'),
   page: perHit('page', 'pageview'),
   event: perHit('event', 'event'),
-  visitors: `SELECT date AS value, count(DISTINCT visitor) AS n FROM kept WHERE visitor > 0 GROUP BY 1`,
+  visitors: 'SELECT date AS value, count(*) AS n FROM kept_visitors GROUP BY 1',
   visitors_hours: perVisitor('hour'),
   browser: perVisitor('browser'),
   os: perVisitor('os'),

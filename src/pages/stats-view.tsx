@@ -13,11 +13,11 @@ import {
   type RequestedRange,
 } from '../lib/dates.ts';
 import {
-  FILTER_DIMENSIONS,
   type Filter,
   type FilterDimension,
   type FilterOperator,
   filterParam,
+  isFilterDimension,
 } from '../stats/filters.ts';
 import type { StatName } from '../stats/names.ts';
 import { formatNumber } from '../stats/overview.ts';
@@ -49,10 +49,6 @@ export function withFilter(view: View, filter: Filter): View {
     (f) => f.dimension !== filter.dimension || f.operator !== filter.operator,
   );
   return { ...view, filters: [...others, filter] };
-}
-
-export function isFilterDimension(name: string): name is FilterDimension {
-  return (FILTER_DIMENSIONS as readonly string[]).includes(name);
 }
 
 /** The panels of the overview, in order, with their titles. */
@@ -311,12 +307,12 @@ export const ValueRows: FC<{
  * Said instead of numbers when a filtered range starts before the oldest date the event log
  * holds; offers the part of the range it has.
  */
-export const Unavailable: FC<{ path: string; view: View; firstDate: string; keep?: Extra }> = ({
-  path,
-  view,
-  firstDate,
-  keep = {},
-}) => {
+export const UnavailableNotice: FC<{
+  path: string;
+  view: View;
+  firstDate: string;
+  keep?: Extra;
+}> = ({ path, view, firstDate, keep = {} }) => {
   const rest: Range = { name: 'custom', from: firstDate, to: view.range.to };
   return (
     <p class="notice range-notice" role="alert">

@@ -11,7 +11,7 @@ import { csvFile } from '../lib/csv.ts';
 import { resolveRange } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { overviewOf } from '../stats/dashboard.ts';
-import { parseFilters } from '../stats/filters.ts';
+import { isFilterDimension, parseFilters } from '../stats/filters.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
@@ -22,11 +22,10 @@ import {
   change,
   FilterChips,
   HiddenFields,
-  isFilterDimension,
   PANELS,
   RangeNav,
   TITLES,
-  Unavailable,
+  UnavailableNotice,
   ValueRows,
   type View,
   viewHref,
@@ -90,7 +89,7 @@ export function createStatsPages() {
           </p>
           <FilterChips path={path} view={view} keep={keep} refused={refused} />
           {isUnavailable(overview) ? (
-            <Unavailable path={path} view={view} firstDate={overview.firstDate} keep={keep} />
+            <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={keep} />
           ) : (
             <>
               <section class="totals" aria-label="Totals">
@@ -271,7 +270,7 @@ export function createStatsPages() {
             </form>
           ) : null}
           {isUnavailable(data) ? (
-            <Unavailable path={path} view={view} firstDate={data.firstDate} keep={keep} />
+            <UnavailableNotice path={path} view={view} firstDate={data.firstDate} keep={keep} />
           ) : (
             <>
               <table>

@@ -34,6 +34,10 @@ export const FILTER_DIMENSIONS = [
 
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 
+export function isFilterDimension(name: string): name is FilterDimension {
+  return (FILTER_DIMENSIONS as readonly string[]).includes(name);
+}
+
 export const FILTER_OPERATORS = ['is', 'not', 'contains'] as const;
 
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
@@ -89,7 +93,7 @@ export function parseFilters(params: URLSearchParams): {
     const match = PARAM.exec(key);
     const dimension = match?.[1];
     const operator = match?.[2] ?? 'is';
-    if (!match || !FILTER_DIMENSIONS.includes(dimension as FilterDimension)) {
+    if (!match || !dimension || !isFilterDimension(dimension)) {
       errors[key] = [
         `The ${key} filter is unknown: filter by one of ${FILTER_DIMENSIONS.join(', ')}.`,
       ];
@@ -109,7 +113,7 @@ export function parseFilters(params: URLSearchParams): {
       continue;
     }
     filters.push({
-      dimension: dimension as FilterDimension,
+      dimension,
       operator: operator as FilterOperator,
       value,
     });

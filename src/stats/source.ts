@@ -56,13 +56,13 @@ export type Source<U = Unavailable> = {
 
 /** The roll-ups of a website, as they are (read `sourceOf` to have them flushed first). */
 export function rollupSource(db: Database, websiteId: number): Source<never> {
+  const page = (q: PageQuery) => queryStats(db, { websiteId, ...q });
   return {
-    page: (q) => queryStats(db, { websiteId, ...q }),
+    page,
     tops: (names, range, limit) =>
       Promise.all(
         names.map((name) =>
-          queryStats(db, {
-            websiteId,
+          page({
             name,
             from: range.from,
             to: range.to,

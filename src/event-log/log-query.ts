@@ -87,6 +87,52 @@ function filterSet(filter: Filter): Statement {
   return { text: `(${key}) IN (SELECT ${key} FROM ${table} WHERE ${c.text})`, params: c.params };
 }
 
+/** Statements joined by `separator`, their parameters in order. */
+function joined(parts: Statement[], separator: string): Statement {
+  return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
+}
+
+/** `WHERE` and the conditions, or nothing when there are none. */
+function whereAll(conditions: Statement[]): Statement {
+  const all = joined(conditions, ' AND ');
+  return { text: conditions.length ? ` WHERE ${all.text}` : '', params: all.params };
+}
+
+/**
+ * How a query's filters are applied. Every filter keeps its events in `kept`. A statistic
+ * that counts visitors applies the visitor-level filters (browser, country…) to each
+ * visitor's own first page view, in the pass that counts them, instead of finding the
+ * visitors they keep in a pass of their own: a visitor is among the kept events exactly when
+ * it has the filtered values and one of its events is kept by the other filters. Likewise a
+ * statistic that counts visits applies the visit-level filters (landing page, referrer,
+ * campaign, exit page) to each visit. When no other filter is left, no other pass is made at
+ * all. `fold: false` applies every filter in `kept` (the reference the folded statements are
+ * tested against).
+ */
+type Plan = {
+  filters: Filter[];
+  /** The filters each kind of statistic applies in its own pass. */
+  visitor: Filter[];
+  visit: Filter[];
+  /** Visit statistics read `ends` (with the exit page) even when they need only `starts`. */
+  ends: boolean;
+};
+
+function planOf(filters: Filter[], fold: boolean): Plan {
+  const at = (level: 'visitor' | 'visit') =>
+    fold ? filters.filter((f) => levelOf(f.dimension) === level) : [];
+  const visit = at('visit');
+  return {
+    filters,
+    visitor: at('visitor'),
+    visit,
+    ends: visit.some((f) => f.dimension === 'exit_page'),
+  };
+}
+
+/** The filters, but those a kind of statistic applies in its own pass. */
+const others = (plan: Plan, folded: Filter[]) => plan.filters.filter((f) => !folded.includes(f));
+
 /**
  * The common table expressions every log query starts from, over the events of the dates
  * `from`–`to` whose ids lie in `ids` (the log's day index narrows the scan; the date is
@@ -96,18 +142,20 @@ function filterSet(filter: Filter): Statement {
  * - `starts`: each visit's first page view (its start, landing page, referrer, campaign);
  * - `ends`: each visit's page views, last instant, first page view's id and last page
  *   view's page (`exit_page`);
- * - `kept`: the events the filters keep; `kept_visits` and `kept_visitors` (of a day): the
- *   keys of the visits and visitors among them, computed once however often a statement
- *   asks (a CTE that is not used is not computed at all).
+ * - `kept`: the events the filters keep; `kept_visitors` and `kept_visits` (of a day): the
+ *   keys of the visitors and visits among the events kept by the filters that visitor and
+ *   visit statistics do not apply themselves (`Plan`), computed once however often a
+ *   statement asks (a CTE that is not used is not computed at all).
  */
-function keptEvents(from: string, to: string, ids: [number, number], filters: Filter[]): Statement {
-  const params: (string | number)[] = [ids[0], ids[1], from, to];
-  const where: string[] = [];
-  for (const filter of filters) {
-    const set = filterSet(filter);
-    where.push(set.text);
-    params.push(...set.params);
-  }
+function keptEvents(from: string, to: string, ids: [number, number], plan: Plan): Statement {
+  const where = (filters: Filter[], ...more: string[]) =>
+    whereAll([
+      ...more.map((text) => ({ text, params: [] })),
+      ...filters.map((filter) => filterSet(filter)),
+    ]);
+  const kept = where(plan.filters);
+  const visitors = where(others(plan, plan.visitor), 'visitor > 0');
+  const visits = where(others(plan, plan.visit), 'visit > 0');
   const text = `WITH
   r AS (SELECT * FROM events WHERE id BETWEEN ? AND ? AND date BETWEEN ? AND ?),
   firsts AS (SELECT date, visitor, hour, browser, os, device, country, continent, city,
@@ -119,53 +167,101 @@ function keptEvents(from: string, to: string, ids: [number, number], filters: Fi
       GROUP BY date, visitor, visit),
   ends AS (SELECT v.date, v.visitor, v.visit, v.views, v.last, v.first_id, x.page AS exit_page
       FROM visit_views v JOIN events x ON x.id = v.last_id),
-  kept AS (SELECT * FROM r${where.length ? ` WHERE ${where.join(' AND ')}` : ''}),
-  kept_visits AS MATERIALIZED (SELECT DISTINCT date, visitor, visit FROM kept WHERE visit > 0),
-  kept_visitors AS MATERIALIZED (SELECT DISTINCT date, visitor FROM kept WHERE visitor > 0)`;
-  return { text, params };
+  kept AS (SELECT * FROM r${kept.text}),
+  kept_visitors AS MATERIALIZED (SELECT DISTINCT date, visitor FROM r${visitors.text}),
+  kept_visits AS MATERIALIZED (SELECT DISTINCT date, visitor, visit FROM r${visits.text})`;
+  return {
+    text,
+    params: [ids[0], ids[1], from, to, ...kept.params, ...visitors.params, ...visits.params],
+  };
 }
 
 /**
- * The visitors (of a day) among the kept events, with their first page view's values as `f`.
- * Each visitor's row is probed into the set of kept keys (`IN`: one scan of `firsts`, one
- * index of the kept keys), never joined row by row.
+ * The visitors (of a day) among the kept events, with their first page view's values as `f`:
+ * those with the values of the visitor-level filters the plan applies here and, when other
+ * filters remain, probed into the set of kept keys (`IN`: one scan of `firsts`, one index of
+ * the kept keys), never joined row by row.
  */
-const KEPT_VISITORS = `firsts f WHERE (f.date, f.visitor) IN (SELECT date, visitor FROM kept_visitors)`;
+function keptVisitors(plan: Plan): Statement {
+  const conditions = plan.visitor.map((f) => condition(`f.${f.dimension}`, f.operator, f.value));
+  if (others(plan, plan.visitor).length)
+    conditions.push({
+      text: '(f.date, f.visitor) IN (SELECT date, visitor FROM kept_visitors)',
+      params: [],
+    });
+  const where = whereAll(conditions);
+  return { text: `firsts f${where.text}`, params: where.params };
+}
+
+/** The column of a visit-level filter's value: on the visit's start `s` or its end `e`. */
+const VISIT_COLUMN: Record<string, string> = {
+  landing_page: 's.page',
+  referrer: 's.referrer',
+  campaign: 's.campaign',
+  exit_page: 'e.exit_page',
+};
 
 /**
  * The visits among the kept events, with their first page view's values as `s` and, when a
- * statistic needs them (`ends`), their page views, last instant and exit page as `e` (then
- * `s` is found from `e` by its id: a visit's first page view is its first by arrival, the
- * one marked `new_visit`). Visits are probed into the set of kept keys, never joined to
- * another table by their key (the planner may then index the wrong side).
+ * statistic or a filter needs them (`ends`), their page views, last instant and exit page as
+ * `e` (then `s` is found from `e` by its id: a visit's first page view is its first by
+ * arrival, the one marked `new_visit`; `CROSS JOIN` keeps `ends` the outer loop). Visits are
+ * those with the values of the visit-level filters the plan applies here and, when other
+ * filters remain, probed into the set of kept keys, never joined to another table by their
+ * key (the planner may then index the wrong side).
  */
-const keptVisits = (ends: boolean) =>
-  ends
-    ? `ends e JOIN events s ON s.id = e.first_id
-  WHERE (e.date, e.visitor, e.visit) IN (SELECT date, visitor, visit FROM kept_visits)`
-    : `starts s
-  WHERE (s.date, s.visitor, s.visit) IN (SELECT date, visitor, visit FROM kept_visits)`;
+function keptVisits(plan: Plan, needsEnds: boolean): Statement {
+  const ends = needsEnds || plan.ends;
+  const conditions = plan.visit.map((f) =>
+    condition(VISIT_COLUMN[f.dimension] as string, f.operator, f.value),
+  );
+  const key = ends ? 'e' : 's';
+  if (others(plan, plan.visit).length)
+    conditions.push({
+      text: `(${key}.date, ${key}.visitor, ${key}.visit) IN (SELECT date, visitor, visit FROM kept_visits)`,
+      params: [],
+    });
+  const where = whereAll(conditions);
+  const from = ends ? 'ends e CROSS JOIN events s ON s.id = e.first_id' : 'starts s';
+  return { text: `${from}${where.text}`, params: where.params };
+}
 
 /** Whole seconds from a visit's first page view to its last. */
 const DURATION = '(e.last - s.time) / 1000';
 
 /** A count per hit of one kind, per visitor of a day, per visit: `value`, `n` rows. */
-const perHit = (value: string, kind: 'pageview' | 'event') =>
-  `SELECT ${value} AS value, count(*) AS n FROM kept WHERE kind = '${kind}' GROUP BY 1`;
-const perVisitor = (column: string) =>
-  `SELECT f.${column} AS value, count(*) AS n FROM ${KEPT_VISITORS} GROUP BY 1`;
-// Conditions on a visit are inside the aggregate, never in WHERE: a constraint there lets the
-// planner index `ends` by it instead of by the visit, and probe it once per visit.
-const perVisit = (value: string, n = 'count(*)', ends = false) =>
-  `SELECT ${value} AS value, ${n} AS n FROM ${keptVisits(ends)} GROUP BY 1`;
+const perHit = (value: string, kind: 'pageview' | 'event') => (): Statement => ({
+  text: `SELECT ${value} AS value, count(*) AS n FROM kept WHERE kind = '${kind}' GROUP BY 1`,
+  params: [],
+});
+const perVisitor =
+  (column: string) =>
+  (plan: Plan): Statement => {
+    const from = keptVisitors(plan);
+    return {
+      text: `SELECT f.${column} AS value, count(*) AS n FROM ${from.text} GROUP BY 1`,
+      params: from.params,
+    };
+  };
+// Conditions on a visit's page views are inside the aggregate, never in WHERE: a constraint
+// there lets the planner index `ends` by it instead of by the visit, and probe it once per visit.
+const perVisit =
+  (value: string, n = 'count(*)', ends = false) =>
+  (plan: Plan): Statement => {
+    const from = keptVisits(plan, ends);
+    return {
+      text: `SELECT ${value} AS value, ${n} AS n FROM ${from.text} GROUP BY 1`,
+      params: from.params,
+    };
+  };
 
 /** Each statistic as `value`, `n` rows over the kept events (values of 0 dropped later). */
-const STATISTIC: Record<StatName, string> = {
+const STATISTIC: Record<StatName, (plan: Plan) => Statement> = {
   pageviews: perHit('date', 'pageview'),
   pageviews_hours: perHit('hour', 'pageview'),
   page: perHit('page', 'pageview'),
   event: perHit('event', 'event'),
-  visitors: 'SELECT date AS value, count(*) AS n FROM kept_visitors GROUP BY 1',
+  visitors: perVisitor('date'),
   visitors_hours: perVisitor('hour'),
   browser: perVisitor('browser'),
   os: perVisitor('os'),
@@ -185,14 +281,23 @@ const STATISTIC: Record<StatName, string> = {
   exit_page: perVisit('e.exit_page', 'count(*)', true),
 };
 
+/** How a statement applies its filters (`Plan`); folded unless said otherwise. */
+export type Folding = { fold?: boolean };
+
 /**
  * One statistic over the kept events, every value with its count, sorted as the Stats API
  * sorts (ties by value); values that are empty, absent or counted 0 left out, as in the
  * roll-ups.
  */
-export function statisticStatement(q: LogStatsQuery, ids: [number, number]): Statement {
-  const base = keptEvents(q.from, q.to, ids, q.filters);
-  const params = [...base.params];
+export function statisticStatement(
+  q: LogStatsQuery,
+  ids: [number, number],
+  { fold = true }: Folding = {},
+): Statement {
+  const plan = planOf(q.filters, fold);
+  const base = keptEvents(q.from, q.to, ids, plan);
+  const statistic = STATISTIC[q.name](plan);
+  const params = [...base.params, ...statistic.params];
   let where = "value IS NOT NULL AND value != '' AND n > 0";
   if (q.search) {
     const c = contains('value', q.search);
@@ -203,7 +308,7 @@ export function statisticStatement(q: LogStatsQuery, ids: [number, number]): Sta
   const order = q.sortBy === 'value' ? `value ${direction}` : `n ${direction}, value ASC`;
   return {
     text: `${base.text}
-SELECT value, n AS count FROM (${STATISTIC[q.name]}) WHERE ${where} ORDER BY ${order}`,
+SELECT value, n AS count FROM (${statistic.text}) WHERE ${where} ORDER BY ${order}`,
     params,
   };
 }
@@ -212,18 +317,22 @@ SELECT value, n AS count FROM (${STATISTIC[q.name]}) WHERE ${where} ORDER BY ${o
 export function sumsStatement(
   q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>,
   ids: [number, number],
+  { fold = true }: Folding = {},
 ): Statement {
-  const base = keptEvents(q.from, q.to, ids, q.filters);
+  const plan = planOf(q.filters, fold);
+  const base = keptEvents(q.from, q.to, ids, plan);
+  const visitors = keptVisitors(plan);
+  const visits = keptVisits(plan, true);
   return {
     text: `${base.text}
 SELECT
-  (SELECT count(*) FROM kept_visitors) AS visitors,
+  (SELECT count(*) FROM ${visitors.text}) AS visitors,
   (SELECT count(*) FROM kept WHERE kind = 'pageview') AS pageviews,
   (SELECT count(*) FROM kept WHERE kind = 'event' AND event IS NOT NULL AND event != '') AS event,
   visits, bounces, visit_duration
 FROM (SELECT count(*) AS visits, coalesce(sum(e.views = 1), 0) AS bounces,
-  coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${keptVisits(true)})`,
-    params: base.params,
+  coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${visits.text})`,
+    params: [...base.params, ...visitors.params, ...visits.params],
   };
 }
 
@@ -257,12 +366,15 @@ export function topValuesStatement(
     sortBy?: 'count' | 'value';
   },
   ids: [number, number],
+  { fold = true }: Folding = {},
 ): Statement {
   const order = q.sortBy === 'value' ? 'value ASC' : 'n DESC, value ASC';
-  const base = keptEvents(q.from, q.to, ids, q.filters);
-  const each = q.names.map(
-    (name, i) =>
-      `SELECT ${i} AS q, value, n FROM (${STATISTIC[name]}) WHERE value IS NOT NULL AND value != '' AND n > 0`,
+  const plan = planOf(q.filters, fold);
+  const base = keptEvents(q.from, q.to, ids, plan);
+  const statistics = q.names.map((name) => STATISTIC[name](plan));
+  const each = statistics.map(
+    (statistic, i) =>
+      `SELECT ${i} AS q, value, n FROM (${statistic.text}) WHERE value IS NOT NULL AND value != '' AND n > 0`,
   );
   return {
     text: `${base.text}
@@ -271,6 +383,6 @@ SELECT q, value, n AS count, total FROM (
     count(*) OVER (PARTITION BY q) AS total
   FROM (${unionAll(each)}))
 WHERE place <= ? ORDER BY q, place`,
-    params: [...base.params, q.limit],
+    params: [...base.params, ...statistics.flatMap((s) => s.params), q.limit],
   };
 }

@@ -11,6 +11,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDb } from '../../src/db/client.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
+import {
+  statisticStatement,
+  sumsStatement,
+  topValuesStatement,
+} from '../../src/event-log/log-query.ts';
 import { FILTER_DIMENSIONS, type Filter } from '../../src/stats/filters.ts';
 import { STAT_NAMES } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
@@ -307,43 +312,47 @@ describe('where each date is in the log', () => {
   });
 });
 
+/** Random traffic over three days: a few visitors, pages, referrers, browsers, events. */
+async function randomTraffic(log: ReturnType<typeof websiteLog>, siteId: number) {
+  const hits = fc.sample(
+    fc.record({
+      who: fc.integer({ min: 0, max: 7 }),
+      gapSeconds: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 7200 })),
+      page: fc.integer({ min: 0, max: 5 }),
+      referrer: fc.integer({ min: 0, max: 5 }),
+      event: fc.integer({ min: 0, max: 6 }),
+    }),
+    { numRuns: 300, seed: 11 },
+  );
+  let time = Date.parse('2026-06-01T05:00:00Z');
+  for (const h of hits) {
+    time += h.gapSeconds * 1000;
+    const date = new Date(time).toISOString().slice(0, 10);
+    await record(
+      log,
+      logHit(siteId, {
+        kind: h.event === 0 ? 'event' : 'pageview',
+        event: h.event === 0 ? `e${h.page % 2}` : null,
+        page: h.event === 0 ? '' : `/p${h.page}`,
+        referrer: h.referrer >= 4 ? `r${h.referrer}.example.net` : '',
+        campaign: h.referrer === 5 ? 'spring' : null,
+        ip: `203.0.113.${h.who + 1}`,
+        browser: h.who % 3 === 0 ? 'Safari' : 'Chrome',
+        language: h.who % 2 === 0 ? 'en' : 'de',
+        resolution: h.who % 4 === 0 ? null : '1920x1080',
+        time,
+        date,
+        hour: new Date(time).toISOString().slice(11, 13),
+      }),
+    );
+  }
+}
+
 describe("the log's unfiltered answers", () => {
   it('equal the roll-ups for every statistic, range, sort, search and page', async () => {
     const s = await site('filters-equal');
     const log = websiteLog(env, s.id);
-    // Random traffic over three days: a few visitors, pages, referrers, browsers, events.
-    const hits = fc.sample(
-      fc.record({
-        who: fc.integer({ min: 0, max: 7 }),
-        gapSeconds: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 7200 })),
-        page: fc.integer({ min: 0, max: 5 }),
-        referrer: fc.integer({ min: 0, max: 5 }),
-        event: fc.integer({ min: 0, max: 6 }),
-      }),
-      { numRuns: 300, seed: 11 },
-    );
-    let time = Date.parse('2026-06-01T05:00:00Z');
-    for (const h of hits) {
-      time += h.gapSeconds * 1000;
-      const date = new Date(time).toISOString().slice(0, 10);
-      await record(
-        log,
-        logHit(s.id, {
-          kind: h.event === 0 ? 'event' : 'pageview',
-          event: h.event === 0 ? `e${h.page % 2}` : null,
-          page: h.event === 0 ? '' : `/p${h.page}`,
-          referrer: h.referrer >= 4 ? `r${h.referrer}.example.net` : '',
-          campaign: h.referrer === 5 ? 'spring' : null,
-          ip: `203.0.113.${h.who + 1}`,
-          browser: h.who % 3 === 0 ? 'Safari' : 'Chrome',
-          language: h.who % 2 === 0 ? 'en' : 'de',
-          resolution: h.who % 4 === 0 ? null : '1920x1080',
-          time,
-          date,
-          hour: new Date(time).toISOString().slice(11, 13),
-        }),
-      );
-    }
+    await randomTraffic(log, s.id);
     await flushLog(s.id);
     const db = createDb(env.DB);
     const dates = ['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04'];
@@ -415,6 +424,60 @@ describe("the log's unfiltered answers", () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('filters applied in the pass that counts (log-query.ts, `Plan`)', () => {
+  it('give the answers of filters applied to the kept events first, for random filters', async () => {
+    const s = await site('filters-folded');
+    const log = websiteLog(env, s.id);
+    await randomTraffic(log, s.id);
+    const dates = ['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04'];
+    const ids: [number, number] = [0, Number.MAX_SAFE_INTEGER];
+    const VALUES: Partial<Record<Filter['dimension'], string[]>> = {
+      page: ['/p0', '/p1', '/p5', 'P2'],
+      landing_page: ['/p1', '/p3', 'p'],
+      exit_page: ['/p2', '/p4', 'P'],
+      referrer: ['r4.example.net', 'r5.example.net', 'R5'],
+      campaign: ['spring', 'SPR'],
+      browser: ['Safari', 'Chrome', 'saf'],
+      language: ['en', 'de'],
+      resolution: ['1920x1080', '1920'],
+      event: ['e0', 'e1', 'E'],
+    };
+    const filter = fc
+      .constantFrom(...(Object.keys(VALUES) as Filter['dimension'][]))
+      .chain((dimension) =>
+        fc.record({
+          dimension: fc.constant(dimension),
+          operator: fc.constantFrom('is' as const, 'not' as const, 'contains' as const),
+          value: fc.constantFrom(...(VALUES[dimension] as string[])),
+        }),
+      );
+    const run = (statement: { text: string; params: (string | number)[] }) =>
+      runInDurableObject(log, (_instance, state) =>
+        state.storage.sql.exec(statement.text, ...statement.params).toArray(),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(filter, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(...STAT_NAMES),
+        fc.constantFrom(...dates),
+        fc.constantFrom(...dates),
+        async (filters, name, a, b) => {
+          const [from, to] = a <= b ? [a, b] : [b, a];
+          const q = { name, from, to, filters, sortBy: 'count', sort: 'desc' } as const;
+          const folded = await run(statisticStatement(q, ids));
+          expect(folded).toEqual(await run(statisticStatement(q, ids, { fold: false })));
+          const sums = await run(sumsStatement(q, ids));
+          expect(sums).toEqual(await run(sumsStatement(q, ids, { fold: false })));
+          const tops = { from, to, filters, names: [...STAT_NAMES], limit: 3 };
+          const top = await run(topValuesStatement(tops, ids));
+          expect(top).toEqual(await run(topValuesStatement(tops, ids, { fold: false })));
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });

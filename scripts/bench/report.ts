@@ -207,9 +207,10 @@ first page of 25 sorted by count, the object reached from a Worker): the object'
 ${r.filteredReads.map((f) => `| \`${f.statistic}\` | \`${f.filters}\` | ${f.days} | ${n(f.rowsRead)} | ${n(f.rowsReturned)} / ${n(f.distinctValues)} | **${f.p50Ms}** / ${f.p95Ms} |`).join('\n')}
 
 Targets: p50 ≤ 150 ms over 30 days and ≤ 1.5 s over 365 days. A filtered read is one SQL
-statement over the events of its dates (the \`days\` index finds them): a scan for the
-visits or visitors a filter keeps, a scan for the kept events, and the grouping of the
-statistic; its cost grows with the hits of the range, not with the site's whole history,
+statement over the events of its dates (the \`days\` index finds them): a filter at the
+level the statistic counts at (a browser for \`country\`, a referrer for \`exit_page\`) is
+applied in the statistic's own pass, the others in one scan for the kept events, then the
+grouping of the statistic; its cost grows with the hits of the range, not with the site's whole history,
 and no table of the log has a secondary index (each would add a row written to every hit).
 Exit pages, bounces and visit duration cost most: they group all page views of the kept
 visits to find each visit's last one.

@@ -2,8 +2,8 @@
  * The benchmark's Worker: Sightline's own modules, run inside workerd against the same local
  * D1 database as `wrangler dev`, so that timings exclude the trip between Node and workerd.
  *
- * - `POST /bench/query` `{websiteId, name, from, to, runs, limit}`: runs `queryStats` (the
- *   code behind the Stats API) `runs` times; answers D1's rows read, the rows returned, and
+ * - `POST /bench/query` `{websiteId, name, from, to, runs, limit}`: reads a page of a
+ *   statistic from the roll-ups (`rollupSource`, the code behind the Stats API) `runs` times; answers D1's rows read, the rows returned, and
  *   the latency of every run in milliseconds.
  * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
  *   entry point (`ingestCall`), counting the rows written per page view and event: in the
@@ -11,6 +11,9 @@
  *   in D1 by the logs' flushes (as their alarms would flush); the hit path itself writes
  *   nothing to D1.
  * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written.
+ * - `POST /bench/compact` `{now}`: compacts every complete month of every website into
+ *   month and year roll-ups (`compactMonths`, as the hourly maintenance does); answers the
+ *   months compacted and D1's rows written and read.
  * - `POST /bench/import` `{websiteId, columns, rows}`: appends events, in date order, to a
  *   website's log whose tables exist (made by a hit first), as already rolled up — the
  *   bench loader's events, so that the site's real object holds its year.
@@ -27,9 +30,11 @@ import type { LogHit } from '../../src/event-log/events.ts';
 import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
+import { compactMonths } from '../../src/stats/compaction.ts';
 import type { Filter } from '../../src/stats/filters.ts';
 import type { StatName } from '../../src/stats/names.ts';
-import { queryStats } from '../../src/stats/queries.ts';
+import type { StatsPage } from '../../src/stats/queries.ts';
+import { rollupSource } from '../../src/stats/source.ts';
 
 type Env = WorkerEnv;
 
@@ -87,11 +92,11 @@ export default {
       };
       const db = createDb(env.DB);
       const samples: number[] = [];
-      let last: Awaited<ReturnType<typeof queryStats>> | undefined;
+      let last: StatsPage | undefined;
       for (let i = 0; i < q.runs; i++) {
         const started = performance.now();
-        last = await queryStats(db, {
-          websiteId: q.websiteId,
+        // A fresh source each time: its read of the last compacted month is measured too.
+        last = await rollupSource(db, q.websiteId).page({
           name: q.name,
           from: q.from,
           to: q.to,
@@ -214,6 +219,20 @@ export default {
       let rowsWritten = 0;
       for (const id of websiteIds) rowsWritten += await flushed(env, id);
       return Response.json({ rowsWritten });
+    }
+    if (pathname === '/bench/compact') {
+      // The hourly maintenance's compaction, run until no website has a month left.
+      const { now } = (await request.json()) as { now: number };
+      const db = createDb(env.DB);
+      const total = { months: 0, rowsWritten: 0, rowsRead: 0 };
+      for (;;) {
+        const run = await compactMonths(db, now);
+        if (run.websites === 0) break;
+        total.months += run.months;
+        total.rowsWritten += run.rowsWritten;
+        total.rowsRead += run.rowsRead;
+      }
+      return Response.json(total);
     }
     return new Response('not found', { status: 404 });
   },

@@ -120,6 +120,47 @@ export const stats = sqliteTable(
 );
 
 /**
+ * Coarser roll-ups, for long ranges (docs/ARCHITECTURE.md, "Long ranges"): the sums of the
+ * daily rows of each complete calendar month (its dates as the daily rows have them: local
+ * to the website), and of each year's compacted months. Written when a month is compacted
+ * (src/stats/compaction.ts) and, for an event of a compacted month that arrives late, by the
+ * flush in the same transaction as its daily rows; so for every month up to
+ * `compacted_months.through`, a month row is the sum of its days and a year row the sum of
+ * its months. Both `WITHOUT ROWID`, like `stats` (added by hand to the migration).
+ */
+export const statsMonths = sqliteTable(
+  'stats_months',
+  {
+    websiteId: integer('website_id').notNull(),
+    name: text('name').notNull(),
+    /** `YYYY-MM`. */
+    month: text('month').notNull(),
+    value: text('value').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.name, t.month, t.value] })],
+);
+
+export const statsYears = sqliteTable(
+  'stats_years',
+  {
+    websiteId: integer('website_id').notNull(),
+    name: text('name').notNull(),
+    /** `YYYY`. */
+    year: text('year').notNull(),
+    value: text('value').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.name, t.year, t.value] })],
+);
+
+/** The last month (`YYYY-MM`) of each website whose days are compacted, with every one before. */
+export const compactedMonths = sqliteTable('compacted_months', {
+  websiteId: integer('website_id').primaryKey(),
+  through: text('through').notNull(),
+});
+
+/**
  * Websites that were deleted and whose recorded data still has to be purged. Deleting a
  * website removes its row at once (so nothing recorded for it can be read any more) and
  * leaves a tombstone here; the hourly maintenance deletes the data in bounded chunks.

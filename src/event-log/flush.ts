@@ -7,7 +7,9 @@
  *    fails (a NOT NULL violation) when the stored position is not `from`, which rolls the
  *    whole batch back: a flush that was already applied, or raced by another, adds nothing;
  * 2. the increments, summed per (statistic, date, value), as `INSERT … ON CONFLICT DO UPDATE`
- *    from one JSON parameter each (D1 binds at most 100 values per statement).
+ *    from one JSON parameter each (D1 binds at most 100 values per statement); those of a
+ *    month already compacted into month and year rows are added to them too
+ *    (src/stats/compaction.ts), by two more statements that write nothing otherwise.
  *
  * Both write only while D1 has the website: a log that outlives its website (a hit that
  * found it in an isolate's cache after it was deleted, src/websites/cache.ts) adds nothing,
@@ -18,6 +20,12 @@
  * next one: D1's position is ahead of the object's, and the object adopts it.
  */
 import type { Increment } from './events.ts';
+
+/** The coarser roll-ups a late event adds to: table, key column, length of its key. */
+const LATE = [
+  ['stats_months', 'month', 7],
+  ['stats_years', 'year', 4],
+] as const;
 
 /** Increments per statement: a few hundred bytes each, well under D1's limits. */
 const INCREMENTS_PER_STATEMENT = 500;
@@ -57,6 +65,22 @@ export async function applyFlush(
         )
         .bind(websiteId, chunk),
     );
+    // An event of a month already compacted adds to its month's and year's rows too.
+    for (const [table, key, length] of LATE) {
+      statements.push(
+        d1
+          .prepare(
+            `INSERT INTO ${table} (website_id, name, ${key}, value, count)
+            SELECT ?1, value ->> 0, substr(value ->> 1, 1, ${length}), value ->> 2, sum(value ->> 3)
+            FROM json_each(?2)
+            WHERE substr(value ->> 1, 1, 7) <= (SELECT through FROM compacted_months WHERE website_id = ?1)
+              AND EXISTS (SELECT 1 FROM websites WHERE id = ?1)
+            GROUP BY 2, 3, 4
+            ON CONFLICT (website_id, name, ${key}, value) DO UPDATE SET count = count + excluded.count`,
+          )
+          .bind(websiteId, chunk),
+      );
+    }
   }
   const results = await d1.batch(statements);
   return {

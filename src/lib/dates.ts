@@ -123,6 +123,80 @@ export function previousPeriod(range: { from: string; to: string }): { from: str
   return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
 }
 
+/** The month (`YYYY-MM`) `months` after `month` (negative to go back). */
+export function addMonths(month: string, months: number): string {
+  const index = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1 + months;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}`;
+}
+
+/** The last date of a month (`YYYY-MM`). */
+export function lastDateOf(month: string): string {
+  return addDays(`${addMonths(month, 1)}-01`, -1);
+}
+
+/**
+ * A range cut into the fewest pieces the roll-ups hold (docs/ARCHITECTURE.md, "Long
+ * ranges"): whole years and whole months inside it, days at its ends. Only months up to
+ * `compactedThrough` (`YYYY-MM`, or null: none) have month rows; a year's row holds its
+ * months up to then, so a year is a piece when the range holds all of those. Each piece is
+ * an inclusive range of its table's keys; the pieces cover the range exactly once.
+ */
+export type RangePieces = {
+  days: { from: string; to: string }[];
+  months: { from: string; to: string }[];
+  years: { from: string; to: string }[];
+};
+
+export function piecesOf(
+  range: { from: string; to: string },
+  compactedThrough: string | null,
+): RangePieces {
+  const pieces: RangePieces = { days: [], months: [], years: [] };
+  const firstMonth = range.from.endsWith('-01')
+    ? range.from.slice(0, 7)
+    : addMonths(range.from.slice(0, 7), 1);
+  let lastMonth =
+    lastDateOf(range.to.slice(0, 7)) === range.to
+      ? range.to.slice(0, 7)
+      : addMonths(range.to.slice(0, 7), -1);
+  if (compactedThrough === null || compactedThrough < lastMonth) lastMonth = compactedThrough ?? '';
+  if (firstMonth > lastMonth) {
+    pieces.days.push({ from: range.from, to: range.to });
+    return pieces;
+  }
+  if (range.from < `${firstMonth}-01`)
+    pieces.days.push({ from: range.from, to: addDays(`${firstMonth}-01`, -1) });
+  // A year is whole here when the range holds January and the last month its row holds.
+  const whole = (year: number) => {
+    const y = String(year).padStart(4, '0');
+    const last =
+      `${y}-12` < (compactedThrough as string) ? `${y}-12` : (compactedThrough as string);
+    return firstMonth <= `${y}-01` && last <= lastMonth;
+  };
+  let month = firstMonth;
+  while (month <= lastMonth) {
+    const year = Number(month.slice(0, 4));
+    if (month.endsWith('-01') && whole(year)) {
+      let until = year;
+      while (`${String(until + 1).padStart(4, '0')}-01` <= lastMonth && whole(until + 1)) until++;
+      pieces.years.push({
+        from: String(year).padStart(4, '0'),
+        to: String(until).padStart(4, '0'),
+      });
+      month = `${String(until + 1).padStart(4, '0')}-01`;
+      continue;
+    }
+    const end = `${month.slice(0, 4)}-12` < lastMonth ? `${month.slice(0, 4)}-12` : lastMonth;
+    const previous = pieces.months.at(-1);
+    if (previous && addMonths(previous.to, 1) === month) previous.to = end;
+    else pieces.months.push({ from: month, to: end });
+    month = addMonths(end, 1);
+  }
+  if (lastDateOf(lastMonth) < range.to)
+    pieces.days.push({ from: addDays(lastDateOf(lastMonth), 1), to: range.to });
+  return pieces;
+}
+
 /**
  * Formats epoch milliseconds the way phpAnalytics' API (Laravel) serialises timestamps:
  * `2026-11-22T09:30:00.000000Z`, so existing clients parse them unchanged.

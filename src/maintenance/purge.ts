@@ -3,13 +3,22 @@
  * row and leaves a tombstone in `website_purges`; a site with years of roll-ups could hold
  * millions of rows, far more than one request should delete, so the hourly maintenance
  * removes at most `chunk` rows per statement and `rows` rows per run, from each table that
- * holds rows by website (its report claims, its roll-ups, its log's flush position), and
+ * holds rows by website (its report claims, its daily, month and year roll-ups, its log's
+ * flush position and its last compacted month), and
  * then the tombstone. The website's event log (its Durable Object) is destroyed first, so
  * that no flush of it can add roll-ups once they are being deleted.
  */
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { logPositions, reportSends, stats, websitePurges } from '../db/schema.ts';
+import {
+  compactedMonths,
+  logPositions,
+  reportSends,
+  stats,
+  statsMonths,
+  statsYears,
+  websitePurges,
+} from '../db/schema.ts';
 import { logError } from '../lib/log.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
 
@@ -21,7 +30,13 @@ const TABLES: ((websiteId: number, limit: number) => SQL)[] = [
     sql`DELETE FROM ${reportSends} WHERE rowid IN (SELECT rowid FROM ${reportSends} WHERE ${reportSends.websiteId} = ${websiteId} LIMIT ${limit})`,
   (websiteId, limit) =>
     sql`DELETE FROM ${stats} WHERE (website_id, name, date, value) IN (SELECT website_id, name, date, value FROM ${stats} WHERE ${stats.websiteId} = ${websiteId} LIMIT ${limit})`,
+  (websiteId, limit) =>
+    sql`DELETE FROM ${statsMonths} WHERE (website_id, name, month, value) IN (SELECT website_id, name, month, value FROM ${statsMonths} WHERE ${statsMonths.websiteId} = ${websiteId} LIMIT ${limit})`,
+  (websiteId, limit) =>
+    sql`DELETE FROM ${statsYears} WHERE (website_id, name, year, value) IN (SELECT website_id, name, year, value FROM ${statsYears} WHERE ${statsYears.websiteId} = ${websiteId} LIMIT ${limit})`,
   (websiteId) => sql`DELETE FROM ${logPositions} WHERE ${logPositions.websiteId} = ${websiteId}`,
+  (websiteId) =>
+    sql`DELETE FROM ${compactedMonths} WHERE ${compactedMonths.websiteId} = ${websiteId}`,
 ];
 
 export async function purgeDeletedWebsites(

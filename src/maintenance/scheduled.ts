@@ -14,7 +14,8 @@ import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
-import { QueryBudget } from './budget.ts';
+import { compactMonths } from '../stats/compaction.ts';
+import { metered, QueryBudget } from './budget.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 
@@ -22,6 +23,11 @@ import { purgeDeletedWebsites } from './purge.ts';
 export const QUERY_BUDGET = 500;
 /** The share of the deleted websites' purge (stats chunks and tombstones). */
 const DELETED_WEBSITES_QUERIES = 100;
+/**
+ * The share of the month roll-ups (src/stats/compaction.ts), at most a fifth of what is
+ * left: up to five statements a website.
+ */
+const COMPACTION_QUERIES = 110;
 
 /** Settings of a run; the defaults are the production ones (tests make them small). */
 export type ScheduledOptions = {
@@ -60,6 +66,11 @@ export async function runScheduled(
       destroyLog: (websiteId) => destroyLog(env, websiteId),
     }),
   );
+  await step('month roll-ups', async () => {
+    const share = queries.share(Math.min(COMPACTION_QUERIES, Math.floor(queries.left / 5)));
+    const compacted = await compactMonths(metered(db, share), now, { queries: share });
+    return { websitesCompacted: compacted.websites, monthsCompacted: compacted.months };
+  });
   console.log('maintenance', { cron: controller.cron, ...maintenance, queries: queries.used });
 
   const email = env.EMAIL;

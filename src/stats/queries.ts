@@ -7,13 +7,17 @@
  * filtered reads: src/event-log/log-query.ts.)
  */
 import { and, asc, between, desc, eq, inArray, sql } from 'drizzle-orm';
+import { type SQLiteColumn, unionAll } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
-import { stats } from '../db/schema.ts';
+import { stats, statsMonths, statsYears } from '../db/schema.ts';
+import { piecesOf } from '../lib/dates.ts';
 import type { StatName } from './names.ts';
 
 export type StatsQuery = {
   websiteId: number;
+  /** The website's last compacted month (./compaction.ts `compactedThrough`). */
+  through: string | null;
   name: StatName;
   from: string;
   to: string;
@@ -30,21 +34,50 @@ export type StatsPage = {
   rowsRead: number;
 };
 
-/** The base of every roll-up read: statistics of one website over a date range. */
-function rollupRange(q: {
-  websiteId: number;
-  names: StatName | readonly StatName[];
-  from: string;
-  to: string;
-  search?: string | undefined;
-}) {
-  return and(
-    eq(stats.websiteId, q.websiteId),
-    typeof q.names === 'string' ? eq(stats.name, q.names) : inArray(stats.name, [...q.names]),
-    // For one day, equality lets SQLite group in primary-key (value) order, with no sorter.
-    q.from === q.to ? eq(stats.date, q.from) : between(stats.date, q.from, q.to),
-    q.search ? containsText(stats.value, q.search) : undefined,
-  );
+/**
+ * The base of every roll-up read: the rows of some statistics of one website over a date
+ * range, as a subquery of `name`, `value`, `count`. The range is cut into the fewest pieces
+ * (`piecesOf`): whole years and months from `stats_years` and `stats_months` (those up to
+ * the website's last compacted month, `through`), days at the ends from `stats`. Each piece
+ * is a range of its table's primary key (website_id, name, key, value).
+ */
+function rollupRange(
+  db: Database,
+  q: {
+    websiteId: number;
+    names: StatName | readonly StatName[];
+    from: string;
+    to: string;
+    search?: string | undefined;
+    through: string | null;
+  },
+) {
+  const pieces = piecesOf(q, q.through);
+  const part = (
+    table: typeof stats | typeof statsMonths | typeof statsYears,
+    key: SQLiteColumn,
+    range: { from: string; to: string },
+  ) =>
+    db
+      .select({ name: table.name, value: table.value, count: table.count })
+      .from(table)
+      .where(
+        and(
+          eq(table.websiteId, q.websiteId),
+          typeof q.names === 'string' ? eq(table.name, q.names) : inArray(table.name, [...q.names]),
+          // For one key, equality lets SQLite group in primary-key (value) order, with no sorter.
+          range.from === range.to ? eq(key, range.from) : between(key, range.from, range.to),
+          q.search ? containsText(table.value, q.search) : undefined,
+        ),
+      );
+  const parts = [
+    ...pieces.years.map((r) => part(statsYears, statsYears.year, r)),
+    ...pieces.months.map((r) => part(statsMonths, statsMonths.month, r)),
+    ...pieces.days.map((r) => part(stats, stats.date, r)),
+  ];
+  const [first, ...rest] = parts;
+  if (!first) throw new Error('a range has at least one piece');
+  return (rest.length ? unionAll(first, ...(rest as [typeof first])) : first).as('rollups');
 }
 
 /**
@@ -64,17 +97,16 @@ function rollupRange(q: {
  * second statement, which groups the range the same way again (at most twice the cost). `rowsRead` is D1's exact `meta.rows_read`, for tests and benchmarks.
  */
 export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage> {
-  const where = rollupRange({ ...q, names: q.name });
+  const r = rollupRange(db, { ...q, names: q.name });
   const total = sql<number>`count(*) over ()`.as('total');
-  const sum = sql<number>`sum(${stats.count})`;
-  const primary = q.sortBy === 'value' ? stats.value : sum;
+  const sum = sql<number>`sum(${r.count})`;
+  const primary = q.sortBy === 'value' ? r.value : sum;
   const result = await db
-    .select({ value: stats.value, count: sum.as('count'), total })
-    .from(stats)
-    .where(where)
-    .groupBy(stats.value)
+    .select({ value: r.value, count: sum.as('count'), total })
+    .from(r)
+    .groupBy(r.value)
     .having(sql`${sum} > 0`)
-    .orderBy(q.sort === 'asc' ? asc(primary) : desc(primary), asc(stats.value))
+    .orderBy(q.sort === 'asc' ? asc(primary) : desc(primary), asc(r.value))
     .limit(q.limit)
     .offset(q.offset)
     .run();
@@ -83,10 +115,9 @@ export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage
   let totalCount = rows[0]?.total ?? 0;
   if (rows.length === 0 && q.offset > 0) {
     const values = db
-      .select({ value: stats.value })
-      .from(stats)
-      .where(where)
-      .groupBy(stats.value)
+      .select({ value: r.value })
+      .from(r)
+      .groupBy(r.value)
       .having(sql`${sum} > 0`)
       .as('values');
     const counted = await db
@@ -97,7 +128,7 @@ export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage
     rowsRead += counted.meta.rows_read ?? 0;
   }
   return {
-    rows: rows.map((r) => ({ value: r.value, count: Number(r.count) })),
+    rows: rows.map((row) => ({ value: row.value, count: Number(row.count) })),
     total: totalCount,
     rowsRead,
   };
@@ -112,20 +143,24 @@ export type ValueSum = { name: StatName; value: string; count: number };
  */
 export async function rollupSums(
   db: Database,
-  websiteId: number,
+  q: { websiteId: number; through: string | null },
   names: readonly StatName[],
   range: { from: string; to: string },
   perValue: boolean,
 ): Promise<ValueSum[]> {
+  const r = rollupRange(db, { ...q, names, from: range.from, to: range.to });
   const rows = await db
     .select({
-      name: stats.name,
-      value: perValue ? stats.value : sql<string>`''`,
-      count: sql<number>`sum(${stats.count})`,
+      name: r.name,
+      value: perValue ? r.value : sql<string>`''`,
+      count: sql<number>`sum(${r.count})`,
     })
-    .from(stats)
-    .where(rollupRange({ websiteId, names, from: range.from, to: range.to }))
-    .groupBy(...(perValue ? [stats.name, stats.value] : [stats.name]))
+    .from(r)
+    .groupBy(...(perValue ? [r.name, r.value] : [r.name]))
     .all();
-  return rows.map((r) => ({ name: r.name as StatName, value: r.value, count: Number(r.count) }));
+  return rows.map((row) => ({
+    name: row.name as StatName,
+    value: row.value,
+    count: Number(row.count),
+  }));
 }

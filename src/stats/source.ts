@@ -11,6 +11,7 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading, readLog } from '../event-log/client.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
+import { compactedThrough } from './compaction.ts';
 import type { Filter } from './filters.ts';
 import type { StatName } from './names.ts';
 import {
@@ -39,7 +40,7 @@ export function isUnavailable(answer: unknown): answer is Unavailable {
 type Dates = { from: string; to: string };
 
 /** A page of one statistic, without the website (the source knows it). */
-export type PageQuery = Omit<StatsQuery, 'websiteId'>;
+export type PageQuery = Omit<StatsQuery, 'websiteId' | 'through'>;
 
 /**
  * What a website's numbers are read from: its roll-ups (`U` = never: they cover every date)
@@ -54,9 +55,17 @@ export type Source<U = Unavailable> = {
   sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
 };
 
-/** The roll-ups of a website, as they are (read `sourceOf` to have them flushed first). */
+/**
+ * The roll-ups of a website, as they are (read `sourceOf` to have them flushed first). Its
+ * last compacted month is read once, by the first read that needs it.
+ */
 export function rollupSource(db: Database, websiteId: number): Source<never> {
-  const page = (q: PageQuery) => queryStats(db, { websiteId, ...q });
+  let compacted: Promise<string | null> | undefined;
+  const website = async () => {
+    compacted ??= compactedThrough(db, websiteId);
+    return { websiteId, through: await compacted };
+  };
+  const page = async (q: PageQuery) => queryStats(db, { ...(await website()), ...q });
   return {
     page,
     tops: (names, range, limit) =>
@@ -73,7 +82,7 @@ export function rollupSource(db: Database, websiteId: number): Source<never> {
           }),
         ),
       ),
-    sums: (names, range, perValue) => rollupSums(db, websiteId, names, range, perValue),
+    sums: async (names, range, perValue) => rollupSums(db, await website(), names, range, perValue),
   };
 }
 

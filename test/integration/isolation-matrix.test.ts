@@ -28,6 +28,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.tsx';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';
+import { compactMonths } from '../../src/stats/compaction.ts';
 import { STAT_NAMES } from '../../src/stats/names.ts';
 import {
   type CallOptions,
@@ -178,6 +179,8 @@ beforeAll(async () => {
     { from: 'reports@sightline.test', publicUrl: 'https://sightline.test', interval: 'weekly' },
   );
   expect(sent.filter((to) => to === w.b.email)).toHaveLength(3);
+  // The months of that traffic are over and compacted (month and year roll-ups).
+  await compactMonths(db(), Date.now() + 40 * 86_400_000);
   w.aUnsubscribe = await unsubscribeToken(db(), w.aSites.private.id);
   w.bUnsubscribe = await unsubscribeToken(db(), w.bSites.private.id);
 
@@ -234,6 +237,9 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   sessions: (row) => Number(row.owner_id),
   websites: (row) => Number(row.owner_id),
   stats: bySite,
+  stats_months: bySite,
+  stats_years: bySite,
+  compacted_months: bySite,
   report_sends: bySite,
   log_positions: bySite,
   website_purges: bySite,

@@ -53,7 +53,17 @@ async function rangeShape(websiteId: number, name: string, from: string, to: str
 }
 
 const query = (websiteId: number, name: StatName, from: string, to: string, offset = 0) =>
-  queryStats(db(), { websiteId, name, from, to, sortBy: 'count', sort: 'desc', limit: 25, offset });
+  queryStats(db(), {
+    websiteId,
+    through: null,
+    name,
+    from,
+    to,
+    sortBy: 'count',
+    sort: 'desc',
+    limit: 25,
+    offset,
+  });
 
 describe('stats query cost (D1 rows read)', () => {
   let siteId: number;

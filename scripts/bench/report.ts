@@ -20,6 +20,8 @@ type Read = {
   distinctValues: number;
   p50Ms: number;
   p95Ms: number;
+  /** The rows the same read takes from days alone (no month or year roll-ups); long ranges. */
+  rowsReadByDays?: number;
 };
 
 export type BenchReport = {
@@ -60,6 +62,8 @@ export type BenchReport = {
   reads: Read[];
   /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
   filteredReads: (Read & { /** The filters as query parameters. */ filters: string })[];
+  /** The complete months compacted into month and year roll-ups before the reads. */
+  compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
   /** Events in the site's log when the filtered reads were measured. */
   eventsImported: number;
   throughput: {
@@ -103,6 +107,16 @@ export function renderMarkdown(r: BenchReport): string {
     return `| \`${stat}\` | ${cells.join(' | ')} |`;
   });
   const widest = r.reads.reduce((a, b) => (b.rowsRead > a.rowsRead ? b : a));
+  const longRanges = ranges.filter((d) => r.reads.some((x) => x.days === d && x.rowsReadByDays));
+  const longRows = byStat.map((stat) => {
+    const cells = longRanges.map((d) => {
+      const c = cell(stat, d);
+      return c?.rowsReadByDays
+        ? `${n(c.rowsRead)} (${n(c.rowsReadByDays)}) | ${Math.round((100 * c.rowsRead) / c.rowsReadByDays)}%`
+        : ' | ';
+    });
+    return `| \`${stat}\` | ${cells.join(' | ')} |`;
+  });
   const comparison = readFileSync(new URL('./comparison.md', import.meta.url), 'utf8').trim();
 
   return `# Benchmarks
@@ -172,26 +186,41 @@ Before the event log every page view wrote its roll-ups to D1 itself: 9.71 rows 
 
 ## 2. Cost and speed of reads
 
-Each of the ${STAT_NAMES.length} statistics over the last 7, 30 and 365 days, as the Stats API asks for it (first
-page of 25, sorted by count): D1's exact \`meta.rows_read\`, rows returned / distinct values, and
-the latency of \`queryStats\` measured inside workerd against local D1 (p50 / p95 over
-${r.config.runs} runs, milliseconds).
+Each of the ${STAT_NAMES.length} statistics over the last ${ranges.join(', ')} days up to yesterday, as the Stats API asks
+for it (first page of 25, sorted by count): D1's exact \`meta.rows_read\`, rows returned / distinct
+values, and the latency of the roll-up read (\`rollupSource\`: the website's last compacted
+month, then the statistic) measured inside workerd against local D1 (p50 / p95 over
+${r.config.runs} runs, milliseconds). The data holds ${n(r.data.days)} days, so 730 days read it all through
+the pieces a two-year range is cut into.
 
 | Statistic | ${ranges.map((d) => `${d} d: rows read | returned / distinct | p50 / p95 ms`).join(' | ')} |
 |---|${ranges.map(() => '---|---|---|').join('')}
 ${readRows.join('\n')}
 
-Reads grow with days × distinct values of one statistic, not with the traffic as such: the
-small statistics (hours, browsers, countries, devices, events) read a few thousand rows even
-for a whole year, whatever the number of page views. The long tail is the exception, stated
-plainly: \`${widest.statistic}\` over ${widest.days} days read ${n(widest.rowsRead)} rows on a site with
-${n(r.data.pageviews)} page views in the year. With ${n(r.data.distinctPages)} distinct pages most
-(page, day) pairs occur only a few times, so the roll-up rows approach the hits they sum up,
-and SQLite's GROUP BY sorter (counted by D1 a second time) doubles them. The cost model
-(src/stats/queries.ts, tested in test/integration/stats-cost.test.ts) is at most 2R + 3G + 2
-rows for R roll-up rows in the range and G distinct values. Weekly or monthly roll-ups would
-shorten long ranges of long-tail statistics; they are not built, because each granularity
-would add written rows to every hit (D1 bills a written row like a thousand read ones).
+Reads grow with the roll-up rows of the range, not with the traffic as such: the small
+statistics (hours, browsers, countries, devices, events) read a few thousand rows even for two
+years. A range is cut into the fewest pieces the roll-ups hold (src/lib/dates.ts
+\`piecesOf\`): whole years and months from the month and year roll-ups, days only at its
+ends, so the long tail (\`page\`, \`landing_page\`, \`exit_page\`: ${n(r.data.distinctPages)} distinct pages,
+most (page, day) pairs counted a few times) is read once per month rather than once per day.
+The cost model (src/stats/queries.ts, tested in test/integration/stats-cost.test.ts) is at
+most 2R + 3G + 2 rows for R roll-up rows in the pieces and G distinct values (SQLite's GROUP BY
+sorter is counted by D1 a second time). The widest read: \`${widest.statistic}\` over ${widest.days} days,
+${n(widest.rowsRead)} rows.
+
+Before compaction every range was summed from its days; the same reads from days alone, in
+this run (\`byDays\`):
+
+| Statistic | ${longRanges.map((d) => `${d} d: rows read (by days) | share`).join(' | ')} |
+|---|${longRanges.map(() => '---|---|').join('')}
+${longRows.join('\n')}
+
+The ${n(r.compaction.months)} complete months of the data were compacted before the reads, as the hourly
+maintenance does once a month is over in the website's time zone (src/stats/compaction.ts):
+${n(r.compaction.rowsWritten)} D1 rows written and ${n(r.compaction.rowsRead)} read in all (${r.compaction.seconds} s), that is
+${(r.compaction.rowsWritten / Math.max(1, r.data.pageviews)).toFixed(2)} rows written per page view of the year, once — nothing on the hit's path: a hit
+still writes only its day's rows, and a late one (a month already compacted) adds to its
+month's and year's rows in the same flush.
 
 ## 3. Filtered reads (the event log)
 

@@ -57,6 +57,9 @@ export const RANGES = [
   '30d',
   'this_month',
   'last_month',
+  '12mo',
+  'this_year',
+  'all',
   'custom',
 ] as const;
 export type RangeName = (typeof RANGES)[number];
@@ -77,6 +80,8 @@ export function resolveRange(
   query: { range?: string | undefined; from?: string | undefined; to?: string | undefined },
   timeZone: string,
   now = Date.now(),
+  /** `all`: the website's oldest date with data (none: today). */
+  firstDate: string | null = null,
 ): RequestedRange {
   const today = localDateHour(now, timeZone).date;
   const named = (RANGES as readonly string[]).includes(query.range ?? '');
@@ -100,6 +105,13 @@ export function resolveRange(
       const end = addDays(monthStart, -1);
       return { name, from: `${end.slice(0, 8)}01`, to: end };
     }
+    case '12mo':
+      // The eleven months before this one, and this one so far.
+      return { name, from: `${addMonths(today.slice(0, 7), -11)}-01`, to: today };
+    case 'this_year':
+      return { name, from: `${today.slice(0, 4)}-01-01`, to: today };
+    case 'all':
+      return { name, from: firstDate && firstDate < today ? firstDate : today, to: today };
     case 'custom': {
       const { from = '', to = '' } = query;
       if (
@@ -115,6 +127,30 @@ export function resolveRange(
     default:
       return { name: '30d', from: addDays(today, -29), to: today };
   }
+}
+
+/**
+ * What one point of a range's chart sums: an hour for one day, a day up to about three
+ * months, a week (from Monday) up to two years, a month beyond; so no chart has more than
+ * about a hundred and twenty points, however long its range.
+ */
+export type SeriesUnit = 'hour' | 'day' | 'week' | 'month';
+
+export function seriesUnitOf(range: { from: string; to: string }): SeriesUnit {
+  const days = daysBetween(range.from, range.to);
+  if (days === 1) return 'hour';
+  if (days <= 92) return 'day';
+  if (days <= 731) return 'week';
+  return 'month';
+}
+
+/** The label of the chart point a date falls in: itself, its week's first date in the range, its month. */
+export function seriesLabel(date: string, unit: SeriesUnit, from: string): string {
+  if (unit === 'month') return date.slice(0, 7);
+  if (unit !== 'week') return date;
+  // 1970-01-05 was a Monday.
+  const monday = addDays(date, -((((daysBetween('1970-01-05', date) - 1) % 7) + 7) % 7));
+  return monday < from ? from : monday;
 }
 
 /** The period of equal length just before a range. */

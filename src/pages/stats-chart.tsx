@@ -1,5 +1,6 @@
 /** The statistics page's chart: an SVG line chart with its data as a table, and its metrics. */
 import type { FC } from 'hono/jsx';
+import type { SeriesUnit } from '../lib/dates.ts';
 import {
   type ChartMetric,
   chartMetricsFor,
@@ -14,6 +15,19 @@ const METRIC_TITLES: Record<ChartMetric, string> = {
   ...(Object.fromEntries(SHOWN_FIGURES) as Record<Exclude<ChartMetric, 'overview'>, string>),
 };
 
+const UNIT_TITLES: Record<SeriesUnit, string> = {
+  hour: 'Hourly',
+  day: 'Daily',
+  week: 'Weekly',
+  month: 'Monthly',
+};
+const UNIT_HEADERS: Record<SeriesUnit, string> = {
+  hour: 'Hour',
+  day: 'Date',
+  week: 'Week from',
+  month: 'Month',
+};
+
 /** What the chart shows: `?chart=`, when it names a metric the range has, else both lines. */
 export function chartMetric(asked: string | undefined, hourly: boolean): ChartMetric {
   return chartMetricsFor(hourly).find((m) => m === asked) ?? 'overview';
@@ -21,11 +35,13 @@ export function chartMetric(asked: string | undefined, hourly: boolean): ChartMe
 
 export const Chart: FC<{
   points: SeriesPoint[];
-  hourly: boolean;
+  /** What one point sums: an hour, a day, a week or a month. */
+  unit: SeriesUnit;
   metric: ChartMetric;
   /** The page's address for another metric. */
   hrefFor: (metric: ChartMetric) => string;
-}> = ({ points, hourly, metric, hrefFor }) => {
+}> = ({ points, unit, metric, hrefFor }) => {
+  const hourly = unit === 'hour';
   const width = 800;
   const height = 220;
   const pad = 28;
@@ -42,10 +58,9 @@ export const Chart: FC<{
   const y = (v: number) => height - pad - (v * (height - 2 * pad)) / max;
   const line = (key: Exclude<ChartMetric, 'overview'>) =>
     points.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
-  const unit = hourly ? 'hour' : 'day';
   const summary =
     metric === 'overview'
-      ? `${hourly ? 'Hourly' : 'Daily'} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
+      ? `${UNIT_TITLES[unit]} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
       : `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
   return (
     <figure class="chart">
@@ -85,7 +100,7 @@ export const Chart: FC<{
         <table>
           <thead>
             <tr>
-              <th scope="col">{hourly ? 'Hour' : 'Date'}</th>
+              <th scope="col">{UNIT_HEADERS[unit]}</th>
               {shown.map((key) => (
                 <th scope="col" class="num">
                   {METRIC_TITLES[key]}

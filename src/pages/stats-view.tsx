@@ -113,6 +113,9 @@ const RANGE_LABELS: Record<RangeName, string> = {
   '30d': 'Last 30 days',
   this_month: 'This month',
   last_month: 'Last month',
+  '12mo': 'Last 12 months',
+  this_year: 'This year',
+  all: 'All time',
   custom: 'Custom',
 };
 

@@ -6,14 +6,16 @@
  * so any view, filtered or not, can be shared.
  */
 import { type Context, Hono } from 'hono';
+import type { Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { csvFile } from '../lib/csv.ts';
-import { resolveRange } from '../lib/dates.ts';
+import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { overviewOf } from '../stats/dashboard.ts';
 import { isFilterDimension, parseFilters } from '../stats/filters.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import { firstRollupDate } from '../stats/queries.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute, type Site } from './stats-access.tsx';
@@ -32,11 +34,20 @@ import {
   viewParams,
 } from './stats-view.tsx';
 
-/** The view an address asks for, and the filter parameters it named that could not be used. */
-function viewOf(c: Context<AppEnv>, site: Site): { view: View; refused: string[] } {
+/**
+ * The view an address asks for, and the filter parameters it named that could not be used.
+ * "All time" starts at the website's oldest date with data.
+ */
+async function viewOf(
+  c: Context<AppEnv>,
+  site: Site,
+  db: Database,
+): Promise<{ view: View; refused: string[] }> {
   const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);
+  const query = c.req.query();
+  const first = query.range === 'all' ? await firstRollupDate(db, site.id) : null;
   return {
-    view: { range: resolveRange(c.req.query(), site.timezone), filters },
+    view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
     refused: Object.keys(errors),
   };
 }
@@ -56,7 +67,7 @@ export function createStatsPages() {
     const found = await readableSite(c);
     if (found instanceof Response) return found;
     const { site, db } = found;
-    const { view, refused } = viewOf(c, site);
+    const { view, refused } = await viewOf(c, site, db);
     const { range } = view;
     const hourly = range.from === range.to;
     const metric = chartMetric(c.req.query('chart'), hourly);
@@ -113,7 +124,7 @@ export function createStatsPages() {
               </section>
               <Chart
                 points={overview.series}
-                hourly={hourly}
+                unit={seriesUnitOf(range)}
                 metric={metric}
                 hrefFor={(m) => viewHref(path, view, { chart: m === 'overview' ? undefined : m })}
               />
@@ -165,7 +176,7 @@ export function createStatsPages() {
     if (found instanceof Response) return found;
     const { site, db } = found;
     const name = statisticOf(c);
-    const { view } = viewOf(c, site);
+    const { view } = await viewOf(c, site, db);
     const source = await sourceOf(c.env, db, site.id, view.filters);
     const answer = await source.page({
       name,
@@ -200,7 +211,7 @@ export function createStatsPages() {
     if (found instanceof Response) return found;
     const { site, db } = found;
     const name = statisticOf(c);
-    const { view, refused } = viewOf(c, site);
+    const { view, refused } = await viewOf(c, site, db);
     const search = (c.req.query('search') ?? '').slice(0, 255);
     const sortBy = c.req.query('sort_by') === 'value' ? 'value' : 'count';
     const sort = c.req.query('sort') === 'asc' ? 'asc' : 'desc';

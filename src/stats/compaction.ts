@@ -17,6 +17,7 @@ import type { Database } from '../db/client.ts';
 import { compactedMonths } from '../db/schema.ts';
 import { addMonths, lastDateOf, localDateHour } from '../lib/dates.ts';
 import { STAT_NAMES } from './names.ts';
+import { firstRollupDate } from './queries.ts';
 
 /** The last compacted month of a website (`YYYY-MM`), or null before its first compaction. */
 export async function compactedThrough(db: Database, websiteId: number): Promise<string | null> {
@@ -78,7 +79,9 @@ export async function compactMonths(
     const over = addMonths(localDateHour(now, site.timezone).date.slice(0, 7), -1);
     if (site.through !== null && site.through >= over) continue;
     const start =
-      site.through === null ? await firstMonth(db, site.id) : addMonths(site.through, 1);
+      site.through === null
+        ? ((await firstRollupDate(db, site.id))?.slice(0, 7) ?? null)
+        : addMonths(site.through, 1);
     const through =
       start === null || start > over
         ? over
@@ -99,16 +102,6 @@ const monthsBetween = (from: string, to: string) =>
   Number(to.slice(5, 7)) -
   Number(from.slice(5, 7)) +
   1;
-
-/** The month of a website's oldest daily row, or null when it has none. */
-async function firstMonth(db: Database, websiteId: number): Promise<string | null> {
-  // Every hit is a page view or a custom event: the oldest date is one of these two.
-  const row = await db.get<{ first: string | null }>(
-    sql`SELECT min(date) AS first FROM stats WHERE website_id = ${websiteId}
-      AND name IN ('pageviews', 'event')`,
-  );
-  return row?.first ? row.first.slice(0, 7) : null;
-}
 
 /** Compacts the months `from`–`to` of one website whose `through` was `previous`. */
 async function compact(

@@ -25,3 +25,19 @@ export const STAT_NAMES = [
 ] as const;
 
 export type StatName = (typeof STAT_NAMES)[number];
+
+/**
+ * The statistics whose values are times: a date of the range (`pageviews`, `visitors`,
+ * `visits`, `bounces`, `visit_duration`) or an hour `00`–`23` (`…_hours`). They have at most
+ * one value per date or hour, so a page of them is worked out from all their rows.
+ */
+export const TIME_VALUED: ReadonlySet<StatName> = new Set([
+  'pageviews',
+  'visitors',
+  'visits',
+  'bounces',
+  'visit_duration',
+  'pageviews_hours',
+  'visitors_hours',
+  'visits_hours',
+]);

@@ -2,7 +2,7 @@
  * The figures beyond one statistic, made from sums whichever source gave them
  * (./source.ts): a period's six figures, the chart's zero-filled series, and how both read.
  */
-import { addDays, daysBetween } from '../lib/dates.ts';
+import { addDays, daysBetween, seriesLabel, seriesUnitOf } from '../lib/dates.ts';
 import type { StatName } from './names.ts';
 import type { ValueSum } from './queries.ts';
 
@@ -94,21 +94,31 @@ export function seriesRollups(hourly: boolean): Partial<Record<StatName, Summed>
 
 /**
  * The chart's points, zero-filled, from the sums per value (a date, or an hour `00`–`23`
- * for a one-day range) of the roll-ups `seriesRollups` names.
+ * for a one-day range) of the roll-ups `seriesRollups` names; a long range's days summed
+ * into weeks or months (`seriesUnitOf`), each point's rates worked out from its sums.
  */
 export function seriesPoints(
   range: { from: string; to: string },
   sums: readonly ValueSum[],
 ): SeriesPoint[] {
-  const hourly = range.from === range.to;
-  const names = seriesRollups(hourly);
-  const labels = hourly
-    ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
-    : Array.from({ length: daysBetween(range.from, range.to) }, (_, i) => addDays(range.from, i));
+  const unit = seriesUnitOf(range);
+  const names = seriesRollups(unit === 'hour');
+  const labelOf = (value: string) => seriesLabel(value, unit, range.from);
+  const labels =
+    unit === 'hour'
+      ? Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'))
+      : [
+          ...new Set(
+            Array.from({ length: daysBetween(range.from, range.to) }, (_, i) =>
+              labelOf(addDays(range.from, i)),
+            ),
+          ),
+        ];
   const byLabel = new Map(labels.map((label) => [label, new Map<Summed, number>()]));
   for (const row of sums) {
     const name = names[row.name];
-    if (name) byLabel.get(row.value)?.set(name, row.count);
+    const point = byLabel.get(unit === 'hour' ? row.value : labelOf(row.value));
+    if (name && point) point.set(name, (point.get(name) ?? 0) + row.count);
   }
   return labels.map((label) => {
     const f = figuresOf((name) => byLabel.get(label)?.get(name) ?? 0);

@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats, statsMonths, statsYears } from '../db/schema.ts';
 import { piecesOf } from '../lib/dates.ts';
-import type { StatName } from './names.ts';
+import { type StatName, TIME_VALUED } from './names.ts';
 
 export type StatsQuery = {
   websiteId: number;
@@ -84,20 +84,24 @@ function rollupRange(
  * One page of a statistic, with the number of distinct values in `total`. A value whose
  * counts sum to 0 (an exit page whose visits went on) is not there.
  *
- * Cost, in D1 rows read, for R roll-up rows in the range and G distinct values (measured,
- * see test/integration/stats-cost.test.ts): the range scan reads R + 1; summing per value
- * over more than one day needs SQLite's GROUP BY sorter, whose R rows D1 counts as read
+ * Cost, in D1 rows read, for R roll-up rows in the range's pieces (`rollupRange`: a year
+ * or a month is one row per value, not one per value and day) and G distinct values
+ * (measured, see test/integration/stats-cost.test.ts): the scans read R + 1; summing per
+ * value over more than one key needs SQLite's GROUP BY sorter, whose R rows D1 counts as read
  * again (a one-day range is already in value order and skips it); ordering the G groups and
  * the window total add about 3G. So a request costs at most 2R + 3G + 2, whatever the
  * traffic outside its range. An index ordered by value would avoid the sorter but add a
- * row written to every hit, and D1 bills a written row like a thousand read ones.
+ * row written to every hit, and D1 bills a written row like a thousand read ones. A
+ * statistic whose values are times reads its R rows only (`timeValuedPage`).
  *
  * The total comes from a window function over the grouped rows of the same statement, so
  * the range is scanned once; only a page past the end (no row to carry the total) needs a
- * second statement, which groups the range the same way again (at most twice the cost). `rowsRead` is D1's exact `meta.rows_read`, for tests and benchmarks.
+ * second statement, which groups the range the same way again (at most twice the cost).
+ * `rowsRead` is D1's exact `meta.rows_read`, for tests and benchmarks.
  */
 export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage> {
   const r = rollupRange(db, { ...q, names: q.name });
+  if (TIME_VALUED.has(q.name)) return timeValuedPage(db, r, q);
   const total = sql<number>`count(*) over ()`.as('total');
   const sum = sql<number>`sum(${r.count})`;
   const primary = q.sortBy === 'value' ? r.value : sum;
@@ -134,6 +138,38 @@ export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage
   };
 }
 
+/**
+ * A page of a statistic whose values are times (`TIME_VALUED`): its rows read as they are
+ * (R rows: no grouping sorter, no window), summed, sorted and paged here — at most one value
+ * per date or hour of the range, so a few thousand for ten years. Sorted as SQLite sorts the
+ * others: by count or value, ties by value (times compare the same as text).
+ */
+async function timeValuedPage(
+  db: Database,
+  r: ReturnType<typeof rollupRange>,
+  q: StatsQuery,
+): Promise<StatsPage> {
+  const result = await db.select({ value: r.value, count: r.count }).from(r).run();
+  const sums = new Map<string, number>();
+  for (const row of result.results as { value: string; count: number }[])
+    sums.set(row.value, (sums.get(row.value) ?? 0) + Number(row.count));
+  const byValue = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const direction = q.sort === 'asc' ? 1 : -1;
+  const rows = [...sums]
+    .filter(([, count]) => count > 0)
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) =>
+      q.sortBy === 'value'
+        ? direction * byValue(a.value, b.value)
+        : direction * (a.count - b.count) || byValue(a.value, b.value),
+    );
+  return {
+    rows: rows.slice(q.offset, q.offset + q.limit),
+    total: rows.length,
+    rowsRead: result.meta.rows_read ?? 0,
+  };
+}
+
 /** A statistic's count for one value, summed over a range. */
 export type ValueSum = { name: StatName; value: string; count: number };
 
@@ -163,4 +199,15 @@ export async function rollupSums(
     value: row.value,
     count: Number(row.count),
   }));
+}
+
+/** A website's oldest date with any roll-up, or null when it has none. */
+export async function firstRollupDate(db: Database, websiteId: number): Promise<string | null> {
+  // Every hit is a page view or a custom event: the oldest date is one of these two.
+  const row = await db
+    .select({ first: sql<string | null>`min(${stats.date})` })
+    .from(stats)
+    .where(and(eq(stats.websiteId, websiteId), inArray(stats.name, ['pageviews', 'event'])))
+    .get();
+  return row?.first ?? null;
 }

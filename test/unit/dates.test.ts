@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { apiTimestamp, isCalendarDate } from '../../src/lib/dates.ts';
+import {
+  addMonths,
+  apiTimestamp,
+  isCalendarDate,
+  lastDateOf,
+  resolveRange,
+  seriesLabel,
+  seriesUnitOf,
+} from '../../src/lib/dates.ts';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -135,5 +143,51 @@ describe('apiTimestamp', () => {
     const result = apiTimestamp(ms);
     expect(result).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     expect(Date.parse(result)).toBe(ms);
+  });
+});
+
+describe('long ranges', () => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+  it('resolves the last 12 months, this year and all time', () => {
+    expect(resolveRange({ range: '12mo' }, 'UTC', now)).toEqual({
+      name: '12mo',
+      from: '2025-12-01',
+      to: '2026-11-23',
+    });
+    expect(resolveRange({ range: 'this_year' }, 'UTC', now)).toEqual({
+      name: 'this_year',
+      from: '2026-01-01',
+      to: '2026-11-23',
+    });
+    expect(resolveRange({ range: 'all' }, 'UTC', now, '2019-03-04')).toEqual({
+      name: 'all',
+      from: '2019-03-04',
+      to: '2026-11-23',
+    });
+    // A website without data: all time is today.
+    expect(resolveRange({ range: 'all' }, 'UTC', now, null).from).toBe('2026-11-23');
+  });
+
+  it('charts hours, days, weeks or months by the length of the range', () => {
+    expect(seriesUnitOf({ from: '2026-11-23', to: '2026-11-23' })).toBe('hour');
+    expect(seriesUnitOf({ from: '2026-08-24', to: '2026-11-23' })).toBe('day');
+    expect(seriesUnitOf({ from: '2026-08-23', to: '2026-11-23' })).toBe('week');
+    expect(seriesUnitOf({ from: '2024-11-23', to: '2026-11-23' })).toBe('week');
+    expect(seriesUnitOf({ from: '2024-11-22', to: '2026-11-23' })).toBe('month');
+  });
+
+  it('labels a date by its week (from Monday, cut at the range) or month', () => {
+    expect(seriesLabel('2026-11-29', 'week', '2026-01-01')).toBe('2026-11-23');
+    expect(seriesLabel('2026-11-30', 'week', '2026-01-01')).toBe('2026-11-30');
+    expect(seriesLabel('2026-01-02', 'week', '2026-01-01')).toBe('2026-01-01');
+    expect(seriesLabel('2026-01-02', 'month', '2025-01-01')).toBe('2026-01');
+    expect(seriesLabel('2026-01-02', 'day', '2025-01-01')).toBe('2026-01-02');
+  });
+
+  it('counts months across years', () => {
+    expect(addMonths('2026-11', 2)).toBe('2027-01');
+    expect(addMonths('2026-01', -13)).toBe('2024-12');
+    expect(lastDateOf('2024-02')).toBe('2024-02-29');
+    expect(lastDateOf('2026-12')).toBe('2026-12-31');
   });
 });

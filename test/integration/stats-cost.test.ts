@@ -7,6 +7,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
+import { compactMonths } from '../../src/stats/compaction.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { db, makeOwner, makeWebsite } from '../support/api.ts';
@@ -121,5 +122,32 @@ describe('stats query cost (D1 rows read)', () => {
     expect(past.rows).toEqual([]);
     expect(past.total).toBe(12);
     expect(past.rowsRead).toBeLessThanOrEqual(2 * (2 * r + 3 * 12 + 2));
+  });
+});
+
+describe('long ranges cost their months, not their days', () => {
+  it('reads a compacted month as one row per value', async () => {
+    const { key } = await makeOwner('cost-months');
+    const id = (await makeWebsite(key, { domain: 'months-cost.example.com' })).id;
+    await traffic('months-cost.example.com', START, 31, 4);
+    while ((await compactMonths(db(), Date.UTC(2026, 1, 2))).websites > 0);
+    const byDays = await query(id, 'page', '2026-01-01', '2026-01-31');
+    const byMonth = await queryStats(db(), {
+      websiteId: id,
+      through: '2026-01',
+      name: 'page',
+      from: '2026-01-01',
+      to: '2026-01-31',
+      sortBy: 'count',
+      sort: 'desc',
+      limit: 25,
+      offset: 0,
+    });
+    expect(byMonth.rows).toEqual(byDays.rows);
+    const { r } = await rangeShape(id, 'page', '2026-01-01', '2026-01-31');
+    // One month row per page (12), in value order: no sorter.
+    expect(byMonth.rowsRead).toBeLessThanOrEqual(12 + 3 * 12 + 2);
+    expect(byDays.rowsRead).toBeGreaterThanOrEqual(r);
+    expect(r).toBe(31 * 12);
   });
 });

@@ -204,8 +204,10 @@ years. A range is cut into the fewest pieces the roll-ups hold (src/lib/dates.ts
 ends, so the long tail (\`page\`, \`landing_page\`, \`exit_page\`: ${n(r.data.distinctPages)} distinct pages,
 most (page, day) pairs counted a few times) is read once per month rather than once per day.
 The cost model (src/stats/queries.ts, tested in test/integration/stats-cost.test.ts) is at
-most 2R + 3G + 2 rows for R roll-up rows in the pieces and G distinct values (SQLite's GROUP BY
-sorter is counted by D1 a second time). The widest read: \`${widest.statistic}\` over ${widest.days} days,
+most R + 3G + K + 2 rows for R roll-up rows in K keys (days, months, years) and G distinct
+values: each key is read in value order and the keys are merged so, with no grouping sorter
+(whose rows D1 would count a second time); statistics of dates or hours read their R rows
+only and are paged in the Worker. The widest read: \`${widest.statistic}\` over ${widest.days} days,
 ${n(widest.rowsRead)} rows.
 
 Before compaction every range was summed from its days; the same reads from days alone, in

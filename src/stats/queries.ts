@@ -1,18 +1,17 @@
 /**
- * Reads of D1's roll-ups. Every one starts from one base, `rollupRange`: some statistics of
- * a website over an inclusive date range, i.e. ranges of the `stats` primary key
- * (website_id, name, date, value). The rows in that range are summed per value (a page of a
+ * Reads of D1's roll-ups. Every one starts from one base, `rollupRows`: some statistics of a
+ * website over an inclusive date range, read from the primary keys of the daily, month and
+ * year roll-ups (website_id, name, key, value). The rows are summed per value (a page of a
  * statistic, sorted and paged in SQL) or per statistic (a summary's sums); nothing reads raw
- * hits and nothing is sorted in JavaScript. (The same questions over the event log, for
- * filtered reads: src/event-log/log-query.ts.)
+ * hits. (The same questions over the event log, for filtered reads:
+ * src/event-log/log-query.ts.)
  */
-import { and, asc, between, desc, eq, inArray, sql } from 'drizzle-orm';
-import { type SQLiteColumn, unionAll } from 'drizzle-orm/sqlite-core';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
-import { stats, statsMonths, statsYears } from '../db/schema.ts';
-import { piecesOf } from '../lib/dates.ts';
-import { type StatName, TIME_VALUED } from './names.ts';
+import { stats } from '../db/schema.ts';
+import { addDays, addMonths, piecesOf } from '../lib/dates.ts';
+import { STAT_NAMES, type StatName, TIME_VALUED } from './names.ts';
 
 export type StatsQuery = {
   websiteId: number;
@@ -35,64 +34,110 @@ export type StatsPage = {
 };
 
 /**
- * The base of every roll-up read: the rows of some statistics of one website over a date
- * range, as a subquery of `name`, `value`, `count`. The range is cut into the fewest pieces
- * (`piecesOf`): whole years and months from `stats_years` and `stats_months` (those up to
- * the website's last compacted month, `through`), days at the ends from `stats`. Each piece
- * is a range of its table's primary key (website_id, name, key, value).
+ * The base of every roll-up read: the rows (`name`, `value`, `count`) of some statistics of
+ * one website over a date range. The range is cut into the fewest pieces (`piecesOf`): whole
+ * years and months from `stats_years` and `stats_months` (those up to the website's last
+ * compacted month, `through`), days at the ends from `stats`.
+ *
+ * Each key of a piece (a year, a month, a date) is read as one arm, an equality on the
+ * primary key's prefix (website_id, name, key), so each arm comes in value order; with
+ * `ordered`, the arms are merged in value order (`UNION ALL … ORDER BY value`: SQLite merges
+ * ordered arms, no sorter), so summing per value needs no GROUP BY sorter either. A range
+ * of more than `MAX_ARMS` keys (a long range of a website not yet compacted) is read as
+ * ranges of keys instead, unordered. Keys, names and the website are checked and written
+ * into the statement (D1 binds at most 100 parameters; a range may have more keys).
  */
-function rollupRange(
-  db: Database,
-  q: {
-    websiteId: number;
-    names: StatName | readonly StatName[];
-    from: string;
-    to: string;
-    search?: string | undefined;
-    through: string | null;
-  },
-) {
+function rollupRows(q: {
+  websiteId: number;
+  names: readonly StatName[];
+  from: string;
+  to: string;
+  through: string | null;
+  /** Merged in value order: one statistic only. */
+  ordered?: boolean;
+}): SQL {
+  if (!Number.isSafeInteger(q.websiteId)) throw new Error('not a website id');
+  const names = q.names.map((name) => {
+    if (!(STAT_NAMES as readonly string[]).includes(name)) throw new Error('not a statistic');
+    return `'${name}'`;
+  });
   const pieces = piecesOf(q, q.through);
-  const part = (
-    table: typeof stats | typeof statsMonths | typeof statsYears,
-    key: SQLiteColumn,
-    range: { from: string; to: string },
-  ) =>
-    db
-      .select({ name: table.name, value: table.value, count: table.count })
-      .from(table)
-      .where(
-        and(
-          eq(table.websiteId, q.websiteId),
-          typeof q.names === 'string' ? eq(table.name, q.names) : inArray(table.name, [...q.names]),
-          // For one key, equality lets SQLite group in primary-key (value) order, with no sorter.
-          range.from === range.to ? eq(key, range.from) : between(key, range.from, range.to),
-          q.search ? containsText(table.value, q.search) : undefined,
-        ),
-      );
-  const parts = [
-    ...pieces.years.map((r) => part(statsYears, statsYears.year, r)),
-    ...pieces.months.map((r) => part(statsMonths, statsMonths.month, r)),
-    ...pieces.days.map((r) => part(stats, stats.date, r)),
-  ];
-  const [first, ...rest] = parts;
-  if (!first) throw new Error('a range has at least one piece');
-  return (rest.length ? unionAll(first, ...(rest as [typeof first])) : first).as('rollups');
+  const tables = [
+    ['stats_years', 'year', pieces.years],
+    ['stats_months', 'month', pieces.months],
+    ['stats', 'date', pieces.days],
+  ] as const;
+  const arm = (table: string, column: string, keys: string) =>
+    `SELECT name, value, count FROM ${table} WHERE website_id = ${q.websiteId} AND name IN (${names.join(', ')}) AND ${column} ${keys}`;
+  const each = tables.flatMap(([table, column, ranges]) =>
+    ranges.flatMap((range) =>
+      keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
+    ),
+  );
+  const text =
+    each.length <= MAX_ARMS
+      ? compound(each, q.ordered ? 'value' : undefined)
+      : compound(
+          tables.flatMap(([table, column, ranges]) =>
+            ranges.map((r) =>
+              arm(table, column, `BETWEEN ${literal(r.from)} AND ${literal(r.to)}`),
+            ),
+          ),
+        );
+  return sql.raw(text);
 }
+
+/** The most arms a read merges in value order (each about a hundred bytes of SQL). */
+const MAX_ARMS = 120;
+
+/** A roll-up key (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`) as SQL text, once checked to be one. */
+function literal(key: string): string {
+  if (!/^\d{4}(-\d{2}(-\d{2})?)?$/.test(key)) throw new Error(`not a roll-up key: ${key}`);
+  return `'${key}'`;
+}
+
+/** Every key of a piece, in order. */
+function keysOf(column: 'year' | 'month' | 'date', range: { from: string; to: string }): string[] {
+  const next =
+    column === 'year'
+      ? (key: string) => String(Number(key) + 1).padStart(4, '0')
+      : column === 'month'
+        ? (key: string) => addMonths(key, 1)
+        : (key: string) => addDays(key, 1);
+  const keys: string[] = [];
+  for (let key = range.from; key <= range.to; key = next(key)) keys.push(key);
+  return keys;
+}
+
+/**
+ * SELECTs joined by `UNION ALL` — in `order` when given — nested so that no compound SELECT
+ * has more than `COMPOUND_TERMS` of them (D1 refuses longer compounds).
+ */
+function compound(terms: string[], order?: string): string {
+  const join = (group: string[]) =>
+    `${group.join('\nUNION ALL\n')}${order && group.length > 1 ? `\nORDER BY ${order}` : ''}`;
+  if (terms.length <= COMPOUND_TERMS) return join(terms);
+  const groups: string[] = [];
+  for (let i = 0; i < terms.length; i += COMPOUND_TERMS)
+    groups.push(`SELECT name, value, count FROM (${join(terms.slice(i, i + COMPOUND_TERMS))})`);
+  return compound(groups, order);
+}
+
+/** The most terms one compound SELECT is given. */
+const COMPOUND_TERMS = 4;
 
 /**
  * One page of a statistic, with the number of distinct values in `total`. A value whose
  * counts sum to 0 (an exit page whose visits went on) is not there.
  *
- * Cost, in D1 rows read, for R roll-up rows in the range's pieces (`rollupRange`: a year
- * or a month is one row per value, not one per value and day) and G distinct values
- * (measured, see test/integration/stats-cost.test.ts): the scans read R + 1; summing per
- * value over more than one key needs SQLite's GROUP BY sorter, whose R rows D1 counts as read
- * again (a one-day range is already in value order and skips it); ordering the G groups and
- * the window total add about 3G. So a request costs at most 2R + 3G + 2, whatever the
- * traffic outside its range. An index ordered by value would avoid the sorter but add a
- * row written to every hit, and D1 bills a written row like a thousand read ones. A
- * statistic whose values are times reads its R rows only (`timeValuedPage`).
+ * Cost, in D1 rows read, for R roll-up rows in the range's pieces (`rollupRows`: a year or a
+ * month is one row per value, not one per value and day) and G distinct values (measured,
+ * see test/integration/stats-cost.test.ts): the arms read R + 1, merged in value order, so
+ * the sums per value need no sorter; ordering the G groups and the window total add about
+ * 3G. So a request costs at most R + 3G + 2, whatever the traffic outside its range (2R + 3G
+ * + 2 for a range of more than `MAX_ARMS` keys, read as key ranges and grouped by SQLite's
+ * sorter, whose R rows D1 counts as read again). A statistic whose values are times reads
+ * its R rows only (`timeValuedPage`).
  *
  * The total comes from a window function over the grouped rows of the same statement, so
  * the range is scanned once; only a page past the end (no row to carry the total) needs a
@@ -100,62 +145,46 @@ function rollupRange(
  * `rowsRead` is D1's exact `meta.rows_read`, for tests and benchmarks.
  */
 export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage> {
-  const r = rollupRange(db, { ...q, names: q.name });
-  if (TIME_VALUED.has(q.name)) return timeValuedPage(db, r, q);
-  const total = sql<number>`count(*) over ()`.as('total');
-  const sum = sql<number>`sum(${r.count})`;
-  const primary = q.sortBy === 'value' ? r.value : sum;
-  const result = await db
-    .select({ value: r.value, count: sum.as('count'), total })
-    .from(r)
-    .groupBy(r.value)
-    .having(sql`${sum} > 0`)
-    .orderBy(q.sort === 'asc' ? asc(primary) : desc(primary), asc(r.value))
-    .limit(q.limit)
-    .offset(q.offset)
-    .run();
-  const rows = result.results as { value: string; count: number; total: number }[];
+  const rows = rollupRows({ ...q, names: [q.name], ordered: true });
+  if (TIME_VALUED.has(q.name)) return timeValuedPage(db, rows, q);
+  const search = q.search ? sql` WHERE ${containsText(sql.raw('value'), q.search)}` : sql``;
+  const grouped = sql`SELECT value, sum(count) AS count FROM (${rows})${search} GROUP BY value HAVING sum(count) > 0`;
+  const direction = sql.raw(q.sort === 'asc' ? 'ASC' : 'DESC');
+  const primary = sql.raw(q.sortBy === 'value' ? 'value' : 'count');
+  const result = await db.run(
+    sql`SELECT value, count, count(*) OVER () AS total FROM (${grouped})
+      ORDER BY ${primary} ${direction}, value ASC LIMIT ${q.limit} OFFSET ${q.offset}`,
+  );
+  const page = result.results as { value: string; count: number; total: number }[];
   let rowsRead = result.meta.rows_read ?? 0;
-  let totalCount = rows[0]?.total ?? 0;
-  if (rows.length === 0 && q.offset > 0) {
-    const values = db
-      .select({ value: r.value })
-      .from(r)
-      .groupBy(r.value)
-      .having(sql`${sum} > 0`)
-      .as('values');
-    const counted = await db
-      .select({ total: sql<number>`count(*)`.as('total') })
-      .from(values)
-      .run();
-    totalCount = (counted.results[0] as { total: number } | undefined)?.total ?? 0;
+  let total = page[0]?.total ?? 0;
+  if (page.length === 0 && q.offset > 0) {
+    const counted = await db.run(sql`SELECT count(*) AS total FROM (${grouped})`);
+    total = (counted.results[0] as { total: number } | undefined)?.total ?? 0;
     rowsRead += counted.meta.rows_read ?? 0;
   }
   return {
-    rows: rows.map((row) => ({ value: row.value, count: Number(row.count) })),
-    total: totalCount,
+    rows: page.map((row) => ({ value: row.value, count: Number(row.count) })),
+    total,
     rowsRead,
   };
 }
 
 /**
  * A page of a statistic whose values are times (`TIME_VALUED`): its rows read as they are
- * (R rows: no grouping sorter, no window), summed, sorted and paged here — at most one value
- * per date or hour of the range, so a few thousand for ten years. Sorted as SQLite sorts the
+ * (R rows: no grouping, no window), summed, sorted and paged here — at most one value per
+ * date or hour of the range, so a few thousand for ten years. Sorted as SQLite sorts the
  * others: by count or value, ties by value (times compare the same as text).
  */
-async function timeValuedPage(
-  db: Database,
-  r: ReturnType<typeof rollupRange>,
-  q: StatsQuery,
-): Promise<StatsPage> {
-  const result = await db.select({ value: r.value, count: r.count }).from(r).run();
+async function timeValuedPage(db: Database, rows: SQL, q: StatsQuery): Promise<StatsPage> {
+  const search = q.search ? sql` WHERE ${containsText(sql.raw('value'), q.search)}` : sql``;
+  const result = await db.run(sql`SELECT value, count FROM (${rows})${search}`);
   const sums = new Map<string, number>();
   for (const row of result.results as { value: string; count: number }[])
     sums.set(row.value, (sums.get(row.value) ?? 0) + Number(row.count));
   const byValue = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const direction = q.sort === 'asc' ? 1 : -1;
-  const rows = [...sums]
+  const page = [...sums]
     .filter(([, count]) => count > 0)
     .map(([value, count]) => ({ value, count }))
     .sort((a, b) =>
@@ -164,8 +193,8 @@ async function timeValuedPage(
         : direction * (a.count - b.count) || byValue(a.value, b.value),
     );
   return {
-    rows: rows.slice(q.offset, q.offset + q.limit),
-    total: rows.length,
+    rows: page.slice(q.offset, q.offset + q.limit),
+    total: page.length,
     rowsRead: result.meta.rows_read ?? 0,
   };
 }
@@ -184,17 +213,14 @@ export async function rollupSums(
   range: { from: string; to: string },
   perValue: boolean,
 ): Promise<ValueSum[]> {
-  const r = rollupRange(db, { ...q, names, from: range.from, to: range.to });
-  const rows = await db
-    .select({
-      name: r.name,
-      value: perValue ? r.value : sql<string>`''`,
-      count: sql<number>`sum(${r.count})`,
-    })
-    .from(r)
-    .groupBy(...(perValue ? [r.name, r.value] : [r.name]))
-    .all();
-  return rows.map((row) => ({
+  const rows = rollupRows({ ...q, names, from: range.from, to: range.to });
+  const result = await db.run(
+    perValue
+      ? sql`SELECT name, value, sum(count) AS count FROM (${rows}) GROUP BY name, value`
+      : sql`SELECT name, '' AS value, sum(count) AS count FROM (${rows}) GROUP BY name`,
+  );
+  const sums = result.results as { name: string; value: string; count: number }[];
+  return sums.map((row) => ({
     name: row.name as StatName,
     value: row.value,
     count: Number(row.count),

@@ -199,6 +199,51 @@ describe('long ranges through the public paths', () => {
   });
 });
 
+describe('a time zone that changes after a month was compacted', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('adds the dates it brings back to that month, once', async () => {
+    const s = await site('long-ranges-zone', { timezone: 'Pacific/Kiritimati' });
+    const hit = async (iso: string, page: string, ip: string) => {
+      freezeAt(iso);
+      expect((await sendHit({ page: `https://${s.domain}${page}` }, { ip })).status).toBe(202);
+    };
+    // 31 October, 12:00 UTC: already 1 November in Kiritimati (UTC+14), so October is over.
+    await hit('2026-10-30T12:00:00Z', '/before', '203.0.113.1');
+    freezeAt('2026-10-31T12:00:00Z');
+    await runCron();
+    expect(await compactedThrough(db(), s.id)).toBe('2026-10');
+    // Moved to Pago Pago (UTC−11), where it is still 31 October: a date of a compacted month.
+    const put = await call(`/api/v1/websites/${s.id}`, {
+      method: 'PUT',
+      key: s.key,
+      body: { json: { timezone: 'Pacific/Pago_Pago' } },
+    });
+    expect(put.status, put.text).toBe(200);
+    await hit('2026-10-31T12:30:00Z', '/after', '203.0.113.2');
+    await flushAllLogs();
+    const res = await call(`/api/v1/stats/${s.id}?name=page&from=2026-10-01&to=2026-10-31`, {
+      key: s.key,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data).toEqual([
+      { value: '/after', count: 1 },
+      { value: '/before', count: 1 },
+    ]);
+    const months = await env.DB.prepare(
+      "SELECT value, count FROM stats_months WHERE website_id = ? AND name = 'page' AND month = '2026-10' ORDER BY value",
+    )
+      .bind(s.id)
+      .all();
+    expect(months.results).toEqual([
+      { value: '/after', count: 1 },
+      { value: '/before', count: 1 },
+    ]);
+  });
+});
+
 /** The real scheduled handler, as the hourly cron fires it. */
 async function runCron() {
   const ctx = createExecutionContext();

@@ -36,10 +36,10 @@ const QUERIES_PER_WEBSITE = 4;
 const MONTHS_PER_BATCH = 12;
 
 /**
- * The widest a time zone is ahead of UTC: a month ends in some website up to 14 hours before
- * it ends in UTC.
+ * The furthest a time zone is behind UTC: 12 hours after a month ends in UTC, it is over in
+ * every website's time zone.
  */
-const AHEAD_MS = 14 * 3_600_000;
+const BEHIND_MS = 12 * 3_600_000;
 
 export type CompactionResult = {
   websites: number;
@@ -65,9 +65,10 @@ export async function compactMonths(
   } = {},
 ): Promise<CompactionResult> {
   const result: CompactionResult = { websites: 0, months: 0, rowsWritten: 0, rowsRead: 0 };
-  // The last month that is over somewhere; each website's own is checked below.
   if (queries && queries.left < 1 + QUERIES_PER_WEBSITE) return result;
-  const latest = addMonths(new Date(now + AHEAD_MS).toISOString().slice(0, 7), -1);
+  // Websites behind the last month that is over everywhere (so none is chosen only to be
+  // skipped); each is compacted up to its own last month that is over, which may be later.
+  const latest = addMonths(new Date(now - BEHIND_MS).toISOString().slice(0, 7), -1);
   const behind = await db.all<{ id: number; timezone: string; through: string | null }>(
     sql`SELECT w.id, w.timezone, c.through FROM websites w
       LEFT JOIN compacted_months c ON c.website_id = w.id

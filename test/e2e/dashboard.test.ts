@@ -32,6 +32,15 @@ const IPHONE_SAFARI =
 const panelValues = (name: string) =>
   dash.locator(`#panel-${name} + table a.filter-link`).allTextContents();
 
+/**
+ * Clicks a link or button that opens another page and waits for that page's load event, so
+ * that what is read next is the new page, not the one being left (a click returns once the
+ * navigation has started).
+ */
+async function follow(selector: string) {
+  await Promise.all([dash.waitForEvent('load'), dash.click(selector)]);
+}
+
 let state: string;
 let worker: Unstable_DevWorker;
 let shop: Server;
@@ -121,13 +130,13 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await dash.locator('#panel-referrer + table').textContent()).toContain('www.google.com');
     expect(await dash.textContent('.live strong')).toBe('1');
 
-    await dash.click('nav.ranges >> text=Last 7 days');
+    await follow('nav.ranges >> text=Last 7 days');
     expect(new URL(dash.url()).searchParams.get('range')).toBe('7d');
     expect(await dash.locator('.totals .big').allTextContents()).toEqual(ONE_VISIT);
 
-    await dash.click('#panel-page ~ p >> text=Show all');
+    await follow('#panel-page ~ p >> text=Show all');
     await dash.fill('#search', 'enterprise');
-    await dash.click('main button:has-text("Search")');
+    await follow('main button:has-text("Search")');
     const url = new URL(dash.url());
     expect(url.pathname).toBe(`/stats/${SHOP}/page`);
     expect(url.searchParams.get('range')).toBe('7d');
@@ -143,7 +152,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
 
   it('protects the page with a password, then makes it private', async () => {
     await dash.goto(`${base}/websites`);
-    await dash.click('main td a:text-is("Edit and snippet")');
+    await follow('main td a:text-is("Edit and snippet")');
     await dash.selectOption('#privacy', '2');
     await dash.fill('#password', 'open sesame');
     await dash.click('main button:has-text("Save")');
@@ -192,7 +201,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await panelValues('browser')).toEqual(['Chrome', 'Safari']);
 
     // A click on a referrer narrows the whole page to the visit it brought.
-    await dash.click('#panel-referrer + table a.filter-link:text-is("www.google.com")');
+    await follow('#panel-referrer + table a.filter-link:text-is("www.google.com")');
     const filtered = new URL(dash.url());
     expect(filtered.searchParams.get('filter[referrer]')).toBe('www.google.com');
     expect(filtered.searchParams.get('range')).toBe('7d');
@@ -207,13 +216,13 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(chartPageviews.map(Number).reduce((a, b) => a + b, 0)).toBe(1 + 3); // visitors + page views
 
     // The chip's link removes the filter: every number is back.
-    await dash.click('.chip a');
+    await follow('.chip a');
     expect(new URL(dash.url()).searchParams.has('filter[referrer]')).toBe(false);
     expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
 
     // "Exclude" in a panel's full view: everything but Chrome is the iPhone's one bounce.
-    await dash.click('#panel-browser ~ p >> text=Show all');
-    await dash.click('tbody tr:has(a.filter-link:text-is("Chrome")) >> text=Exclude');
+    await follow('#panel-browser ~ p >> text=Show all');
+    await follow('tbody tr:has(a.filter-link:text-is("Chrome")) >> text=Exclude');
     expect(new URL(dash.url()).searchParams.get('filter[browser][not]')).toBe('Chrome');
     expect(await dash.locator('.totals .big').allTextContents()).toEqual([
       '1',
@@ -226,15 +235,15 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await panelValues('page')).toEqual(['/blog']);
 
     // "Contains" from a full view, combined with the exclusion: nothing is left.
-    await dash.click('#panel-page ~ p >> text=Show all');
+    await follow('#panel-page ~ p >> text=Show all');
     await dash.fill('#contains', 'PRICING');
-    await dash.click('main button:has-text("Filter")');
+    await follow('main button:has-text("Filter")');
     const both = new URL(dash.url());
     expect(both.searchParams.get('filter[page][contains]')).toBe('PRICING');
     expect(both.searchParams.get('filter[browser][not]')).toBe('Chrome');
     expect(await dash.locator('.chip').count()).toBe(2);
     expect(await dash.locator('.totals .big').first().textContent()).toBe('0');
-    await dash.click('text=Remove all filters');
+    await follow('text=Remove all filters');
     expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
   });
 });

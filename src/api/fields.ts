@@ -37,7 +37,7 @@ export function field<T>(doc: OpenApiDoc, check: (raw: unknown) => Check<T>) {
 }
 
 /** Human label of a field name, as Laravel writes it: `exclude_bots` → `exclude bots`. */
-export const label = (name: string) => name.replace(/_/g, ' ');
+const label = (name: string) => name.replace(/_/g, ' ');
 
 /** Accepts one of `allowed` given as a number, a numeric string or (for 0/1) a JSON boolean. */
 export function intChoice<const T extends readonly number[]>(
@@ -75,7 +75,7 @@ export function stringChoice<const T extends readonly string[]>(
 }
 
 /** A string field with a maximum length. */
-export function text(name: string, max: number, description: string) {
+function text(name: string, max: number, description: string) {
   return field<string>({ type: 'string', maxLength: max, description }, (raw) => {
     if (typeof raw !== 'string')
       return { ok: false, message: `The ${label(name)} field must be a string.` };

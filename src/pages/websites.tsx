@@ -42,7 +42,7 @@ function valuesOf(site: WebsiteRow): FormValues {
 }
 
 /** The snippet for a website, pointing at this Sightline. */
-export function snippet(origin: string): string {
+function snippet(origin: string): string {
   return `<script async src="${origin}/js/script.js?v=${TRACKER_VERSION}"></script>`;
 }
 

@@ -14,7 +14,7 @@
 import type { WebsiteRow } from './queries.ts';
 
 /** How long a website found for a hit is used without looking again. */
-export const WEBSITE_CACHE_MS = 30_000;
+const WEBSITE_CACHE_MS = 30_000;
 
 /** Entries at most; past it the oldest go first. */
 const MAX_ENTRIES = 10_000;

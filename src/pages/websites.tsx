@@ -5,17 +5,11 @@
  */
 import { type Context, Hono } from 'hono';
 import { createDb } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
-import {
-  deleteWebsite,
-  findWebsite,
-  listWebsites,
-  parseWebsiteId,
-  type WebsiteRow,
-} from '../websites/queries.ts';
-
+import { deleteWebsite, findWebsite, listWebsites, parseWebsiteId } from '../websites/queries.ts';
 import { changeWebsite, createWebsite } from '../websites/service.ts';
 import { Field, render } from './layout.tsx';
 import { csrfToken, requireCsrf, requireOwner } from './session.ts';

@@ -11,7 +11,7 @@
  * hit. A deleted website's log refuses to roll up once D1 no longer has the website
  * (src/event-log/flush.ts), so hits that reach it from a stale entry are never counted.
  */
-import type { WebsiteRow } from './queries.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 
 /** How long a website found for a hit is used without looking again. */
 const WEBSITE_CACHE_MS = 30_000;

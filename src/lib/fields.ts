@@ -1,12 +1,13 @@
 /**
- * Field schemas for the API. Each field is a zod schema that validates (and normalises) a
- * raw value as it arrives from a form, multipart or JSON body or a query string, with a
- * Laravel-style message, and carries the OpenAPI description of the value it accepts. The
- * same schema objects validate requests and generate `/api/v1/openapi.json`.
+ * Field validation shared by the domain services and the API. Each field is a zod schema that
+ * validates (and normalises) a raw value as it arrives from a form, multipart or JSON body or
+ * a query string, with a Laravel-style message, and carries the OpenAPI description of the
+ * value it accepts: the same schema objects validate input in the services (websites,
+ * statistics) and generate `/api/v1/openapi.json`. Nothing here knows about HTTP.
  */
 import { z } from '@hono/zod-openapi';
 import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
-import type { FieldErrors } from '../lib/errors.ts';
+import type { FieldErrors } from './errors.ts';
 
 export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 

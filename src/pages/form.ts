@@ -19,3 +19,6 @@ export const readableForm = () =>
     }
     await next();
   });
+
+/** A text field of a parsed form: '' when it is missing or a file. */
+export const formText = (value: unknown): string => (typeof value === 'string' ? value : '');

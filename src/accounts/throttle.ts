@@ -10,7 +10,7 @@ import { throttles } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
 const THROTTLE_LIMIT = 5;
-export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /**
  * Log-in failures for one e-mail, from all addresses together, past which the e-mail counts
  * as under attack: then an address that already failed for it gets no further guess until
@@ -21,13 +21,13 @@ const LOGIN_UNDER_ATTACK = 20;
 const keyOf = (parts: string[]) => sha256Hex(`throttle\u0000${parts.join('\u0000')}`);
 
 /** A key's attempts in its current window, the one just counted included. */
-export type Attempts = { failures: number; resetAt: number };
+type Attempts = { failures: number; resetAt: number };
 
 /**
  * Counts an attempt against each key, all in one transaction, and returns each key's count.
  * A new window starts for a key whose old one is over.
  */
-export async function countAttempts(
+async function countAttempts(
   db: Database,
   keys: string[][],
   now = Date.now(),
@@ -158,7 +158,7 @@ export async function statsPasswordSucceeded(db: Database, websiteId: number, ad
 }
 
 /** Gives back an attempt that turned out to be a success (the IP's count after a login). */
-export async function refundAttempt(db: Database, parts: string[]): Promise<void> {
+async function refundAttempt(db: Database, parts: string[]): Promise<void> {
   await db
     .update(throttles)
     .set({ failures: sql`max(${throttles.failures} - 1, 0)` })

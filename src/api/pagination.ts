@@ -1,6 +1,6 @@
 /** Pagination shared by the list endpoints (page numbers, per-page choices, links). */
 import { z } from '@hono/zod-openapi';
-import { field, intChoice } from './fields.ts';
+import { field, intChoice } from '../lib/fields.ts';
 
 const PER_PAGE = [10, 25, 50, 100] as const;
 

@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { raw } from 'hono/html';
-import type { FC } from 'hono/jsx';
+import type { Child, FC } from 'hono/jsx';
 import { pageSecurityHeaders } from '../pages/security-headers.ts';
 
 type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
@@ -74,35 +74,109 @@ function exampleOf(doc: Document, schema: Schema | undefined, depth = 0): unknow
   return s.type === 'string' ? '' : null;
 }
 
+/** One named field of a table: its name, marked when required, then its other cells. */
+type FieldRow = { name: string; required: boolean | undefined; cells: Child[] };
+
+/** A table of named fields, a body's or an operation's parameters. */
+const FieldTable: FC<{ nameHeader: string; headers: string[]; rows: FieldRow[] }> = ({
+  nameHeader,
+  headers,
+  rows,
+}) => (
+  <table>
+    <thead>
+      <tr>
+        <th scope="col">{nameHeader}</th>
+        {headers.map((header) => (
+          <th scope="col">{header}</th>
+        ))}
+      </tr>
+    </thead>
+    <tbody>
+      {rows.map((row) => (
+        <tr>
+          <td>
+            <code>{row.name}</code>
+            {row.required ? <span class="req"> required</span> : null}
+          </td>
+          {row.cells.map((cell) => (
+            <td>{cell}</td>
+          ))}
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
 const Fields: FC<{ doc: Document; schema: Schema | undefined }> = ({ doc, schema }) => {
   const s = resolve(doc, schema);
   const required = new Set(s.required ?? []);
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Type</th>
-          <th scope="col">Description</th>
-        </tr>
-      </thead>
-      <tbody>
-        {Object.entries(s.properties ?? {}).map(([name, prop]) => (
-          <tr>
-            <td>
-              <code>{name}</code>
-              {required.has(name) ? <span class="req"> required</span> : null}
-            </td>
-            <td>
-              <code>{typeOf(doc, prop)}</code>
-            </td>
-            <td>{resolve(doc, prop).description ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <FieldTable
+      nameHeader="Field"
+      headers={['Type', 'Description']}
+      rows={Object.entries(s.properties ?? {}).map(([name, prop]) => ({
+        name,
+        required: required.has(name),
+        cells: [<code>{typeOf(doc, prop)}</code>, resolve(doc, prop).description ?? ''],
+      }))}
+    />
   );
 };
+
+const Parameters: FC<{ doc: Document; parameters: Parameter[] }> = ({ doc, parameters }) => (
+  <>
+    <h3>Parameters</h3>
+    <FieldTable
+      nameHeader="Name"
+      headers={['In', 'Type', 'Description']}
+      rows={parameters.map((p) => ({
+        name: p.name,
+        required: p.required,
+        cells: [
+          p.in,
+          <code>{typeOf(doc, p.schema)}</code>,
+          p.description ?? resolve(doc, p.schema).description ?? '',
+        ],
+      }))}
+    />
+  </>
+);
+
+/** Each response of an operation: its examples, or one made from its schema. */
+const Responses: FC<{ doc: Document; op: Operation }> = ({ doc, op }) => (
+  <>
+    <h3>Responses</h3>
+    <dl>
+      {Object.entries(op.responses ?? {}).map(([status, response]) => (
+        <>
+          <dt>
+            <code>{status}</code> {response.description ?? ''}
+          </dt>
+          <dd>
+            {Object.entries(response.content?.['application/json']?.examples ?? {}).map(
+              ([name, example]) => (
+                <>
+                  <p>Example: {example.summary ?? name}</p>
+                  <pre>{JSON.stringify(example.value, null, 2)}</pre>
+                </>
+              ),
+            )}
+            {response.content?.['application/json']?.examples ? null : (
+              <pre>
+                {JSON.stringify(
+                  exampleOf(doc, response.content?.['application/json']?.schema),
+                  null,
+                  2,
+                )}
+              </pre>
+            )}
+          </dd>
+        </>
+      ))}
+    </dl>
+  </>
+);
 
 const OperationView: FC<{ doc: Document; path: string; method: string; op: Operation }> = ({
   doc,
@@ -121,36 +195,7 @@ const OperationView: FC<{ doc: Document; path: string; method: string; op: Opera
       </h2>
       {op.summary ? <p class="summary">{op.summary}</p> : null}
       {op.description ? <p>{op.description}</p> : null}
-      {op.parameters?.length ? (
-        <>
-          <h3>Parameters</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">In</th>
-                <th scope="col">Type</th>
-                <th scope="col">Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {op.parameters.map((p) => (
-                <tr>
-                  <td>
-                    <code>{p.name}</code>
-                    {p.required ? <span class="req"> required</span> : null}
-                  </td>
-                  <td>{p.in}</td>
-                  <td>
-                    <code>{typeOf(doc, p.schema)}</code>
-                  </td>
-                  <td>{p.description ?? resolve(doc, p.schema).description ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      ) : null}
+      {op.parameters?.length ? <Parameters doc={doc} parameters={op.parameters} /> : null}
       {body ? (
         <>
           <h3>Body</h3>
@@ -160,35 +205,7 @@ const OperationView: FC<{ doc: Document; path: string; method: string; op: Opera
           <Fields doc={doc} schema={body} />
         </>
       ) : null}
-      <h3>Responses</h3>
-      <dl>
-        {Object.entries(op.responses ?? {}).map(([status, response]) => (
-          <>
-            <dt>
-              <code>{status}</code> {response.description ?? ''}
-            </dt>
-            <dd>
-              {Object.entries(response.content?.['application/json']?.examples ?? {}).map(
-                ([name, example]) => (
-                  <>
-                    <p>Example: {example.summary ?? name}</p>
-                    <pre>{JSON.stringify(example.value, null, 2)}</pre>
-                  </>
-                ),
-              )}
-              {response.content?.['application/json']?.examples ? null : (
-                <pre>
-                  {JSON.stringify(
-                    exampleOf(doc, response.content?.['application/json']?.schema),
-                    null,
-                    2,
-                  )}
-                </pre>
-              )}
-            </dd>
-          </>
-        ))}
-      </dl>
+      <Responses doc={doc} op={op} />
     </section>
   );
 };

@@ -1,7 +1,7 @@
 /**
  * Serving an API route from its OpenAPI definition. The one `createRoute` object documents
  * the route in `/api/v1/openapi.json` and is what validates its input here, so the document
- * and the behaviour cannot drift apart. Validation is Sightline's own (see fields.ts):
+ * and the behaviour cannot drift apart. Validation is Sightline's own (see src/lib/fields.ts):
  * Laravel-style 422s that name every bad field, required query fields being the schema's
  * non-optional ones; a path id that cannot name a website is the same 404 as a missing one;
  * a body is read from a form, JSON or multipart (lib/body.ts) and handed on for the domain
@@ -12,8 +12,8 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
+import { parseFields } from '../lib/fields.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
-import { parseFields } from './fields.ts';
 
 type RouteDefinition = ReturnType<typeof createRoute>;
 

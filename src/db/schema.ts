@@ -103,6 +103,9 @@ export const websites = sqliteTable(
   ],
 );
 
+/** A website as read from D1: the one type of a website row everywhere. */
+export type WebsiteRow = typeof websites.$inferSelect;
+
 /**
  * Daily roll-ups: one row per (website, statistic, local date, value). The primary key is
  * exactly the lookup order of every stats query, so a query is an index range scan.

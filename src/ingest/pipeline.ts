@@ -7,12 +7,12 @@
  */
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import { websites } from '../db/schema.ts';
 import type { LogHit } from '../event-log/events.ts';
 import { localDateHour } from '../lib/dates.ts';
 import { cachedWebsite } from '../websites/cache.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
-import type { WebsiteRow } from '../websites/queries.ts';
 import { eventLabel, type Hit } from './payload.ts';
 import { isBotRequest } from './steps/bots.ts';
 import { capUserAgent, parseDevice } from './steps/device.ts';

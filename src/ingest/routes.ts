@@ -12,6 +12,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
+import { mediaType } from '../lib/body.ts';
 import { ApiError } from '../lib/errors.ts';
 import { requestContext } from '../lib/log.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
@@ -22,7 +23,7 @@ import { type CallFacts, ingestCall } from './ingest.ts';
 const EVENT_BODY_LIMIT = 16 * 1024;
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const type = (c.req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  const type = mediaType(c.req);
   // sendBeacon and Plausible send text/plain (no CORS preflight); fetch may send JSON.
   if (type !== '' && type !== 'text/plain' && type !== 'application/json') {
     throw new ApiError(415, 'Send the hit as text/plain or application/json.');

@@ -1,13 +1,20 @@
 /**
- * Reads an API write body into a plain object of fields. The spec's clients send
- * `application/x-www-form-urlencoded`; real clients also send JSON and `multipart/form-data`,
- * so all three are read the same way and validated by the same schema afterwards.
+ * Request bodies: the media type a body declares (the API's writes and the hit endpoints
+ * accept different ones), and an API write body read into a plain object of fields. The
+ * spec's clients send `application/x-www-form-urlencoded`; real clients also send JSON and
+ * `multipart/form-data`, so all three are read the same way and validated by the same schema
+ * afterwards.
  */
 import type { HonoRequest } from 'hono';
 import { ApiError } from './errors.ts';
 
+/** The media type of a request's body, lower-cased, without parameters ('' when none is sent). */
+export function mediaType(req: HonoRequest): string {
+  return (req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+}
+
 export async function readFields(req: HonoRequest): Promise<Record<string, unknown>> {
-  const type = (req.header('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  const type = mediaType(req);
   if (type === 'application/json' || type.endsWith('+json')) {
     const text = await req.text();
     if (text.trim() === '') return {};

@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js';
  * The client's address as the page routes count it (throttles, rate limits): Cloudflare's
  * `CF-Connecting-IP` only, never `X-Forwarded-For` (docs/ARCHITECTURE.md, The HTTP contract); `unknown` when absent.
  */
-export const clientIp = (c: Context) => c.req.header('cf-connecting-ip') ?? 'unknown';
+const clientIp = (c: Context) => c.req.header('cf-connecting-ip') ?? 'unknown';
 
 /**
  * The key every per-address control counts a client under (rate limits, throttles): an IPv4

@@ -5,22 +5,18 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { secrets } from '../db/schema.ts';
-import { randomBytes, toHex } from './crypto.ts';
+import { toHex } from './crypto.ts';
+import { randomOnFirstUse } from './random-on-first-use.ts';
 
-const cache = new Map<string, string>();
+const kept = new Map<string, string>();
 
 export async function serverSecret(db: Database, name: string): Promise<string> {
-  const cached = cache.get(name);
-  if (cached) return cached;
-  await db
-    .insert(secrets)
-    .values({ name, value: toHex(randomBytes(32)) })
-    .onConflictDoNothing()
-    .run();
-  const row = await db.select().from(secrets).where(eq(secrets.name, name)).get();
-  if (!row) throw new Error(`secret ${name} missing after insert`);
-  cache.set(name, row.value);
-  return row.value;
+  return randomOnFirstUse(kept, name, async (fresh) => {
+    await db.insert(secrets).values({ name, value: fresh() }).onConflictDoNothing().run();
+    const row = await db.select().from(secrets).where(eq(secrets.name, name)).get();
+    if (!row) throw new Error(`secret ${name} missing after insert`);
+    return row.value;
+  });
 }
 
 /** HMAC-SHA-256 of `message` under `key`, hex. */

@@ -10,172 +10,169 @@ import { validateNewPassword } from '../accounts/owners.ts';
 import { hashPassword, verifyPassword } from '../accounts/password.ts';
 import { deleteOwnerSessions } from '../accounts/sessions.ts';
 import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
-import { createDb } from '../db/client.ts';
+import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
-import { Field, render } from './layout.tsx';
-import { csrfToken, requireCsrf, requireOwner, signIn } from './session.ts';
+import { PasswordField, ShownApiKey } from './credential-fields.tsx';
+import { formText } from './form.ts';
+import { render } from './layout.tsx';
+import { csrfToken, requireCsrf, requireOwner, signedInOwner, signIn } from './session.ts';
 
 type Notice = { apiKey?: string; saved?: boolean; errors?: FieldErrors };
+
+function ApiKeySection({ csrf, apiKey }: { csrf: string; apiKey?: string | undefined }) {
+  return (
+    <section class="card" aria-labelledby="key-title">
+      <h2 id="key-title">API key</h2>
+      {apiKey ? (
+        <>
+          <p class="notice" role="status">
+            Your new API key — shown only now. The previous key no longer works.
+          </p>
+          <ShownApiKey apiKey={apiKey} />
+        </>
+      ) : (
+        <p>
+          Your key is stored only as a hash and cannot be shown again. Make a new one if it was
+          lost.
+        </p>
+      )}
+      <form method="post" action="/account/api-key" class="actions">
+        <input type="hidden" name="_csrf" value={csrf} />
+        <button type="submit" class="secondary">
+          Make a new API key
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function PasswordSection({ csrf, notice }: { csrf: string; notice: Notice }) {
+  return (
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      {notice.saved ? (
+        <p class="notice" role="status">
+          Password changed. Other sessions were signed out.
+        </p>
+      ) : null}
+      <form method="post" action="/account/password" class="stack" novalidate>
+        <input type="hidden" name="_csrf" value={csrf} />
+        <PasswordField
+          label="Current password"
+          name="current_password"
+          autocomplete="current-password"
+          error={notice.errors?.current_password}
+        />
+        <PasswordField
+          label="New password"
+          name="password"
+          autocomplete="new-password"
+          minLength={8}
+          hint="8 to 128 characters."
+          error={notice.errors?.password}
+        />
+        <PasswordField
+          label="Repeat the new password"
+          name="password_confirmation"
+          autocomplete="new-password"
+          error={notice.errors?.password_confirmation}
+        />
+        <div class="actions">
+          <button type="submit">Change password</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+async function accountPage(c: Context<AppEnv>, notice: Notice = {}, status: 200 | 422 | 429 = 200) {
+  const csrf = await csrfToken(c);
+  return render(
+    c,
+    {
+      title: 'Account',
+      children: (
+        <>
+          <h1>Account</h1>
+          <p>Signed in as {signedInOwner(c).email}.</p>
+          <ApiKeySection csrf={csrf} apiKey={notice.apiKey} />
+          <PasswordSection csrf={csrf} notice={notice} />
+        </>
+      ),
+    },
+    status,
+  );
+}
+
+/** `POST /account/api-key`: a new key, shown once; the old one stops working at once. */
+async function rotateKey(c: Context<AppEnv>) {
+  await requireCsrf(c);
+  const apiKey = await rotateApiKey(createDb(c.env.DB), signedInOwner(c).id);
+  return accountPage(c, { apiKey });
+}
+
+/**
+ * What is wrong with a password change: a current password that does not match (a right one
+ * clears the throttle's failures), a new one the rules refuse, or a confirmation that differs.
+ */
+async function passwordChangeErrors(
+  db: Database,
+  ownerId: number,
+  throttleKey: string[],
+  body: Record<string, unknown>,
+): Promise<FieldErrors> {
+  const row = await db.select().from(owners).where(eq(owners.id, ownerId)).get();
+  const errors: FieldErrors = {};
+  if (!row || !(await verifyPassword(formText(body.current_password), row.passwordHash))) {
+    errors.current_password = ['The current password is incorrect.'];
+  } else {
+    await clearFailures(db, throttleKey);
+  }
+  const problems = validateNewPassword(formText(body.password));
+  if (problems) errors.password = problems;
+  else if (formText(body.password) !== formText(body.password_confirmation)) {
+    errors.password_confirmation = ['The password confirmation does not match.'];
+  }
+  return errors;
+}
+
+/** `POST /account/password`: a throttled check of the current password, then the new one. */
+async function changePassword(c: Context<AppEnv>) {
+  const body = await c.req.parseBody();
+  await requireCsrf(c);
+  const db = createDb(c.env.DB);
+  const owner = signedInOwner(c);
+  const key = ['password', String(owner.id)];
+  const wait = await consumeAttempt(db, key);
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    return accountPage(
+      c,
+      { errors: { current_password: ['Too many attempts. Try again later.'] } },
+      429,
+    );
+  }
+  const errors = await passwordChangeErrors(db, owner.id, key, body);
+  if (Object.keys(errors).length > 0) return accountPage(c, { errors }, 422);
+  const now = Date.now();
+  await db
+    .update(owners)
+    .set({ passwordHash: await hashPassword(formText(body.password)), updatedAt: now })
+    .where(eq(owners.id, owner.id))
+    .run();
+  // Every session ends (a stolen one too); this browser gets a fresh one.
+  await deleteOwnerSessions(db, owner.id);
+  await signIn(c, owner);
+  return c.redirect('/account?saved=1', 303);
+}
 
 export function createAccountPages() {
   const account = new Hono<AppEnv>();
   account.use('*', requireOwner());
-  const owner = (c: Context<AppEnv>) => c.get('owner') as { id: number; email: string };
-
-  const accountPage = async (
-    c: Context<AppEnv>,
-    notice: Notice = {},
-    status: 200 | 422 | 429 = 200,
-  ) => {
-    const csrf = await csrfToken(c);
-    return render(
-      c,
-      {
-        title: 'Account',
-        children: (
-          <>
-            <h1>Account</h1>
-            <p>Signed in as {owner(c).email}.</p>
-            <section class="card" aria-labelledby="key-title">
-              <h2 id="key-title">API key</h2>
-              {notice.apiKey ? (
-                <>
-                  <p class="notice" role="status">
-                    Your new API key — shown only now. The previous key no longer works.
-                  </p>
-                  <pre id="api-key">{notice.apiKey}</pre>
-                  <button type="button" class="secondary" data-copy="api-key">
-                    Copy
-                  </button>
-                </>
-              ) : (
-                <p>
-                  Your key is stored only as a hash and cannot be shown again. Make a new one if it
-                  was lost.
-                </p>
-              )}
-              <form method="post" action="/account/api-key" class="actions">
-                <input type="hidden" name="_csrf" value={csrf} />
-                <button type="submit" class="secondary">
-                  Make a new API key
-                </button>
-              </form>
-            </section>
-            <section class="card" aria-labelledby="password-title">
-              <h2 id="password-title">Password</h2>
-              {notice.saved ? (
-                <p class="notice" role="status">
-                  Password changed. Other sessions were signed out.
-                </p>
-              ) : null}
-              <form method="post" action="/account/password" class="stack" novalidate>
-                <input type="hidden" name="_csrf" value={csrf} />
-                <Field
-                  label="Current password"
-                  name="current_password"
-                  error={notice.errors?.current_password}
-                >
-                  <input
-                    id="current_password"
-                    name="current_password"
-                    type="password"
-                    autocomplete="current-password"
-                    required
-                  />
-                </Field>
-                <Field
-                  label="New password"
-                  name="password"
-                  hint="8 to 128 characters."
-                  error={notice.errors?.password}
-                >
-                  <input
-                    id="password"
-                    name="password"
-                    type="password"
-                    autocomplete="new-password"
-                    required
-                    minlength={8}
-                  />
-                </Field>
-                <Field
-                  label="Repeat the new password"
-                  name="password_confirmation"
-                  error={notice.errors?.password_confirmation}
-                >
-                  <input
-                    id="password_confirmation"
-                    name="password_confirmation"
-                    type="password"
-                    autocomplete="new-password"
-                    required
-                  />
-                </Field>
-                <div class="actions">
-                  <button type="submit">Change password</button>
-                </div>
-              </form>
-            </section>
-          </>
-        ),
-      },
-      status,
-    );
-  };
-
   account.get('/', (c) => accountPage(c, { saved: c.req.query('saved') === '1' }));
-
-  account.post('/api-key', async (c) => {
-    await requireCsrf(c);
-    const apiKey = await rotateApiKey(createDb(c.env.DB), owner(c).id);
-    return accountPage(c, { apiKey });
-  });
-
-  account.post('/password', async (c) => {
-    const body = await c.req.parseBody();
-    await requireCsrf(c);
-    const db = createDb(c.env.DB);
-    const key = ['password', String(owner(c).id)];
-    const wait = await consumeAttempt(db, key);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return accountPage(
-        c,
-        { errors: { current_password: ['Too many attempts. Try again later.'] } },
-        429,
-      );
-    }
-    const text = (v: unknown) => (typeof v === 'string' ? v : '');
-    const row = await db
-      .select()
-      .from(owners)
-      .where(eq(owners.id, owner(c).id))
-      .get();
-    const errors: FieldErrors = {};
-    if (!row || !(await verifyPassword(text(body.current_password), row.passwordHash))) {
-      errors.current_password = ['The current password is incorrect.'];
-    } else {
-      await clearFailures(db, key);
-    }
-    const problems = validateNewPassword(text(body.password));
-    if (problems) errors.password = problems;
-    else if (text(body.password) !== text(body.password_confirmation)) {
-      errors.password_confirmation = ['The password confirmation does not match.'];
-    }
-    if (Object.keys(errors).length > 0) return accountPage(c, { errors }, 422);
-    const now = Date.now();
-    await db
-      .update(owners)
-      .set({ passwordHash: await hashPassword(text(body.password)), updatedAt: now })
-      .where(eq(owners.id, owner(c).id))
-      .run();
-    // Every session ends (a stolen one too); this browser gets a fresh one.
-    await deleteOwnerSessions(db, owner(c).id);
-    await signIn(c, owner(c));
-    return c.redirect('/account?saved=1', 303);
-  });
-
+  account.post('/api-key', rotateKey);
+  account.post('/password', changePassword);
   return account;
 }

@@ -21,7 +21,9 @@ import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
-import { Field, render } from './layout.tsx';
+import { EmailField, PasswordField, ShownApiKey } from './credential-fields.tsx';
+import { formText } from './form.ts';
+import { render } from './layout.tsx';
 import { clearSessionCookie, requireCsrf, signIn } from './session.ts';
 
 async function registrationOpen(db: Database, setting: string | undefined): Promise<boolean> {
@@ -30,7 +32,6 @@ async function registrationOpen(db: Database, setting: string | undefined): Prom
   return (row?.n ?? 0) === 0;
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v : '');
 /** A well-formed hash no password matches, verified for unknown e-mails to even out timing. */
 const UNKNOWN_OWNER_HASH =
   'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
@@ -43,25 +44,8 @@ function LoginForm({ email, error }: { email?: string; error?: string }) {
           {error}
         </p>
       ) : null}
-      <Field label="E-mail" name="email">
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          value={email ?? ''}
-        />
-      </Field>
-      <Field label="Password" name="password">
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-        />
-      </Field>
+      <EmailField value={email} />
+      <PasswordField label="Password" name="password" autocomplete="current-password" />
       <div class="actions">
         <button type="submit">Log in</button>
       </div>
@@ -72,26 +56,15 @@ function LoginForm({ email, error }: { email?: string; error?: string }) {
 function RegisterForm({ email, errors }: { email?: string; errors?: FieldErrors }) {
   return (
     <form method="post" action="/register" class="stack card" novalidate>
-      <Field label="E-mail" name="email" error={errors?.email}>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          value={email ?? ''}
-        />
-      </Field>
-      <Field label="Password" name="password" hint="8 to 128 characters." error={errors?.password}>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={8}
-        />
-      </Field>
+      <EmailField value={email} error={errors?.email} />
+      <PasswordField
+        label="Password"
+        name="password"
+        autocomplete="new-password"
+        minLength={8}
+        hint="8 to 128 characters."
+        error={errors?.password}
+      />
       <div class="actions">
         <button type="submit">Create account</button>
       </div>
@@ -99,177 +72,187 @@ function RegisterForm({ email, errors }: { email?: string; errors?: FieldErrors 
   );
 }
 
+async function loginPage(
+  c: Context<AppEnv>,
+  form: { email?: string; error?: string; registered?: boolean },
+  status: 200 | 422 | 429 = 200,
+) {
+  const open = await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION);
+  return render(
+    c,
+    {
+      title: 'Log in',
+      children: (
+        <>
+          <h1>Log in</h1>
+          {form.registered ? (
+            <p class="notice" role="status">
+              Thank you. Sign in with your e-mail address and password. If the address already had
+              an account, sign in with that account's password.
+            </p>
+          ) : null}
+          <LoginForm {...form} />
+          {open ? (
+            <p>
+              No account yet? <a href="/register">Create one</a>.
+            </p>
+          ) : null}
+        </>
+      ),
+    },
+    status,
+  );
+}
+
+function registrationClosedPage(c: Context<AppEnv>) {
+  return render(
+    c,
+    {
+      title: 'Sign up',
+      children: (
+        <>
+          <h1>Sign up</h1>
+          <p>
+            Registration is closed. Ask the owner of this Sightline to create an account for you.
+          </p>
+        </>
+      ),
+    },
+    403,
+  );
+}
+
+function registerPage(
+  c: Context<AppEnv>,
+  form: { email?: string; errors?: FieldErrors },
+  status: 200 | 422 = 200,
+) {
+  return render(
+    c,
+    {
+      title: 'Sign up',
+      children: (
+        <>
+          <h1>Create your account</h1>
+          <RegisterForm {...form} />
+        </>
+      ),
+    },
+    status,
+  );
+}
+
+/** The first owner's welcome: their API key, shown only this once. */
+function welcomePage(c: Context<AppEnv>, apiKey: string) {
+  return render(
+    c,
+    {
+      title: 'Welcome',
+      children: (
+        <>
+          <h1>Welcome to Sightline</h1>
+          <div class="card">
+            <p>
+              Your API key — shown only now. Store it safely; you can make a new one on your account
+              page.
+            </p>
+            <ShownApiKey apiKey={apiKey} />
+          </div>
+          <p>
+            <a class="button" href="/websites/new">
+              Add your first website
+            </a>
+          </p>
+        </>
+      ),
+    },
+    201,
+  );
+}
+
+/** `POST /login`: a throttled password check, then a session. */
+async function logIn(c: Context<AppEnv>) {
+  const db = createDb(c.env.DB);
+  const body = await c.req.parseBody();
+  const email = normalizeEmail(formText(body.email));
+  const address = clientAddressKey(c);
+  // Every attempt is counted before the password is checked, so concurrent guesses cannot
+  // all get past the limit. Refusals are per address and per (e-mail, address): failures
+  // from other addresses never refuse the owner (see consumeLoginAttempt).
+  const wait = await consumeLoginAttempt(db, email, address);
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    return loginPage(
+      c,
+      { email, error: `Too many attempts. Try again in ${Math.ceil(wait / 60)} minutes.` },
+      429,
+    );
+  }
+  const owner = email ? await findOwnerByEmail(db, email) : undefined;
+  // Verify even for unknown e-mails, so the answer takes as long either way.
+  const ok = await verifyPassword(
+    formText(body.password),
+    owner?.passwordHash ?? UNKNOWN_OWNER_HASH,
+  );
+  if (!owner || !ok)
+    return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
+  await loginSucceeded(db, email, address);
+  await signIn(c, owner);
+  return c.redirect('/websites', 303);
+}
+
+/** `POST /register`: a new owner, when registration is open or no owner exists yet. */
+async function register(c: Context<AppEnv>) {
+  const db = createDb(c.env.DB);
+  if (!(await registrationOpen(db, c.env.REGISTRATION))) return registrationClosedPage(c);
+  const body = await c.req.parseBody();
+  const email = formText(body.email);
+  const password = formText(body.password);
+  const errors = validateOwnerInput(email, password);
+  if (Object.keys(errors).length > 0) return registerPage(c, { email, errors }, 422);
+  if (c.env.REGISTRATION === 'open') {
+    // One answer whether or not the address already has an account, at the same cost (a
+    // password hash either way), so sign-up tells nobody which addresses are registered.
+    try {
+      await createOwner(db, { email, password });
+    } catch (err) {
+      if (!(err instanceof EmailTakenError)) throw err;
+      await hashPassword(password);
+    }
+    return c.redirect('/login?registered=1', 303);
+  }
+  // The first owner: "only if no owner exists yet" is part of the insert itself.
+  const created = await createOwner(db, { email, password }, Date.now(), { onlyFirst: true });
+  if (created === null) return registrationClosedPage(c);
+  await signIn(c, created);
+  return welcomePage(c, created.apiKey);
+}
+
+/** `POST /logout`: ends this session (a signed-in one only after its CSRF token is checked). */
+async function logOut(c: Context<AppEnv>) {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token && c.get('owner')) {
+    await requireCsrf(c);
+    await deleteSession(createDb(c.env.DB), token);
+  }
+  clearSessionCookie(c);
+  return c.redirect('/login', 303);
+}
+
 export function createAuthPages() {
   const auth = new Hono<AppEnv>();
-
-  const loginPage = async (
-    c: Context<AppEnv>,
-    form: { email?: string; error?: string; registered?: boolean },
-    status: 200 | 422 | 429 = 200,
-  ) => {
-    const open = await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION);
-    return render(
-      c,
-      {
-        title: 'Log in',
-        children: (
-          <>
-            <h1>Log in</h1>
-            {form.registered ? (
-              <p class="notice" role="status">
-                Thank you. Sign in with your e-mail address and password. If the address already had
-                an account, sign in with that account's password.
-              </p>
-            ) : null}
-            <LoginForm {...form} />
-            {open ? (
-              <p>
-                No account yet? <a href="/register">Create one</a>.
-              </p>
-            ) : null}
-          </>
-        ),
-      },
-      status,
-    );
-  };
-
-  const closed = (c: Context<AppEnv>) =>
-    render(
-      c,
-      {
-        title: 'Sign up',
-        children: (
-          <>
-            <h1>Sign up</h1>
-            <p>
-              Registration is closed. Ask the owner of this Sightline to create an account for you.
-            </p>
-          </>
-        ),
-      },
-      403,
-    );
-
-  const registerPage = (
-    c: Context<AppEnv>,
-    form: { email?: string; errors?: FieldErrors },
-    status: 200 | 422 = 200,
-  ) =>
-    render(
-      c,
-      {
-        title: 'Sign up',
-        children: (
-          <>
-            <h1>Create your account</h1>
-            <RegisterForm {...form} />
-          </>
-        ),
-      },
-      status,
-    );
-
   auth.get('/login', async (c) =>
     c.get('owner')
       ? c.redirect('/websites', 303)
       : loginPage(c, { registered: c.req.query('registered') === '1' }),
   );
-
-  auth.post('/login', async (c) => {
-    const db = createDb(c.env.DB);
-    const body = await c.req.parseBody();
-    const email = normalizeEmail(text(body.email));
-    const address = clientAddressKey(c);
-    // Every attempt is counted before the password is checked, so concurrent guesses cannot
-    // all get past the limit. Refusals are per address and per (e-mail, address): failures
-    // from other addresses never refuse the owner (see consumeLoginAttempt).
-    const wait = await consumeLoginAttempt(db, email, address);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return loginPage(
-        c,
-        { email, error: `Too many attempts. Try again in ${Math.ceil(wait / 60)} minutes.` },
-        429,
-      );
-    }
-    const owner = email ? await findOwnerByEmail(db, email) : undefined;
-    // Verify even for unknown e-mails, so the answer takes as long either way.
-    const ok = await verifyPassword(text(body.password), owner?.passwordHash ?? UNKNOWN_OWNER_HASH);
-    if (!owner || !ok)
-      return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
-    await loginSucceeded(db, email, address);
-    await signIn(c, owner);
-    return c.redirect('/websites', 303);
-  });
-
+  auth.post('/login', logIn);
   auth.get('/register', async (c) =>
     (await registrationOpen(createDb(c.env.DB), c.env.REGISTRATION))
       ? registerPage(c, {})
-      : closed(c),
+      : registrationClosedPage(c),
   );
-
-  auth.post('/register', async (c) => {
-    const db = createDb(c.env.DB);
-    if (!(await registrationOpen(db, c.env.REGISTRATION))) return closed(c);
-    const body = await c.req.parseBody();
-    const email = text(body.email);
-    const password = text(body.password);
-    const errors = validateOwnerInput(email, password);
-    if (Object.keys(errors).length > 0) return registerPage(c, { email, errors }, 422);
-    if (c.env.REGISTRATION === 'open') {
-      // One answer whether or not the address already has an account, at the same cost (a
-      // password hash either way), so sign-up tells nobody which addresses are registered.
-      try {
-        await createOwner(db, { email, password });
-      } catch (err) {
-        if (!(err instanceof EmailTakenError)) throw err;
-        await hashPassword(password);
-      }
-      return c.redirect('/login?registered=1', 303);
-    }
-    // The first owner: "only if no owner exists yet" is part of the insert itself.
-    const created = await createOwner(db, { email, password }, Date.now(), { onlyFirst: true });
-    if (created === null) return closed(c);
-    await signIn(c, created);
-    return render(
-      c,
-      {
-        title: 'Welcome',
-        children: (
-          <>
-            <h1>Welcome to Sightline</h1>
-            <div class="card">
-              <p>
-                Your API key — shown only now. Store it safely; you can make a new one on your
-                account page.
-              </p>
-              <pre id="api-key">{created.apiKey}</pre>
-              <button type="button" class="secondary" data-copy="api-key">
-                Copy
-              </button>
-            </div>
-            <p>
-              <a class="button" href="/websites/new">
-                Add your first website
-              </a>
-            </p>
-          </>
-        ),
-      },
-      201,
-    );
-  });
-
-  auth.post('/logout', async (c) => {
-    const token = getCookie(c, SESSION_COOKIE);
-    if (token && c.get('owner')) {
-      await requireCsrf(c);
-      await deleteSession(createDb(c.env.DB), token);
-    }
-    clearSessionCookie(c);
-    return c.redirect('/login', 303);
-  });
-
+  auth.post('/register', register);
+  auth.post('/logout', logOut);
   return auth;
 }

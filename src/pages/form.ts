@@ -2,7 +2,7 @@
  * The pages read their forms with `c.req.parseBody()`, which throws on a body that claims to
  * be a form and is not one (a multipart body without its boundary, say): that was a 500.
  * Parsed here once, after the body limit: a form that cannot be read is a 400, and a good
- * one stays cached for the handler.
+ * one stays cached for the handler, which reads its text fields with `formText`.
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
@@ -19,3 +19,6 @@ export const readableForm = () =>
     }
     await next();
   });
+
+/** A text field of a parsed form: '' when it is missing or a file. */
+export const formText = (value: unknown): string => (typeof value === 'string' ? value : '');

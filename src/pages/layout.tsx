@@ -6,7 +6,7 @@ import type { AppEnv } from '../env.ts';
 import { assetUrls } from './assets.ts';
 import { csrfToken } from './session.ts';
 
-export type LayoutProps = {
+type LayoutProps = {
   title: string;
   owner: { email: string } | null;
   csrf?: string;

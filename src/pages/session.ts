@@ -34,6 +34,13 @@ export const requireOwner = () =>
     await next();
   });
 
+/** The owner of a page behind `requireOwner()`. */
+export function signedInOwner(c: Context<AppEnv>): { id: number; email: string } {
+  const owner = c.get('owner');
+  if (!owner) throw new Error('signedInOwner() outside requireOwner()');
+  return owner;
+}
+
 export async function signIn(
   c: Context<AppEnv>,
   owner: { id: number; email: string },

@@ -5,167 +5,26 @@
  */
 import { type Context, Hono } from 'hono';
 import { createDb } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
-import {
-  deleteWebsite,
-  findWebsite,
-  listWebsites,
-  parseWebsiteId,
-  type WebsiteRow,
-} from '../websites/queries.ts';
-
+import { deleteWebsite, findWebsite, listWebsites, parseWebsiteId } from '../websites/queries.ts';
 import { changeWebsite, createWebsite } from '../websites/service.ts';
-import { Field, render } from './layout.tsx';
-import { csrfToken, requireCsrf, requireOwner } from './session.ts';
-
-const PRIVACY = ['Public', 'Private (only you)', 'Password-protected'] as const;
-
-type FormValues = Partial<
-  Record<
-    'domain' | 'privacy' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'timezone',
-    string
-  >
->;
-
-function valuesOf(site: WebsiteRow): FormValues {
-  return {
-    domain: site.domain,
-    privacy: String(site.privacy),
-    email: String(site.email),
-    exclude_bots: String(site.excludeBots),
-    exclude_params: site.excludeParams,
-    exclude_ips: site.excludeIps,
-    timezone: site.timezone,
-  };
-}
+import { render } from './layout.tsx';
+import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
+import {
+  type FormValues,
+  fieldsOf,
+  formValues,
+  PRIVACY,
+  valuesOf,
+  WebsiteForm,
+} from './website-form.tsx';
 
 /** The snippet for a website, pointing at this Sightline. */
-export function snippet(origin: string): string {
+function snippet(origin: string): string {
   return `<script async src="${origin}/js/script.js?v=${TRACKER_VERSION}"></script>`;
-}
-
-function WebsiteForm(props: {
-  action: string;
-  csrf: string;
-  values: FormValues;
-  errors?: FieldErrors;
-  hasPassword?: boolean;
-  editing?: boolean;
-}) {
-  const { values, errors } = props;
-  return (
-    <form method="post" action={props.action} class="stack card" novalidate>
-      <input type="hidden" name="_csrf" value={props.csrf} />
-      <Field
-        label="Domain"
-        name="domain"
-        hint={props.editing ? 'The domain cannot be changed.' : 'For example example.com'}
-        error={errors?.domain}
-      >
-        <input
-          id="domain"
-          name="domain"
-          required
-          value={values.domain ?? ''}
-          readonly={props.editing}
-          aria-invalid={errors?.domain ? 'true' : undefined}
-        />
-      </Field>
-      <Field label="Statistics page" name="privacy" error={errors?.privacy}>
-        <select id="privacy" name="privacy">
-          {PRIVACY.map((label, i) => (
-            <option value={String(i)} selected={(values.privacy ?? '1') === String(i)}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field
-        label="Password of the statistics page"
-        name="password"
-        hint={
-          props.hasPassword
-            ? 'A password is set; leave empty to keep it.'
-            : 'Needed for a password-protected page; 8 to 128 characters.'
-        }
-        error={errors?.password}
-      >
-        <input id="password" name="password" type="password" autocomplete="new-password" />
-      </Field>
-      <Field
-        label="Time zone"
-        name="timezone"
-        hint="IANA name, e.g. Europe/Berlin. Days and hours are counted in it."
-        error={errors?.timezone}
-      >
-        <input id="timezone" name="timezone" value={values.timezone ?? 'UTC'} />
-      </Field>
-      <label class="check">
-        <input
-          type="checkbox"
-          name="exclude_bots"
-          value="1"
-          checked={(values.exclude_bots ?? '1') === '1'}
-        />{' '}
-        Exclude bots
-      </label>
-      <label class="check">
-        <input type="checkbox" name="email" value="1" checked={values.email === '1'} /> Send
-        periodic e-mail reports
-      </label>
-      <Field
-        label="Excluded query parameters"
-        name="exclude_params"
-        hint="One per line; * removes all."
-        error={errors?.exclude_params}
-      >
-        <textarea id="exclude_params" name="exclude_params">
-          {values.exclude_params ?? ''}
-        </textarea>
-      </Field>
-      <Field
-        label="Excluded IP addresses"
-        name="exclude_ips"
-        hint="One address or CIDR range per line; lines starting with # are comments."
-        error={errors?.exclude_ips}
-      >
-        <textarea id="exclude_ips" name="exclude_ips">
-          {values.exclude_ips ?? ''}
-        </textarea>
-      </Field>
-      <div class="actions">
-        <button type="submit">{props.editing ? 'Save' : 'Add website'}</button>
-        <a href="/websites">Cancel</a>
-      </div>
-    </form>
-  );
-}
-
-/** Form fields → API fields (unchecked boxes are absent from a form post). */
-function fieldsOf(body: Record<string, unknown>): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const key of [
-    'domain',
-    'privacy',
-    'password',
-    'exclude_params',
-    'exclude_ips',
-    'timezone',
-  ]) {
-    if (typeof body[key] === 'string') fields[key] = body[key];
-  }
-  fields.email = body.email === '1' ? '1' : '0';
-  fields.exclude_bots = body.exclude_bots === '1' ? '1' : '0';
-  return fields;
-}
-
-function formValues(fields: Record<string, unknown>): FormValues {
-  const out: FormValues = {};
-  for (const [k, v] of Object.entries(fields))
-    if (typeof v === 'string' && k !== 'password') out[k as keyof FormValues] = v;
-  return out;
 }
 
 /** The body of a form whose CSRF token checks out (a 403 page otherwise). */
@@ -174,210 +33,225 @@ async function formBody(c: Context<AppEnv>) {
   return c.req.parseBody();
 }
 
+function WebsiteTable({ rows }: { rows: WebsiteRow[] }) {
+  return (
+    <table>
+      <caption class="sr-only">Your websites</caption>
+      <thead>
+        <tr>
+          <th scope="col">Domain</th>
+          <th scope="col">Statistics page</th>
+          <th scope="col">Time zone</th>
+          <th scope="col">
+            <span class="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((site) => (
+          <tr>
+            <td>{site.domain}</td>
+            <td>{PRIVACY[site.privacy] ?? ''}</td>
+            <td>{site.timezone}</td>
+            <td class="actions">
+              <a href={`/stats/${site.domain}`}>Statistics</a>
+              <a href={`/websites/${site.id}`}>Edit and snippet</a>
+              <a href={`/websites/${site.id}/delete`}>Delete</a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** `GET /websites`: the owner's websites, by domain. */
+async function listPage(c: Context<AppEnv>) {
+  const { rows } = await listWebsites(createDb(c.env.DB), signedInOwner(c).id, {
+    sortBy: 'domain',
+    sort: 'asc',
+    limit: 1000,
+    offset: 0,
+  });
+  // A flag, never text from the URL: a link must not be able to put words on this page.
+  const deleted = c.req.query('deleted') === '1';
+  return render(c, {
+    title: 'Websites',
+    children: (
+      <>
+        <div class="actions">
+          <h1>Websites</h1>
+          <a class="button" href="/websites/new">
+            Add a website
+          </a>
+        </div>
+        {deleted ? (
+          <p class="notice" role="status">
+            The website was deleted, with everything recorded for it.
+          </p>
+        ) : null}
+        {rows.length === 0 ? (
+          <p>No websites yet. Add one to get its tracking snippet.</p>
+        ) : (
+          <WebsiteTable rows={rows} />
+        )}
+      </>
+    ),
+  });
+}
+
+async function newPage(c: Context<AppEnv>, values: FormValues = {}, errors?: FieldErrors) {
+  return render(
+    c,
+    {
+      title: 'Add a website',
+      children: (
+        <>
+          <h1>Add a website</h1>
+          <WebsiteForm
+            action="/websites"
+            csrf={await csrfToken(c)}
+            values={values}
+            errors={errors}
+          />
+        </>
+      ),
+    },
+    errors ? 422 : 200,
+  );
+}
+
+/** `POST /websites`: a new website, or the form again with the messages by its fields. */
+async function addWebsite(c: Context<AppEnv>) {
+  const body = await formBody(c);
+  const fields = fieldsOf(body);
+  try {
+    const site = await createWebsite(createDb(c.env.DB), signedInOwner(c).id, fields);
+    return c.redirect(`/websites/${site.id}?created=1`, 303);
+  } catch (err) {
+    if (err instanceof ApiError && err.errors) return newPage(c, formValues(fields), err.errors);
+    throw err;
+  }
+}
+
+function SnippetSection({ origin }: { origin: string }) {
+  return (
+    <section class="card" aria-labelledby="snippet-title">
+      <h2 id="snippet-title">Tracking snippet</h2>
+      <p>Add it to the &lt;head&gt; of every page. It sets no cookies and weighs under 1 KB.</p>
+      <pre id="snippet">{snippet(origin)}</pre>
+      <button type="button" class="secondary" data-copy="snippet">
+        Copy snippet
+      </button>
+    </section>
+  );
+}
+
+async function editPage(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  values: FormValues,
+  errors?: FieldErrors,
+) {
+  return render(
+    c,
+    {
+      title: site.domain,
+      children: (
+        <>
+          <h1>{site.domain}</h1>
+          {c.req.query('created') ? (
+            <p class="notice" role="status">
+              Website added. Paste the snippet below into every page of your site.
+            </p>
+          ) : null}
+          {c.req.query('saved') ? (
+            <p class="notice" role="status">
+              Saved.
+            </p>
+          ) : null}
+          <SnippetSection origin={new URL(c.req.url).origin} />
+          <h2>Settings</h2>
+          <WebsiteForm
+            action={`/websites/${site.id}`}
+            csrf={await csrfToken(c)}
+            values={values}
+            errors={errors}
+            hasPassword={site.passwordHash !== null}
+            editing
+          />
+        </>
+      ),
+    },
+    errors ? 422 : 200,
+  );
+}
+
+/** The signed-in owner's website of the `:id` in the path; another owner's is missing too. */
+async function siteOf(c: Context<AppEnv>): Promise<WebsiteRow> {
+  const id = parseWebsiteId(c.req.param('id'));
+  const site =
+    id === null ? undefined : await findWebsite(createDb(c.env.DB), signedInOwner(c).id, id);
+  if (!site) throw new ApiError(404, 'There is no such website.');
+  return site;
+}
+
+/** `POST /websites/:id`: the changed settings, or the form again with the messages. */
+async function saveWebsite(c: Context<AppEnv>) {
+  const site = await siteOf(c);
+  const body = await formBody(c);
+  const fields = fieldsOf(body);
+  try {
+    await changeWebsite(createDb(c.env.DB), signedInOwner(c).id, site.id, fields);
+    return c.redirect(`/websites/${site.id}?saved=1`, 303);
+  } catch (err) {
+    if (err instanceof ApiError && err.errors)
+      return editPage(c, site, { ...valuesOf(site), ...formValues(fields) }, err.errors);
+    throw err;
+  }
+}
+
+/** `GET /websites/:id/delete`: the confirmation step. */
+async function deletePage(c: Context<AppEnv>) {
+  const site = await siteOf(c);
+  return render(c, {
+    title: `Delete ${site.domain}`,
+    children: (
+      <>
+        <h1>Delete {site.domain}?</h1>
+        <p>The website and all of its statistics are deleted. This cannot be undone.</p>
+        <form method="post" action={`/websites/${site.id}/delete`} class="actions">
+          <input type="hidden" name="_csrf" value={await csrfToken(c)} />
+          <button type="submit" class="danger">
+            Delete {site.domain}
+          </button>
+          <a href="/websites">Cancel</a>
+        </form>
+      </>
+    ),
+  });
+}
+
+/** `POST /websites/:id/delete`: the website and everything recorded for it. */
+async function removeWebsite(c: Context<AppEnv>) {
+  const site = await siteOf(c);
+  await formBody(c);
+  await deleteWebsite(createDb(c.env.DB), signedInOwner(c).id, site.id);
+  return c.redirect('/websites?deleted=1', 303);
+}
+
 export function createWebsitePages() {
   const pages = new Hono<AppEnv>();
   pages.use('*', requireOwner());
-  const owner = (c: Context<AppEnv>) => c.get('owner') as { id: number; email: string };
-
-  pages.get('/', async (c) => {
-    const { rows } = await listWebsites(createDb(c.env.DB), owner(c).id, {
-      sortBy: 'domain',
-      sort: 'asc',
-      limit: 1000,
-      offset: 0,
-    });
-    // A flag, never text from the URL: a link must not be able to put words on this page.
-    const deleted = c.req.query('deleted') === '1';
-    return render(c, {
-      title: 'Websites',
-      children: (
-        <>
-          <div class="actions">
-            <h1>Websites</h1>
-            <a class="button" href="/websites/new">
-              Add a website
-            </a>
-          </div>
-          {deleted ? (
-            <p class="notice" role="status">
-              The website was deleted, with everything recorded for it.
-            </p>
-          ) : null}
-          {rows.length === 0 ? (
-            <p>No websites yet. Add one to get its tracking snippet.</p>
-          ) : (
-            <table>
-              <caption class="sr-only">Your websites</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Domain</th>
-                  <th scope="col">Statistics page</th>
-                  <th scope="col">Time zone</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((site) => (
-                  <tr>
-                    <td>{site.domain}</td>
-                    <td>{PRIVACY[site.privacy] ?? ''}</td>
-                    <td>{site.timezone}</td>
-                    <td class="actions">
-                      <a href={`/stats/${site.domain}`}>Statistics</a>
-                      <a href={`/websites/${site.id}`}>Edit and snippet</a>
-                      <a href={`/websites/${site.id}/delete`}>Delete</a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </>
-      ),
-    });
-  });
-
-  const newPage = async (c: Context<AppEnv>, values: FormValues = {}, errors?: FieldErrors) =>
-    render(
-      c,
-      {
-        title: 'Add a website',
-        children: (
-          <>
-            <h1>Add a website</h1>
-            <WebsiteForm
-              action="/websites"
-              csrf={await csrfToken(c)}
-              values={values}
-              errors={errors}
-            />
-          </>
-        ),
-      },
-      errors ? 422 : 200,
-    );
-
+  pages.get('/', listPage);
   pages.get('/new', (c) => newPage(c));
-
-  pages.post('/', async (c) => {
-    const body = await formBody(c);
-    const fields = fieldsOf(body);
-    try {
-      const site = await createWebsite(createDb(c.env.DB), owner(c).id, fields);
-      return c.redirect(`/websites/${site.id}?created=1`, 303);
-    } catch (err) {
-      if (err instanceof ApiError && err.errors) return newPage(c, formValues(fields), err.errors);
-      throw err;
-    }
-  });
-
-  const editPage = async (
-    c: Context<AppEnv>,
-    site: WebsiteRow,
-    values: FormValues,
-    errors?: FieldErrors,
-  ) => {
-    const origin = new URL(c.req.url).origin;
-    return render(
-      c,
-      {
-        title: site.domain,
-        children: (
-          <>
-            <h1>{site.domain}</h1>
-            {c.req.query('created') ? (
-              <p class="notice" role="status">
-                Website added. Paste the snippet below into every page of your site.
-              </p>
-            ) : null}
-            {c.req.query('saved') ? (
-              <p class="notice" role="status">
-                Saved.
-              </p>
-            ) : null}
-            <section class="card" aria-labelledby="snippet-title">
-              <h2 id="snippet-title">Tracking snippet</h2>
-              <p>
-                Add it to the &lt;head&gt; of every page. It sets no cookies and weighs under 1 KB.
-              </p>
-              <pre id="snippet">{snippet(origin)}</pre>
-              <button type="button" class="secondary" data-copy="snippet">
-                Copy snippet
-              </button>
-            </section>
-            <h2>Settings</h2>
-            <WebsiteForm
-              action={`/websites/${site.id}`}
-              csrf={await csrfToken(c)}
-              values={values}
-              errors={errors}
-              hasPassword={site.passwordHash !== null}
-              editing
-            />
-          </>
-        ),
-      },
-      errors ? 422 : 200,
-    );
-  };
-
-  const siteOf = async (c: Context<AppEnv>) => {
-    const id = parseWebsiteId(c.req.param('id'));
-    return id === null ? undefined : findWebsite(createDb(c.env.DB), owner(c).id, id);
-  };
-  const missing = () => new ApiError(404, 'There is no such website.');
-
+  pages.post('/', addWebsite);
   pages.get('/:id', async (c) => {
     const site = await siteOf(c);
-    if (!site) throw missing();
     return editPage(c, site, valuesOf(site));
   });
-
-  pages.post('/:id', async (c) => {
-    const site = await siteOf(c);
-    if (!site) throw missing();
-    const body = await formBody(c);
-    const fields = fieldsOf(body);
-    try {
-      await changeWebsite(createDb(c.env.DB), owner(c).id, site.id, fields);
-      return c.redirect(`/websites/${site.id}?saved=1`, 303);
-    } catch (err) {
-      if (err instanceof ApiError && err.errors)
-        return editPage(c, site, { ...valuesOf(site), ...formValues(fields) }, err.errors);
-      throw err;
-    }
-  });
-
-  pages.get('/:id/delete', async (c) => {
-    const site = await siteOf(c);
-    if (!site) throw missing();
-    return render(c, {
-      title: `Delete ${site.domain}`,
-      children: (
-        <>
-          <h1>Delete {site.domain}?</h1>
-          <p>The website and all of its statistics are deleted. This cannot be undone.</p>
-          <form method="post" action={`/websites/${site.id}/delete`} class="actions">
-            <input type="hidden" name="_csrf" value={await csrfToken(c)} />
-            <button type="submit" class="danger">
-              Delete {site.domain}
-            </button>
-            <a href="/websites">Cancel</a>
-          </form>
-        </>
-      ),
-    });
-  });
-
-  pages.post('/:id/delete', async (c) => {
-    const site = await siteOf(c);
-    if (!site) throw missing();
-    await formBody(c);
-    await deleteWebsite(createDb(c.env.DB), owner(c).id, site.id);
-    return c.redirect('/websites?deleted=1', 303);
-  });
-
+  pages.post('/:id', saveWebsite);
+  pages.get('/:id/delete', deletePage);
+  pages.post('/:id/delete', removeWebsite);
   return pages;
 }

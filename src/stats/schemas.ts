@@ -1,8 +1,8 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
 import { z } from '@hono/zod-openapi';
-import { field, searchField, stringChoice } from '../api/fields.ts';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { isCalendarDate } from '../lib/dates.ts';
+import { field, searchField, stringChoice } from '../lib/fields.ts';
 import { FILTER_DIMENSIONS } from './filters.ts';
 import { STAT_NAMES } from './names.ts';
 

@@ -81,6 +81,11 @@ declare function fetch(
   },
 ): Promise<unknown>;
 
+// One function of about a hundred lines, against the rule of 80 elsewhere in src/ (biome.json
+// exempts this file): every helper split out of it costs its declaration and its calls in the
+// minified output. Sending and the navigation hooks as named functions made the script 24
+// bytes larger gzipped (791 → 815; the hooks alone 13), a 3% tax on every page of every site,
+// for no change in what it does.
 (() => {
   // Whatever goes wrong, the page never sees an exception from the tracker.
   try {

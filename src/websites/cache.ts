@@ -11,10 +11,10 @@
  * hit. A deleted website's log refuses to roll up once D1 no longer has the website
  * (src/event-log/flush.ts), so hits that reach it from a stale entry are never counted.
  */
-import type { WebsiteRow } from './queries.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 
 /** How long a website found for a hit is used without looking again. */
-export const WEBSITE_CACHE_MS = 30_000;
+const WEBSITE_CACHE_MS = 30_000;
 
 /** Entries at most; past it the oldest go first. */
 const MAX_ENTRIES = 10_000;

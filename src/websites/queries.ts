@@ -6,33 +6,13 @@ import { and, asc, count, desc, eq, exists, inArray, lt, ne, or, type SQL, sql }
 import { type AnySQLiteColumn, alias } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
-import { websitePurges, websites } from '../db/schema.ts';
-import { apiTimestamp } from '../lib/dates.ts';
+import { type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
 import { afterChange } from './cache.ts';
 import { isIpLiteral, parentDomains } from './domain.ts';
-import type { WebsiteRecord } from './schemas.ts';
-
-export type WebsiteRow = typeof websites.$inferSelect;
 
 /** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
 export function parseWebsiteId(raw: string | undefined): number | null {
   return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
-}
-
-export function toWebsiteRecord(row: WebsiteRow): WebsiteRecord {
-  return {
-    id: row.id,
-    domain: row.domain,
-    privacy: row.privacy,
-    password: row.passwordHash !== null,
-    email: row.email,
-    exclude_bots: row.excludeBots,
-    exclude_params: row.excludeParams === '' ? null : row.excludeParams,
-    exclude_ips: row.excludeIps === '' ? null : row.excludeIps,
-    timezone: row.timezone,
-    created_at: apiTimestamp(row.createdAt),
-    updated_at: apiTimestamp(row.updatedAt),
-  };
 }
 
 export async function findWebsite(

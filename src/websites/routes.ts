@@ -17,8 +17,9 @@ import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
-import { deleteWebsite, findWebsite, listWebsites, toWebsiteRecord } from './queries.ts';
-import { websiteInputSchema, websiteListQuerySchema, websiteSchema } from './schemas.ts';
+import { websiteInputSchema } from './input.ts';
+import { deleteWebsite, findWebsite, listWebsites } from './queries.ts';
+import { toWebsiteRecord, websiteListQuerySchema, websiteSchema } from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
 
 const idParam = z.object({

@@ -4,18 +4,18 @@
  * written unless every field is valid.
  */
 import { hashPassword } from '../accounts/password.ts';
-import { parseFields } from '../api/fields.ts';
 import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
+import { parseFields } from '../lib/fields.ts';
+import { type WebsiteInput, websiteInputSchema } from './input.ts';
 import {
   domainClaimed,
   findWebsite,
   insertWebsite,
   type NewWebsite,
   updateWebsite,
-  type WebsiteRow,
 } from './queries.ts';
-import { type WebsiteInput, websiteInputSchema } from './schemas.ts';
 
 const FIELD_ORDER = Object.keys(websiteInputSchema.shape);
 const PASSWORD_REQUIRED = 'The password field is required when privacy is 2.';

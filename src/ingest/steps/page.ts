@@ -59,7 +59,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * @example
  * readable('/%C3%BAst%C3%AD?q=a%2Fb', 255) // '/ústí?q=a%2Fb'
  */
-export function readable(path: string, max: number): string {
+function readable(path: string, max: number): string {
   let out = '';
   let i = 0;
   while (i < path.length) {

@@ -1,12 +1,13 @@
 /**
- * Field schemas for the API. Each field is a zod schema that validates (and normalises) a
- * raw value as it arrives from a form, multipart or JSON body or a query string, with a
- * Laravel-style message, and carries the OpenAPI description of the value it accepts. The
- * same schema objects validate requests and generate `/api/v1/openapi.json`.
+ * Field validation shared by the domain services and the API. Each field is a zod schema that
+ * validates (and normalises) a raw value as it arrives from a form, multipart or JSON body or
+ * a query string, with a Laravel-style message, and carries the OpenAPI description of the
+ * value it accepts: the same schema objects validate input in the services (websites,
+ * statistics) and generate `/api/v1/openapi.json`. Nothing here knows about HTTP.
  */
 import { z } from '@hono/zod-openapi';
 import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
-import type { FieldErrors } from '../lib/errors.ts';
+import type { FieldErrors } from './errors.ts';
 
 export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -37,7 +38,7 @@ export function field<T>(doc: OpenApiDoc, check: (raw: unknown) => Check<T>) {
 }
 
 /** Human label of a field name, as Laravel writes it: `exclude_bots` → `exclude bots`. */
-export const label = (name: string) => name.replace(/_/g, ' ');
+const label = (name: string) => name.replace(/_/g, ' ');
 
 /** Accepts one of `allowed` given as a number, a numeric string or (for 0/1) a JSON boolean. */
 export function intChoice<const T extends readonly number[]>(
@@ -75,7 +76,7 @@ export function stringChoice<const T extends readonly string[]>(
 }
 
 /** A string field with a maximum length. */
-export function text(name: string, max: number, description: string) {
+function text(name: string, max: number, description: string) {
   return field<string>({ type: 'string', maxLength: max, description }, (raw) => {
     if (typeof raw !== 'string')
       return { ok: false, message: `The ${label(name)} field must be a string.` };

@@ -34,7 +34,7 @@ import {
 } from './log-query.ts';
 
 /** A new visit starts after this long without a page view (docs/ARCHITECTURE.md). */
-export const VISIT_GAP_MS = 30 * 60 * 1000;
+const VISIT_GAP_MS = 30 * 60 * 1000;
 /**
  * How soon after the first unflushed event the alarm flushes. Readers flush first anyway
  * (read-your-writes), so the delay only decides how many events one flush sums, and so how

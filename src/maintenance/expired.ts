@@ -14,7 +14,7 @@ import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
  * A report claim older than this can never be the claim of a report still owed: the last
  * complete period (a week or a calendar month) has moved on at least once since it was made.
  */
-export const REPORT_CLAIM_TTL_MS = 62 * 24 * 60 * 60 * 1000;
+const REPORT_CLAIM_TTL_MS = 62 * 24 * 60 * 60 * 1000;
 
 export type ChunkLimits = {
   /** Rows per delete statement. */

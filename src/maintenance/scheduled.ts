@@ -20,7 +20,7 @@ import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 
 /** Statements one run may send: well under D1's 1,000 queries per invocation. */
-export const QUERY_BUDGET = 500;
+const QUERY_BUDGET = 500;
 /** The share of the deleted websites' purge (stats chunks and tombstones). */
 const DELETED_WEBSITES_QUERIES = 100;
 /**

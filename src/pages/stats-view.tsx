@@ -44,7 +44,7 @@ export function viewHref(path: string, view: View, extra: Extra = {}): string {
 }
 
 /** The view with one more filter; one of the same dimension and operator is replaced. */
-export function withFilter(view: View, filter: Filter): View {
+function withFilter(view: View, filter: Filter): View {
   const others = view.filters.filter(
     (f) => f.dimension !== filter.dimension || f.operator !== filter.operator,
   );
@@ -120,7 +120,7 @@ const RANGE_LABELS: Record<RangeName, string> = {
 };
 
 /** A display form of a stored value: `US:United States` → `United States`. */
-export function displayValue(name: string, value: string): string {
+function displayValue(name: string, value: string): string {
   if (name === 'country' || name === 'continent' || name === 'city')
     return value.slice(value.indexOf(':') + 1);
   return value;
@@ -245,7 +245,7 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
  * A value of a statistic: for a filterable dimension, a link that filters the overview by
  * it (and, for pages and referrer hosts, a second link that opens it); else plain text.
  */
-export const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View }> = ({
+const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View }> = ({
   name,
   value,
   domain,

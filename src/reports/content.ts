@@ -106,7 +106,7 @@ function oneLine(text: string): string {
 }
 
 /** Escapes text for HTML: every tracked value is hostile until proven otherwise. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return oneLine(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 

@@ -14,7 +14,7 @@ import type { StatsPage } from './queries.ts';
 import { isUnavailable, seriesOf, sourceOf, summaryOf, type Unavailable } from './source.ts';
 
 /** Visitors who matched the filters in percent of all visitors of the range, one decimal. */
-export type Conversion = { rate: number; previous: number };
+type Conversion = { rate: number; previous: number };
 
 export type Overview = {
   summary: Summary;
@@ -28,7 +28,7 @@ export type Overview = {
 };
 
 /** How many values each panel of the overview shows. */
-export const PANEL_ROWS = 10;
+const PANEL_ROWS = 10;
 
 function percent(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;

@@ -38,7 +38,7 @@ export function isFilterDimension(name: string): name is FilterDimension {
   return (FILTER_DIMENSIONS as readonly string[]).includes(name);
 }
 
-export const FILTER_OPERATORS = ['is', 'not', 'contains'] as const;
+const FILTER_OPERATORS = ['is', 'not', 'contains'] as const;
 
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 

@@ -65,7 +65,7 @@ export type SeriesPoint = {
 };
 
 /** What the chart can show; `overview` is visitors and page views together. */
-export const CHART_METRICS = [
+const CHART_METRICS = [
   'overview',
   'visitors',
   'visits',

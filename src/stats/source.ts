@@ -40,7 +40,7 @@ export function isUnavailable(answer: unknown): answer is Unavailable {
 type Dates = { from: string; to: string };
 
 /** A page of one statistic, without the website (the source knows it). */
-export type PageQuery = Omit<StatsQuery, 'websiteId' | 'through'>;
+type PageQuery = Omit<StatsQuery, 'websiteId' | 'through'>;
 
 /**
  * What a website's numbers are read from: its roll-ups (`U` = never: they cover every date)

@@ -123,7 +123,7 @@ export function injectD1Failure(options: FaultOptions = {}): Fault {
 }
 
 /** Fragments that must never appear in a response body: SQL, driver errors, stack traces. */
-export const LEAKS = [
+const LEAKS = [
   'SQLITE',
   'D1_',
   'no such table',
@@ -147,7 +147,7 @@ export function leaksIn(body: string): string[] {
 }
 
 /** The error a Worker gets past its queries per invocation. */
-export const QUERY_LIMIT_MESSAGE = 'D1_ERROR: Too many API requests by single worker invocation.';
+const QUERY_LIMIT_MESSAGE = 'D1_ERROR: Too many API requests by single worker invocation.';
 
 /**
  * A D1 binding that behaves like D1 past its queries per Worker invocation: the first

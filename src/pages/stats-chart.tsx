@@ -33,6 +33,39 @@ export function chartMetric(asked: string | undefined, hourly: boolean): ChartMe
   return chartMetricsFor(hourly).find((m) => m === asked) ?? 'overview';
 }
 
+/** The chart's numbers as a table, for screen readers and for reading exact values. */
+const ChartTable: FC<{
+  points: SeriesPoint[];
+  unit: SeriesUnit;
+  shown: Exclude<ChartMetric, 'overview'>[];
+}> = ({ points, unit, shown }) => (
+  <details>
+    <summary>Chart data as a table</summary>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">{UNIT_HEADERS[unit]}</th>
+          {shown.map((key) => (
+            <th scope="col" class="num">
+              {METRIC_TITLES[key]}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {points.map((p) => (
+          <tr>
+            <td>{p.label}</td>
+            {shown.map((key) => (
+              <td class="num">{formatFigure(key, p[key])}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </details>
+);
+
 export const Chart: FC<{
   points: SeriesPoint[];
   /** What one point sums: an hour, a day, a week or a month. */
@@ -95,31 +128,7 @@ export const Chart: FC<{
           </>
         ))}
       </figcaption>
-      <details>
-        <summary>Chart data as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{UNIT_HEADERS[unit]}</th>
-              {shown.map((key) => (
-                <th scope="col" class="num">
-                  {METRIC_TITLES[key]}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {points.map((p) => (
-              <tr>
-                <td>{p.label}</td>
-                {shown.map((key) => (
-                  <td class="num">{formatFigure(key, value(p, key))}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
+      <ChartTable points={points} unit={unit} shown={shown} />
     </figure>
   );
 };

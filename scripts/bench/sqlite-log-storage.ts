@@ -6,7 +6,7 @@
  * the benchmark site's real object: `importEvents`, scripts/bench/worker.ts).
  */
 import { DatabaseSync } from 'node:sqlite';
-import type { LogStorage } from '../../src/event-log/event-log.ts';
+import type { LogStorage } from '../../src/event-log/log-types.ts';
 
 type Value = string | number | bigint | null | Uint8Array;
 

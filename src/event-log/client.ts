@@ -6,8 +6,8 @@
 import type { Env } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
-import type { LogRead } from './event-log.ts';
 import type { LogHit } from './events.ts';
+import type { LogRead } from './log-types.ts';
 
 /** The event log of a website: its Durable Object, named by the website's id. */
 export function websiteLog(env: Env, websiteId: number) {

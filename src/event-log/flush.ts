@@ -19,7 +19,9 @@
  * whose commit was not seen by the object (a lost answer, an eviction) is recognised on the
  * next one: D1's position is ahead of the object's, and the object adopts it.
  */
-import type { Increment } from './events.ts';
+import { type Increment, rollupOf } from './events.ts';
+import type { LogDb } from './log-db.ts';
+import { type EventRow, toLoggedEvent } from './log-schema.ts';
 
 /** The coarser roll-ups a late event adds to: table, key column, length of its key. */
 const LATE = [
@@ -30,11 +32,19 @@ const LATE = [
 /** Increments per statement: a few hundred bytes each, well under D1's limits. */
 const INCREMENTS_PER_STATEMENT = 500;
 
+/** Events per D1 batch of a flush; a longer backlog is flushed in several. */
+const FLUSH_BATCH = 5_000;
+
 /** What a flush wrote: D1's rows written and read (exact, from `meta`). */
 export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
 
+export const NO_COST: FlushCost = { rowsWritten: 0, rowsRead: 0, statements: 0 };
+
+/** What a flush did: events rolled up, the position reached, and D1's exact cost. */
+export type Flushed = { events: number; position: number; cost: FlushCost };
+
 /** What a flush did: its cost, and whether D1 no longer has the website (nothing written). */
-export type Applied = FlushCost & { websiteGone: boolean };
+type Applied = FlushCost & { websiteGone: boolean };
 
 export async function applyFlush(
   d1: D1Database,
@@ -98,4 +108,60 @@ export async function appliedPosition(d1: D1Database, websiteId: number): Promis
     .bind(websiteId)
     .first<{ position: number }>();
   return row?.position ?? 0;
+}
+
+/**
+ * Rolls every event after the log's flush position up into D1, in batches, moving the
+ * position with each; `websiteGone` when D1 no longer has the website (nothing written).
+ */
+export async function flushEvents(
+  db: LogDb,
+  d1: D1Database,
+): Promise<Flushed & { websiteGone: boolean }> {
+  const websiteId = db.meta('website');
+  const total = {
+    events: 0,
+    position: db.meta('flushed'),
+    cost: { ...NO_COST },
+    websiteGone: false,
+  };
+  if (!websiteId) return total;
+  for (;;) {
+    const from = db.meta('flushed');
+    const rows = db.rows<EventRow>(
+      'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
+      from,
+      FLUSH_BATCH,
+    );
+    const last = rows.at(-1);
+    if (!last) break;
+    let cost: Applied;
+    try {
+      cost = await applyFlush(d1, websiteId, from, last.id, rollupOf(rows.map(toLoggedEvent)));
+    } catch (err) {
+      // A flush that committed without this object learning it (an answer lost, an
+      // eviction between the commit and the note) left D1 ahead: adopt its position.
+      const applied = await appliedPosition(d1, websiteId);
+      if (applied <= from) throw err;
+      db.setMeta('flushed', applied);
+      continue;
+    }
+    if (cost.websiteGone) {
+      total.websiteGone = true;
+      break;
+    }
+    db.setMeta('flushed', last.id);
+    total.events += rows.length;
+    total.position = last.id;
+    total.cost.rowsWritten += cost.rowsWritten;
+    total.cost.rowsRead += cost.rowsRead;
+    total.cost.statements += cost.statements;
+  }
+  return total;
+}
+
+/** Events not yet rolled up into D1. */
+export function pendingEvents(db: LogDb): number {
+  return db.one<{ n: number }>('SELECT count(*) AS n FROM events WHERE id > ?', db.meta('flushed'))
+    .n;
 }

@@ -7,9 +7,10 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { STAGE_TTL_MS, toLoggedEvent } from '../../src/event-log/event-log.ts';
+import { STAGE_TTL_MS } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
+import { toLoggedEvent } from '../../src/event-log/log-schema.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit, logTables, record } from '../support/event-log.ts';

@@ -2,8 +2,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { websiteLog } from '../../src/event-log/client.ts';
-import type { NotStored, Recorded } from '../../src/event-log/event-log.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
+import type { NotStored, Recorded } from '../../src/event-log/log-types.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {

@@ -1,0 +1,44 @@
+/**
+ * The dates a log holds. `days` notes the id where each run of one local date's events
+ * starts (a row at each local midnight), so that a read scans only its dates' events.
+ */
+import { addDays } from '../lib/dates.ts';
+import type { LogDb } from './log-db.ts';
+
+/**
+ * The ids between which the events of the dates `from`–`to` lie; [1, 0] when there are none.
+ */
+export function idsOf(db: LogDb, from: string, to: string): [number, number] {
+  const row = db.one<{ low: number | null; high: number | null }>(
+    `SELECT min(d.first) AS low,
+        max(coalesce((SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1, ?)) AS high
+      FROM days d WHERE d.date BETWEEN ? AND ?`,
+    Number.MAX_SAFE_INTEGER,
+    from,
+    to,
+  );
+  return row.low === null || row.high === null ? [1, 0] : [row.low, row.high];
+}
+
+/** The local date of the newest event (null before the first). */
+export function newestDate(db: LogDb): string | null {
+  return (
+    db.rows<{ date: string }>('SELECT date FROM days ORDER BY first DESC LIMIT 1')[0]?.date ?? null
+  );
+}
+
+/** Notes that a run of events of `date` starts at event `id`. */
+export function noteDayStart(db: LogDb, id: number, date: string): void {
+  db.rows('INSERT INTO days (first, date) VALUES (?, ?)', id, date);
+}
+
+/**
+ * The oldest date the log holds: null while it has deleted no event (it holds every date
+ * since its first hit). Events are deleted by whole dates (./retention.ts), so that date is
+ * whole.
+ */
+export function firstDate(db: LogDb): string | null {
+  if (db.meta('pruned') !== 1) return null;
+  const oldest = db.rows<{ date: string }>('SELECT date FROM events ORDER BY id LIMIT 1')[0]?.date;
+  return oldest ?? addDays(new Date().toISOString().slice(0, 10), 1);
+}

@@ -1,0 +1,62 @@
+/**
+ * The SQL of one event log's storage, with the rows every statement read and wrote counted
+ * exactly (SQLite's cursor counts: docs/ARCHITECTURE.md, "Costs"), and the log's `meta`.
+ */
+
+/**
+ * What `meta` holds: the website's id, the flush position, the tables' version, and whether
+ * events were ever deleted (`EVENT_RETENTION_DAYS`: the log no longer holds every date).
+ */
+export type MetaKey = 'website' | 'flushed' | 'schema' | 'pruned';
+
+export class LogDb {
+  /** Rows read and written by this log's statements so far. */
+  readonly io = { rowsRead: 0, rowsWritten: 0 };
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Runs one statement and returns its rows, counting the rows it read and wrote. */
+  rows<T extends Record<string, SqlStorageValue>>(
+    query: string,
+    ...params: SqlStorageValue[]
+  ): T[] {
+    const cursor = this.sql.exec<T>(query, ...params);
+    const rows = cursor.toArray();
+    this.io.rowsRead += cursor.rowsRead;
+    this.io.rowsWritten += cursor.rowsWritten;
+    return rows;
+  }
+
+  /** Runs a statement that returns exactly one row (an aggregate, `RETURNING`). */
+  one<T extends Record<string, SqlStorageValue>>(query: string, ...params: SqlStorageValue[]): T {
+    const row = this.rows<T>(query, ...params)[0];
+    if (!row) throw new Error('expected a row');
+    return row;
+  }
+
+  /** Runs a script of several statements (the tables' definitions), uncounted. */
+  script(statements: string): void {
+    this.sql.exec(statements);
+  }
+
+  /** Whether a table of that name exists. */
+  hasTable(name: string): boolean {
+    return (
+      this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray()
+        .length > 0
+    );
+  }
+
+  meta(key: MetaKey): number {
+    return this.rows<{ value: number }>('SELECT value FROM meta WHERE key = ?', key)[0]?.value ?? 0;
+  }
+
+  setMeta(key: MetaKey, value: number): void {
+    if (this.meta(key) === value) return;
+    this.rows(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What a website's event log answers and what it needs (./event-log.ts): shared by its
+ * Durable Object, the Worker's calls to it, and the benchmark's bulk loader.
+ */
+import type { Env } from '../env.ts';
+import type { Flushed } from './flush.ts';
+
+/**
+ * What a read of the log answered: its value and rows read; or, for a range that starts
+ * before the oldest date it holds, that date (`firstDate`); or a failure (logged).
+ */
+export type LogRead<T> =
+  | { ok: true; value: T; rowsRead: number }
+  | { ok: false; firstDate?: string };
+
+/** A hit the log could not store (the failure is logged by the object). */
+export type NotStored = { ok: false };
+
+/** What `record` decided, and the rows its statements read and wrote (exact). */
+export type Recorded = {
+  ok: true;
+  id: number;
+  visitor: number;
+  visit: number;
+  newVisitor: boolean;
+  newVisit: boolean;
+  cost: { rowsRead: number; rowsWritten: number };
+};
+
+/**
+ * A flush's answer. A failure is an answer, not an exception: an exception would cross the
+ * RPC boundary as an uncaught error of the object; the caller decides (a reader answers 503).
+ */
+export type FlushOutcome = ({ ok: true } & Flushed) | { ok: false };
+
+/**
+ * What the log needs of its storage: a Durable Object's (`ctx.storage`), or — for the
+ * benchmark's bulk loader — the same over Node's SQLite (scripts/bench/sqlite-log-storage.ts).
+ */
+export type LogStorage = {
+  sql: SqlStorage;
+  transactionSync<T>(closure: () => T): T;
+  getAlarm(): Promise<number | null>;
+  setAlarm(at: number): Promise<void>;
+  deleteAlarm(): Promise<void>;
+  deleteAll(): Promise<void>;
+};
+
+/** What the log needs of the Worker's environment. */
+export type LogEnv = Pick<Env, 'DB' | 'EVENT_RETENTION_DAYS'>;

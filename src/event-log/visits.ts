@@ -1,0 +1,211 @@
+/**
+ * Visitors and visits as the log decides them (docs/ARCHITECTURE.md, "Visits"): which page
+ * views go on a visit under way, the visitor and visit numbers of a date, and the visits
+ * under way, kept in memory and read back from the events after a restart.
+ */
+import type { LogHit } from './events.ts';
+import type { LogDb } from './log-db.ts';
+import type { Decided, VisitFacts, VisitorRow } from './log-schema.ts';
+
+/** A new visit starts after this long without a page view. */
+const VISIT_GAP_MS = 30 * 60 * 1000;
+/** Slack for clocks of different Workers when the visits under way are read back. */
+const CLOCK_SLACK_MS = 5 * 60_000;
+/** Events read per statement while reading back the visits under way. */
+const READ_BACK_BATCH = 1_000;
+
+/**
+ * Where a visitor's current visit stands, kept in memory by `visitKey`: the visit's number,
+ * its last page view's time and page, and its page views so far (null for a visit under way
+ * when the log was upgraded to version 2). It changes with every page view, so it is not
+ * written anywhere: every page view's event row says all of it, and a restarted object
+ * reads it back from the events of the last half hour (`readBackVisits`).
+ */
+export type VisitState = { visit: number; lastSeen: number; views: number | null; page: string };
+
+/** The key of a visitor's visit under way: their date and number. */
+const visitKey = (date: string, visitor: number) => `${date} ${visitor}`;
+
+/** A page view that starts a visit is its first. */
+const FIRST_PAGE_VIEW: VisitFacts = { visitViews: 1, previousPage: null, visitSeconds: 0 };
+/** An event, or a page view of a visit under way when the log was upgraded (views unknown). */
+const NO_VISIT_FACTS: VisitFacts = { visitViews: null, previousPage: null, visitSeconds: 0 };
+
+/**
+ * The visit a page view goes on, or null when it starts one. A visit goes on within 30
+ * minutes of the last page view, unless the visitor arrives from another site than the one
+ * that started it (reloads and single-page-app navigations repeat that referrer).
+ */
+function continuedVisit(
+  hit: LogHit,
+  known: VisitorRow | undefined,
+  under: VisitState | undefined,
+): { visit: number; facts: VisitFacts; lastSeen: number } | null {
+  if (!known || !under || under.lastSeen <= hit.time - VISIT_GAP_MS) return null;
+  if (hit.referrer !== '' && known.visit_referrer !== hit.referrer) return null;
+  const facts: VisitFacts =
+    under.views !== null && known.visit_start !== null
+      ? {
+          visitViews: under.views + 1,
+          previousPage: under.page,
+          // Whole seconds since the visit's start, less those counted already: the visit's
+          // seconds add up to floor((last - first) / 1000) exactly.
+          visitSeconds: Math.max(
+            0,
+            Math.floor((hit.time - known.visit_start) / 1000) -
+              Math.floor((under.lastSeen - known.visit_start) / 1000),
+          ),
+        }
+      : NO_VISIT_FACTS;
+  return { visit: known.visit, facts, lastSeen: Math.max(under.lastSeen, hit.time) };
+}
+
+/** Writes the visitor's row when a visit starts: their visit's page views are in memory. */
+function writeVisitStart(db: LogDb, hash: string, hit: LogHit, decided: Decided): void {
+  db.rows(
+    `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_start)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (hash) DO UPDATE SET
+        visit = excluded.visit,
+        last_seen = max(last_seen, excluded.last_seen),
+        visit_referrer = excluded.visit_referrer,
+        visit_start = excluded.visit_start`,
+    hash,
+    hit.date,
+    decided.visitor,
+    decided.visit,
+    hit.time,
+    hit.referrer,
+    hit.time,
+  );
+}
+
+/** The next visitor and visit numbers of the dates in use, learnt from storage on first use. */
+export class VisitNumbers {
+  private readonly next = new Map<string, { visitor: number; visit: number }>();
+
+  /** The next visitor or visit number of a date. */
+  take(db: LogDb, date: string, kind: 'visitor' | 'visit'): number {
+    let counters = this.next.get(date);
+    if (!counters) {
+      const row = db.one<{ visitor: number | null; visit: number | null }>(
+        'SELECT max(number) AS visitor, max(visit) AS visit FROM visitors WHERE date = ?',
+        date,
+      );
+      counters = { visitor: (row.visitor ?? 0) + 1, visit: (row.visit ?? 0) + 1 };
+      if (this.next.size > 3) this.next.clear();
+      this.next.set(date, counters);
+    }
+    const number = counters[kind];
+    counters[kind] += 1;
+    return number;
+  }
+
+  clear(): void {
+    this.next.clear();
+  }
+}
+
+/**
+ * The visits under way, by `visitKey`, read back after a restart from the page views of the
+ * half hour before the newest event (and some slack for the clocks of different Workers): a
+ * visit whose last page view is older than that cannot go on. Reads the log backwards, a
+ * batch at a time, so the cost is the last half hour's events and one batch more.
+ */
+export function readBackVisits(db: LogDb): Map<string, VisitState> {
+  const visits = new Map<string, VisitState>();
+  let below = Number.MAX_SAFE_INTEGER;
+  let cutoff: number | undefined;
+  for (;;) {
+    const rows = db.rows<{
+      id: number;
+      kind: string;
+      time: number;
+      date: string;
+      visitor: number;
+      visit: number;
+      page: string;
+      visit_views: number | null;
+    }>(
+      `SELECT id, kind, time, date, visitor, visit, page, visit_views FROM events
+        WHERE id < ? ORDER BY id DESC LIMIT ?`,
+      below,
+      READ_BACK_BATCH,
+    );
+    let current = false;
+    for (const row of rows) {
+      cutoff ??= row.time - VISIT_GAP_MS - CLOCK_SLACK_MS;
+      if (row.time < cutoff) continue;
+      current = true;
+      const key = visitKey(row.date, row.visitor);
+      if (row.kind === 'pageview' && !visits.has(key))
+        visits.set(key, {
+          visit: row.visit,
+          lastSeen: row.time,
+          views: row.visit_views,
+          page: row.page,
+        });
+    }
+    // Done at the first batch with nothing recent: arrival order and time order may
+    // differ a little (the clocks of different Workers).
+    const last = rows.at(-1);
+    if (!last || !current || rows.length < READ_BACK_BATCH) break;
+    below = last.id;
+  }
+  return visits;
+}
+
+/** Forgets the visits in memory that can no longer go on. */
+export function pruneVisits(visits: Map<string, VisitState>): void {
+  let newest = 0;
+  for (const state of visits.values()) newest = Math.max(newest, state.lastSeen);
+  for (const [key, state] of visits)
+    if (state.lastSeen < newest - VISIT_GAP_MS - CLOCK_SLACK_MS) visits.delete(key);
+}
+
+/**
+ * Decides a hit's visitor and visit, writing the visitor's row when a page view starts a
+ * visit. A page view goes on its visitor's visit under way (`continuedVisit`) or starts one;
+ * an event belongs to its visitor's current visit, if any. Answers the visit's new state for
+ * the log to keep in memory once the hit's transaction has committed.
+ */
+export function decideHit(
+  db: LogDb,
+  numbers: VisitNumbers,
+  underWay: () => Map<string, VisitState>,
+  hit: LogHit,
+  hash: string,
+): { decided: Decided; facts: VisitFacts; state?: [string, VisitState] } {
+  const known = db.rows<VisitorRow>(
+    'SELECT number, visit, visit_referrer, visit_start FROM visitors WHERE hash = ?',
+    hash,
+  )[0];
+  if (hit.kind !== 'pageview') {
+    const decided = {
+      visitor: known?.number ?? 0,
+      visit: known?.visit ?? 0,
+      newVisitor: false,
+      newVisit: false,
+    };
+    return { decided, facts: NO_VISIT_FACTS };
+  }
+  // The visitor's visit under way, if the one in memory is the visitor's current one.
+  const current = known && underWay().get(visitKey(hit.date, known.number));
+  const under = current?.visit === known?.visit ? current : undefined;
+  const goesOn = continuedVisit(hit, known, under);
+  const decided = {
+    visitor: known?.number ?? numbers.take(db, hit.date, 'visitor'),
+    visit: goesOn ? goesOn.visit : numbers.take(db, hit.date, 'visit'),
+    newVisitor: known === undefined,
+    newVisit: !goesOn,
+  };
+  const facts = goesOn ? goesOn.facts : FIRST_PAGE_VIEW;
+  if (!goesOn) writeVisitStart(db, hash, hit, decided);
+  const state: VisitState = {
+    visit: decided.visit,
+    lastSeen: goesOn ? goesOn.lastSeen : hit.time,
+    views: facts.visitViews,
+    page: hit.page,
+  };
+  return { decided, facts, state: [visitKey(hit.date, decided.visitor), state] };
+}

@@ -4,7 +4,7 @@
  * The path of a number).
  */
 import type { Env } from '../env.ts';
-import { ApiError } from '../lib/errors.ts';
+import { tryAgainSoon } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { LogRead } from './log-types.ts';
@@ -86,9 +86,7 @@ export async function readLog<T>(
   }
   if (answer.ok) return answer;
   if (answer.firstDate) return { ok: false, firstDate: answer.firstDate };
-  throw new ApiError(503, 'The statistics could not be read; try again in a moment.', undefined, {
-    'Retry-After': '5',
-  });
+  throw tryAgainSoon('The statistics could not be read; try again in a moment.');
 }
 
 /**
@@ -103,8 +101,5 @@ export async function flushBeforeReading(env: Env, websiteId: number): Promise<v
   } catch (err) {
     logError('event log not reached', { websiteId }, err);
   }
-  if (!ok)
-    throw new ApiError(503, 'The statistics are being updated; try again in a moment.', undefined, {
-      'Retry-After': '5',
-    });
+  if (!ok) throw tryAgainSoon('The statistics are being updated; try again in a moment.');
 }

@@ -10,7 +10,7 @@ import { createDb, type Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { storeInLogs } from '../event-log/client.ts';
 import type { LogHit } from '../event-log/events.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, tryAgainSoon } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { type LogContext, logError } from '../lib/log.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
@@ -87,9 +87,7 @@ export async function ingestCall(
     // Nothing of this call was counted (a call naming several websites stages all first;
     // storeInLogs says when a failed commit leaves it counted in another log).
     logError('hit not stored', facts.where ?? {}, err);
-    throw new ApiError(503, 'The hit could not be stored; try again.', undefined, {
-      'Retry-After': '5',
-    });
+    throw tryAgainSoon('The hit could not be stored; try again.');
   }
 }
 

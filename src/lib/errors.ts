@@ -40,6 +40,13 @@ export function validationFailed(errors: FieldErrors): ApiError {
   return new ApiError(422, first, errors);
 }
 
+/**
+ * Something the answer needs (the event log, D1) did not answer now: a 503 that asks the
+ * client to try again in a few seconds. Domain modules throw it rather than name a status.
+ */
+export const tryAgainSoon = (message: string) =>
+  new ApiError(503, message, undefined, { 'Retry-After': '5' });
+
 /** A page form that failed the CSRF checks (its Origin, or its per-session token). */
 export const formNotVerified = () =>
   new ApiError(

@@ -11,7 +11,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../accounts/password.ts';
 import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
-import { websites } from '../db/schema.ts';
+import { type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -20,14 +20,12 @@ import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { normalizeDomain } from '../websites/domain.ts';
 import { Field, render } from './layout.tsx';
 
-export type Site = typeof websites.$inferSelect;
-
 /** A missing website, a private one and an unknown statistic look exactly alike. */
 export const notFound = () => new ApiError(404, 'There are no statistics here.');
 
-const cookieName = (site: Site) => `sl_site_${site.id}`;
+const cookieName = (site: WebsiteRow) => `sl_site_${site.id}`;
 
-async function siteToken(db: Database, site: Site): Promise<string> {
+async function siteToken(db: Database, site: WebsiteRow): Promise<string> {
   return hmacHex(
     await serverSecret(db, 'stats-cookie'),
     `${site.id}\u0000${site.passwordHash ?? ''}`,
@@ -36,7 +34,7 @@ async function siteToken(db: Database, site: Site): Promise<string> {
 
 type Access = 'granted' | 'hidden' | 'password';
 
-async function accessTo(c: Context<AppEnv>, db: Database, site: Site): Promise<Access> {
+async function accessTo(c: Context<AppEnv>, db: Database, site: WebsiteRow): Promise<Access> {
   if (site.privacy === 0 || c.get('owner')?.id === site.ownerId) return 'granted';
   if (site.privacy === 2 && site.passwordHash) {
     const cookie = getCookie(c, cookieName(site));
@@ -45,7 +43,7 @@ async function accessTo(c: Context<AppEnv>, db: Database, site: Site): Promise<A
   return 'hidden';
 }
 
-async function findByDomain(db: Database, raw: string): Promise<Site | undefined> {
+async function findByDomain(db: Database, raw: string): Promise<WebsiteRow | undefined> {
   const normalized = normalizeDomain(raw);
   if (!normalized.ok) return undefined;
   return db.select().from(websites).where(eq(websites.domain, normalized.domain)).get();
@@ -53,7 +51,7 @@ async function findByDomain(db: Database, raw: string): Promise<Site | undefined
 
 function passwordPage(
   c: Context<AppEnv>,
-  site: Site,
+  site: WebsiteRow,
   error?: string,
   status: 200 | 422 | 429 = 200,
 ) {
@@ -97,7 +95,7 @@ function passwordPage(
  */
 export async function readableSite(
   c: Context<AppEnv>,
-): Promise<{ site: Site; db: Database } | Response> {
+): Promise<{ site: WebsiteRow; db: Database } | Response> {
   const db = createDb(c.env.DB);
   const site = await findByDomain(db, c.req.param('domain') ?? '');
   if (!site) throw notFound();

@@ -20,7 +20,7 @@ import {
   isFilterDimension,
 } from '../stats/filters.ts';
 import type { StatName } from '../stats/names.ts';
-import { formatNumber } from '../stats/overview.ts';
+import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 
 /** What a statistics page's address holds: the range and the filters. */
 export type View = { range: RequestedRange; filters: Filter[] };
@@ -119,13 +119,6 @@ const RANGE_LABELS: Record<RangeName, string> = {
   custom: 'Custom',
 };
 
-/** A display form of a stored value: `US:United States` → `United States`. */
-function displayValue(name: string, value: string): string {
-  if (name === 'country' || name === 'continent' || name === 'city')
-    return value.slice(value.indexOf(':') + 1);
-  return value;
-}
-
 /** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
 function linkFor(name: string, value: string, domain: string): string | null {
   if ((name === 'page' || name === 'landing_page' || name === 'exit_page') && value.startsWith('/'))
@@ -134,11 +127,9 @@ function linkFor(name: string, value: string, domain: string): string | null {
   return null;
 }
 
-/** A figure's change against the period before: `+12%`, `-3%`, `new`. */
+/** A figure's change against the period before: `+12%`, `-3%`, `new`, `±0%`. */
 export function change(now: number, before: number): string {
-  if (before === 0) return now === 0 ? '±0%' : 'new';
-  const pct = Math.round(((now - before) / before) * 100);
-  return `${pct > 0 ? '+' : ''}${pct}%`;
+  return percentChange(now, before) ?? (now === 0 ? '±0%' : 'new');
 }
 
 /** The parameters of a view as hidden fields, for a form that keeps the view. */
@@ -217,13 +208,13 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
       <section class="filters" aria-label="Filters">
         <ul class="chips">
           {view.filters.map((f, i) => {
-            const label = `${DIMENSION_LABELS[f.dimension]} ${OPERATOR_LABELS[f.operator]} ${displayValue(f.dimension, f.value)}`;
+            const label = `${DIMENSION_LABELS[f.dimension]} ${OPERATOR_LABELS[f.operator]} ${valueLabel(f.dimension, f.value)}`;
             const rest = { ...view, filters: view.filters.filter((_, j) => j !== i) };
             return (
               <li class="chip">
                 <span>
                   {DIMENSION_LABELS[f.dimension]} {OPERATOR_LABELS[f.operator]}{' '}
-                  <strong>{displayValue(f.dimension, f.value)}</strong>
+                  <strong>{valueLabel(f.dimension, f.value)}</strong>
                 </span>
                 <a href={viewHref(path, rest, keep)}>
                   <span aria-hidden="true">×</span>
@@ -251,7 +242,7 @@ const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View 
   domain,
   view,
 }) => {
-  const text = displayValue(name, value);
+  const text = valueLabel(name, value);
   if (!isFilterDimension(name)) return <>{text}</>;
   const href = linkFor(name, value, domain);
   const filtered = withFilter(view, { dimension: name, operator: 'is', value });
@@ -296,7 +287,7 @@ export const ValueRows: FC<{
                 withFilter(view, { dimension: name, operator: 'not', value: row.value }),
               )}
             >
-              Exclude<span class="sr-only"> {displayValue(name, row.value)}</span>
+              Exclude<span class="sr-only"> {valueLabel(name, row.value)}</span>
             </a>
           </td>
         ) : null}

@@ -7,6 +7,7 @@
  */
 import { type Context, Hono } from 'hono';
 import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { csvFile } from '../lib/csv.ts';
 import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
@@ -18,7 +19,7 @@ import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts'
 import { firstRollupDate } from '../stats/queries.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
-import { notFound, readableSite, registerPasswordRoute, type Site } from './stats-access.tsx';
+import { notFound, readableSite, registerPasswordRoute } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
 import {
   change,
@@ -40,7 +41,7 @@ import {
  */
 async function viewOf(
   c: Context<AppEnv>,
-  site: Site,
+  site: WebsiteRow,
   db: Database,
 ): Promise<{ view: View; refused: string[] }> {
   const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);

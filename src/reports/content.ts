@@ -1,7 +1,14 @@
 /** What a report says: totals with change, top pages, referrers and countries, a link. */
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
-import { type Figures, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import {
+  type Figures,
+  formatFigure,
+  formatNumber,
+  percentChange,
+  SHOWN_FIGURES,
+  valueLabel,
+} from '../stats/overview.ts';
 import { rollupSource, summaryOf } from '../stats/source.ts';
 import type { Period } from './period.ts';
 
@@ -43,7 +50,7 @@ export async function reportData(
       return {
         title,
         rows: rows.map((r) => ({
-          value: name === 'country' ? r.value.slice(r.value.indexOf(':') + 1) : r.value,
+          value: valueLabel(name, r.value),
           count: r.count,
         })),
       };
@@ -60,9 +67,9 @@ export async function reportData(
 }
 
 function change(now: number, before: number): string {
-  if (before === 0) return now === 0 ? 'no change' : 'new';
-  const pct = Math.round(((now - before) / before) * 100);
-  return `${pct > 0 ? '+' : ''}${pct}% vs the period before`;
+  const percent = percentChange(now, before);
+  if (percent === null) return now === 0 ? 'no change' : 'new';
+  return `${percent} vs the period before`;
 }
 
 export function subjectOf(r: ReportData): string {

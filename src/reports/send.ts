@@ -24,7 +24,7 @@
 import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
 import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
-import { owners, reportSends, websites } from '../db/schema.ts';
+import { owners, reportSends, type WebsiteRow, websites } from '../db/schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
@@ -77,7 +77,8 @@ export type ReportRun = {
   skipped: number;
 };
 
-type Site = { id: number; domain: string; timezone: string; email: string };
+/** A website with its owner's address, as a report needs it. */
+type Site = Pick<WebsiteRow, 'id' | 'domain' | 'timezone'> & { email: string };
 
 /** Runs `write` up to `WRITE_ATTEMPTS` times; the last failure is thrown. */
 async function withRetries(write: () => Promise<unknown>): Promise<void> {

@@ -157,6 +157,23 @@ export function formatFigure(key: keyof Figures, n: number): string {
   return formatNumber(n);
 }
 
+/**
+ * A figure's change against the period before: `+12%`, `-3%`, `0%`; null when the period
+ * before had none, for the caller to say `new` or that nothing changed in its own words.
+ */
+export function percentChange(now: number, before: number): string | null {
+  if (before === 0) return null;
+  const pct = Math.round(((now - before) / before) * 100);
+  return `${pct > 0 ? '+' : ''}${pct}%`;
+}
+
+/** A value as people read it: places are stored `US:United States` and read `United States`. */
+export function valueLabel(name: string, value: string): string {
+  if (name === 'country' || name === 'continent' || name === 'city')
+    return value.slice(value.indexOf(':') + 1);
+  return value;
+}
+
 /** A count as people read it: `1,204`. */
 export function formatNumber(n: number): string {
   return n.toLocaleString('en-US');

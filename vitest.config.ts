@@ -1,6 +1,12 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Pure functions' tests need no Workers runtime and run in Node, where a test file costs no
+ * isolate; only the time-zone test runs in workerd, whose time-zone data it checks.
+ */
+const WORKERD_UNIT_TESTS = ['test/unit/timezone.test.ts'];
+
 const limiter = (namespace_id: string, limit: number) => ({
   namespace_id,
   simple: { limit, period: 60 as const },
@@ -33,12 +39,20 @@ export default defineConfig({
         ],
         test: {
           name: 'worker',
-          include: ['test/unit/**/*.test.{ts,tsx}', 'test/integration/**/*.test.{ts,tsx}'],
+          include: [...WORKERD_UNIT_TESTS, 'test/integration/**/*.test.{ts,tsx}'],
           setupFiles: ['./test/setup.ts'],
           // Generous guards for tests that seed traffic on a loaded 2-core machine; nothing
           // here asserts a duration.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          exclude: WORKERD_UNIT_TESTS,
+          environment: 'node',
         },
       },
       {

@@ -53,24 +53,30 @@ export class EmailTakenError extends Error {
 }
 
 /**
+ * What an owner is created with: a password, or its hash made already (`hashPassword`:
+ * test fixtures make one hash for all their owners instead of one PBKDF2 run each).
+ */
+type OwnerInput = { email: string } & ({ password: string } | { passwordHash: string });
+
+/**
  * Creates an owner and their first API key in one batch (both rows or neither) and returns
  * the key, which is never retrievable again. Input must have passed `validateOwnerInput`.
  */
 export async function createOwner(
   db: Database,
-  input: { email: string; password: string },
+  input: OwnerInput,
   now?: number,
 ): Promise<{ id: number; email: string; apiKey: string }>;
 /** With `onlyFirst`, creates the owner only when there is none yet; null otherwise. */
 export async function createOwner(
   db: Database,
-  input: { email: string; password: string },
+  input: OwnerInput,
   now: number,
   options: { onlyFirst: boolean },
 ): Promise<{ id: number; email: string; apiKey: string } | null>;
 export async function createOwner(
   db: Database,
-  input: { email: string; password: string },
+  input: OwnerInput,
   now = Date.now(),
   options: { onlyFirst?: boolean } = {},
 ): Promise<{ id: number; email: string; apiKey: string } | null> {
@@ -78,7 +84,8 @@ export async function createOwner(
   if (await findOwnerByEmail(db, email)) throw new EmailTakenError();
   const apiKey = generateApiKey();
   const ownerId = sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.email} = ${email})`;
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash =
+    'passwordHash' in input ? input.passwordHash : await hashPassword(input.password);
   // The condition is part of the insert, so concurrent sign-ups cannot both be "the first".
   const insert = options.onlyFirst
     ? db

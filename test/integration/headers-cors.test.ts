@@ -11,7 +11,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { unsubscribeToken } from '../../src/reports/send.ts';
-import { call, db, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite, ORIGIN, OWNER_PASSWORD } from '../support/api.ts';
 import {
   type Browser,
   CROSS_SITE_ORIGIN,
@@ -516,7 +516,7 @@ describe('a failing database shows nothing of itself in any response', () => {
     ['GET /login', () => anonymous().get('/login')],
     [
       'POST /login',
-      () => anonymous().post('/login', { email: owner.email, password: 'a long enough password' }),
+      () => anonymous().post('/login', { email: owner.email, password: OWNER_PASSWORD }),
     ],
     ['GET /register', () => anonymous().get('/register')],
     [
@@ -550,7 +550,7 @@ describe('a failing database shows nothing of itself in any response', () => {
       () =>
         browser.post('/account/password', {
           _csrf: csrf,
-          current_password: 'a long enough password',
+          current_password: OWNER_PASSWORD,
           password: 'another long password',
           password_confirmation: 'another long password',
         }),

@@ -37,13 +37,13 @@ import {
   makeOwner,
   makeWebsite,
   NOT_FOUND,
+  OWNER_PASSWORD,
   UNAUTHENTICATED,
 } from '../support/api.ts';
 import {
   type Browser,
   csrfFrom,
   newBrowser,
-  OWNER_PASSWORD,
   type PageResponse,
   type RequestOptions,
   signedIn,

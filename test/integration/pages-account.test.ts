@@ -1,13 +1,12 @@
 /** `/account`: rotating the API key and changing the password. */
 import { describe, expect, it } from 'vitest';
-import { call, makeOwner, snapshot } from '../support/api.ts';
+import { call, makeOwner, OWNER_PASSWORD, snapshot } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,
   csrfFrom,
   labelFor,
   login,
   newBrowser,
-  OWNER_PASSWORD,
   signedIn,
 } from '../support/browser-session.ts';
 

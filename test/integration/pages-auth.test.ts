@@ -2,13 +2,12 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSession, SESSION_TTL_MS } from '../../src/accounts/sessions.ts';
-import { db, makeOwner, snapshot } from '../support/api.ts';
+import { db, makeOwner, OWNER_PASSWORD, snapshot } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,
   csrfFrom,
   login,
   newBrowser,
-  OWNER_PASSWORD,
   signedIn,
 } from '../support/browser-session.ts';
 

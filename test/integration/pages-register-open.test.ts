@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers';
 import { expect, it } from 'vitest';
 import { createApp } from '../../src/app.tsx';
-import { makeOwner, ORIGIN, snapshot } from '../support/api.ts';
+import { makeOwner, ORIGIN, OWNER_PASSWORD, snapshot } from '../support/api.ts';
 
 const app = createApp();
 const open = { ...env, REGISTRATION: 'open' };
@@ -51,7 +51,7 @@ it('answers a taken and a free e-mail alike, and creates only the new account', 
   expect(after).toHaveLength(owners.length + 1);
   expect(after.map((o) => o.email)).toContain('brand-new@example.com');
   // The existing owner's password is untouched: they still sign in with it.
-  const login = await post('/login', { email: existing.email, password: 'a long enough password' });
+  const login = await post('/login', { email: existing.email, password: OWNER_PASSWORD });
   expect([login.status, login.location]).toEqual([303, '/websites']);
   // The new owner signs in with the password chosen.
   const first = await post('/login', {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { TRACKER_VERSION } from '../../src/tracker/script.generated.ts';
-import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite, OWNER_PASSWORD, snapshot } from '../support/api.ts';
 import {
   attr,
   type Browser,
@@ -11,7 +11,6 @@ import {
   escapeHtml,
   labelFor,
   newBrowser,
-  OWNER_PASSWORD,
   signedIn,
   tags,
 } from '../support/browser-session.ts';

@@ -1,6 +1,7 @@
 /** Fixture builders and a small client for driving the Worker through its real `fetch`. */
 import { env, exports } from 'cloudflare:workers';
 import { createOwner } from '../../src/accounts/owners.ts';
+import { hashPassword } from '../../src/accounts/password.ts';
 import { createDb } from '../../src/db/client.ts';
 
 export const ORIGIN = 'https://sightline.test';
@@ -8,11 +9,16 @@ export const db = () => createDb(env.DB);
 
 let ownerSeq = 0;
 
-/** A new owner with an API key; emails are unique per test file run. */
+/** Every fixture owner's password, hashed once per test file (PBKDF2 is slow on purpose). */
+export const OWNER_PASSWORD = 'a long enough password';
+let ownerPasswordHash: Promise<string> | undefined;
+
+/** A new owner with an API key, who can log in with `OWNER_PASSWORD`; emails are unique per test file run. */
 export async function makeOwner(label = 'owner') {
   ownerSeq += 1;
   const email = `${label}-${ownerSeq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const owner = await createOwner(db(), { email, password: 'a long enough password' });
+  ownerPasswordHash ??= hashPassword(OWNER_PASSWORD);
+  const owner = await createOwner(db(), { email, passwordHash: await ownerPasswordHash });
   return { ...owner, key: owner.apiKey };
 }
 

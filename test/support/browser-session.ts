@@ -5,10 +5,9 @@
  * in one test does not spill into the next.
  */
 import { exports } from 'cloudflare:workers';
-import { ORIGIN } from './api.ts';
+import { ORIGIN, OWNER_PASSWORD } from './api.ts';
 
 /** The password `makeOwner()` gives every owner. */
-export const OWNER_PASSWORD = 'a long enough password';
 export const CROSS_SITE_ORIGIN = 'https://evil.example';
 
 export type PageResponse = {

@@ -5,7 +5,7 @@
  * Queries go through the same drizzle functions as the Worker, with bound parameters.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getPlatformProxy } from 'wrangler';
@@ -27,8 +27,23 @@ export function wrangler(args: string[]): void {
 
 export type Target = { remote: boolean; persistTo?: string | undefined };
 
+/** The migrations in `drizzle/` (wrangler.toml's `migrations_dir`), by file name. */
+const MIGRATIONS = readdirSync(`${root}drizzle`).filter((name) => name.endsWith('.sql'));
+
+/** Whether the database lacks a migration of `drizzle/` (wrangler records those applied). */
+async function hasPendingMigrations(d1: D1Database): Promise<boolean> {
+  try {
+    const { results } = await d1.prepare('SELECT name FROM d1_migrations').all<{ name: string }>();
+    const applied = new Set(results.map((row) => row.name));
+    return MIGRATIONS.some((name) => !applied.has(name));
+  } catch {
+    return true; // no migrations table: nothing applied yet
+  }
+}
+
 /**
- * Applies pending migrations, then runs `fn` with a drizzle database and disposes the proxy.
+ * Runs `fn` with a drizzle database and disposes the proxy, after applying pending migrations
+ * with `wrangler d1 migrations apply` (only when there are any: it takes seconds).
  * `persistTo` names another local state directory (as wrangler's `--persist-to` does).
  */
 export async function withDatabase<T>(
@@ -38,7 +53,6 @@ export async function withDatabase<T>(
   const where = remote
     ? ['--remote']
     : ['--local', ...(persistTo ? ['--persist-to', persistTo] : [])];
-  wrangler(['d1', 'migrations', 'apply', 'DB', ...where]);
   let configPath = `${root}wrangler.toml`;
   if (remote) {
     // A remote binding is declared in the config; mark the DB binding remote in a copy.
@@ -49,13 +63,20 @@ export async function withDatabase<T>(
     configPath = `${root}.wrangler-remote.toml`;
     writeFileSync(configPath, config);
   }
-  try {
-    const proxy = await getPlatformProxy<{ DB: D1Database }>({
+  const open = () =>
+    getPlatformProxy<{ DB: D1Database }>({
       configPath,
       remoteBindings: remote,
       // wrangler keeps local state in `<persist-to>/v3`; the proxy takes that inner path.
       persist: persistTo ? { path: resolve(persistTo, 'v3') } : true,
     });
+  try {
+    let proxy = await open();
+    if (await hasPendingMigrations(proxy.env.DB)) {
+      await proxy.dispose();
+      wrangler(['d1', 'migrations', 'apply', 'DB', ...where]);
+      proxy = await open();
+    }
     try {
       return await fn(createDb(proxy.env.DB));
     } finally {

@@ -4,17 +4,18 @@ import { type Unstable_DevWorker, unstable_dev } from 'wrangler';
 import { root } from './d1.ts';
 
 /**
- * Starts `entry` (default: the real Worker) with the configuration of wrangler.toml on the
- * local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port. `vars` are added to
- * wrangler.toml's (e.g. `{ REPLAY: 'on' }` for the replay route).
+ * Starts `entry` (default: the real Worker) with the configuration of wrangler.toml (or of
+ * `config`) on the local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port.
+ * `vars` are added to the configuration's (e.g. `{ REPLAY: 'on' }` for the replay route).
  */
 export function startWorker(
   persistTo: string,
   entry = 'src/index.ts',
   vars: Record<string, string> = {},
+  config = join(root, 'wrangler.toml'),
 ): Promise<Unstable_DevWorker> {
   return unstable_dev(join(root, entry), {
-    config: join(root, 'wrangler.toml'),
+    config,
     persistTo,
     vars,
     ip: '127.0.0.1',

@@ -1,9 +1,10 @@
 /**
- * The rate limits of wrangler.toml, as deployed: the Worker runs under `wrangler dev` with
- * the real configuration, and each limiter lets exactly its configured number of requests
- * through per minute before answering 429 with Retry-After.
+ * The rate limits of wrangler.toml, through the real bindings: the Worker runs under
+ * `wrangler dev` with wrangler.toml as it is but for small limits (so that a test sends a
+ * few requests, not hundreds), and each limiter lets exactly its configured number of
+ * requests through per minute before answering 429 with Retry-After.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +13,14 @@ import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
+import { RETRY_AFTER_SECONDS } from '../../src/lib/rate-limit.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `limit` of each `[[ratelimits]]` block of wrangler.toml, by binding name. */
-async function configuredLimits(): Promise<Record<string, number>> {
-  const toml = await readFile(join(root, 'wrangler.toml'), 'utf8');
+/** `limit` of each `[[ratelimits]]` block of a configuration, by binding name. */
+function configuredLimits(toml: string): Record<string, number> {
   const limits: Record<string, number> = {};
   for (const block of toml.split('[[ratelimits]]').slice(1)) {
     const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
@@ -28,24 +30,48 @@ async function configuredLimits(): Promise<Record<string, number>> {
   return limits;
 }
 
+/** The limits the Worker runs with here, each its own, so that a mix-up of bindings shows. */
+const SMALL_LIMITS: Record<string, number> = {
+  RATE_LIMIT_FORMS: 3,
+  RATE_LIMIT_EVENTS: 4,
+  RATE_LIMIT_API: 5,
+};
+
+/** wrangler.toml with `SMALL_LIMITS`, its entry point named by an absolute path. */
+function withSmallLimits(toml: string): string {
+  const blocks = toml.split('[[ratelimits]]');
+  const changed = blocks.map((block, i) => {
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    const small = name ? SMALL_LIMITS[name] : undefined;
+    return i === 0 || small === undefined
+      ? block
+      : block.replace(/limit\s*=\s*\d+/, `limit = ${small}`);
+  });
+  return changed
+    .join('[[ratelimits]]')
+    .replace(/^main\s*=.*$/m, `main = "${join(root, 'src/index.ts')}"`);
+}
+
 let state: string;
 let worker: Unstable_DevWorker;
 let base: string;
 let apiKey: string;
+/** The limits of wrangler.toml, and those the Worker runs with here. */
+let deployed: Record<string, number>;
 let limits: Record<string, number>;
 const SITE = 'limits.example.com';
 
 /**
- * Sends `count` requests, a few at a time, all inside one window of the limiter: windows are
- * aligned to the clock's minutes, so a run that would cross a minute waits for the next one.
- * Returns how many requests got each status.
+ * Sends `count` requests, a few at a time, all inside one window of the limiter. Windows are
+ * aligned to the clock's minutes: a run starting in a minute's last seconds (it takes well
+ * under one) waits for the next minute. Returns how many requests got each status.
  */
 async function statuses(
   count: number,
   request: () => Promise<Response>,
 ): Promise<Record<number, number>> {
   const leftInMinute = 60_000 - (Date.now() % 60_000);
-  if (leftInMinute < 20_000) await new Promise((r) => setTimeout(r, leftInMinute + 250));
+  if (leftInMinute < 3_000) await new Promise((r) => setTimeout(r, leftInMinute + 250));
   const out: Record<number, number> = {};
   let next = 0;
   const lane = async () => {
@@ -60,19 +86,23 @@ async function statuses(
   return out;
 }
 
-describe('rate limits under wrangler dev with the real configuration', () => {
+describe('rate limits under wrangler dev: the real bindings, small limits', () => {
   beforeAll(async () => {
-    limits = await configuredLimits();
+    const toml = await readFile(join(root, 'wrangler.toml'), 'utf8');
+    deployed = configuredLimits(toml);
     state = await mkdtemp(join(tmpdir(), 'sightline-limits-'));
+    const config = join(state, 'wrangler.toml');
+    await writeFile(config, withSmallLimits(toml));
+    limits = configuredLimits(await readFile(config, 'utf8'));
     apiKey = await withDatabase({ remote: false, persistTo: state }, async (db) => {
       const owner = await createOwner(db, {
         email: 'limits@example.com',
-        password: 'a long enough password',
+        password: OWNER_PASSWORD,
       });
       await createWebsite(db, owner.id, { domain: SITE });
       return owner.apiKey;
     });
-    worker = await startWorker(state);
+    worker = await startWorker(state, 'src/index.ts', {}, config);
     base = `http://127.0.0.1:${worker.port}`;
   });
 
@@ -81,13 +111,14 @@ describe('rate limits under wrangler dev with the real configuration', () => {
     if (state) await rm(state, { recursive: true, force: true });
   });
 
-  it('configures all four limiters', () => {
-    expect(Object.keys(limits).sort()).toEqual([
+  it('configures all four limiters, and runs here with the small limits', () => {
+    expect(Object.keys(deployed).sort()).toEqual([
       'RATE_LIMIT_ADDRESSES',
       'RATE_LIMIT_API',
       'RATE_LIMIT_EVENTS',
       'RATE_LIMIT_FORMS',
     ]);
+    expect(limits).toEqual({ ...deployed, ...SMALL_LIMITS });
   });
 
   it('form submissions per IP (sign-up here: no per-account throttle gets in the way)', async () => {
@@ -103,7 +134,7 @@ describe('rate limits under wrangler dev with the real configuration', () => {
     expect(await statuses(limit + 1, submit)).toEqual({ 403: limit, 429: 1 });
     const limited = await submit();
     expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(limited.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
     expect(await limited.text()).toContain('This form was sent too often');
   });
 
@@ -122,7 +153,7 @@ describe('rate limits under wrangler dev with the real configuration', () => {
       body: JSON.stringify({ page: `https://${SITE}/` }),
     });
     expect(last.status).toBe(429);
-    expect(last.headers.get('retry-after')).toBe('60');
+    expect(last.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
   });
 
   it('API requests per key', async () => {

@@ -11,7 +11,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { unsubscribeToken } from '../../src/reports/send.ts';
-import { call, db, makeOwner, makeWebsite, ORIGIN, OWNER_PASSWORD } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
 import {
   type Browser,
   CROSS_SITE_ORIGIN,
@@ -29,6 +29,7 @@ import {
 } from '../support/d1-faults.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { injectLogFailure } from '../support/log-faults.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 type Owner = Awaited<ReturnType<typeof makeOwner>>;
 type Site = Awaited<ReturnType<typeof makeWebsite>>;

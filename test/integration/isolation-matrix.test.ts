@@ -37,7 +37,6 @@ import {
   makeOwner,
   makeWebsite,
   NOT_FOUND,
-  OWNER_PASSWORD,
   UNAUTHENTICATED,
 } from '../support/api.ts';
 import {
@@ -50,6 +49,7 @@ import {
 } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 // ---------------------------------------------------------------------------------------
 // The world: owners A and B, their websites, B's traffic, reports and sessions.

@@ -17,11 +17,12 @@ import worker from '../../src/index.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { describeError, redact } from '../../src/lib/log.ts';
 import { sendReports } from '../../src/reports/send.ts';
-import { call, db, makeOwner, makeWebsite, OWNER_PASSWORD } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { type Browser, csrfFrom, newBrowser } from '../support/browser-session.ts';
 import { exceptAuth, type Fault, injectD1Failure } from '../support/d1-faults.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { injectLogFailure } from '../support/log-faults.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const IPV4 = '203.0.113.77';
 const IPV6 = '2001:db8::77';

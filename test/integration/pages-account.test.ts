@@ -1,6 +1,6 @@
 /** `/account`: rotating the API key and changing the password. */
 import { describe, expect, it } from 'vitest';
-import { call, makeOwner, OWNER_PASSWORD, snapshot } from '../support/api.ts';
+import { call, makeOwner, snapshot } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,
   csrfFrom,
@@ -9,6 +9,7 @@ import {
   newBrowser,
   signedIn,
 } from '../support/browser-session.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 const keyWorks = async (key: string) => (await call('/api/v1/websites', { key })).status;

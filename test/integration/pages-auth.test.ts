@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSession, SESSION_TTL_MS } from '../../src/accounts/sessions.ts';
-import { db, makeOwner, OWNER_PASSWORD, snapshot } from '../support/api.ts';
+import { db, makeOwner, snapshot } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,
   csrfFrom,
@@ -10,6 +10,7 @@ import {
   newBrowser,
   signedIn,
 } from '../support/browser-session.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const GENERIC = 'These credentials do not match our records.';
 const countSessions = async () =>

@@ -5,7 +5,8 @@
 import { env } from 'cloudflare:workers';
 import { expect, it } from 'vitest';
 import { createApp } from '../../src/app.tsx';
-import { makeOwner, ORIGIN, OWNER_PASSWORD, snapshot } from '../support/api.ts';
+import { makeOwner, ORIGIN, snapshot } from '../support/api.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const app = createApp();
 const open = { ...env, REGISTRATION: 'open' };

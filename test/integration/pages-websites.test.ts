@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { TRACKER_VERSION } from '../../src/tracker/script.generated.ts';
-import { call, db, makeOwner, makeWebsite, OWNER_PASSWORD, snapshot } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 import {
   attr,
   type Browser,
@@ -14,6 +14,7 @@ import {
   signedIn,
   tags,
 } from '../support/browser-session.ts';
+import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const SNIPPET = `<script async src="https://sightline.test/js/script.js?v=${TRACKER_VERSION}"></script>`;
 

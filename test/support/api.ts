@@ -3,6 +3,7 @@ import { env, exports } from 'cloudflare:workers';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { hashPassword } from '../../src/accounts/password.ts';
 import { createDb } from '../../src/db/client.ts';
+import { OWNER_PASSWORD } from './owner-password.ts';
 
 export const ORIGIN = 'https://sightline.test';
 export const db = () => createDb(env.DB);
@@ -10,7 +11,6 @@ export const db = () => createDb(env.DB);
 let ownerSeq = 0;
 
 /** Every fixture owner's password, hashed once per test file (PBKDF2 is slow on purpose). */
-export const OWNER_PASSWORD = 'a long enough password';
 let ownerPasswordHash: Promise<string> | undefined;
 
 /** A new owner with an API key, who can log in with `OWNER_PASSWORD`; emails are unique per test file run. */

@@ -5,7 +5,8 @@
  * in one test does not spill into the next.
  */
 import { exports } from 'cloudflare:workers';
-import { ORIGIN, OWNER_PASSWORD } from './api.ts';
+import { ORIGIN } from './api.ts';
+import { OWNER_PASSWORD } from './owner-password.ts';
 
 /** The password `makeOwner()` gives every owner. */
 export const CROSS_SITE_ORIGIN = 'https://evil.example';

@@ -6,7 +6,7 @@
  */
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, makeOwner, makeWebsite } from '../support/api.ts';
+import { call, listOf, makeOwner, makeWebsite } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,
   newBrowser,
@@ -141,7 +141,7 @@ describe('forms', () => {
     }
     // Nothing was created, and the session still works.
     const list = await call('/api/v1/websites', { key });
-    expect(list.json.data.map((w: { domain: string }) => w.domain)).not.toContain(
+    expect(listOf<{ domain: string }>(list).data.map((w) => w.domain)).not.toContain(
       'y-errors.example.com',
     );
     expect((await b.get('/websites')).status).toBe(200);

@@ -19,7 +19,7 @@ import {
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/stats/filters.ts';
 import { STAT_NAMES } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
-import { call, makeOwner } from '../support/api.ts';
+import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
@@ -141,7 +141,7 @@ describe('filtered statistics, worked out by hand', () => {
     ]);
     // Ties by value, whatever the direction.
     const byCount = await ask('sort=asc');
-    expect(byCount.json.data.map((r: { value: string }) => r.value)).toEqual([
+    expect(listOf<{ value: string }>(byCount).data.map((r) => r.value)).toEqual([
       '/blog',
       '/',
       '/pricing',
@@ -175,25 +175,25 @@ describe('filters that cannot be used', () => {
       call(`/api/v1/stats/${s.id}?name=page&from=${DAY}&to=${DAY}&${q}`, { key: s.key });
     const unknown = await ask('filter[nope]=x');
     expect(unknown.status).toBe(422);
-    expect(Object.keys(unknown.json.errors)).toEqual(['filter[nope]']);
+    expect(Object.keys(errorOf(unknown).errors)).toEqual(['filter[nope]']);
     const operator = await ask('filter[page][like]=x');
-    expect(Object.keys(operator.json.errors)).toEqual(['filter[page][like]']);
+    expect(Object.keys(errorOf(operator).errors)).toEqual(['filter[page][like]']);
     const empty = await ask('filter[page]=');
-    expect(Object.keys(empty.json.errors)).toEqual(['filter[page]']);
+    expect(Object.keys(errorOf(empty).errors)).toEqual(['filter[page]']);
     const long = await ask(`filter[page]=${'x'.repeat(MAX_FILTER_LENGTH + 1)}`);
-    expect(Object.keys(long.json.errors)).toEqual(['filter[page]']);
+    expect(Object.keys(errorOf(long).errors)).toEqual(['filter[page]']);
     const eleven = FILTER_DIMENSIONS.slice(0, 11)
       .map((d) => `filter[${d}]=x`)
       .join('&');
     const many = await ask(eleven);
     expect(many.status).toBe(422);
-    expect(Object.keys(many.json.errors)).toEqual(['filter']);
+    expect(Object.keys(errorOf(many).errors)).toEqual(['filter']);
     // With a bad field too: one 422 names both.
     const both = await call(`/api/v1/stats/${s.id}/summary?from=nope&to=${DAY}&filter[x]=1`, {
       key: s.key,
     });
     expect(both.status).toBe(422);
-    expect(Object.keys(both.json.errors).sort()).toEqual(['filter[x]', 'from']);
+    expect(Object.keys(errorOf(both).errors).sort()).toEqual(['filter[x]', 'from']);
   });
 
   it('takes hostile values as values: quotes, % and _, the longest value allowed', async () => {
@@ -262,7 +262,7 @@ describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () =>
       { key: s.key },
     );
     expect(res.status).toBe(422);
-    expect(res.json.errors.from[0]).toContain(day(recent));
+    expect(errorOf(res).errors.from?.[0]).toContain(day(recent));
     // The statistics page says so, and offers the dates it has; its CSV is the same 422.
     const range = `from=${day(old)}&to=${day(now)}&filter[page]=/`;
     const html = (await call(`/stats/${s.domain}?${range}`)).text;
@@ -274,7 +274,7 @@ describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () =>
     const all = await call(`/api/v1/stats/${s.id}?name=pageviews&from=${day(old)}&to=${day(now)}`, {
       key: s.key,
     });
-    expect(all.json.total).toBe(2);
+    expect(listOf(all).total).toBe(2);
   });
 });
 

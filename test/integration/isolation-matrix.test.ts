@@ -34,9 +34,12 @@ import {
   type CallOptions,
   call,
   db,
+  errorOf,
+  listOf,
   makeOwner,
   makeWebsite,
   NOT_FOUND,
+  oneOf,
   UNAUTHENTICATED,
 } from '../support/api.ts';
 import {
@@ -214,7 +217,7 @@ beforeAll(async () => {
   w.aStatsCookie = cookie?.split(';', 1)[0]?.split('=')[1] ?? '';
   expect(w.aStatsCookie).not.toBe('');
 
-  w.bRecords = (await call('/api/v1/websites?per_page=100', { key: w.b.key })).json.data;
+  w.bRecords = listOf(await call('/api/v1/websites?per_page=100', { key: w.b.key })).data;
   expect(w.bRecords).toHaveLength(3);
   baseline = await snapshotAll();
 });
@@ -435,12 +438,12 @@ async function apiListShowsOnlyA() {
   const ids = (res.json.data as Site[]).map((site) => site.id);
   expect(ids.length).toBeGreaterThanOrEqual(3);
   for (const id of ids) expect(siteOwner.get(id)).toBe(w.a.id);
-  expect(res.json.meta.total).toBe(ids.length);
+  expect(listOf(res).meta.total).toBe(ids.length);
   for (const target of TARGETS) {
     const search = await attempt(() =>
       call(`/api/v1/websites?search=${w.bSites[target].domain}`, { key: w.a.key }),
     );
-    expect([search.json.data, search.json.meta.total], target).toEqual([[], 0]);
+    expect([search.json.data, listOf(search).meta.total], target).toEqual([[], 0]);
   }
 }
 
@@ -454,7 +457,7 @@ async function apiCreateForA() {
     }),
   );
   expect(taken.status).toBe(422);
-  expect(taken.json.errors).toEqual({ domain: ['The domain has already been taken.'] });
+  expect(errorOf(taken).errors).toEqual({ domain: ['The domain has already been taken.'] });
   // Naming B as the owner of a new website does nothing: it is A's.
   const domain = `a-made-${crypto.randomUUID().slice(0, 8)}.example.com`;
   const made = await attempt(
@@ -467,8 +470,8 @@ async function apiCreateForA() {
     aOwnRows,
   );
   expect(made.status).toBe(201);
-  siteOwner.set(made.json.data.id, w.a.id);
-  expect((await call(`/api/v1/websites/${made.json.data.id}`, { key: w.b.key })).json).toEqual(
+  siteOwner.set(Number(oneOf(made).data.id), w.a.id);
+  expect((await call(`/api/v1/websites/${oneOf(made).data.id}`, { key: w.b.key })).json).toEqual(
     NOT_FOUND,
   );
 }

@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
+import {
+  call,
+  errorOf,
+  listOf,
+  makeOwner,
+  makeWebsite,
+  NOT_FOUND,
+  snapshot,
+} from '../support/api.ts';
 
 /** Two owners probing each other's websites: every attempt is the same 404, and nothing changes. */
 describe('owner isolation', () => {
@@ -48,7 +56,7 @@ describe('owner isolation', () => {
   it("never lists or finds another owner's website by search", async () => {
     const res = await call('/api/v1/websites?search=b-site', { key: a.key });
     expect(res.json.data).toEqual([]);
-    expect(res.json.meta.total).toBe(0);
+    expect(listOf(res).meta.total).toBe(0);
   });
 
   it("cannot take over another owner's domain", async () => {
@@ -58,7 +66,7 @@ describe('owner isolation', () => {
       body: { form: { domain: 'B-SITE.example.com' } },
     });
     expect(res.status).toBe(422);
-    expect(res.json.errors.domain).toEqual(['The domain has already been taken.']);
+    expect(errorOf(res).errors.domain).toEqual(['The domain has already been taken.']);
     const own = await call(`/api/v1/websites/${bSite.id}`, { key: b.key });
     expect(own.json.data).toEqual(bSite);
   });

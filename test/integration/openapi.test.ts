@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../support/api.ts';
 
+/** The value at a path of keys in a JSON value (undefined where there is none). */
+const at = (value: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
+/** The keys of the object at a path. */
+const keysAt = (value: unknown, ...keys: string[]) =>
+  Object.keys((at(value, ...keys) ?? {}) as object);
+/** A parameter of an operation, by name. */
+const parameter = (operation: unknown, name: string) =>
+  (at(operation, 'parameters') as { name: string }[]).find((p) => p.name === name);
+
 describe('OpenAPI document and reference page', () => {
   it('serves an OpenAPI 3.1 document generated from the request schemas', async () => {
     const res = await call('/api/v1/openapi.json');
@@ -8,26 +18,26 @@ describe('OpenAPI document and reference page', () => {
     const doc = res.json;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://sightline.test/api/v1' }]);
-    expect(Object.keys(doc.paths).sort()).toEqual([
+    expect(keysAt(doc, 'paths').sort()).toEqual([
       '/stats/{id}',
       '/stats/{id}/summary',
       '/websites',
       '/websites/{id}',
     ]);
-    expect(Object.keys(doc.paths['/websites']).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths['/websites/{id}']).sort()).toEqual([
+    expect(keysAt(doc, 'paths', '/websites').sort()).toEqual(['get', 'post']);
+    expect(keysAt(doc, 'paths', '/websites/{id}').sort()).toEqual([
       'delete',
       'get',
       'patch',
       'put',
     ]);
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+    expect(at(doc, 'components', 'securitySchemes', 'bearerAuth')).toMatchObject({
       type: 'http',
       scheme: 'bearer',
     });
 
-    const input = doc.components.schemas.WebsiteInput;
-    expect(Object.keys(input.properties)).toEqual([
+    const input = at(doc, 'components', 'schemas', 'WebsiteInput');
+    expect(keysAt(input, 'properties')).toEqual([
       'domain',
       'privacy',
       'password',
@@ -37,30 +47,33 @@ describe('OpenAPI document and reference page', () => {
       'exclude_ips',
       'timezone',
     ]);
-    expect(input.properties.privacy).toMatchObject({ type: 'integer', enum: [0, 1, 2] });
-    expect(input.properties.exclude_bots).toMatchObject({ type: 'integer', enum: [0, 1] });
-    const post = doc.paths['/websites'].post;
-    expect(Object.keys(post.requestBody.content).sort()).toEqual([
+    expect(at(input, 'properties', 'privacy')).toMatchObject({ type: 'integer', enum: [0, 1, 2] });
+    expect(at(input, 'properties', 'exclude_bots')).toMatchObject({
+      type: 'integer',
+      enum: [0, 1],
+    });
+    const post = at(doc, 'paths', '/websites', 'post');
+    expect(keysAt(post, 'requestBody', 'content').sort()).toEqual([
       'application/json',
       'application/x-www-form-urlencoded',
       'multipart/form-data',
     ]);
-    expect(Object.keys(post.responses).sort()).toEqual(['201', '401', '422']);
-    const list = doc.paths['/websites'].get;
-    const perPage = list.parameters.find((p: { name: string }) => p.name === 'per_page');
+    expect(keysAt(post, 'responses').sort()).toEqual(['201', '401', '422']);
+    const perPage = parameter(at(doc, 'paths', '/websites', 'get'), 'per_page');
     expect(perPage).toMatchObject({
       in: 'query',
       schema: { type: 'integer', enum: [10, 25, 50, 100] },
     });
-    expect(doc.components.schemas.Website.properties.password.type).toBe('boolean');
+    expect(at(doc, 'components', 'schemas', 'Website', 'properties', 'password', 'type')).toBe(
+      'boolean',
+    );
 
-    const stats = doc.paths['/stats/{id}'].get;
-    const names = stats.parameters.find((p: { name: string }) => p.name === 'name');
-    expect(names.schema.enum).toHaveLength(22);
-    const examples = stats.responses['200'].content['application/json'].examples;
-    expect(Object.keys(examples)).toEqual(['browser', 'pageviews']);
-    expect(examples.browser.value.data[0]).toEqual({ value: 'Chrome', count: 1204 });
-    expect(Object.keys(doc.components.schemas.Stats.properties)).toEqual([
+    const stats = at(doc, 'paths', '/stats/{id}', 'get');
+    expect(at(parameter(stats, 'name'), 'schema', 'enum')).toHaveLength(22);
+    const examples = at(stats, 'responses', '200', 'content', 'application/json', 'examples');
+    expect(keysAt(examples)).toEqual(['browser', 'pageviews']);
+    expect(at(examples, 'browser', 'value', 'data', '0')).toEqual({ value: 'Chrome', count: 1204 });
+    expect(keysAt(doc, 'components', 'schemas', 'Stats', 'properties')).toEqual([
       'current_page',
       'data',
       'first_page_url',

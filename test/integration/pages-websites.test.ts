@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { TRACKER_VERSION } from '../../src/tracker/script.generated.ts';
-import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
+import { call, db, errorOf, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 import {
   attr,
   type Browser,
@@ -140,7 +140,7 @@ describe('adding a website', () => {
       body: { form: bad },
     });
     expect(api.status).toBe(422);
-    const messages = api.json.errors as Record<string, string[]>;
+    const messages = errorOf(api).errors as Record<string, string[]>;
     expect(Object.keys(messages).sort()).toEqual(['domain', 'exclude_ips', 'timezone']);
 
     const before = await snapshot('websites');

@@ -8,7 +8,16 @@ import { exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/stats/names.ts';
-import { makeOwner, makeWebsite, ORIGIN, readResponse, snapshots } from '../support/api.ts';
+import {
+  errorOf,
+  listOf,
+  makeOwner,
+  makeWebsite,
+  ORIGIN,
+  oneOf,
+  readResponse,
+  snapshots,
+} from '../support/api.ts';
 import {
   anyJson,
   anyString,
@@ -131,7 +140,7 @@ async function checkRequest(req: Req) {
       errors: expect.any(Object),
       status: 422,
     });
-    expect(Object.keys(res.json.errors).length).toBeGreaterThan(0);
+    expect(Object.keys(errorOf(res).errors).length).toBeGreaterThan(0);
   } else if (res.status >= 400 && res.status !== 429) {
     // (A 429 may come from a rate limiter with a body of its own.)
     expect(res.json).toEqual({ message: expect.any(String), status: res.status });
@@ -379,8 +388,8 @@ describe('website writes: never 5xx, and a refusal changes nothing', () => {
           );
           expect(added).toHaveLength(1);
           expect(added[0]).toMatchObject({
-            id: res.json.data.id,
-            domain: res.json.data.domain,
+            id: oneOf(res).data.id,
+            domain: oneOf(res).data.domain,
             owner_id: auth === 'me' ? me.id : stranger.id,
           });
           expect(after.websites.filter((row) => row !== added[0])).toEqual(before.websites);
@@ -417,8 +426,8 @@ describe('website writes: never 5xx, and a refusal changes nothing', () => {
             expect(res.status).toBe(200);
             // Only the caller's own website changed; its id, owner and domain stayed.
             const after = await state();
-            const changed = after.websites.find((row) => row.id === res.json.data.id);
-            const old = before.websites.find((row) => row.id === res.json.data.id);
+            const changed = after.websites.find((row) => row.id === oneOf(res).data.id);
+            const old = before.websites.find((row) => row.id === oneOf(res).data.id);
             expect(old?.owner_id).toBe(auth === 'me' ? me.id : stranger.id);
             expect(changed).toMatchObject({
               owner_id: old?.owner_id,
@@ -480,7 +489,7 @@ describe('regressions found by the properties', () => {
         body: { kind: 'none' },
       });
       expect(res.status).toBe(200);
-      return res.json.data.map((w: { domain: string }) => w.domain);
+      return listOf<{ domain: string }>(res).data.map((w) => w.domain);
     };
     expect(await list(domain.toUpperCase())).toEqual([domain]);
     expect(await list(`${'\\%_ '.repeat(63)}abc`)).toEqual([]);
@@ -517,7 +526,7 @@ describe('reads: never 5xx, and never a change', () => {
     await fc.assert(
       fc.asyncProperty(idSegment([mainId], [foreignId]), authArb, async (id, auth) => {
         const res = await read(`/api/v1/websites/${id}`, auth);
-        if (res.status < 400) expect(res.json.data.id).toBe(Number(id));
+        if (res.status < 400) expect(oneOf(res).data.id).toBe(Number(id));
       }),
       { numRuns: 60 },
     );
@@ -540,7 +549,7 @@ describe('reads: never 5xx, and never a change', () => {
         const res = await read(`/api/v1/websites?${queryString(pairs, raw)}`, auth);
         if (res.status < 400) {
           expect(res.status).toBe(200);
-          expect(res.json.data.length).toBeLessThanOrEqual(res.json.meta.per_page);
+          expect(listOf(res).data.length).toBeLessThanOrEqual(Number(listOf(res).meta.per_page));
         }
       }),
       { numRuns: 150 },
@@ -601,8 +610,8 @@ describe('reads: never 5xx, and never a change', () => {
           if (res.status < 400) {
             answered += 1;
             expect(res.status).toBe(200);
-            expect(res.json.data.length).toBeLessThanOrEqual(res.json.per_page);
-            for (const row of res.json.data) {
+            expect(listOf(res).data.length).toBeLessThanOrEqual(Number(listOf(res).per_page));
+            for (const row of listOf<{ count: number }>(res).data) {
               expect(row).toEqual({ value: expect.any(String), count: expect.any(Number) });
               expect(Number.isInteger(row.count)).toBe(true);
             }

@@ -17,7 +17,7 @@ import {
   sendReports,
   unsubscribeToken,
 } from '../../src/reports/send.ts';
-import { call, db, makeOwner, makeWebsite, snapshot } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite, oneOf, snapshot } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
 
@@ -289,7 +289,7 @@ describe('one-click unsubscribe', () => {
       `https://sightline.test/reports/unsubscribe/${site.id}/${token}`,
     );
     expect(page.status).toBe(200);
-    expect((await call(`/api/v1/websites/${site.id}`, { key })).json.data.email).toBe(1);
+    expect(oneOf(await call(`/api/v1/websites/${site.id}`, { key })).data.email).toBe(1);
     const post = await exports.default.fetch(
       new Request(`https://sightline.test/reports/unsubscribe/${site.id}/${token}`, {
         method: 'POST',
@@ -298,7 +298,7 @@ describe('one-click unsubscribe', () => {
       }),
     );
     expect(post.status).toBe(200);
-    expect((await call(`/api/v1/websites/${site.id}`, { key })).json.data.email).toBe(0);
+    expect(oneOf(await call(`/api/v1/websites/${site.id}`, { key })).data.email).toBe(0);
   });
 
   it("refuses a wrong token or another website's token", async () => {
@@ -315,7 +315,7 @@ describe('one-click unsubscribe', () => {
       );
       expect(res.status).toBe(404);
     }
-    expect((await call(`/api/v1/websites/${b.id}`, { key })).json.data.email).toBe(1);
+    expect(oneOf(await call(`/api/v1/websites/${b.id}`, { key })).data.email).toBe(1);
   });
 });
 

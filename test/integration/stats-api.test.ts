@@ -5,6 +5,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   call,
+  errorOf,
+  listOf,
   makeOwner,
   makeWebsite,
   NOT_FOUND,
@@ -235,8 +237,8 @@ describe('GET /api/v1/stats/{id}', () => {
       'name=page&from=2026-03-10&to=2026-03-10&search=/p/&sort_by=value&sort=asc&per_page=10';
     const first = await stats(q);
     expect(first.json).toMatchObject({ current_page: 1, from: 1, to: 10, total: 30, last_page: 3 });
-    expect(first.json.data[0]).toEqual({ value: '/p/01', count: 1 });
-    expect(first.json.next_page_url).toBe(
+    expect(listOf(first).data[0]).toEqual({ value: '/p/01', count: 1 });
+    expect(listOf(first).next_page_url).toBe(
       `${ORIGIN}/api/v1/stats/${siteId}?${q.replace('/p/', '%2Fp%2F')}&page=2`,
     );
     const last = await stats(`${q}&page=3`);
@@ -247,10 +249,10 @@ describe('GET /api/v1/stats/{id}', () => {
       total: 30,
       next_page_url: null,
     });
-    expect(last.json.data.map((r: { value: string }) => r.value)).toEqual(
+    expect(listOf<{ value: string }>(last).data.map((r) => r.value)).toEqual(
       Array.from({ length: 10 }, (_, i) => `/p/${21 + i}`),
     );
-    expect(last.json.prev_page_url).toContain('page=2');
+    expect(listOf(last).prev_page_url).toContain('page=2');
     const past = await stats(`${q}&page=4`);
     expect(past.json).toMatchObject({
       current_page: 4,
@@ -260,13 +262,13 @@ describe('GET /api/v1/stats/{id}', () => {
       total: 30,
       last_page: 3,
     });
-    expect(past.json.prev_page_url).toContain('page=3');
+    expect(listOf(past).prev_page_url).toContain('page=3');
   });
 
   it('sorts by count or value in both directions', async () => {
     const base = 'name=browser&from=2026-01-15&to=2026-01-15';
     const values = async (q: string) =>
-      (await stats(`${base}&${q}`)).json.data.map((r: { value: string }) => r.value);
+      listOf<{ value: string }>(await stats(`${base}&${q}`)).data.map((r) => r.value);
     expect(await values('sort_by=count&sort=asc')).toEqual(['Edge', 'Firefox', 'Safari', 'Chrome']);
     expect(await values('sort_by=value&sort=asc')).toEqual(['Chrome', 'Edge', 'Firefox', 'Safari']);
     expect(await values('sort_by=value&sort=desc')).toEqual([
@@ -279,11 +281,11 @@ describe('GET /api/v1/stats/{id}', () => {
 
   it('searches case-insensitively with % and _ taken literally', async () => {
     const search = async (term: string, by = 'value') =>
-      (
+      listOf<{ value: string }>(
         await stats(
           `name=page&from=2026-03-10&to=2026-03-10&search_by=${by}&search=${encodeURIComponent(term)}&sort_by=value&sort=asc`,
-        )
-      ).json.data.map((r: { value: string }) => r.value);
+        ),
+      ).data.map((r) => r.value);
     expect(await search('100%')).toEqual(['/deal/100%25_off']);
     expect(await search('a_b')).toEqual(['/deal/a_b']);
     expect(await search('_off', 'url')).toEqual(['/deal/100%25_off']);
@@ -295,11 +297,11 @@ describe('GET /api/v1/stats/{id}', () => {
 
   it('folds the case of every letter, not only ASCII, still taking % and _ literally', async () => {
     const search = async (term: string) =>
-      (
+      listOf<{ value: string }>(
         await stats(
           `name=page&from=2026-06-15&to=2026-06-15&search=${encodeURIComponent(term)}&sort_by=value&sort=asc`,
-        )
-      ).json.data.map((r: { value: string }) => r.value);
+        ),
+      ).data.map((r) => r.value);
     const both = ['/ÚSTÍ-NAD-LABEM/kontakt', '/ústí-nad-labem'];
     expect(await search('ÚSTÍ')).toEqual(both);
     expect(await search('ústí')).toEqual(both);
@@ -333,7 +335,7 @@ describe('GET /api/v1/stats/{id}', () => {
       `name=page&from=2026-06-15&to=2026-06-15&search=${encodeURIComponent(letters)}`,
     );
     expect(res.status).toBe(422);
-    expect(res.json.errors).toEqual({
+    expect(errorOf(res).errors).toEqual({
       search: ['The search field must not contain more than 40 different letters outside ASCII.'],
     });
   });

@@ -9,7 +9,7 @@ import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { call, makeOwner } from '../support/api.ts';
+import { call, errorOf, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
 import { advance, flushLog, freezeAt, MINUTE, site } from '../support/ingest-fixtures.ts';
@@ -302,12 +302,12 @@ describe('GET /api/v1/stats/{id}/summary', () => {
     expect(theirs.status).toBe(404);
     const bad = await call(`/api/v1/stats/${s.id}/summary?from=2026-13-01`, { key: s.key });
     expect(bad.status).toBe(422);
-    expect(Object.keys(bad.json.errors).sort()).toEqual(['from', 'to']);
+    expect(Object.keys(errorOf(bad).errors).sort()).toEqual(['from', 'to']);
     const reversed = await call(`/api/v1/stats/${s.id}/summary?from=2026-05-02&to=2026-05-01`, {
       key: s.key,
     });
     expect(reversed.status).toBe(422);
-    expect(Object.keys(reversed.json.errors)).toEqual(['to']);
+    expect(Object.keys(errorOf(reversed).errors)).toEqual(['to']);
     const anonymous = await call(`/api/v1/stats/${s.id}/summary?from=2026-05-01&to=2026-05-02`);
     expect(anonymous.status).toBe(401);
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
 import worker from '../../src/index.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
-import { call, db, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
+import { call, db, listOf, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
 import { logHit, logTables } from '../support/event-log.ts';
 
 /** Roll-up rows for a website, as the tracking pipeline would have written them. */
@@ -48,7 +48,7 @@ describe('DELETE /api/v1/websites/{id}', () => {
     expect(res.json).toEqual({ id: site.id, object: 'website', deleted: true, status: 200 });
 
     expect((await call(`/api/v1/websites/${site.id}`, { key })).json).toEqual(NOT_FOUND);
-    expect((await call('/api/v1/websites', { key })).json.meta.total).toBe(0);
+    expect(listOf(await call('/api/v1/websites', { key })).meta.total).toBe(0);
     const update = await call(`/api/v1/websites/${site.id}`, {
       method: 'PUT',
       key,

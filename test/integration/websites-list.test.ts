@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
+import { call, listOf, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
 
 describe('GET /api/v1/websites', () => {
   let key: string;
@@ -29,14 +29,14 @@ describe('GET /api/v1/websites', () => {
   it('pages newest first, 25 per page by default (the API contract), with links and meta', async () => {
     const res = await call('/api/v1/websites', { key });
     expect(res.status).toBe(200);
-    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse());
-    expect(res.json.links).toEqual({
+    expect(listOf<{ id: number }>(res).data.map((w) => w.id)).toEqual([...ids].reverse());
+    expect(listOf(res).links).toEqual({
       first: `${ORIGIN}/api/v1/websites?page=1`,
       last: `${ORIGIN}/api/v1/websites?page=1`,
       prev: null,
       next: null,
     });
-    expect(res.json.meta).toEqual({
+    expect(listOf(res).meta).toEqual({
       current_page: 1,
       from: 1,
       last_page: 1,
@@ -50,30 +50,32 @@ describe('GET /api/v1/websites', () => {
 
   it('pages by the per_page asked for', async () => {
     const res = await call('/api/v1/websites?per_page=10', { key });
-    expect(res.json.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse().slice(0, 10));
-    expect(res.json.links).toEqual({
+    expect(listOf<{ id: number }>(res).data.map((w) => w.id)).toEqual(
+      [...ids].reverse().slice(0, 10),
+    );
+    expect(listOf(res).links).toEqual({
       first: `${ORIGIN}/api/v1/websites?per_page=10&page=1`,
       last: `${ORIGIN}/api/v1/websites?per_page=10&page=2`,
       prev: null,
       next: `${ORIGIN}/api/v1/websites?per_page=10&page=2`,
     });
-    expect(res.json.meta).toMatchObject({ last_page: 2, per_page: 10, to: 10, total: 13 });
+    expect(listOf(res).meta).toMatchObject({ last_page: 2, per_page: 10, to: 10, total: 13 });
   });
 
   it('keeps the other query parameters in the links', async () => {
     const res = await call('/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=2', { key });
-    expect(res.json.data.map((w: { domain: string }) => w.domain)).toEqual([
+    expect(listOf<{ domain: string }>(res).data.map((w) => w.domain)).toEqual([
       'mux1.example.com',
       'theta.example.com',
       'zeta.example.com',
     ]);
-    expect(res.json.links).toEqual({
+    expect(listOf(res).links).toEqual({
       first: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=1`,
       last: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=2`,
       prev: `${ORIGIN}/api/v1/websites?sort_by=domain&sort=asc&per_page=10&page=1`,
       next: null,
     });
-    expect(res.json.meta).toMatchObject({
+    expect(listOf(res).meta).toMatchObject({
       current_page: 2,
       from: 11,
       to: 13,
@@ -84,9 +86,9 @@ describe('GET /api/v1/websites', () => {
 
   it('sorts by id or domain in both directions', async () => {
     const asc = await call('/api/v1/websites?sort_by=id&sort=asc&per_page=25', { key });
-    expect(asc.json.data.map((w: { id: number }) => w.id)).toEqual(ids);
+    expect(listOf<{ id: number }>(asc).data.map((w) => w.id)).toEqual(ids);
     const byDomain = await call('/api/v1/websites?sort_by=domain&sort=desc&per_page=25', { key });
-    expect(byDomain.json.data.map((w: { domain: string }) => w.domain)).toEqual(
+    expect(listOf<{ domain: string }>(byDomain).data.map((w) => w.domain)).toEqual(
       [...domains].sort().reverse(),
     );
   });
@@ -97,9 +99,9 @@ describe('GET /api/v1/websites', () => {
     await makeWebsite(other.key, { domain: 'ústí-nad-labem.example.cz' });
     await makeWebsite(other.key, { domain: 'plain.example.cz' });
     const search = async (q: string) =>
-      (
-        await call(`/api/v1/websites?search=${encodeURIComponent(q)}`, { key: other.key })
-      ).json.data.map((w: { domain: string }) => w.domain);
+      listOf<{ domain: string }>(
+        await call(`/api/v1/websites?search=${encodeURIComponent(q)}`, { key: other.key }),
+      ).data.map((w) => w.domain);
     const idn = ['xn--st-nad-labem-tfb3p.example.cz'];
     expect(await search('ÚSTÍ-NAD-LABEM')).toEqual(idn);
     expect(await search('ústí-nad-labem.example.cz')).toEqual(idn);
@@ -108,12 +110,12 @@ describe('GET /api/v1/websites', () => {
 
   it('searches case-insensitively, taking % and _ literally', async () => {
     const search = async (q: string) =>
-      (
+      listOf<{ domain: string }>(
         await call(
           `/api/v1/websites?search=${encodeURIComponent(q)}&search_by=domain&per_page=100`,
           { key },
-        )
-      ).json.data.map((w: { domain: string }) => w.domain);
+        ),
+      ).data.map((w) => w.domain);
     expect(await search('EXAMPLE.NET')).toEqual(['gamma.example.net']);
     // As wildcards, `_` and `%` would match mu-100 / everything; taken literally they match nothing.
     expect(await search('mu_1')).toEqual([]);
@@ -124,22 +126,22 @@ describe('GET /api/v1/websites', () => {
     expect(await search('Eta')).toEqual(newestFirst.filter((d) => d.includes('eta')));
     const none = await call('/api/v1/websites?search=nothing-here', { key });
     expect(none.json.data).toEqual([]);
-    expect(none.json.meta).toMatchObject({ from: null, to: null, total: 0, last_page: 1 });
+    expect(listOf(none).meta).toMatchObject({ from: null, to: null, total: 0, last_page: 1 });
   });
 
   it('answers an empty page past the last one', async () => {
     const res = await call('/api/v1/websites?page=9', { key });
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual([]);
-    expect(res.json.meta).toMatchObject({
+    expect(listOf(res).meta).toMatchObject({
       current_page: 9,
       from: null,
       to: null,
       last_page: 1,
       total: 13,
     });
-    expect(res.json.links.prev).toBe(`${ORIGIN}/api/v1/websites?page=8`);
-    expect(res.json.links.next).toBeNull();
+    expect(listOf(res).links.prev).toBe(`${ORIGIN}/api/v1/websites?page=8`);
+    expect(listOf(res).links.next).toBeNull();
   });
 
   it.each([
@@ -166,12 +168,12 @@ describe('GET /api/v1/websites', () => {
     const other = await makeOwner('other');
     await makeWebsite(other.key, { domain: 'others.example.com' });
     const mine = await call('/api/v1/websites?per_page=100', { key });
-    expect(mine.json.meta.total).toBe(13);
-    expect(mine.json.data.some((w: { domain: string }) => w.domain === 'others.example.com')).toBe(
-      false,
-    );
+    expect(listOf(mine).meta.total).toBe(13);
+    expect(
+      listOf<{ domain: string }>(mine).data.some((w) => w.domain === 'others.example.com'),
+    ).toBe(false);
     const theirs = await call('/api/v1/websites', { key: other.key });
-    expect(theirs.json.data.map((w: { domain: string }) => w.domain)).toEqual([
+    expect(listOf<{ domain: string }>(theirs).data.map((w) => w.domain)).toEqual([
       'others.example.com',
     ]);
   });

@@ -60,8 +60,36 @@ export async function call(
   return readResponse(await exports.default.fetch(new Request(`${ORIGIN}${path}`, init)));
 }
 
+/** An API answer's fields, as the tests read them (the OpenAPI document describes them). */
+export type Fields = Record<string, unknown>;
+
+/** A response as the tests read it. */
+export type Answer = {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The JSON object the text holds: its fields are unknown until a test narrows them. */
+  json: Fields;
+};
+
+/** An error: its message, status and the fields it names (validation). */
+export type ErrorBody = { message: string; status: number; errors: Record<string, string[]> };
+/** One record. */
+export type OneBody = { data: Fields; status: number };
+/** A page of records: the list and phpAnalytics' pagination fields. */
+export type ListBody<T = Fields> = Fields & {
+  data: T[];
+  meta: Fields;
+  links: Fields;
+  status: number;
+};
+
+export const errorOf = (res: Answer) => res.json as ErrorBody;
+export const oneOf = (res: Answer) => res.json as OneBody;
+export const listOf = <T = Fields>(res: Answer) => res.json as ListBody<T>;
+
 /** A response's status, headers, text and, when the text is JSON, its value. */
-export async function readResponse(res: Response) {
+export async function readResponse(res: Response): Promise<Answer> {
   const text = await res.text();
   let json: unknown;
   try {
@@ -69,8 +97,7 @@ export async function readResponse(res: Response) {
   } catch {
     json = undefined;
   }
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field.
-  return { status: res.status, headers: res.headers, text, json: json as any };
+  return { status: res.status, headers: res.headers, text, json: json as Fields };
 }
 
 /** Creates a website through the API and returns its record. */
@@ -82,7 +109,7 @@ export async function makeWebsite(key: string, fields: Record<string, string> = 
     body: { form: { ...fields, domain } },
   });
   if (res.status !== 201) throw new Error(`makeWebsite failed: ${res.status} ${res.text}`);
-  return res.json.data as { id: number; domain: string } & Record<string, unknown>;
+  return oneOf(res).data as { id: number; domain: string } & Fields;
 }
 
 type Table =

@@ -14,6 +14,9 @@ const limiter = (namespace_id: string, limit: number) => ({
 
 export default defineConfig({
   test: {
+    // Vitest's default is one file at a time on a 2-core machine (cores - 1); much of a test's
+    // time is spent waiting on workerd, wrangler or a browser, so two at a time use it.
+    maxWorkers: 2,
     projects: [
       {
         // The Worker's tests run inside workerd against a real local D1 built from the real

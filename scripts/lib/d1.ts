@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getPlatformProxy } from 'wrangler';
 import { createDb, type Database } from '../../src/db/client.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -63,6 +62,9 @@ export async function withDatabase<T>(
     configPath = `${root}.wrangler-remote.toml`;
     writeFileSync(configPath, config);
   }
+  // Loaded here, not at the top: wrangler takes seconds to load, and a tool refusing its
+  // arguments should answer at once.
+  const { getPlatformProxy } = await import('wrangler');
   const open = () =>
     getPlatformProxy<{ DB: D1Database }>({
       configPath,

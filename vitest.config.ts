@@ -20,7 +20,7 @@ export default defineConfig({
     projects: [
       {
         // The Worker's tests run inside workerd against a real local D1 built from the real
-        // migrations in `drizzle/` (applied by test/setup.ts). D1 storage is isolated per file.
+        // migrations in `drizzle/` (applied by test/setup.ts), each file on empty storage.
         plugins: [
           cloudflareTest(async () => ({
             wrangler: { configPath: './wrangler.toml' },
@@ -42,6 +42,10 @@ export default defineConfig({
         ],
         test: {
           name: 'worker',
+          // One workerd runtime per worker process instead of one per file (starting one takes
+          // about two seconds); test/setup.ts gives every file empty storage and fresh modules,
+          // as a runtime of its own would.
+          isolate: false,
           include: [...WORKERD_UNIT_TESTS, 'test/integration/**/*.test.{ts,tsx}'],
           setupFiles: ['./test/setup.ts'],
           // Generous guards for tests that seed traffic on a loaded 2-core machine; nothing
@@ -53,6 +57,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Pure functions: nothing to isolate between files.
+          isolate: false,
           include: ['test/unit/**/*.test.ts'],
           exclude: WORKERD_UNIT_TESTS,
           environment: 'node',

@@ -5,7 +5,7 @@
  * entry point over Node's SQLite on the D1 file, split over processes), and the roll-up rows
  * must be identical.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -31,10 +31,18 @@ type Row = { name: string; date: string; value: string; count: number };
 const ROLLUPS = 'SELECT name, date, value, count FROM stats ORDER BY name, date, value';
 
 const dirs: string[] = [];
+let migrated: Promise<string> | undefined;
+/** A new local state directory holding a migrated, empty D1 (migrated once, then copied). */
 const fresh = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'sightline-loader-'));
   dirs.push(dir);
-  await withDatabase({ remote: false, persistTo: dir }, async () => undefined);
+  migrated ??= (async () => {
+    const first = await mkdtemp(join(tmpdir(), 'sightline-loader-'));
+    dirs.push(first);
+    await withDatabase({ remote: false, persistTo: first }, async () => undefined);
+    return first;
+  })();
+  await cp(await migrated, dir, { recursive: true });
   return dir;
 };
 

@@ -1,11 +1,23 @@
-import { applyD1Migrations, reset } from 'cloudflare:test';
+import {
+  applyD1Migrations,
+  listDurableObjectIds,
+  reset,
+  runInDurableObject,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 
 // Runs before each test file. Files share a runtime (vitest.config.ts), so each starts from
-// nothing, as in a runtime of its own: no D1 rows, no Durable Object storage or instance (a
-// previous file's alarms included), and the Worker's modules evaluated afresh (no cached
-// website or secret).
+// nothing, as in a runtime of its own. The previous file's event logs are stopped mid-work,
+// then emptied, alarms included (an alarm would otherwise fire later and flush an old log
+// into this file's D1); reset() empties D1 and every other store; and the Worker's modules
+// are evaluated afresh (no cached website or secret).
+for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
+  await runInDurableObject(env.WEBSITE_LOG.get(id), async (_log, state) => {
+    await state.storage.deleteAlarm();
+    await state.storage.deleteAll();
+  });
+}
 await reset();
 vi.resetModules();
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

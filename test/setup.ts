@@ -8,10 +8,10 @@ import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 
 // Runs before each test file. Files share a runtime (vitest.config.ts), so each starts from
-// nothing, as in a runtime of its own. The previous file's event logs are stopped mid-work,
-// then emptied, alarms included (an alarm would otherwise fire later and flush an old log
-// into this file's D1); reset() empties D1 and every other store; and the Worker's modules
-// are evaluated afresh (no cached website or secret).
+// nothing, as in a runtime of its own. The previous file's event logs are emptied, alarms
+// included (reset() leaves alarms, and one firing later would flush an old log into this
+// file's D1); reset() empties D1 and every other store and drops the objects' instances; and
+// the Worker's modules are evaluated afresh (no cached website or secret).
 for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
   await runInDurableObject(env.WEBSITE_LOG.get(id), async (_log, state) => {
     await state.storage.deleteAlarm();

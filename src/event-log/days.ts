@@ -2,7 +2,7 @@
  * The dates a log holds. `days` notes the id where each run of one local date's events
  * starts (a row at each local midnight), so that a read scans only its dates' events.
  */
-import { addDays } from '../lib/dates.ts';
+import { addDays, utcDate } from '../lib/dates.ts';
 import type { LogDb } from './log-db.ts';
 
 /**
@@ -40,5 +40,5 @@ export function noteDayStart(db: LogDb, id: number, date: string): void {
 export function firstDate(db: LogDb): string | null {
   if (db.meta('pruned') !== 1) return null;
   const oldest = db.rows<{ date: string }>('SELECT date FROM events ORDER BY id LIMIT 1')[0]?.date;
-  return oldest ?? addDays(new Date().toISOString().slice(0, 10), 1);
+  return oldest ?? addDays(utcDate(Date.now()), 1);
 }

@@ -3,6 +3,7 @@
  * hours after they were last seen, salts after 72, and — when `EVENT_RETENTION_DAYS` is set —
  * rolled-up events older than that many days, by whole local dates.
  */
+import { utcDate } from '../lib/dates.ts';
 import type { LogDb } from './log-db.ts';
 
 /** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
@@ -25,7 +26,7 @@ export function forgetExpired(db: LogDb, now: number, days: number | null): void
   // Whole local dates at a time, so that the oldest date left is whole (`firstDate`).
   db.rows(
     'DELETE FROM events WHERE date < ? AND id <= ?',
-    new Date(now - days * 86_400_000).toISOString().slice(0, 10),
+    utcDate(now - days * 86_400_000),
     db.meta('flushed'),
   );
   if (db.io.rowsWritten > before) db.setMeta('pruned', 1);

@@ -18,9 +18,14 @@ export function isCalendarDate(value: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/** The UTC date (`YYYY-MM-DD`) of an instant. */
+export function utcDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
 /** `YYYY-MM-DD` plus `days` (negative to go back). */
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+  return utcDate(Date.parse(`${date}T00:00:00Z`) + days * DAY);
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

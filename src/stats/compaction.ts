@@ -15,7 +15,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { compactedMonths } from '../db/schema.ts';
-import { addMonths, lastDateOf, localDateHour } from '../lib/dates.ts';
+import { addMonths, lastDateOf, localDateHour, utcDate } from '../lib/dates.ts';
 import { STAT_NAMES } from './names.ts';
 import { firstRollupDate } from './queries.ts';
 
@@ -68,7 +68,7 @@ export async function compactMonths(
   if (queries && queries.left < 1 + QUERIES_PER_WEBSITE) return result;
   // Websites behind the last month that is over everywhere (so none is chosen only to be
   // skipped); each is compacted up to its own last month that is over, which may be later.
-  const latest = addMonths(new Date(now - BEHIND_MS).toISOString().slice(0, 7), -1);
+  const latest = addMonths(utcDate(now - BEHIND_MS).slice(0, 7), -1);
   const behind = await db.all<{ id: number; timezone: string; through: string | null }>(
     sql`SELECT w.id, w.timezone, c.through FROM websites w
       LEFT JOIN compacted_months c ON c.website_id = w.id

@@ -81,18 +81,15 @@ declare function fetch(
   },
 ): Promise<unknown>;
 
-// One function of about a hundred lines, against the rule of 80 elsewhere in src/ (biome.json
-// exempts this file): every helper split out of it costs its declaration and its calls in the
-// minified output. Sending and the navigation hooks as named functions made the script 24
-// bytes larger gzipped (791 → 815; the hooks alone 13), a 3% tax on every page of every site,
-// for no change in what it does.
-(() => {
-  // Whatever goes wrong, the page never sees an exception from the tracker.
-  try {
-    const pa: Pa = window.pa || {};
-    window.pa = pa;
-    // A second copy of the snippet on the same page must not count every view twice.
-    if (pa.loaded) return;
+// The tracker runs once, as the module's own code (esbuild wraps it in a function). Its parts
+// are the small functions below, which share the state they close over: a helper moved to the
+// top level would cost its declaration and arguments in the minified output, on every page.
+// Whatever goes wrong, the page never sees an exception from the tracker.
+try {
+  const pa: Pa = window.pa || {};
+  window.pa = pa;
+  // A second copy of the snippet on the same page must not count every view twice.
+  if (!pa.loaded) {
     pa.loaded = true;
 
     // `currentScript` is set while a classic script (async included) first runs.
@@ -103,16 +100,16 @@ declare function fetch(
     const endpoint = `${(attr('host') || new URL(script.src).origin).replace(/\/+$/, '')}/api/event`;
     const domain = attr('domain') || undefined;
     const dnt = attr('dnt') === 'true';
-    // DNT and GPC are only honoured when the site opted in with data-dnt="true"; then nothing at
-    // all is sent (queued and later events are dropped too).
+    // DNT and GPC are only honoured when the site opted in with data-dnt="true"; then nothing
+    // at all is sent (queued and later events are dropped too).
     const optedOut =
       dnt &&
       (navigator.doNotTrack === '1' ||
         window.doNotTrack === '1' ||
         navigator.globalPrivacyControl === true);
 
-    // The current page view's referrer: the document's for the landing page, the previous page
-    // (same site, so the server treats it as internal) after an SPA navigation.
+    // The current page view's referrer: the document's for the landing page, the previous
+    // page (same site, so the server treats it as internal) after an SPA navigation.
     let referrer: string | null = document.referrer || null;
     // The URL of the last page view; '' until the first one.
     let current = '';
@@ -155,7 +152,6 @@ declare function fetch(
     pa.track = track;
     const queued = pa.q || [];
     pa.q = [];
-    if (optedOut) return;
 
     const pageview = () => {
       const href = location.href;
@@ -168,22 +164,25 @@ declare function fetch(
       send();
     };
 
-    // SPA navigations: the original call first (so location.href is the new URL), then a view
-    // if the page changed. An exception from the original (a cross-origin URL) is the page's own.
-    for (const method of ['pushState', 'replaceState'] as const) {
-      const original = history[method];
-      history[method] = function (this: unknown, ...args) {
-        original.apply(this, args);
-        pageview();
-      };
-    }
-    window.addEventListener('popstate', pageview);
-    // Sends the view of a page prerendered at load once it is shown; on any other visibility
-    // change the URL is the one already counted, so nothing is sent.
-    document.addEventListener('visibilitychange', pageview);
-    pageview();
+    if (!optedOut) {
+      // SPA navigations: the original call first (so location.href is the new URL), then a
+      // view if the page changed. An exception from the original (a cross-origin URL) is the
+      // page's own.
+      for (const method of ['pushState', 'replaceState'] as const) {
+        const original = history[method];
+        history[method] = function (this: unknown, ...args) {
+          original.apply(this, args);
+          pageview();
+        };
+      }
+      window.addEventListener('popstate', pageview);
+      // Sends the view of a page prerendered at load once it is shown; on any other visibility
+      // change the URL is the one already counted, so nothing is sent.
+      document.addEventListener('visibilitychange', pageview);
+      pageview();
 
-    // Events the page tracked before the tracker loaded, after their page view.
-    queued.forEach(track);
-  } catch {}
-})();
+      // Events the page tracked before the tracker loaded, after their page view.
+      queued.forEach(track);
+    }
+  }
+} catch {}

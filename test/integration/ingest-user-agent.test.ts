@@ -55,3 +55,30 @@ describe('POST /api/event with a long User-Agent', () => {
     expect(Object.values((await rollups(s.id)).visitors ?? {})).toEqual([2]);
   });
 });
+
+describe('POST /api/event with names of JavaScript built-ins for a browser or a platform', () => {
+  // Lookup tables of names are Maps: a browser called `hasOwnProperty` or a platform hint
+  // `"__proto__"` is a name like any other, not a property of every object (which could not
+  // cross to the event log, and the hit would have been lost with a 503).
+  it.each([
+    ['a browser named after an Object method', 'hasOwnProperty/2 (x)', {}, 'hasOwnProperty'],
+    ['a browser named constructor', 'constructor/2 (x)', {}, 'constructor'],
+    [
+      'a platform hint "__proto__"',
+      CHROME_WINDOWS,
+      { 'sec-ch-ua-platform': '"__proto__"' },
+      'Chrome',
+    ],
+    [
+      'a platform hint "constructor"',
+      CHROME_WINDOWS,
+      { 'sec-ch-ua-platform': 'constructor' },
+      'Chrome',
+    ],
+  ])('counts %s', async (_what, ua, headers, browser) => {
+    const s = await site('builtin-names');
+    const res = await sendHit({ page: `https://${s.domain}/` }, { ua, headers });
+    expect({ status: res.status, reason: res.dropReason }).toEqual({ status: 202, reason: null });
+    expect((await rollups(s.id)).browser).toEqual({ [browser]: 1 });
+  });
+});

@@ -52,7 +52,8 @@ export async function rollups(websiteId: number, date?: string) {
   for (const r of results) {
     out[r.name] ??= {};
     const bucket = out[r.name] as Record<string, number>;
-    bucket[r.value] = (bucket[r.value] ?? 0) + r.count;
+    // A value may be any name, `constructor` included: only the bucket's own counts add up.
+    bucket[r.value] = (Object.hasOwn(bucket, r.value) ? (bucket[r.value] as number) : 0) + r.count;
   }
   return out;
 }

@@ -231,6 +231,9 @@ describe('parseDevice: User-Agent Client Hints', () => {
     ['""', UA.chromeMac, 'macOS'],
     ['"Chromium OS"', UA.chromeOs, 'Chrome OS'],
     ['"Fuchsia"', UA.chromeLinux, 'Linux'],
+    ['"__proto__"', UA.chromeWindows, 'Windows'],
+    ['"constructor"', UA.chromeMac, 'macOS'],
+    ['"hasOwnProperty"', UA.chromeLinux, 'Linux'],
   ])('unmapped platform %j keeps the UA OS (%s)', (platform, userAgent, os) => {
     expect(parseDevice(userAgent, { platform }).os).toBe(os);
   });
@@ -327,4 +330,14 @@ describe('long User-Agents', () => {
     expect(parseDevice(`Mozilla/5.0 (Linux; Tizen 2.3)${filler(80)} TV`).device).toBe('tv');
     expect(parseDevice(`Mozilla/5.0 (Linux; Tizen 2.3)${filler(300)} TV`).device).not.toBe('tv');
   });
+});
+
+describe('parseDevice: names of JavaScript built-ins', () => {
+  it.each(['hasOwnProperty', 'constructor', 'toString', '__proto__'])(
+    'a browser called %s is named as it calls itself',
+    (name) => {
+      const device = parseDevice(`${name}/2 (x)`);
+      for (const value of Object.values(device)) expect(typeof value).toBe('string');
+    },
+  );
 });

@@ -21,25 +21,29 @@ export const USER_AGENT_LIMIT = 512;
 export const capUserAgent = (userAgent: string): string =>
   userAgent.length > USER_AGENT_LIMIT ? userAgent.slice(0, USER_AGENT_LIMIT) : userAgent;
 
-/** bowser's names → the short names analytics users know. */
-const BROWSER_NAMES: Record<string, string> = {
-  'Microsoft Edge': 'Edge',
-  'Samsung Internet for Android': 'Samsung Internet',
-  'Internet Explorer': 'Internet Explorer',
-  'Opera Touch': 'Opera',
-  'Chrome OS': 'Chrome',
-};
+// Maps, not object literals: the keys come from the request, and a name such as
+// `constructor` or `__proto__` must find nothing rather than a property every object has.
 
-const PLATFORM_HINTS: Record<string, string> = {
-  windows: 'Windows',
-  macos: 'macOS',
-  'mac os x': 'macOS',
-  linux: 'Linux',
-  android: 'Android',
-  ios: 'iOS',
-  'chrome os': 'Chrome OS',
-  chromeos: 'Chrome OS',
-};
+/** bowser's names → the short names analytics users know. */
+const BROWSER_NAMES = new Map([
+  ['Microsoft Edge', 'Edge'],
+  ['Samsung Internet for Android', 'Samsung Internet'],
+  ['Internet Explorer', 'Internet Explorer'],
+  ['Opera Touch', 'Opera'],
+  ['Chrome OS', 'Chrome'],
+]);
+
+/** `Sec-CH-UA-Platform`, lower-cased → the operating system. */
+const PLATFORM_HINTS = new Map([
+  ['windows', 'Windows'],
+  ['macos', 'macOS'],
+  ['mac os x', 'macOS'],
+  ['linux', 'Linux'],
+  ['android', 'Android'],
+  ['ios', 'iOS'],
+  ['chrome os', 'Chrome OS'],
+  ['chromeos', 'Chrome OS'],
+]);
 
 /** Brands a Chromium browser lists in `Sec-CH-UA`, most specific first. */
 const BRAND_NAMES: [RegExp, string][] = [
@@ -83,7 +87,7 @@ export function parseDevice(fullUserAgent: string, hints: ClientHints = {}): Dev
   const userAgent = capUserAgent(fullUserAgent);
   const parsed = Bowser.parse(userAgent || ' ');
   let browser = parsed.browser.name
-    ? (BROWSER_NAMES[parsed.browser.name] ?? parsed.browser.name)
+    ? (BROWSER_NAMES.get(parsed.browser.name) ?? parsed.browser.name)
     : 'Unknown';
   let os = parsed.os.name ?? 'Unknown';
   let device: string =
@@ -96,7 +100,7 @@ export function parseDevice(fullUserAgent: string, hints: ClientHints = {}): Dev
   if (TV.test(userAgent)) device = 'tv';
   if (hints.brands) browser = browserFromBrands(capUserAgent(hints.brands)) ?? browser;
   if (hints.platform)
-    os = PLATFORM_HINTS[unquote(capUserAgent(hints.platform)).toLowerCase()] ?? os;
+    os = PLATFORM_HINTS.get(unquote(capUserAgent(hints.platform)).toLowerCase()) ?? os;
   // `?1` is sent by phones; tablets send `?0` and are recognised from the UA.
   if (hints.mobile === '?1') device = 'mobile';
   return { browser, os, device };

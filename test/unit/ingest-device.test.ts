@@ -334,7 +334,7 @@ describe('long User-Agents', () => {
 
 describe('parseDevice: names of JavaScript built-ins', () => {
   it.each(['hasOwnProperty', 'constructor', 'toString', '__proto__'])(
-    'a browser called %s is named as it calls itself',
+    'a browser called %s gives a device of strings only',
     (name) => {
       const device = parseDevice(`${name}/2 (x)`);
       for (const value of Object.values(device)) expect(typeof value).toBe('string');

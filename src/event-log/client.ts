@@ -8,6 +8,7 @@ import { tryAgainSoon } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { LogRead } from './log-types.ts';
+import type { Settlement } from './staging.ts';
 
 /** The event log of a website: its Durable Object, named by the website's id. */
 export function websiteLog(env: Env, websiteId: number) {
@@ -19,54 +20,100 @@ const COMMIT_TRIES = 3;
 
 /**
  * Stores the hits of one tracker call, each in its website's log, answering once every one
- * is durable. One hit: `record`. Several (a call naming several websites): every log stages
- * its hit, then — only once all have — commits it; a failure before that aborts the staged
- * ones, so the call counts in every log or in none (docs/ARCHITECTURE.md, The event log) —
- * but for one gap: a commit that still fails after its tries while another log's commit
- * went through leaves the call counted there (logged; the caller answers 503).
- * A failure throws: the caller answers 503.
+ * is durable. One hit: `record`. Several (a call naming several websites): each log stages
+ * its hit, then the first website's log — the leader — commits its own, which decides the
+ * call (./staging.ts, docs/ARCHITECTURE.md "A call that names several websites"). Once the
+ * leader has committed, the call is counted everywhere: the others commit now or, failing
+ * that, learn it from the leader a minute later; the call is answered 202. A stage that fails,
+ * or a leader that aborted, drops the call everywhere; a failure throws (the caller answers
+ * 503) and nothing is counted — but when the leader's answer itself is lost, which the
+ * others then follow whichever way it went.
  */
 export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
   const [only] = hits;
   if (hits.length === 1 && only) {
-    if (!(await websiteLog(env, only.websiteId).record(only)).ok) throw new LogRefused('record');
+    if (!(await websiteLog(env, only.websiteId).record(only)).ok)
+      throw new LogRefused('record the hit');
     return;
   }
   const token = crypto.randomUUID();
   const logs = hits.map((hit) => websiteLog(env, hit.websiteId));
+  const [leader, ...others] = logs;
+  if (!leader || !only) return;
+  const abortOthers = () => Promise.allSettled(others.map((log) => log.abort(token)));
   try {
-    const staged = await Promise.all(hits.map((hit, i) => logs[i]?.stage(token, hit)));
-    if (!staged.every((s) => s?.ok)) throw new LogRefused('stage');
+    const staged = await Promise.all(
+      hits.map((hit, i) => logs[i]?.stage(token, hit, only.websiteId)),
+    );
+    if (!staged.every((s) => s?.ok)) throw new LogRefused('stage the hit');
   } catch (err) {
-    await Promise.allSettled(logs.map((log) => log.abort(token)));
+    await Promise.allSettled([leader.abort(token), abortOthers()]);
     throw err;
   }
-  await Promise.all(
-    logs.map(async (log) => {
-      for (let attempt = 1; ; attempt++) {
-        let ok = false;
-        try {
-          ok = (await log.commit(token)).ok;
-        } catch (err) {
-          if (attempt >= COMMIT_TRIES) throw err;
-        }
-        if (ok) return;
-        if (attempt >= COMMIT_TRIES) throw new LogRefused('commit');
-      }
-    }),
-  );
+  // A leader not reached leaves the others staged: they will follow whatever it did.
+  if ((await commitTrying(leader, token)) !== 'committed') {
+    await abortOthers();
+    throw new LogRefused('commit the hit');
+  }
+  const committed = await Promise.allSettled(others.map((log) => commitTrying(log, token)));
+  for (const c of committed)
+    if (c.status === 'rejected')
+      logError('staged hit left to settle with its leader', { leader: only.websiteId }, c.reason);
 }
 
-/** A log answered that it could not store a hit (it logged why). */
+/** Commits a staged hit, trying again on a failure; its outcome, or the last failure thrown. */
+async function commitTrying(
+  log: ReturnType<typeof websiteLog>,
+  token: string,
+): Promise<Settlement | 'unknown'> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await log.commit(token);
+      if (answer.ok) return answer.outcome;
+      if (attempt >= COMMIT_TRIES) throw new LogRefused('commit the hit');
+    } catch (err) {
+      if (attempt >= COMMIT_TRIES) throw err;
+    }
+  }
+}
+
+/** A log answered that it could not do something (it logged why). */
 class LogRefused extends Error {
   constructor(step: string) {
-    super(`the event log could not ${step} the hit`);
+    super(`the event log could not ${step}`);
   }
+}
+
+/**
+ * Asks a website's log something; a log that cannot be reached or answers a failure is
+ * logged and makes the request a 503 with `Retry-After` (`message`), never a 500.
+ */
+async function askLog<T>(
+  env: Env,
+  websiteId: number,
+  message: string,
+  ask: (log: ReturnType<typeof websiteLog>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await ask(websiteLog(env, websiteId));
+  } catch (err) {
+    logError('event log not reached', { websiteId }, err);
+    throw tryAgainSoon(message);
+  }
+}
+
+/** Visitors of the website of the last five minutes (its log's visits under way). */
+export function realtimeVisitors(env: Env, websiteId: number, now: number): Promise<number> {
+  return askLog(env, websiteId, 'The statistics could not be read; try again in a moment.', (log) =>
+    log.realtime(now),
+  );
 }
 
 /** Deletes everything a deleted website's log stores (the purge of its data). */
 export async function destroyLog(env: Env, websiteId: number): Promise<void> {
-  await websiteLog(env, websiteId).destroy();
+  await askLog(env, websiteId, 'The website could not be deleted; try again in a moment.', (log) =>
+    log.destroy(),
+  );
 }
 
 /**
@@ -78,15 +125,17 @@ export async function readLog<T>(
   websiteId: number,
   read: (log: ReturnType<typeof websiteLog>) => Promise<LogRead<T>>,
 ): Promise<{ ok: true; value: T; rowsRead: number } | { ok: false; firstDate: string }> {
-  let answer: LogRead<T> = { ok: false };
-  try {
-    answer = await read(websiteLog(env, websiteId));
-  } catch (err) {
-    logError('event log not reached', { websiteId }, err);
-  }
-  if (answer.ok) return answer;
-  if (answer.firstDate) return { ok: false, firstDate: answer.firstDate };
-  throw tryAgainSoon('The statistics could not be read; try again in a moment.');
+  return askLog(
+    env,
+    websiteId,
+    'The statistics could not be read; try again in a moment.',
+    async (log) => {
+      const answer = await read(log);
+      if (answer.ok) return answer;
+      if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
+      throw new LogRefused('read');
+    },
+  );
 }
 
 /**
@@ -95,11 +144,12 @@ export async function readLog<T>(
  * the read a 503 with `Retry-After`: an answer without those hits would be wrong.
  */
 export async function flushBeforeReading(env: Env, websiteId: number): Promise<void> {
-  let ok = false;
-  try {
-    ok = (await websiteLog(env, websiteId).flush()).ok;
-  } catch (err) {
-    logError('event log not reached', { websiteId }, err);
-  }
-  if (!ok) throw tryAgainSoon('The statistics are being updated; try again in a moment.');
+  await askLog(
+    env,
+    websiteId,
+    'The statistics are being updated; try again in a moment.',
+    async (log) => {
+      if (!(await log.flush()).ok) throw new LogRefused('flush');
+    },
+  );
 }

@@ -2,7 +2,6 @@
  * The dates a log holds. `days` notes the id where each run of one local date's events
  * starts (a row at each local midnight), so that a read scans only its dates' events.
  */
-import { addDays, utcDate } from '../lib/dates.ts';
 import type { LogDb } from './log-db.ts';
 
 /**
@@ -32,13 +31,19 @@ export function noteDayStart(db: LogDb, id: number, date: string): void {
   db.rows('INSERT INTO days (first, date) VALUES (?, ?)', id, date);
 }
 
+/** A date as `meta` keeps it: `2026-03-10` is 20260310. */
+export function compactDate(date: string): number {
+  return Number(date.replaceAll('-', ''));
+}
+
 /**
- * The oldest date the log holds: null while it has deleted no event (it holds every date
- * since its first hit). Events are deleted by whole dates (./retention.ts), so that date is
- * whole.
+ * The first date from which the log holds every event: null while it has deleted none (it
+ * holds every date since its first hit). Retention deletes whole dates (./retention.ts) and
+ * notes the day after the newest it deleted, so every date from then on is whole.
  */
-export function firstDate(db: LogDb): string | null {
-  if (db.meta('pruned') !== 1) return null;
-  const oldest = db.rows<{ date: string }>('SELECT date FROM events ORDER BY id LIMIT 1')[0]?.date;
-  return oldest ?? addDays(utcDate(Date.now()), 1);
+export function keptFrom(db: LogDb): string | null {
+  const value = db.meta('kept_from');
+  if (!value) return null;
+  const digits = String(value).padStart(8, '0');
+  return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}`;
 }

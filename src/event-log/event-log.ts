@@ -1,38 +1,29 @@
 /**
- * One website's event log, over SQLite storage: in production a Durable Object's, one per
- * website (`WebsiteLog`, ./website-log.ts; docs/ARCHITECTURE.md). It keeps one row per
- * stored page view or custom event, decides in arrival order — an object runs one request at a time — whether a page view is its
- * visitor's first of the day and whether it starts a visit, and rolls the log up into D1's
- * daily `stats`, exactly once, on an alarm ten seconds after the first unflushed event or
- * when a reader asks (`flush`).
- *
- * What it stores: the events (their dimensions, local date and hour, the visitor's and the
- * visit's number of that day — never an address, a User-Agent or a hash); the visitors of the
- * last 48 hours (the day's salted hash, their numbers, their visit's start and the referrer
- * that started it); the day's random salts, for 72 hours; hits staged for a minute at most
- * (`stage`); and its flush position. The visits under way are kept in memory (`VisitState`).
- *
- * Its parts: the tables (./log-schema.ts), its statements and their exact cost (./log-db.ts),
- * visitors and visits (./visits.ts), the dates it holds (./days.ts), its reads
- * (./log-reads.ts), its flush into D1 (./flush.ts), what it forgets (./retention.ts).
+ * One website's event log over SQLite storage: in production a Durable Object's
+ * (`WebsiteLog`, ./website-log.ts). What it stores and decides, and why: docs/ARCHITECTURE.md,
+ * "The event log". Its parts: the tables (./log-schema.ts), its statements and their exact
+ * cost (./log-db.ts), visitors and visits (./visits.ts), the dates it holds (./days.ts), its
+ * reads (./log-reads.ts), its flush into D1 (./flush.ts), the hits of calls naming several
+ * websites (./staging.ts), what it forgets (./retention.ts).
  */
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
-import { firstDate, idsOf, newestDate, noteDayStart } from './days.ts';
+import { newestDate, noteDayStart } from './days.ts';
 import { type LogHit, visitorHash } from './events.ts';
-import { type Flushed, flushEvents, NO_COST, pendingEvents } from './flush.ts';
+import { flushEvents, NO_COST, pendingEvents } from './flush.ts';
 import { LogDb } from './log-db.ts';
 import type { LogStatsQuery, LogSums } from './log-query.ts';
 import {
   emptyPage,
   noSums,
+  readDates,
   readStatistic,
   readSums,
   readTopValues,
   type TopValuesQuery,
   type ValuePage,
 } from './log-reads.ts';
-import { createTables, insertEvent, upgradeTables } from './log-schema.ts';
+import { createTables, insertEvent, nextEventId, upgradeTables } from './log-schema.ts';
 import type {
   FlushOutcome,
   LogEnv,
@@ -41,7 +32,13 @@ import type {
   NotStored,
   Recorded,
 } from './log-types.ts';
-import { forgetExpired, holdsAnythingToForget, retentionDays } from './retention.ts';
+import {
+  Forgetting,
+  holdsAnythingToForget,
+  MAINTENANCE_INTERVAL_MS,
+  retentionDays,
+} from './retention.ts';
+import { type Committed, type Leaders, type Settlement, StagedCalls } from './staging.ts';
 import { decideHit, pruneVisits, readBackVisits, VisitNumbers, type VisitState } from './visits.ts';
 
 /**
@@ -51,12 +48,16 @@ import { decideHit, pruneVisits, readBackVisits, VisitNumbers, type VisitState }
  * test/integration/website-log-cost.test.ts and the benchmark).
  */
 export const FLUSH_DELAY_MS = 10_000;
-/** The alarm runs at least this often while there is anything to forget. */
-const MAINTENANCE_INTERVAL_MS = 3_600_000;
-/** A staged hit not committed within this long is dropped, never counted. */
-export const STAGE_TTL_MS = 60_000;
+/**
+ * A flush with nothing to roll up compares the log's position with D1's at most this often
+ * (and at the first flush after the object starts): a D1 restored to an earlier state gets its
+ * roll-ups again within minutes, without a D1 read for every reader (./flush.ts).
+ */
+const VERIFY_INTERVAL_MS = 300_000;
 /** A failed flush is tried again after this long. */
 const RETRY_DELAY_MS = 30_000;
+/** A retention that has more to delete goes on this much later (./retention.ts). */
+const RETENTION_PAUSE_MS = 1_000;
 
 /** What `storeNow` stored, for `stored` to note in memory once committed. */
 type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
@@ -64,6 +65,8 @@ type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] }
 /** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 export class EventLog {
   private readonly db: LogDb;
+  /** The hits of calls naming several websites, staged until settled (./staging.ts). */
+  private readonly staging: StagedCalls;
   /** Next visitor and visit numbers per date. */
   private readonly numbers = new VisitNumbers();
   /** The salts of the dates seen since the last maintenance, as stored. */
@@ -74,10 +77,16 @@ export class EventLog {
   private visits: Map<string, VisitState> | undefined;
   /** The website id, once noted in `meta`. */
   private website: number | undefined;
-  /** When visitors, salts and old events were last forgotten (0: not since the object started). */
-  private forgottenAt = 0;
-  /** The flush under way; a second caller waits for it and then flushes what is left. */
-  private flushing: Promise<Flushed & { websiteGone: boolean }> | undefined;
+  /** What it forgets, and when (./retention.ts). */
+  private readonly forgetting: Forgetting;
+  /** The end of the queue of flushes: each flush runs after the one before it has ended. */
+  private flushTail: Promise<unknown> = Promise.resolve();
+  /** A flush queued and not begun yet: a caller joins it rather than queue another. */
+  private queuedFlush: Promise<FlushOutcome> | undefined;
+  /** The id of the newest event stored, once known (ids never go backwards: `nextEventId`). */
+  private lastId: number | undefined;
+  /** When a flush last compared the log's position with D1's (0: not since it started). */
+  private verifiedAt = 0;
   /** When the alarm is set for (null: none), once known. */
   private alarmAt: number | null | undefined;
 
@@ -90,10 +99,25 @@ export class EventLog {
   constructor(
     private readonly storage: LogStorage,
     private readonly env: LogEnv,
+    /** The other logs, for a staged call whose leader is another website's (none: never asked). */
+    leaders?: Leaders,
   ) {
     this.db = new LogDb(storage.sql);
     this.hasTables = this.db.hasTable('events');
     if (this.hasTables) upgradeTables(this.db, (work) => storage.transactionSync(work));
+    this.forgetting = new Forgetting(this.db, retentionDays(env.EVENT_RETENTION_DAYS), (work) =>
+      storage.transactionSync(work),
+    );
+    this.staging = new StagedCalls({
+      db: this.db,
+      transaction: (work) => storage.transactionSync(work),
+      ensureTables: () => this.ensureTables(),
+      hasTables: () => this.hasTables,
+      hashOf: (hit) => this.hashOf(hit),
+      storeIf: (hit, hash, guard) => this.storeIf(hit, hash, guard),
+      scheduleAlarm: (at) => this.scheduleAlarm(at),
+      leaders,
+    });
   }
 
   /**
@@ -103,60 +127,46 @@ export class EventLog {
   async record(hit: LogHit): Promise<Recorded | NotStored> {
     return this.answer('hit not stored in its log', async () => {
       this.ensureTables();
+      // The cost counts the day's salt and the website's id, which making the hash may write.
       const before = { ...this.db.io };
-      const hash = await this.hashOf(hit);
-      const recorded = this.stored(
-        this.storage.transactionSync(() => this.storeNow(hit, hash, before)),
-      );
-      await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+      const recorded = await this.storeIf(hit, await this.hashOf(hit), () => true, before);
+      if (!recorded) throw new Error('the hit was not stored');
       return recorded;
     });
   }
 
   /**
-   * The first half of storing a hit that is one of several of a tracker call (Plausible's
-   * `d: "a.com,b.com"` names several websites, each with its own log): the hit is kept under
-   * `token`, durable but not counted, until `commit` or `abort`. A hit staged and never
-   * committed is dropped after `STAGE_TTL_MS`: a call is counted in every log or in none.
+   * Stores a hit whose hash is made, when `guard` — run first, in the same transaction —
+   * says so; answers what was stored, or null. The flush's alarm is set.
    */
-  async stage(token: string, hit: LogHit): Promise<{ ok: true } | NotStored> {
-    return this.answer('hit not staged in its log', async () => {
-      this.ensureTables();
-      this.db.rows(
-        'INSERT INTO staged (token, hit, staged_at) VALUES (?, ?, ?) ON CONFLICT (token) DO NOTHING',
-        token,
-        JSON.stringify(hit),
-        Date.now(),
-      );
-      await this.scheduleAlarm(Date.now() + STAGE_TTL_MS);
-      return { ok: true as const };
-    });
+  private async storeIf(
+    hit: LogHit,
+    hash: string,
+    guard: () => boolean,
+    before = { ...this.db.io },
+  ): Promise<Recorded | null> {
+    const outcome = this.storage.transactionSync(() =>
+      guard() ? this.storeNow(hit, hash, before) : null,
+    );
+    if (!outcome) return null;
+    const recorded = this.stored(outcome);
+    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+    return recorded;
   }
 
-  /**
-   * Stores the hit staged under `token`, as `record` would; `{ok: true, recorded: null}` when
-   * there is none (any more: committed already, aborted, or dropped).
-   */
-  async commit(token: string): Promise<{ ok: true; recorded: Recorded | null } | NotStored> {
-    return this.answer('staged hit not committed', async () => {
-      const none = { ok: true as const, recorded: null };
-      if (!this.hasTables) return none;
-      const row = this.db.rows<{ hit: string }>('SELECT hit FROM staged WHERE token = ?', token)[0];
-      if (!row) return none;
-      const hit = JSON.parse(row.hit) as LogHit;
-      const before = { ...this.db.io };
-      const hash = await this.hashOf(hit);
-      // Taking the staged row and storing the hit are one transaction: a failure keeps the
-      // row for the next try; a second commit that ran while the hash was made finds none.
-      const outcome = this.storage.transactionSync(() =>
-        this.db.rows('DELETE FROM staged WHERE token = ? RETURNING token', token).length === 0
-          ? null
-          : this.storeNow(hit, hash, before),
-      );
-      const recorded = outcome && this.stored(outcome);
-      await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
-      return { ok: true as const, recorded };
-    });
+  // The hits of a tracker call that names several websites: staged, then committed, settled
+  // with the call's leader or aborted (./staging.ts).
+  async stage(token: string, hit: LogHit, leader: number): Promise<{ ok: boolean } | NotStored> {
+    return this.answer('hit not staged in its log', () => this.staging.stage(token, hit, leader));
+  }
+  async commit(token: string): Promise<Committed | NotStored> {
+    return this.answer('staged hit not committed', () => this.staging.commit(token));
+  }
+  settle(token: string): Settlement {
+    return this.staging.settle(token);
+  }
+  abort(token: string): void {
+    this.staging.abort(token);
   }
 
   /**
@@ -171,11 +181,6 @@ export class EventLog {
       logError(failure, { website: this.hasTables ? this.db.meta('website') : 0 }, err);
       return { ok: false };
     }
-  }
-
-  /** Drops the hit staged under `token`, if any: it is never counted. */
-  abort(token: string): void {
-    if (this.hasTables) this.db.rows('DELETE FROM staged WHERE token = ?', token);
   }
 
   /** Makes the tables on the first hit. */
@@ -214,7 +219,8 @@ export class EventLog {
       hit,
       hash,
     );
-    const id = insertEvent(this.db, hit, decided, facts);
+    const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
+    insertEvent(this.db, id, hit, decided, facts);
     // A run of events of one date starts here: what lets a query read only its dates.
     if (hit.date !== this.lastDate()) noteDayStart(this.db, id, hit.date);
     const cost = {
@@ -235,6 +241,7 @@ export class EventLog {
   private stored(outcome: Stored): Recorded {
     if (outcome.state) this.visitStates().set(...outcome.state);
     this.newestDate = outcome.date;
+    this.lastId = outcome.recorded.id;
     return outcome.recorded;
   }
 
@@ -252,23 +259,36 @@ export class EventLog {
 
   /**
    * Rolls every unflushed event up into D1 (read-your-writes: readers call this first).
-   * Flushes run one at a time; a caller that finds one under way waits for it and then
-   * flushes whatever arrived meanwhile.
+   * Flushes form a queue, each run after the one before has ended (its storage calls too); a
+   * caller joins the flush queued and not yet begun, if there is one, else queues a new one:
+   * either way its flush begins after it called, so it covers every event stored before.
    */
-  async flush(): Promise<FlushOutcome> {
+  flush(): Promise<FlushOutcome> {
+    if (this.queuedFlush) return this.queuedFlush;
+    const next = this.flushTail.then(() => {
+      this.queuedFlush = undefined;
+      return this.flushOnce();
+    });
+    this.queuedFlush = next;
+    this.flushTail = next.catch(() => undefined);
+    return next;
+  }
+
+  private async flushOnce(): Promise<FlushOutcome> {
     if (!this.hasTables) return { ok: true, events: 0, position: 0, cost: NO_COST };
-    while (this.flushing) await this.flushing.catch(() => undefined);
-    this.flushing = flushEvents(this.db, this.env.DB);
     try {
-      const flushed = await this.flushing;
+      const now = Date.now();
+      const verify = now - this.verifiedAt >= VERIFY_INTERVAL_MS;
+      const flushed = await flushEvents(this.db, this.env.DB, verify);
+      if (verify) this.verifiedAt = now;
       if (flushed.websiteGone) await this.destroy();
+      // D1 ahead of every id known here (adopted): ids go on after its position.
+      else if (this.db.meta('flushed') > (this.lastId ?? 0)) this.lastId = undefined;
       return { ok: true, events: flushed.events, position: flushed.position, cost: flushed.cost };
     } catch (err) {
       logError('flush failed', { website: this.db.meta('website') }, err);
       await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);
       return { ok: false };
-    } finally {
-      this.flushing = undefined;
     }
   }
 
@@ -306,24 +326,16 @@ export class EventLog {
     return this.read(q.from, q.to, noSums(), (ids) => readSums(this.db, q, ids));
   }
 
-  /**
-   * Runs a read over the events of `from`–`to`, counting its rows read; `none` for a log
-   * that has no tables yet (its website never had a hit).
-   */
+  /** A read of the events of `from`–`to` (./log-reads.ts `readDates`); none before a first hit. */
   private read<T>(
     from: string,
     to: string,
     none: T,
     work: (ids: [number, number]) => T,
   ): Promise<LogRead<T>> {
-    return this.answer('log not read', async () => {
-      if (!this.hasTables) return { ok: true as const, value: none, rowsRead: 0 };
-      const before = this.db.io.rowsRead;
-      const first = firstDate(this.db);
-      if (first !== null && from < first) return { ok: false as const, firstDate: first };
-      const value = work(idsOf(this.db, from, to));
-      return { ok: true as const, value, rowsRead: this.db.io.rowsRead - before };
-    });
+    return this.answer('log not read', async () =>
+      this.hasTables ? readDates(this.db, from, to, work) : { ok: true, value: none, rowsRead: 0 },
+    );
   }
 
   /** Deletes everything the object stores (its website was deleted). */
@@ -336,35 +348,36 @@ export class EventLog {
     this.newestDate = undefined;
     this.website = undefined;
     this.alarmAt = null;
+    this.lastId = undefined;
     this.hasTables = false;
   }
 
-  /** Flushes, forgets old visitors and salts, prunes events past the retention, re-arms. */
+  /**
+   * Flushes, settles the staged hits that are due, forgets old visitors, salts and outcomes,
+   * deletes events past the retention, and sets itself again for the soonest of: the next
+   * flush, the next staged hit due, more retention, the hourly maintenance.
+   */
   async alarm(): Promise<void> {
     this.alarmAt = null;
     if (!this.hasTables) return;
     const now = Date.now();
-    // A failed flush has set its retry (and logged); forgetting goes on regardless.
+    // A failed flush has set its retry (and logged); the rest goes on regardless.
     const flushed = await this.flush();
     if (!this.hasTables) return; // the website is gone, and so is everything here
-    this.forget(now);
+    const staged = await this.staging.settleDue(now);
+    const { hourly, deleted, behind } = this.forgetting.run(now);
+    if (hourly) this.salts.clear();
+    // The newest date's run may be gone with its events: read it again when needed.
+    if (deleted > 0) this.newestDate = undefined;
     if (this.visits) pruneVisits(this.visits);
-    if (flushed.ok && pendingEvents(this.db) > 0) await this.scheduleAlarm(now + FLUSH_DELAY_MS);
-    else if (holdsAnythingToForget(this.db, retentionDays(this.env.EVENT_RETENTION_DAYS)))
-      await this.scheduleAlarm(now + MAINTENANCE_INTERVAL_MS);
-  }
-
-  /**
-   * Staged hits after a minute, at every alarm (the table is nearly always empty); at most
-   * hourly — not at every flush of a busy log, since each deletion scans its table — the
-   * visitors, salts and events past their time (./retention.ts).
-   */
-  private forget(now: number): void {
-    this.db.rows('DELETE FROM staged WHERE staged_at < ?', now - STAGE_TTL_MS);
-    if (now - this.forgottenAt < MAINTENANCE_INTERVAL_MS) return;
-    this.forgottenAt = now;
-    forgetExpired(this.db, now, retentionDays(this.env.EVENT_RETENTION_DAYS));
-    this.salts.clear();
+    const days = retentionDays(this.env.EVENT_RETENTION_DAYS);
+    const next = [
+      flushed.ok && pendingEvents(this.db) > 0 ? now + FLUSH_DELAY_MS : null,
+      staged,
+      behind ? now + RETENTION_PAUSE_MS : null,
+      holdsAnythingToForget(this.db, days) ? now + MAINTENANCE_INTERVAL_MS : null,
+    ].filter((at): at is number => at !== null);
+    if (next.length > 0) await this.scheduleAlarm(Math.min(...next));
   }
 
   /** The random salt of a local date, made on first use. */

@@ -4,8 +4,10 @@
  * `(from, to]`, and is one D1 `batch()` — a transaction — of two kinds of statement:
  *
  * 1. the guard: `log_positions` of the website moves from `from` to `to`, and the statement
- *    fails (a NOT NULL violation) when the stored position is not `from`, which rolls the
- *    whole batch back: a flush that was already applied, or raced by another, adds nothing;
+ *    fails (a NOT NULL violation) when the stored position is not `from` — or, when there is
+ *    none, unless `from` is 0 (malformed JSON: an error SQLite raises from an expression) —
+ *    which rolls the whole batch back: a flush that was already applied, or raced by another,
+ *    adds nothing;
  * 2. the increments, summed per (statistic, date, value), as `INSERT … ON CONFLICT DO UPDATE`
  *    from one JSON parameter each (D1 binds at most 100 values per statement); those of a
  *    month already compacted into month and year rows are added to them too
@@ -17,8 +19,11 @@
  *
  * So D1 holds a position exactly when it holds the roll-ups of every event up to it. A flush
  * whose commit was not seen by the object (a lost answer, an eviction) is recognised on the
- * next one: D1's position is ahead of the object's, and the object adopts it.
+ * next one: D1's position is ahead of the object's, and the object adopts it. A D1 restored to
+ * an earlier state is behind the object: the object adopts its position too, and rolls up
+ * again what it still holds after it.
  */
+import { logError } from '../lib/log.ts';
 import { type Increment, rollupOf } from './events.ts';
 import type { LogDb } from './log-db.ts';
 import { type EventRow, toLoggedEvent } from './log-schema.ts';
@@ -57,7 +62,9 @@ export async function applyFlush(
     d1
       .prepare(
         `INSERT INTO log_positions (website_id, position)
-        SELECT ?1, ?3 WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
+        SELECT ?1, CASE WHEN ?2 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1)
+          THEN ?3 ELSE json('no position to move from') END
+        WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
         ON CONFLICT (website_id) DO UPDATE SET
           position = CASE WHEN position = ?2 THEN excluded.position ELSE NULL END`,
       )
@@ -113,10 +120,13 @@ export async function appliedPosition(d1: D1Database, websiteId: number): Promis
 /**
  * Rolls every event after the log's flush position up into D1, in batches, moving the
  * position with each; `websiteGone` when D1 no longer has the website (nothing written).
+ * With `verify`, a log with nothing to flush also compares its position with D1's: a D1
+ * restored to an earlier state is found by the next flush that has events, or by this.
  */
 export async function flushEvents(
   db: LogDb,
   d1: D1Database,
+  verify = false,
 ): Promise<Flushed & { websiteGone: boolean }> {
   const websiteId = db.meta('website');
   const total = {
@@ -126,6 +136,7 @@ export async function flushEvents(
     websiteGone: false,
   };
   if (!websiteId) return total;
+  let verified = !verify;
   for (;;) {
     const from = db.meta('flushed');
     const rows = db.rows<EventRow>(
@@ -134,18 +145,24 @@ export async function flushEvents(
       FLUSH_BATCH,
     );
     const last = rows.at(-1);
-    if (!last) break;
+    if (!last) {
+      if (verified) break;
+      verified = true;
+      const applied = await appliedPosition(d1, websiteId);
+      if (applied === from || !(await websiteExists(d1, websiteId))) break;
+      adopt(db, websiteId, applied, from);
+      continue;
+    }
     let cost: Applied;
     try {
       cost = await applyFlush(d1, websiteId, from, last.id, rollupOf(rows.map(toLoggedEvent)));
     } catch (err) {
-      // A flush that committed without this object learning it (an answer lost, an
-      // eviction between the commit and the note) left D1 ahead: adopt its position.
       const applied = await appliedPosition(d1, websiteId);
-      if (applied <= from) throw err;
-      db.setMeta('flushed', applied);
+      if (applied === from) throw err;
+      adopt(db, websiteId, applied, from);
       continue;
     }
+    verified = true;
     if (cost.websiteGone) {
       total.websiteGone = true;
       break;
@@ -158,6 +175,37 @@ export async function flushEvents(
     total.cost.statements += cost.statements;
   }
   return total;
+}
+
+/**
+ * Takes D1's position as the log's: D1's roll-ups hold exactly the events up to it. D1 ahead:
+ * a flush committed without this object learning it (an answer lost, an eviction between the
+ * commit and the note). D1 behind: D1 was restored (Time Travel) or repaired by hand; the
+ * events after its position are rolled up again (`noteBehind`).
+ */
+function adopt(db: LogDb, websiteId: number, applied: number, from: number): void {
+  if (applied < from) noteBehind(db, websiteId, applied, from);
+  db.setMeta('flushed', applied);
+}
+
+/** Whether D1 has the website (a log that outlives it adds nothing: `applyFlush`). */
+async function websiteExists(d1: D1Database, websiteId: number): Promise<boolean> {
+  return (await d1.prepare('SELECT 1 FROM websites WHERE id = ?').bind(websiteId).first()) !== null;
+}
+
+/**
+ * D1's roll-ups are behind the log: the next flush rolls up again every event after D1's
+ * position that the log still holds. Events retention deleted meanwhile cannot be: their
+ * roll-ups are lost for good. Both are logged (docs/ARCHITECTURE.md, "The flush").
+ */
+function noteBehind(db: LogDb, websiteId: number, applied: number, from: number): void {
+  const deleted = db.meta('deleted_through');
+  const lost = deleted > applied ? Math.min(deleted, from) - applied : 0;
+  logError(
+    lost > 0 ? 'roll-ups lost: D1 is behind the log' : 'D1 is behind the log: rolling up again',
+    { website: websiteId, d1Position: applied, logPosition: from, lostEvents: lost },
+    new Error(`D1 holds the roll-ups up to position ${applied}, the log had flushed to ${from}`),
+  );
 }
 
 /** Events not yet rolled up into D1. */

@@ -4,10 +4,11 @@
  */
 
 /**
- * What `meta` holds: the website's id, the flush position, the tables' version, and whether
- * events were ever deleted (`EVENT_RETENTION_DAYS`: the log no longer holds every date).
+ * What `meta` holds: the website's id, the flush position, the tables' version, and — once
+ * `EVENT_RETENTION_DAYS` has deleted events — the highest id deleted and the first date the
+ * log still holds whole (./retention.ts).
  */
-export type MetaKey = 'website' | 'flushed' | 'schema' | 'pruned';
+export type MetaKey = 'website' | 'flushed' | 'schema' | 'deleted_through' | 'kept_from';
 
 export class LogDb {
   /** Rows read and written by this log's statements so far. */

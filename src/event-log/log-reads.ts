@@ -3,6 +3,7 @@
  * ./log-query.ts over the events between two ids (./days.ts) and shapes its rows.
  */
 import { STAT_NAMES } from '../stats/names.ts';
+import { idsOf, keptFrom } from './days.ts';
 import type { LogDb } from './log-db.ts';
 import {
   type LogStatsQuery,
@@ -11,6 +12,25 @@ import {
   sumsStatement,
   topValuesStatement,
 } from './log-query.ts';
+import type { LogRead } from './log-types.ts';
+
+/**
+ * Runs a read over the events of the dates `from`–`to` (found through `days`), counting its
+ * rows read; the first date the log holds whole instead when the range starts before it
+ * (`EVENT_RETENTION_DAYS` deleted the dates before).
+ */
+export function readDates<T>(
+  db: LogDb,
+  from: string,
+  to: string,
+  work: (ids: [number, number]) => T,
+): LogRead<T> {
+  const before = db.io.rowsRead;
+  const first = keptFrom(db);
+  if (first !== null && from < first) return { ok: false, firstDate: first };
+  const value = work(idsOf(db, from, to));
+  return { ok: true, value, rowsRead: db.io.rowsRead - before };
+}
 
 /** A page of a statistic's values, and how many values there are. */
 export type ValuePage = { rows: { value: string; count: number }[]; total: number };

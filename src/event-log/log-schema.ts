@@ -58,12 +58,19 @@ CREATE TABLE IF NOT EXISTS meta (
 CREATE TABLE IF NOT EXISTS staged (
   token TEXT PRIMARY KEY,
   hit TEXT NOT NULL,
-  staged_at INTEGER NOT NULL
+  staged_at INTEGER NOT NULL,
+  hash TEXT,
+  leader INTEGER
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settled (
+  token TEXT PRIMARY KEY,
+  outcome TEXT NOT NULL,
+  at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -91,6 +98,20 @@ CREATE TABLE days (first INTEGER PRIMARY KEY, date TEXT NOT NULL);
 INSERT INTO days (first, date)
   SELECT id, date FROM (SELECT id, date, lag(date) OVER (ORDER BY id) AS before FROM events)
   WHERE before IS NULL OR before != date;
+`,
+  // Staged hits keep their visitor's hash instead of the address and User-Agent, and which
+  // log decides their call (./staging.ts). Retention notes the highest id it deleted and the
+  // first date held whole, and `days` loses the runs it deleted (./retention.ts).
+  5: `
+ALTER TABLE staged ADD COLUMN hash TEXT;
+ALTER TABLE staged ADD COLUMN leader INTEGER;
+CREATE TABLE settled (token TEXT PRIMARY KEY, outcome TEXT NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO meta (key, value)
+  SELECT 'kept_from', CAST(replace(coalesce((SELECT date FROM events ORDER BY id LIMIT 1), date('now', '+1 day')), '-', '') AS INTEGER)
+  FROM meta WHERE key = 'pruned' AND value = 1;
+DELETE FROM meta WHERE key = 'pruned';
+DELETE FROM days WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id >= days.first
+  AND e.id < coalesce((SELECT min(n.first) FROM days n WHERE n.first > days.first), 9223372036854775807));
 `,
 };
 
@@ -156,13 +177,30 @@ export type VisitFacts = Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visi
 /** Who a hit's visitor and visit are, as decided when it was stored. */
 export type Decided = { visitor: number; visit: number; newVisitor: boolean; newVisit: boolean };
 
-/** Writes one event row; answers its id. */
-export function insertEvent(db: LogDb, hit: LogHit, decided: Decided, visit: VisitFacts): number {
-  return db.one<{ id: number }>(
-    `INSERT INTO events (kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
+/**
+ * The id the next event gets: one more than any event ever stored, those retention deleted
+ * included (`deleted_through`), so that positions never go backwards — SQLite alone would
+ * hand out the ids of deleted events again, below the flush position (./retention.ts).
+ */
+export function nextEventId(db: LogDb): number {
+  const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM events').id ?? 0;
+  return Math.max(newest, db.meta('deleted_through'), db.meta('flushed')) + 1;
+}
+
+/** Writes one event row under `id` (`nextEventId`). */
+export function insertEvent(
+  db: LogDb,
+  id: number,
+  hit: LogHit,
+  decided: Decided,
+  visit: VisitFacts,
+): void {
+  db.rows(
+    `INSERT INTO events (id, kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
         referrer, campaign, country, continent, city, language, browser, os, device,
         resolution, event, visit_views, previous_page, visit_seconds)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    id,
     hit.kind,
     hit.time,
     hit.date,
@@ -186,5 +224,5 @@ export function insertEvent(db: LogDb, hit: LogHit, decided: Decided, visit: Vis
     visit.visitViews,
     visit.previousPage,
     visit.visitSeconds,
-  ).id;
+  );
 }

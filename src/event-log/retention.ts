@@ -1,14 +1,31 @@
 /**
  * What a log forgets, and when (docs/ARCHITECTURE.md, "The event log"): visitor hashes 48
  * hours after they were last seen, salts after 72, and — when `EVENT_RETENTION_DAYS` is set —
- * rolled-up events older than that many days, by whole local dates.
+ * rolled-up events older than that many days, by whole local dates, found through `days`.
  */
-import { utcDate } from '../lib/dates.ts';
+import { addDays, utcDate } from '../lib/dates.ts';
+import { compactDate, keptFrom } from './days.ts';
 import type { LogDb } from './log-db.ts';
+import { forgetSettled } from './staging.ts';
+
+/**
+ * Visitors, salts and settled calls are forgotten hourly (each deletion scans its table): the
+ * alarm runs at least this often while there is anything to forget.
+ */
+export const MAINTENANCE_INTERVAL_MS = 3_600_000;
+
+/**
+ * Events retention deletes per alarm, at most (a few tens of milliseconds); a longer backlog
+ * (retention switched on for a long log) goes on at the next alarm, soon after.
+ */
+const RETENTION_PER_ALARM = 10_000;
 
 /** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
 const VISITOR_TTL_MS = 48 * 3_600_000;
 const SALT_TTL_MS = 72 * 3_600_000;
+
+/** Events deleted per statement (and transaction): a few milliseconds of the object's time. */
+const RETENTION_CHUNK = 2_000;
 
 /** `EVENT_RETENTION_DAYS` as a whole number of days, or null to keep every event. */
 export function retentionDays(setting: string | undefined): number | null {
@@ -17,19 +34,97 @@ export function retentionDays(setting: string | undefined): number | null {
   return Number.isInteger(days) && days > 0 ? days : null;
 }
 
-/** Deletes the visitors, salts and (with a retention) rolled-up events past their time. */
-export function forgetExpired(db: LogDb, now: number, days: number | null): void {
+/** Deletes the visitors and salts past their time. */
+function forgetVisitors(db: LogDb, now: number): void {
   db.rows('DELETE FROM visitors WHERE last_seen < ?', now - VISITOR_TTL_MS);
   db.rows('DELETE FROM salts WHERE created_at < ?', now - SALT_TTL_MS);
-  if (days === null) return;
-  const before = db.io.rowsWritten;
-  // Whole local dates at a time, so that the oldest date left is whole (`firstDate`).
-  db.rows(
-    'DELETE FROM events WHERE date < ? AND id <= ?',
-    utcDate(now - days * 86_400_000),
-    db.meta('flushed'),
+}
+
+/**
+ * Deletes the rolled-up events of the local dates before `days` days ago, answering how many
+ * (at most `limit`: a longer backlog is left for the next call). Each run of one date's
+ * events (a row of `days`) is a range of ids, deleted by that range, `RETENTION_CHUNK` at a
+ * time, each chunk one transaction with its `days` row and the log's `meta`: the highest id
+ * ever deleted (`deleted_through`, so that ids never go backwards: ./log-schema.ts
+ * `nextEventId`) and the first date the log still holds whole (`kept_from`, ./days.ts).
+ * Events not rolled up yet are kept for a later call.
+ */
+export function forgetExpired(
+  db: LogDb,
+  now: number,
+  days: number,
+  transaction: (work: () => void) => void,
+  limit = Number.POSITIVE_INFINITY,
+): number {
+  const before = utcDate(now - days * 86_400_000);
+  const flushed = db.meta('flushed');
+  const runs = db.rows<{ first: number; date: string; next: number | null }>(
+    `SELECT first, date, (SELECT min(n.first) FROM days n WHERE n.first > d.first) AS next
+      FROM days d WHERE d.date < ? ORDER BY first`,
+    before,
   );
-  if (db.io.rowsWritten > before) db.setMeta('pruned', 1);
+  let deleted = 0;
+  for (const run of runs) {
+    // Only what is rolled up: a run with events after the flush position loses the others.
+    const last = Math.min(run.next === null ? lastEventId(db) : run.next - 1, flushed);
+    for (let from = run.first; from <= last && deleted < limit; ) {
+      const to = Math.min(last, from + RETENTION_CHUNK - 1, from + (limit - deleted) - 1);
+      transaction(() => {
+        deleted += db.rows(
+          'DELETE FROM events WHERE id BETWEEN ? AND ? RETURNING id',
+          from,
+          to,
+        ).length;
+        if (to === last) db.rows('DELETE FROM days WHERE first = ?', from);
+        else db.rows('UPDATE days SET first = ? WHERE first = ?', to + 1, from);
+        db.setMeta('deleted_through', Math.max(db.meta('deleted_through'), to));
+        const held = keptFrom(db);
+        if (held === null || held <= run.date)
+          db.setMeta('kept_from', compactDate(addDays(run.date, 1)));
+      });
+      from = to + 1;
+    }
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/** The id of the newest event (0 before the first). */
+function lastEventId(db: LogDb): number {
+  return db.one<{ id: number | null }>('SELECT max(id) AS id FROM events').id ?? 0;
+}
+
+/**
+ * What a log forgets, run at each alarm: at most hourly — not at every flush of a busy log —
+ * the visitors, salts and settled calls past their time; with a retention, the events past it,
+ * `RETENTION_PER_ALARM` at most, then again at the next alarm while some are left.
+ */
+export class Forgetting {
+  /** When visitors and salts were last forgotten (0: not since the object started). */
+  private forgottenAt = 0;
+  /** Retention stopped at its limit, with more to delete. */
+  private behind = false;
+
+  constructor(
+    private readonly db: LogDb,
+    private readonly days: number | null,
+    private readonly transaction: (work: () => void) => void,
+  ) {}
+
+  /** Whether the hourly part ran, the events deleted, and whether more are left to delete. */
+  run(now: number): { hourly: boolean; deleted: number; behind: boolean } {
+    const hourly = now - this.forgottenAt >= MAINTENANCE_INTERVAL_MS;
+    if (hourly) {
+      this.forgottenAt = now;
+      forgetVisitors(this.db, now);
+      forgetSettled(this.db, now);
+    }
+    if (this.days === null || !(hourly || this.behind))
+      return { hourly, deleted: 0, behind: false };
+    const deleted = forgetExpired(this.db, now, this.days, this.transaction, RETENTION_PER_ALARM);
+    this.behind = deleted >= RETENTION_PER_ALARM;
+    return { hourly, deleted, behind: this.behind };
+  }
 }
 
 /** Whether the log holds anything that time will make it forget. */
@@ -38,5 +133,5 @@ export function holdsAnythingToForget(db: LogDb, days: number | null): boolean {
     `SELECT EXISTS (SELECT 1 FROM visitors) OR EXISTS (SELECT 1 FROM salts)
       OR EXISTS (SELECT 1 FROM staged) AS held`,
   ).held;
-  return held === 1 || (days !== null && db.rows('SELECT 1 FROM events LIMIT 1').length > 0);
+  return held === 1 || (days !== null && db.rows('SELECT 1 FROM days LIMIT 1').length > 0);
 }

@@ -7,6 +7,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
+import { websiteLog } from './client.ts';
 import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
 
@@ -15,19 +16,23 @@ export class WebsiteLog extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.log = new EventLog(ctx.storage, env);
+    this.log = new EventLog(ctx.storage, env, (websiteId) => websiteLog(env, websiteId));
   }
 
   record(hit: LogHit) {
     return this.log.record(hit);
   }
 
-  stage(token: string, hit: LogHit) {
-    return this.log.stage(token, hit);
+  stage(token: string, hit: LogHit, leader: number) {
+    return this.log.stage(token, hit, leader);
   }
 
   commit(token: string) {
     return this.log.commit(token);
+  }
+
+  settle(token: string) {
+    return this.log.settle(token);
   }
 
   abort(token: string) {

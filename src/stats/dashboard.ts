@@ -6,7 +6,7 @@
  */
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { websiteLog } from '../event-log/client.ts';
+import { realtimeVisitors } from '../event-log/client.ts';
 import type { Filter } from './filters.ts';
 import type { StatName } from './names.ts';
 import type { SeriesPoint, Summary } from './overview.ts';
@@ -47,7 +47,7 @@ export async function overviewOf(
     summaryOf(source, range),
     seriesOf(source, range),
     source.tops(panels, range, PANEL_ROWS),
-    websiteLog(env, websiteId).realtime(Date.now()),
+    realtimeVisitors(env, websiteId, Date.now()),
   ]);
   if (isUnavailable(summary)) return summary;
   if (isUnavailable(series)) return series;

@@ -5,10 +5,11 @@
  * logs or in none (docs/ARCHITECTURE.md, The event log). The client gets 503 and may retry,
  * and the retry counts once.
  */
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
+import { STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
@@ -189,6 +190,55 @@ describe('a hit that names several websites', () => {
     expect(await statRows(a.id)).toBe(0);
     expect(await statRows(b.id)).toBe(0);
     // The tracker's retry counts each website exactly once.
+    expect((await sendHit(body, { ip: IP })).status).toBe(202);
+    expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 1 });
+    expect((await rollups(b.id)).pageviews).toEqual({ [DAY]: 1 });
+  });
+
+  /** Runs a log's alarm as if its staged hits had been staged a minute and more ago. */
+  async function settleStaged(websiteId: number) {
+    const log = websiteLog(env, websiteId);
+    await runInDurableObject(log, (_: WebsiteLog, state) => {
+      state.storage.sql.exec('UPDATE staged SET staged_at = staged_at - ?', STAGE_TTL_MS + 1);
+    });
+    await runDurableObjectAlarm(log);
+  }
+
+  it('a commit failing in one log after the leader committed: 202, and counted there once, later', async () => {
+    const a = await site('multi-leader');
+    const b = await site('multi-follower', { domain: `b.${a.domain}` });
+    freezeAt(`${DAY}T11:00:00Z`);
+    const fault = injectLogFailure({ methods: ['commit'], websites: [b.id] });
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      const res = await sendHit(plausible([a.domain, b.domain], `https://${b.domain}/`), { ip });
+      expect(res.status, res.text).toBe(202);
+    }
+    fault.restore();
+    expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 3 });
+    // The follower's hits wait, staged, for their minute; then it asks the leader.
+    expect(await statRows(b.id)).toBe(0);
+    await settleStaged(b.id);
+    expect((await rollups(b.id)).pageviews).toEqual({ [DAY]: 3 });
+    expect((await rollups(b.id)).visitors).toEqual({ [DAY]: 3 });
+    await settleStaged(b.id);
+    expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 3 });
+    expect((await rollups(b.id)).pageviews).toEqual({ [DAY]: 3 });
+  });
+
+  it("a leader's commit failing: 503, counted nowhere, and the retry counts once", async () => {
+    const a = await site('multi-leader-fails');
+    const b = await site('multi-follower-ok', { domain: `b.${a.domain}` });
+    freezeAt(`${DAY}T11:00:00Z`);
+    const body = plausible([a.domain, b.domain], `https://${b.domain}/`);
+    const fault = injectLogFailure({ methods: ['commit'], websites: [a.id] });
+    const failed = await sendHit(body, { ip: IP });
+    fault.restore();
+    expect(failed.status).toBe(503);
+    // The leader never committed: each log drops its staged hit at its minute.
+    await settleStaged(b.id);
+    await settleStaged(a.id);
+    expect(await statRows(a.id)).toBe(0);
+    expect(await statRows(b.id)).toBe(0);
     expect((await sendHit(body, { ip: IP })).status).toBe(202);
     expect((await rollups(a.id)).pageviews).toEqual({ [DAY]: 1 });
     expect((await rollups(b.id)).pageviews).toEqual({ [DAY]: 1 });

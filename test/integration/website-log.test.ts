@@ -7,10 +7,10 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { STAGE_TTL_MS } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
 import { toLoggedEvent } from '../../src/event-log/log-schema.ts';
+import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit, logTables, record } from '../support/event-log.ts';
@@ -275,32 +275,150 @@ describe('flushing into the roll-ups', () => {
 });
 
 describe('staging the hits of a call that names several websites', () => {
+  /** Ages a log's staged hits by `ms`, as if they had been staged that long ago. */
+  const age = (log: ReturnType<typeof websiteLog>, ms: number) =>
+    runInDurableObject(log, (_: WebsiteLog, state) => {
+      state.storage.sql.exec('UPDATE staged SET staged_at = staged_at - ?', ms);
+    });
+
   it('counts a staged hit only once committed, and once however often committed', async () => {
     const { websiteId, log } = await freshLog();
-    await log.stage('call-1', pageview(websiteId));
+    await log.stage('call-1', pageview(websiteId), websiteId);
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     const [first, second] = await Promise.all([log.commit('call-1'), log.commit('call-1')]);
     const stored = [first, second].filter((r) => r.ok && r.recorded !== null);
     expect(stored).toHaveLength(1);
-    expect(await log.commit('call-1')).toEqual({ ok: true, recorded: null });
+    // The leader remembers: a commit tried again after a lost answer learns it is counted.
+    expect(await log.commit('call-1')).toEqual({ ok: true, outcome: 'committed', recorded: null });
     await log.flush();
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
   });
 
   it('never counts an aborted hit, or one staged and never committed', async () => {
     const { websiteId, log } = await freshLog();
-    await log.stage('aborted', pageview(websiteId));
+    await log.stage('aborted', pageview(websiteId), websiteId);
     await log.abort('aborted');
-    expect(await log.commit('aborted')).toEqual({ ok: true, recorded: null });
-    await log.stage('forgotten', pageview(websiteId, { ip: '192.0.2.9' }));
+    expect(await log.commit('aborted')).toEqual({ ok: true, outcome: 'aborted', recorded: null });
+    await log.stage('forgotten', pageview(websiteId, { ip: '192.0.2.9' }), websiteId);
     // A minute later the alarm drops it.
-    await runInDurableObject(log, (_: WebsiteLog, state) => {
-      state.storage.sql.exec('UPDATE staged SET staged_at = staged_at - ?', STAGE_TTL_MS + 1);
-    });
+    await age(log, STAGE_TTL_MS + 1);
     expect(await runDurableObjectAlarm(log)).toBe(true);
-    expect(await log.commit('forgotten')).toEqual({ ok: true, recorded: null });
+    expect(await log.commit('forgotten')).toEqual({ ok: true, outcome: 'aborted', recorded: null });
+    // A stage that comes after its call was aborted here is refused.
+    expect(await log.stage('aborted', pageview(websiteId), websiteId)).toEqual({ ok: false });
     await log.flush();
     expect(await rollups(websiteId)).toEqual({});
+  });
+
+  it('keeps no address and no User-Agent while a hit is staged', async () => {
+    const { websiteId, log } = await freshLog();
+    const hit = pageview(websiteId);
+    await log.stage('call-2', hit, websiteId);
+    const staged = await runInDurableObject(log, (_: WebsiteLog, state) =>
+      JSON.stringify(state.storage.sql.exec('SELECT * FROM staged').toArray()),
+    );
+    expect(staged).toContain('call-2');
+    expect(staged).not.toContain(hit.ip);
+    expect(staged).not.toContain(hit.userAgent);
+    expect(staged).not.toContain('Firefox/133.0');
+    // Committed, it is the visitor it would have been: the hash was made when it was staged.
+    await record(log, pageview(websiteId, { time: T0 - MINUTE }));
+    expect(await log.commit('call-2')).toMatchObject({
+      outcome: 'committed',
+      recorded: { newVisitor: false, newVisit: false },
+    });
+  });
+
+  it('settles a staged hit at its minute, though an earlier alarm came and went', async () => {
+    const { websiteId, log } = await freshLog();
+    const now = Date.now();
+    const today = new Date(now).toISOString().slice(0, 10);
+    // A hit sets the flush's alarm ten seconds out; a staged hit's minute is later than that.
+    await record(log, pageview(websiteId, { time: now, date: today }));
+    await log.stage(
+      'call-3',
+      pageview(websiteId, { time: now, date: today, ip: '192.0.2.10' }),
+      websiteId,
+    );
+    // The flush's alarm runs before the staged hit is due: the next alarm is its minute, not
+    // the hourly maintenance.
+    expect(await runDurableObjectAlarm(log)).toBe(true);
+    const next = await runInDurableObject(log, (_: WebsiteLog, state) => state.storage.getAlarm());
+    expect(next).toBeGreaterThanOrEqual(now + STAGE_TTL_MS);
+    expect(next).toBeLessThanOrEqual(Date.now() + STAGE_TTL_MS);
+  });
+
+  describe('a log that is not its call’s leader follows the leader', () => {
+    async function pair() {
+      const leader = await freshLog();
+      const follower = await freshLog();
+      const stage = async (token: string) => {
+        expect(await leader.log.stage(token, pageview(leader.websiteId), leader.websiteId)).toEqual(
+          {
+            ok: true,
+          },
+        );
+        expect(
+          await follower.log.stage(token, pageview(follower.websiteId), leader.websiteId),
+        ).toEqual({ ok: true });
+      };
+      return { leader, follower, stage };
+    }
+
+    it('commits its staged hit once the leader has committed, though its own commit never came', async () => {
+      const { leader, follower, stage } = await pair();
+      await stage('call-4');
+      expect(await leader.log.commit('call-4')).toMatchObject({ outcome: 'committed' });
+      await age(follower.log, STAGE_TTL_MS + 1);
+      expect(await runDurableObjectAlarm(follower.log)).toBe(true);
+      expect((await rollups(follower.websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+      expect((await rollups(leader.websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+      // The commit that comes late finds nothing left to count.
+      expect(await follower.log.commit('call-4')).toMatchObject({ recorded: null });
+      expect((await rollups(follower.websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
+    });
+
+    it('drops its staged hit when the leader had not committed, and the leader then never does', async () => {
+      const { leader, follower, stage } = await pair();
+      await stage('call-5');
+      await age(follower.log, STAGE_TTL_MS + 1);
+      expect(await runDurableObjectAlarm(follower.log)).toBe(true);
+      // Asked first, the leader aborted the call: the Worker's commit comes too late.
+      expect(await leader.log.commit('call-5')).toEqual({
+        ok: true,
+        outcome: 'aborted',
+        recorded: null,
+      });
+      expect(await follower.log.commit('call-5')).toMatchObject({ recorded: null });
+      expect(await rollups(leader.websiteId)).toEqual({});
+      expect(await rollups(follower.websiteId)).toEqual({});
+    });
+
+    it('asks again while the leader cannot be reached, and gives up (logged) after an hour', async () => {
+      const { leader, follower, stage } = await pair();
+      await stage('call-6');
+      const unreachable = vi.spyOn(env.WEBSITE_LOG, 'get').mockImplementation(() => {
+        throw new Error('Durable Object is overloaded.');
+      });
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      await age(follower.log, STAGE_TTL_MS + 1);
+      expect(await runDurableObjectAlarm(follower.log)).toBe(true);
+      const stagedRows = () =>
+        runInDurableObject(follower.log, (_: WebsiteLog, state) =>
+          state.storage.sql.exec('SELECT count(*) AS n FROM staged').one(),
+        );
+      expect(await stagedRows()).toEqual({ n: 1 });
+      await age(follower.log, STAGE_GIVE_UP_MS);
+      expect(await runDurableObjectAlarm(follower.log)).toBe(true);
+      expect(await stagedRows()).toEqual({ n: 0 });
+      expect(JSON.stringify(logged.mock.calls)).toContain('staged hit dropped');
+      unreachable.mockRestore();
+      expect(await rollups(follower.websiteId)).toEqual({});
+      // The leader, its own stage due, aborts it too.
+      await age(leader.log, STAGE_TTL_MS + 1);
+      await runDurableObjectAlarm(leader.log);
+      expect(await rollups(leader.websiteId)).toEqual({});
+    });
   });
 });
 

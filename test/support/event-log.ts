@@ -51,3 +51,10 @@ export function logTables(websiteId: number): Promise<string[]> {
       .filter((name) => !name.startsWith('_cf_')),
   );
 }
+
+/**
+ * SQL that takes a log's tables back to before version 5 (staged hits with their address;
+ * no `settled`), for tests of a log an older Sightline made.
+ */
+export const OLDER_THAN_5 =
+  'DROP TABLE settled; ALTER TABLE staged DROP COLUMN hash; ALTER TABLE staged DROP COLUMN leader;';

@@ -8,14 +8,27 @@ const DAY = 86_400_000;
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** True for a real calendar date written `YYYY-MM-DD` (so `2024-02-30` is false). */
-export function isCalendarDate(value: string): boolean {
+/**
+ * The dates Sightline takes, everywhere a date is asked for: from the epoch to the last day
+ * whose month, previous and next months every computation here can still write as `YYYY`
+ * (month arithmetic past December 9999 would reach the year 10000).
+ */
+export const MIN_DATE = '1970-01-01';
+export const MAX_DATE = '9998-12-31';
+
+/** True for a real calendar date written `YYYY-MM-DD` (so `2024-02-30` is false), any year. */
+export function isWrittenDate(value: string): boolean {
   const match = ISO_DATE.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 1970 || month < 1 || month > 12 || day < 1) return false;
+  if (month < 1 || month > 12 || day < 1) return false;
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** True for a date Sightline takes: a real calendar date from `MIN_DATE` to `MAX_DATE`. */
+export function isCalendarDate(value: string): boolean {
+  return isWrittenDate(value) && value >= MIN_DATE && value <= MAX_DATE;
 }
 
 /** The UTC date (`YYYY-MM-DD`) of an instant. */
@@ -70,7 +83,7 @@ export const RANGES = [
 export type RangeName = (typeof RANGES)[number];
 export type Range = { name: RangeName; from: string; to: string };
 
-/** Longest custom range, in days (about ten years). */
+/** Longest range a request may ask for, in days (about ten years): the API and the pages. */
 export const MAX_RANGE_DAYS = 3660;
 
 /** A range as a request asked for it; `invalid` when it named dates that could not be used. */
@@ -162,6 +175,12 @@ export function seriesLabel(date: string, unit: SeriesUnit, from: string): strin
 export function previousPeriod(range: { from: string; to: string }): { from: string; to: string } {
   const length = daysBetween(range.from, range.to);
   return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
+}
+
+/** How many months `from`–`to` (`YYYY-MM`) holds, both included. */
+export function monthsBetween(from: string, to: string): number {
+  const index = (month: string) => Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7));
+  return index(to) - index(from) + 1;
 }
 
 /** The month (`YYYY-MM`) `months` after `month` (negative to go back). */

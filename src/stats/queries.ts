@@ -10,7 +10,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
-import { addDays, addMonths, piecesOf } from '../lib/dates.ts';
+import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
 import { STAT_NAMES, type StatName, TIME_VALUED } from './names.ts';
 
 export type StatsQuery = {
@@ -69,14 +69,21 @@ function rollupRows(q: {
   ] as const;
   const arm = (table: string, column: string, keys: string) =>
     `SELECT name, value, count FROM ${table} WHERE website_id = ${q.websiteId} AND name IN (${names.join(', ')}) AND ${column} ${keys}`;
-  const each = tables.flatMap(([table, column, ranges]) =>
-    ranges.flatMap((range) =>
-      keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
-    ),
+  // Keys are counted before any is listed: a long range is never enumerated.
+  const keys = tables.reduce(
+    (n, [, column, ranges]) => n + ranges.reduce((m, range) => m + keyCount(column, range), 0),
+    0,
   );
   const text =
-    each.length <= MAX_ARMS
-      ? compound(each, q.ordered ? 'value' : undefined)
+    keys <= MAX_ARMS
+      ? compound(
+          tables.flatMap(([table, column, ranges]) =>
+            ranges.flatMap((range) =>
+              keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
+            ),
+          ),
+          q.ordered ? 'value' : undefined,
+        )
       : compound(
           tables.flatMap(([table, column, ranges]) =>
             ranges.map((r) =>
@@ -94,6 +101,13 @@ const MAX_ARMS = 120;
 function literal(key: string): string {
   if (!/^\d{4}(-\d{2}(-\d{2})?)?$/.test(key)) throw new Error(`not a roll-up key: ${key}`);
   return `'${key}'`;
+}
+
+/** How many keys a piece holds. */
+function keyCount(column: 'year' | 'month' | 'date', range: { from: string; to: string }): number {
+  if (column === 'year') return Number(range.to) - Number(range.from) + 1;
+  if (column === 'month') return monthsBetween(range.from, range.to);
+  return daysBetween(range.from, range.to);
 }
 
 /** Every key of a piece, in order. */

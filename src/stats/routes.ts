@@ -9,9 +9,11 @@ import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
 import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS, parseFilters } from './filters.ts';
+import { formatNumber } from './overview.ts';
 import {
   statsQuerySchema,
   statsResponseSchema,
@@ -141,6 +143,14 @@ function checkedQuery<Q extends { from: string; to: string }>(
   if (failed) throw validationFailed(errors);
   if (q.from > q.to) {
     throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
+  }
+  if (daysBetween(q.from, q.to) > MAX_RANGE_DAYS) {
+    const last = addDays(q.from, MAX_RANGE_DAYS - 1);
+    throw validationFailed({
+      to: [
+        `The range must be at most ${formatNumber(MAX_RANGE_DAYS)} days: to must be ${last} or earlier.`,
+      ],
+    });
   }
   return { q, filters };
 }

@@ -1,7 +1,7 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
 import { z } from '@hono/zod-openapi';
 import { pageField, perPageField } from '../api/pagination.ts';
-import { isCalendarDate } from '../lib/dates.ts';
+import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice } from '../lib/fields.ts';
 import { FILTER_DIMENSIONS } from './filters.ts';
 import { STAT_NAMES } from './names.ts';
@@ -18,7 +18,10 @@ const dateField = (name: 'from' | 'to') =>
         ? { ok: true, value: raw }
         : {
             ok: false,
-            message: `The ${name} field must be a valid date in the format YYYY-MM-DD.`,
+            message:
+              typeof raw === 'string' && isWrittenDate(raw)
+                ? `The ${name} field must be a date from ${MIN_DATE} to ${MAX_DATE}.`
+                : `The ${name} field must be a valid date in the format YYYY-MM-DD.`,
           },
   );
 

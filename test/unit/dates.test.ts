@@ -3,11 +3,23 @@ import {
   addMonths,
   apiTimestamp,
   isCalendarDate,
+  isWrittenDate,
   lastDateOf,
+  MAX_DATE,
+  MIN_DATE,
+  monthsBetween,
   resolveRange,
   seriesLabel,
   seriesUnitOf,
 } from '../../src/lib/dates.ts';
+
+describe('monthsBetween', () => {
+  it('counts the months of a range, both included', () => {
+    expect(monthsBetween('2026-01', '2026-01')).toBe(1);
+    expect(monthsBetween('2025-11', '2026-02')).toBe(4);
+    expect(monthsBetween('1970-01', '9998-12')).toBe(12 * 8029);
+  });
+});
 
 describe('isCalendarDate', () => {
   it.each([
@@ -25,7 +37,7 @@ describe('isCalendarDate', () => {
     '2038-01-19',
     '2100-02-28',
     '2400-02-29',
-    '9999-12-31',
+    '9998-12-31',
   ])('%j is a calendar date', (value) => {
     expect(isCalendarDate(value)).toBe(true);
   });
@@ -51,8 +63,16 @@ describe('isCalendarDate', () => {
     '1900-01-01',
     '0000-01-01',
     '0001-01-01',
-  ])('%j is not a real date from 1970 on', (value) => {
+    '9999-01-01',
+    '9999-12-31',
+  ])('%j is not a real date from 1970 to 9998', (value) => {
     expect(isCalendarDate(value)).toBe(false);
+  });
+
+  it('takes every date from MIN_DATE to MAX_DATE; the others, however well written, are not taken', () => {
+    expect([MIN_DATE, MAX_DATE].map(isCalendarDate)).toEqual([true, true]);
+    expect(['1969-12-31', '9999-01-01'].map(isCalendarDate)).toEqual([false, false]);
+    expect(['1969-12-31', '9999-12-31'].map(isWrittenDate)).toEqual([true, true]);
   });
 
   it.each([

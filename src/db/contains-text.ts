@@ -25,14 +25,33 @@ export const MAX_FOLDED_LETTERS = 40;
  * @example
  * containsText(stats.value, 'ÚSTÍ') // matches '/ústí-nad-labem' and '/ÚSTÍ'
  */
-export function containsText(text: SQLWrapper, term: string): SQL {
+export function containsText(
+  text: SQLWrapper,
+  term: string,
+  /** The most other-case spellings folded (letters past them match their exact case only). */
+  most = 2 * MAX_FOLDED_LETTERS,
+): SQL {
   const folded = term.toLowerCase();
   let column = sql`lower(${text})`;
   // Written as SQL string literals, not bound: D1 takes at most 100 bound parameters per
   // statement. They are letters of the term's own, quoted by `literal`.
-  for (const [from, to] of caseFoldings(term, folded).slice(0, 2 * MAX_FOLDED_LETTERS))
+  const folds = Math.max(0, Math.min(most, 2 * MAX_FOLDED_LETTERS));
+  for (const [from, to] of caseFoldings(term, folded).slice(0, folds))
     column = sql`replace(${column}, ${literal(from)}, ${literal(to)})`;
   return sql`instr(${column}, ${folded}) > 0`;
+}
+
+/**
+ * At most this many other-case spellings are folded for all the terms of one question to the
+ * event log together (its filters and its search): each is a `replace()` over every distinct
+ * value compared. Beyond, the API answers 422 naming the filter (or the search) that goes
+ * past it; the statistics page names the filter it leaves out.
+ */
+export const MAX_FOLDINGS_PER_QUESTION = 2 * MAX_FOLDED_LETTERS;
+
+/** How many other-case spellings `containsText` folds for `term` (its `replace()` calls). */
+export function foldingsOf(term: string): number {
+  return Math.min(caseFoldings(term, term.toLowerCase()).length, 2 * MAX_FOLDED_LETTERS);
 }
 
 /** True when `containsText` could not fold the case of every letter of `term`. */

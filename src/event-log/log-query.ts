@@ -19,8 +19,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import { containsText } from '../db/contains-text.ts';
-import { type Filter, type FilterOperator, levelOf } from '../stats/filters.ts';
+import { containsText, foldingsOf, MAX_FOLDINGS_PER_QUESTION } from '../db/contains-text.ts';
+import { columnOf, type Filter, levelOf } from '../stats/filters.ts';
 import type { StatName } from '../stats/names.ts';
 
 /** A statement and its parameters. */
@@ -48,20 +48,51 @@ export type LogSums = {
 
 const dialect = new SQLiteSyncDialect();
 
-/** `column` contains `term`, ignoring case, as the Stats API's `search` matches. */
-function contains(column: string, term: string): Statement {
-  const query = dialect.sqlToQuery(containsText(sql.raw(column), term));
+/**
+ * `column` contains `term`, ignoring case, as the Stats API's `search` matches, folding at
+ * most `most` spellings (the question's budget: `MAX_FOLDINGS_PER_QUESTION`).
+ */
+function contains(column: string, term: string, most: number): Statement {
+  const query = dialect.sqlToQuery(containsText(sql.raw(column), term, most));
   return { text: query.sql, params: query.params as (string | number)[] };
 }
 
-/** The condition a filter puts on `column`, which holds its dimension's value. */
-function condition(column: string, operator: FilterOperator, value: string): Statement {
-  if (operator === 'contains') {
-    const c = contains(column, value);
-    return { text: `(${column} IS NOT NULL AND ${c.text})`, params: c.params };
-  }
+/**
+ * The condition a filter puts on `column`, which holds its dimension's value. A `contains`
+ * filter is a probe into the values that match it, `matches` (found once per statement, in
+ * a table of their own: each folds the case of every letter, an expression as deep as the
+ * term has letters, and SQLite adds the depths of expressions nested in each other).
+ */
+function condition(
+  column: string,
+  filter: Filter,
+  plan: Plan,
+  operator = filter.operator,
+): Statement {
+  if (operator === 'contains')
+    return { text: `${column} IN m${plan.filters.indexOf(filter)}`, params: [] };
   // `IS`: a row without the value (NULL) is never it, so always `not` it.
-  return { text: `${operator === 'not' ? 'NOT ' : ''}${column} IS ?`, params: [value] };
+  return { text: `${operator === 'not' ? 'NOT ' : ''}${column} IS ?`, params: [filter.value] };
+}
+
+/**
+ * For each `contains` filter, `m<i>` (`i` its place among the filters): the distinct values
+ * of its column among the range's events that contain its text in any case.
+ */
+function matches(plan: Plan): Statement[] {
+  let left = MAX_FOLDINGS_PER_QUESTION;
+  return plan.filters.flatMap((filter, i) => {
+    if (filter.operator !== 'contains') return [];
+    const column = columnOf(filter.dimension);
+    const c = contains(column, filter.value, left);
+    left = Math.max(0, left - foldingsOf(filter.value));
+    return [
+      {
+        text: `m${i} AS MATERIALIZED (SELECT DISTINCT ${column} FROM r WHERE ${column} IS NOT NULL AND ${c.text})`,
+        params: c.params,
+      },
+    ];
+  });
 }
 
 /**
@@ -69,17 +100,18 @@ function condition(column: string, operator: FilterOperator, value: string): Sta
  * keeps (a hit), or the visits or visitors of a day it keeps, by the column of its value
  * (a landing page is a visit's first page view's `page`).
  */
-function filterSet(filter: Filter): Statement {
-  const { dimension, operator, value } = filter;
+function filterSet(filter: Filter, plan: Plan): Statement {
+  const { dimension, operator } = filter;
   const level = levelOf(dimension);
+  const column = columnOf(dimension);
   if (level === 'hit') {
     // `not` keeps every hit but those that match: custom events under a page filter too.
     const kind = dimension === 'page' ? 'pageview' : 'event';
-    const c = condition(dimension, operator === 'not' ? 'is' : operator, value);
+    const c = condition(column, filter, plan, operator === 'not' ? 'is' : operator);
     const text = `(kind = '${kind}' AND ${c.text})`;
     return { text: operator === 'not' ? `NOT ${text}` : text, params: c.params };
   }
-  const c = condition(dimension === 'landing_page' ? 'page' : dimension, operator, value);
+  const c = condition(dimension === 'exit_page' ? 'exit_page' : column, filter, plan);
   const [key, table] =
     level === 'visitor'
       ? ['date, visitor', 'firsts']
@@ -87,14 +119,47 @@ function filterSet(filter: Filter): Statement {
   return { text: `(${key}) IN (SELECT ${key} FROM ${table} WHERE ${c.text})`, params: c.params };
 }
 
-/** Statements joined by `separator`, their parameters in order. */
-function joined(parts: Statement[], separator: string): Statement {
-  return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
+/**
+ * The statement with every `?` numbered (`?1`, `?2`, …) after its distinct values, each bound
+ * once: however often a filter's value recurs (in the kept events, visitors and visits, and
+ * in each statistic's own pass), the statement binds at most a few dozen values, under the
+ * object's SQLite limit of 100 (ten filters, repeated, went past it). `?` never appears in
+ * the statements' literals ('pageview', 'event', '' and the letters of `containsText`).
+ */
+function numbered(statement: Statement): Statement {
+  const values: (string | number)[] = [];
+  const index = new Map<string, number>();
+  let next = 0;
+  const text = statement.text.replace(/\?/g, () => {
+    const value = statement.params[next++] as string | number;
+    const key = `${typeof value}:${value}`;
+    let n = index.get(key);
+    if (n === undefined) {
+      values.push(value);
+      n = values.length;
+      index.set(key, n);
+    }
+    return `?${n}`;
+  });
+  if (next !== statement.params.length) throw new Error('parameters and placeholders differ');
+  return { text, params: values };
+}
+
+/**
+ * Conditions joined by AND as a balanced tree, their parameters in order: SQLite limits how
+ * deep an expression may be (100 here), and a chain of ten ANDs is ten deep, a tree four.
+ */
+function allOf(conditions: Statement[]): Statement {
+  if (conditions.length <= 1) return conditions[0] ?? { text: '', params: [] };
+  const half = Math.ceil(conditions.length / 2);
+  const left = allOf(conditions.slice(0, half));
+  const right = allOf(conditions.slice(half));
+  return { text: `(${left.text} AND ${right.text})`, params: [...left.params, ...right.params] };
 }
 
 /** `WHERE` and the conditions, or nothing when there are none. */
 function whereAll(conditions: Statement[]): Statement {
-  const all = joined(conditions, ' AND ');
+  const all = allOf(conditions);
   return { text: conditions.length ? ` WHERE ${all.text}` : '', params: all.params };
 }
 
@@ -151,13 +216,14 @@ function keptEvents(from: string, to: string, ids: [number, number], plan: Plan)
   const where = (filters: Filter[], ...more: string[]) =>
     whereAll([
       ...more.map((text) => ({ text, params: [] })),
-      ...filters.map((filter) => filterSet(filter)),
+      ...filters.map((filter) => filterSet(filter, plan)),
     ]);
   const kept = where(plan.filters);
   const visitors = where(others(plan, plan.visitor), 'visitor > 0');
   const visits = where(others(plan, plan.visit), 'visit > 0');
+  const found = matches(plan);
   const text = `WITH
-  r AS (SELECT * FROM events WHERE id BETWEEN ? AND ? AND date BETWEEN ? AND ?),
+  r AS (SELECT * FROM events WHERE id BETWEEN ? AND ? AND date BETWEEN ? AND ?),${found.map((m) => `\n  ${m.text},`).join('')}
   firsts AS (SELECT date, visitor, hour, browser, os, device, country, continent, city,
       language, resolution FROM r WHERE kind = 'pageview' AND new_visitor = 1),
   starts AS (SELECT date, visitor, visit, hour, time, page, referrer, campaign
@@ -172,7 +238,16 @@ function keptEvents(from: string, to: string, ids: [number, number], plan: Plan)
   kept_visits AS MATERIALIZED (SELECT DISTINCT date, visitor, visit FROM r${visits.text})`;
   return {
     text,
-    params: [ids[0], ids[1], from, to, ...kept.params, ...visitors.params, ...visits.params],
+    params: [
+      ids[0],
+      ids[1],
+      from,
+      to,
+      ...found.flatMap((m) => m.params),
+      ...kept.params,
+      ...visitors.params,
+      ...visits.params,
+    ],
   };
 }
 
@@ -183,7 +258,7 @@ function keptEvents(from: string, to: string, ids: [number, number], plan: Plan)
  * the kept keys), never joined row by row.
  */
 function keptVisitors(plan: Plan): Statement {
-  const conditions = plan.visitor.map((f) => condition(`f.${f.dimension}`, f.operator, f.value));
+  const conditions = plan.visitor.map((f) => condition(`f.${columnOf(f.dimension)}`, f, plan));
   if (others(plan, plan.visitor).length)
     conditions.push({
       text: '(f.date, f.visitor) IN (SELECT date, visitor FROM kept_visitors)',
@@ -212,9 +287,7 @@ const VISIT_COLUMN: Record<string, string> = {
  */
 function keptVisits(plan: Plan, needsEnds: boolean): Statement {
   const ends = needsEnds || plan.ends;
-  const conditions = plan.visit.map((f) =>
-    condition(VISIT_COLUMN[f.dimension] as string, f.operator, f.value),
-  );
+  const conditions = plan.visit.map((f) => condition(VISIT_COLUMN[f.dimension] as string, f, plan));
   const key = ends ? 'e' : 's';
   if (others(plan, plan.visit).length)
     conditions.push({
@@ -300,17 +373,20 @@ export function statisticStatement(
   const params = [...base.params, ...statistic.params];
   let where = "value IS NOT NULL AND value != '' AND n > 0";
   if (q.search) {
-    const c = contains('value', q.search);
+    const used = q.filters
+      .filter((f) => f.operator === 'contains')
+      .reduce((n, f) => n + foldingsOf(f.value), 0);
+    const c = contains('value', q.search, MAX_FOLDINGS_PER_QUESTION - used);
     where += ` AND ${c.text}`;
     params.push(...c.params);
   }
   const direction = q.sort === 'asc' ? 'ASC' : 'DESC';
   const order = q.sortBy === 'value' ? `value ${direction}` : `n ${direction}, value ASC`;
-  return {
+  return numbered({
     text: `${base.text}
 SELECT value, n AS count FROM (${statistic.text}) WHERE ${where} ORDER BY ${order}`,
     params,
-  };
+  });
 }
 
 /** The sums of a summary's figures over the kept events. */
@@ -323,7 +399,7 @@ export function sumsStatement(
   const base = keptEvents(q.from, q.to, ids, plan);
   const visitors = keptVisitors(plan);
   const visits = keptVisits(plan, true);
-  return {
+  return numbered({
     text: `${base.text}
 SELECT
   (SELECT count(*) FROM ${visitors.text}) AS visitors,
@@ -333,7 +409,7 @@ SELECT
 FROM (SELECT count(*) AS visits, coalesce(sum(e.views = 1), 0) AS bounces,
   coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${visits.text})`,
     params: [...base.params, ...visitors.params, ...visits.params],
-  };
+  });
 }
 
 /**
@@ -376,7 +452,7 @@ export function topValuesStatement(
     (statistic, i) =>
       `SELECT ${i} AS q, value, n FROM (${statistic.text}) WHERE value IS NOT NULL AND value != '' AND n > 0`,
   );
-  return {
+  return numbered({
     text: `${base.text}
 SELECT q, value, n AS count, total FROM (
   SELECT q, value, n, row_number() OVER (PARTITION BY q ORDER BY ${order}) AS place,
@@ -384,5 +460,5 @@ SELECT q, value, n AS count, total FROM (
   FROM (${unionAll(each)}))
 WHERE place <= ? ORDER BY q, place`,
     params: [...base.params, ...statistics.flatMap((s) => s.params), q.limit],
-  };
+  });
 }

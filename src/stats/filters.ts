@@ -13,6 +13,12 @@
  *
  * Values are compared exactly as the Stats API returns them; `contains` ignores case.
  */
+import {
+  foldingsOf,
+  MAX_FOLDED_LETTERS,
+  MAX_FOLDINGS_PER_QUESTION,
+  needsTooManyFoldings,
+} from '../db/contains-text.ts';
 import type { StatName } from './names.ts';
 
 export const FILTER_DIMENSIONS = [
@@ -53,16 +59,41 @@ export const MAX_FILTER_LENGTH = 255;
 /** Which rows of the log a dimension is a property of. */
 export type FilterLevel = 'hit' | 'visit' | 'visitor';
 
+/**
+ * Each dimension's level and the column of the log's `events` that holds its value (a landing
+ * or exit page is a page view's `page`): the only place SQL over the log takes a column name
+ * from, never from a filter's text.
+ */
+const DIMENSIONS = new Map<FilterDimension, { level: FilterLevel; column: string }>([
+  ['page', { level: 'hit', column: 'page' }],
+  ['event', { level: 'hit', column: 'event' }],
+  ['landing_page', { level: 'visit', column: 'page' }],
+  ['exit_page', { level: 'visit', column: 'page' }],
+  ['referrer', { level: 'visit', column: 'referrer' }],
+  ['campaign', { level: 'visit', column: 'campaign' }],
+  ['country', { level: 'visitor', column: 'country' }],
+  ['continent', { level: 'visitor', column: 'continent' }],
+  ['city', { level: 'visitor', column: 'city' }],
+  ['language', { level: 'visitor', column: 'language' }],
+  ['browser', { level: 'visitor', column: 'browser' }],
+  ['os', { level: 'visitor', column: 'os' }],
+  ['device', { level: 'visitor', column: 'device' }],
+  ['resolution', { level: 'visitor', column: 'resolution' }],
+]);
+
+function dimensionOf(dimension: FilterDimension) {
+  const known = DIMENSIONS.get(dimension);
+  if (!known) throw new Error(`not a filter dimension: ${String(dimension).slice(0, 40)}`);
+  return known;
+}
+
 export function levelOf(dimension: FilterDimension): FilterLevel {
-  if (dimension === 'page' || dimension === 'event') return 'hit';
-  if (
-    dimension === 'landing_page' ||
-    dimension === 'exit_page' ||
-    dimension === 'referrer' ||
-    dimension === 'campaign'
-  )
-    return 'visit';
-  return 'visitor';
+  return dimensionOf(dimension).level;
+}
+
+/** The column of the log's `events` that holds a dimension's value. */
+export function columnOf(dimension: FilterDimension): string {
+  return dimensionOf(dimension).column;
 }
 
 /** The query parameter that states a filter (`filter[page]`, `filter[page][not]`). */
@@ -77,17 +108,22 @@ const PARAM = /^filter\[([^\]]*)\](?:\[([^\]]*)\])?$/;
 /**
  * The filters of a query string, and the errors that name each bad one (empty when there is
  * none): an unknown dimension or operator, an empty or too long value, a filter stated
- * twice, more than `MAX_FILTERS` (then `filters` holds the first ten). Parameters that are
- * not `filter[…]` are not looked at. The API refuses any error; the statistics page says
- * which filters it could not use and shows the others.
+ * twice, more than `MAX_FILTERS` (then `filters` holds the first ten), a `contains` text
+ * with more letters to compare in any case than one question may have
+ * (`MAX_FOLDINGS_PER_QUESTION`, counted in the order given). Parameters that are not
+ * `filter[…]` are not looked at. The API refuses any error; the statistics page says which
+ * filters it could not use and shows the others. `foldings`: what the filters used of that
+ * budget (the search of the question has what is left).
  */
 export function parseFilters(params: URLSearchParams): {
   filters: Filter[];
   errors: Record<string, string[]>;
+  foldings: number;
 } {
   const filters: Filter[] = [];
   const errors: Record<string, string[]> = {};
   const seen = new Set<string>();
+  let foldings = 0;
   for (const [key, value] of params) {
     if (key !== 'filter' && !key.startsWith('filter[')) continue;
     const match = PARAM.exec(key);
@@ -112,6 +148,14 @@ export function parseFilters(params: URLSearchParams): {
       errors[key] = [`The ${key} filter must be a value of 1 to ${MAX_FILTER_LENGTH} characters.`];
       continue;
     }
+    if (operator === 'contains') {
+      const problem = foldingProblem(key, value, foldings);
+      if (problem) {
+        errors[key] = [problem];
+        continue;
+      }
+      foldings += foldingsOf(value);
+    }
     filters.push({
       dimension,
       operator: operator as FilterOperator,
@@ -119,5 +163,17 @@ export function parseFilters(params: URLSearchParams): {
     });
   }
   if (seen.size > MAX_FILTERS) errors.filter = [`At most ${MAX_FILTERS} filters can be combined.`];
-  return { filters: filters.slice(0, MAX_FILTERS), errors };
+  return { filters: filters.slice(0, MAX_FILTERS), errors, foldings };
+}
+
+/**
+ * Why a text compared in any case (a `contains` filter's, the search's) cannot join a
+ * question whose other texts fold `used` spellings; null when it can.
+ */
+export function foldingProblem(name: string, text: string, used: number): string | null {
+  if (needsTooManyFoldings(text))
+    return `The ${name} field must not contain more than ${MAX_FOLDED_LETTERS} different letters outside ASCII.`;
+  if (used + foldingsOf(text) > MAX_FOLDINGS_PER_QUESTION)
+    return `The ${name} field has more letters outside ASCII than one question may compare in any case: at most ${MAX_FOLDINGS_PER_QUESTION} spellings in all, with the other filters and the search.`;
+  return null;
 }

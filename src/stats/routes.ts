@@ -12,7 +12,13 @@ import type { AppEnv } from '../env.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
 import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS, parseFilters } from './filters.ts';
+import {
+  FILTER_DIMENSIONS,
+  type Filter,
+  foldingProblem,
+  MAX_FILTERS,
+  parseFilters,
+} from './filters.ts';
 import { formatNumber } from './overview.ts';
 import {
   statsQuerySchema,
@@ -126,11 +132,11 @@ async function readableWebsite(c: Context<AppEnv>, id: number) {
  * The validated query and its filters (`filter[…]`, src/stats/filters.ts): one 422 names
  * every bad field and filter. A range whose `to` is before its `from` is a 422 naming `to`.
  */
-function checkedQuery<Q extends { from: string; to: string }>(
+function checkedQuery<Q extends { from: string; to: string; search?: string | undefined }>(
   c: Context<AppEnv>,
   query: () => Q,
 ): { q: Q; filters: Filter[] } {
-  const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);
+  const { filters, errors, foldings } = parseFilters(new URL(c.req.url).searchParams);
   const failed = Object.keys(errors).length > 0;
   let q: Q;
   try {
@@ -141,6 +147,10 @@ function checkedQuery<Q extends { from: string; to: string }>(
     throw err;
   }
   if (failed) throw validationFailed(errors);
+  // A filtered question folds the case of its search too (src/stats/filters.ts).
+  const searched =
+    filters.length > 0 && q.search ? foldingProblem('search', q.search, foldings) : null;
+  if (searched) throw validationFailed({ search: [searched] });
   if (q.from > q.to) {
     throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
   }

@@ -1,7 +1,7 @@
 /**
  * The hit pipeline's steps for one parsed hit (docs/ARCHITECTURE.md, The path of a hit): find
- * the website → drop (typed reason) → rate limit → enrich into the log's hit. `ingestCall`
- * (./ingest.ts) parses before and stores after.
+ * the website → drops (typed reasons) → rate limit → enrich into the log's hit (`HIT_STEPS`).
+ * `ingestCall` (./ingest.ts) parses before and stores after.
  * Each step is a small named function; a dropped hit carries the reason that tests assert
  * and that `POST /api/event` returns in `X-Drop-Reason`.
  */
@@ -103,27 +103,50 @@ function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
 /** A hit that passed every step, enriched as the event log keeps it; or why it was dropped. */
 export type PreparedHit = { stored: true; hit: LogHit } | { stored: false; reason: DropReason };
 
+/** What the drop steps look at: the website, the hit, its request and its capped User-Agent. */
+type StepInput = { site: WebsiteRow; hit: Hit; req: HitRequest; userAgent: string };
+
 /**
- * Every step of a hit whose website was found, up to the write: the drops, the rate limit
- * and the enrichment. The write is left to the caller, so that the hits of one tracker call
- * (Plausible's `d: "a.com,b.com"`) are stored together (`storeInLogs`).
+ * The steps of a hit whose website was found, in the order they run — the one list the code
+ * runs and docs/ARCHITECTURE.md ("The path of a hit") quotes (a test compares the two): each
+ * keeps the hit or drops it with its reason. The drops come first, so that bots, excluded
+ * addresses and hits a website does not want never spend its rate limit; the rate limit
+ * last (a limited hit answers 429, not 202).
+ */
+const HIT_STEPS: { drop: DropReason; keeps: (s: StepInput) => boolean | Promise<boolean> }[] = [
+  { drop: 'host_mismatch', keeps: (s) => hostMatches(s.site, s.hit) },
+  {
+    drop: 'bot',
+    keeps: (s) => s.site.excludeBots !== 1 || !isBotRequest(s.userAgent, s.req.headers),
+  },
+  { drop: 'excluded_ip', keeps: (s) => !isExcludedIp(s.req.ip, s.site.excludeIps) },
+  { drop: 'dnt', keeps: (s) => !wantsNoTracking(s.hit, s.req.headers) },
+  { drop: 'rate_limited', keeps: (s) => s.req.withinLimit?.(s.site.id) ?? true },
+];
+
+/** The reasons of the steps, in the order they run (docs/ARCHITECTURE.md quotes them). */
+export const HIT_STEP_ORDER: readonly DropReason[] = HIT_STEPS.map((step) => step.drop);
+
+/**
+ * Every step of a hit whose website was found, up to the write: the drops and the rate limit
+ * (`HIT_STEPS`), then the enrichment. The write is left to the caller, so that the hits of
+ * one tracker call (Plausible's `d: "a.com,b.com"`) are stored together (`storeInLogs`).
  */
 export async function prepareSiteHit(
   site: WebsiteRow,
   hit: Hit,
   req: HitRequest,
 ): Promise<PreparedHit> {
-  if (req.withinLimit && !(await req.withinLimit(site.id)))
-    return { stored: false, reason: 'rate_limited' };
-  if (!hostMatches(site, hit)) return { stored: false, reason: 'host_mismatch' };
   // Only the first characters of the User-Agent are read, by every step (the bot check, the
   // device and the visitor hash): a long one costs no more than a real one.
-  const userAgent = capUserAgent(req.userAgent);
-  if (site.excludeBots === 1 && isBotRequest(userAgent, req.headers))
-    return { stored: false, reason: 'bot' };
-  if (isExcludedIp(req.ip, site.excludeIps)) return { stored: false, reason: 'excluded_ip' };
-  if (wantsNoTracking(hit, req.headers)) return { stored: false, reason: 'dnt' };
+  const input: StepInput = { site, hit, req, userAgent: capUserAgent(req.userAgent) };
+  for (const step of HIT_STEPS)
+    if (!(await step.keeps(input))) return { stored: false, reason: step.drop };
+  return { stored: true, hit: enriched(input) };
+}
 
+/** Enrich: the hit as the event log keeps it (`src/ingest/steps/`, one file a step). */
+function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
   const { date, hour } = localDateHour(req.now, site.timezone);
   const device = parseDevice(userAgent, {
     platform: req.headers.get('sec-ch-ua-platform'),
@@ -132,23 +155,20 @@ export async function prepareSiteHit(
   });
   const geo = geoFromCf(req.cf);
   return {
-    stored: true,
-    hit: {
-      websiteId: site.id,
-      kind: hit.event ? 'event' : 'pageview',
-      time: req.now,
-      date,
-      hour,
-      ip: req.ip ?? '',
-      userAgent,
-      page: pagePath(hit.page, excludedParams(site.excludeParams)),
-      referrer: externalReferrer(hit.referrer, site.domain) ?? '',
-      campaign: campaignOf(hit.page),
-      ...geo,
-      language: languageOf(hit.language, req.headers.get('accept-language')),
-      ...device,
-      resolution: hit.resolution,
-      event: hit.event ? eventLabel(hit.event) : null,
-    },
+    websiteId: site.id,
+    kind: hit.event ? 'event' : 'pageview',
+    time: req.now,
+    date,
+    hour,
+    ip: req.ip ?? '',
+    userAgent,
+    page: pagePath(hit.page, excludedParams(site.excludeParams)),
+    referrer: externalReferrer(hit.referrer, site.domain) ?? '',
+    campaign: campaignOf(hit.page),
+    ...geo,
+    language: languageOf(hit.language, req.headers.get('accept-language')),
+    ...device,
+    resolution: hit.resolution,
+    event: hit.event ? eventLabel(hit.event) : null,
   };
 }

@@ -140,16 +140,22 @@ describe('rate limits under wrangler dev: the real bindings, small limits', () =
 
   it('hits per IP and website', async () => {
     const limit = limits.RATE_LIMIT_EVENTS ?? 0;
+    // A browser's hits: Node's own User-Agent is a bot's, dropped before the limit.
+    const browser = {
+      'user-agent':
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    };
     const got = await statuses(limit + 1, () =>
       fetch(`${base}/api/event`, {
         method: 'POST',
-        headers: { 'content-type': 'text/plain' },
+        headers: { 'content-type': 'text/plain', ...browser },
         body: JSON.stringify({ page: `https://${SITE}/` }),
       }),
     );
     expect(got).toEqual({ 202: limit, 429: 1 });
     const last = await fetch(`${base}/api/event`, {
       method: 'POST',
+      headers: browser,
       body: JSON.stringify({ page: `https://${SITE}/` }),
     });
     expect(last.status).toBe(429);

@@ -341,7 +341,7 @@ describe('controls', () => {
     for (const target of ['public', 'private', 'password'] as const) {
       const { id, domain } = w.bSites[target];
       expect((await call(`/api/v1/websites/${id}`, { key: w.b.key })).status, target).toBe(200);
-      const stats = await call(`/api/v1/stats/${id}?name=page&from=2000-01-01&to=2099-12-31`, {
+      const stats = await call(`/api/v1/stats/${id}?name=page&from=2020-01-01&to=2029-12-31`, {
         key: w.b.key,
       });
       expect(JSON.stringify(stats.json.data), target).toContain(markers(target)[0]);
@@ -412,10 +412,10 @@ const API_ROUTES: ApiRoute[] = [
     (name): ApiRoute => ({
       method: 'GET',
       path: '/stats/{id}',
-      query: `name=${name}&from=2000-01-01&to=2099-12-31`,
+      query: `name=${name}&from=2020-01-01&to=2029-12-31`,
     }),
   ),
-  { method: 'GET', path: '/stats/{id}/summary', query: 'from=2000-01-01&to=2099-12-31' },
+  { method: 'GET', path: '/stats/{id}/summary', query: 'from=2020-01-01&to=2029-12-31' },
 ];
 const hasId = (route: ApiRoute) => route.path.includes('{id}');
 /** A route as a test case, named `METHOD path?query`. */

@@ -62,10 +62,15 @@ const hit = (ip: string, page: string) =>
 describe('the event endpoint', () => {
   let a: { id: number; domain: string };
   let b: { id: number; domain: string };
+  /** A website and one of its subdomain's: a page of the second is on both. */
+  let parent: { id: number; domain: string };
+  let child: { id: number; domain: string };
   beforeAll(async () => {
     const owner = await makeOwner();
     a = await makeWebsite(owner.key);
     b = await makeWebsite(owner.key);
+    parent = await makeWebsite(owner.key);
+    child = await makeWebsite(owner.key, { domain: `shop.${parent.domain}` });
   });
 
   itInOneWindow(
@@ -85,6 +90,33 @@ describe('the event endpoint', () => {
       expect(limited.headers.get('access-control-allow-origin')).toBe('*');
       expect(await snapshot('stats')).toEqual(before);
       expect(Object.values((await rollups(a.id)).pageviews ?? {})).toEqual([3]);
+    },
+  );
+
+  itInOneWindow(
+    "drops bots and foreign pages before the limit: they never spend a website's budget",
+    async () => {
+      const ip = nextIp();
+      const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+      for (let i = 0; i < 5; i++) {
+        const bot = await send('/api/event', {
+          method: 'POST',
+          ip,
+          headers: { 'content-type': 'text/plain', 'user-agent': googlebot },
+          body: JSON.stringify({ page: `https://${a.domain}/`, domain: a.domain }),
+        });
+        expect(bot.headers.get('x-drop-reason')).toBe('bot');
+        const foreign = await send('/api/event', {
+          method: 'POST',
+          ip,
+          headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
+          body: JSON.stringify({ page: 'https://elsewhere.example/', domain: a.domain }),
+        });
+        expect(foreign.headers.get('x-drop-reason')).toBe('host_mismatch');
+      }
+      // Ten drops from this address; its three hits of the minute are all there.
+      for (let i = 0; i < 3; i++) expect((await hit(ip, `https://${a.domain}/`)).status).toBe(202);
+      expect((await hit(ip, `https://${a.domain}/`)).status).toBe(429);
     },
   );
 
@@ -129,7 +161,8 @@ describe('the event endpoint', () => {
     'a hit naming several websites, one of them over its limit: 429 and nothing stored',
     async () => {
       const ip = nextIp();
-      for (let i = 0; i < 3; i++) expect((await hit(ip, `https://${b.domain}/`)).status).toBe(202);
+      for (let i = 0; i < 3; i++)
+        expect((await hit(ip, `https://${child.domain}/`)).status).toBe(202);
       const before = await snapshot('stats');
       const both = await send('/api/event', {
         method: 'POST',
@@ -137,8 +170,8 @@ describe('the event endpoint', () => {
         headers: { 'content-type': 'text/plain', 'user-agent': CHROME_WINDOWS },
         body: JSON.stringify({
           n: 'pageview',
-          u: `https://${a.domain}/`,
-          d: `${a.domain},${b.domain}`,
+          u: `https://${child.domain}/`,
+          d: `${parent.domain},${child.domain}`,
         }),
       });
       expect(both.status).toBe(429);

@@ -74,14 +74,38 @@ describe('the overview under filters', () => {
       .filter((h) => h.startsWith(`/stats/${s.domain}`))
       .map((h) => new URL(h, 'https://x'));
     expect(own.length).toBeGreaterThan(30);
-    const removers = own.filter((u) => u.searchParams.getAll('filter[browser]').length === 0);
-    // Chrome's chip keeps the other filter; "Remove all filters" keeps none.
-    expect(removers.map((u) => u.searchParams.get('filter[page][not]'))).toEqual(['/blog', null]);
-    for (const u of own.filter((x) => !removers.includes(x))) {
-      const kept = u.searchParams.get('filter[page][not]') === '/blog';
-      const replaced = u.searchParams.has('filter[page]') || u.searchParams.has('filter[browser]');
-      expect(kept || replaced, u.href).toBe(true);
+    // Each link against the page's filters: which it drops, changes or adds.
+    const shown = new Map([
+      ['filter[browser]', 'Chrome'],
+      ['filter[page][not]', '/blog'],
+    ]);
+    const removals: string[][] = [];
+    let valueLinks = 0;
+    for (const u of own) {
+      const filters = new Map([...u.searchParams].filter(([k]) => k.startsWith('filter')));
+      const removed = [...shown.keys()].filter((k) => !filters.has(k));
+      const changed = [...shown.keys()].filter(
+        (k) => filters.has(k) && filters.get(k) !== shown.get(k),
+      );
+      const added = [...filters.keys()].filter((k) => !shown.has(k));
+      if (removed.length > 0) {
+        // A chip's link drops its filter and changes nothing else.
+        removals.push(removed);
+        expect([...changed, ...added], u.href).toEqual([]);
+        continue;
+      }
+      // A value's link sets one filter (a browser's replaces Chrome); every other link keeps
+      // the filters as they are.
+      expect(changed.length + added.length, u.href).toBeLessThanOrEqual(1);
+      if (changed.length + added.length === 1) valueLinks++;
     }
+    // Chrome's chip, the /blog chip and "Remove all filters": nothing else drops a filter.
+    expect(removals.map((r) => r.join(' ')).sort()).toEqual([
+      'filter[browser]',
+      'filter[browser] filter[page][not]',
+      'filter[page][not]',
+    ]);
+    expect(valueLinks).toBeGreaterThan(10);
     // The range nav, the chart, "Show all" and the CSV keep both.
     for (const link of [
       linkNamed(html, 'Last 7 days'),

@@ -7,7 +7,17 @@
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 
-type Method = 'record' | 'stage' | 'commit' | 'flush';
+type Method =
+  | 'record'
+  | 'stage'
+  | 'commit'
+  | 'abort'
+  | 'flush'
+  | 'realtime'
+  | 'statistic'
+  | 'topValues'
+  | 'sums'
+  | 'destroy';
 
 export function injectLogFailure(options: {
   methods: Method[];

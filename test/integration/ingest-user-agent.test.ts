@@ -30,8 +30,12 @@ describe('POST /api/event with a long User-Agent', () => {
   it('does not see a TV marker beyond the cap', async () => {
     const s = await site('long-tv');
     const ua = `Mozilla/5.0 (Linux; Tizen 6.5) AppleWebKit/537.36${pad(USER_AGENT_LIMIT)} TV Safari/537.36`;
-    await sendHit({ page: `https://${s.domain}/` }, { ua, ip: '203.0.113.41' });
-    expect(Object.keys((await rollups(s.id)).device ?? {})).not.toContain('tv');
+    const res = await sendHit({ page: `https://${s.domain}/` }, { ua, ip: '203.0.113.41' });
+    expect({ status: res.status, reason: res.dropReason }).toEqual({ status: 202, reason: null });
+    // Counted, as the device the first characters show: not a TV.
+    const devices = (await rollups(s.id)).device ?? {};
+    expect(Object.values(devices)).toEqual([1]);
+    expect(Object.keys(devices)).not.toContain('tv');
   });
 
   it('hashes the capped User-Agent: User-Agents that differ only beyond the cap are one visitor', async () => {

@@ -64,6 +64,7 @@ describe('an event log that fails', () => {
       d: `${a.domain},${b.domain}`,
     });
     fault.restore();
+    expect(fault.calls).toEqual(expect.arrayContaining(['stage', 'abort']));
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
     expect(await statRows(a.id)).toBe(0);

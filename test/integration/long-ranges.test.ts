@@ -19,9 +19,9 @@ import { addDays, MAX_DATE, MIN_DATE, piecesOf } from '../../src/lib/dates.ts';
 import { compactedThrough, compactMonths } from '../../src/stats/compaction.ts';
 import type { StatName } from '../../src/stats/names.ts';
 import { queryStats, rollupSums } from '../../src/stats/queries.ts';
-import { call, db } from '../support/api.ts';
+import { call, db, flushAllLogs } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
-import { flushAllLogs, freezeAt, site } from '../support/ingest-fixtures.ts';
+import { freezeAt, site } from '../support/ingest-fixtures.ts';
 
 const NAMES: StatName[] = ['page', 'pageviews', 'browser', 'exit_page'];
 

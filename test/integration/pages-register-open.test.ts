@@ -47,7 +47,6 @@ it('answers a taken and a free e-mail alike, and creates only the new account', 
     expect(res.text).toBe('');
     expect(res.cookies).toEqual([]);
   }
-  expect(taken.text).not.toContain('already been taken');
   const after = (await snapshot('owners')) as { email: string }[];
   expect(after).toHaveLength(owners.length + 1);
   expect(after.map((o) => o.email)).toContain('brand-new@example.com');

@@ -7,7 +7,7 @@
 import { exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeOwner, makeWebsite, ORIGIN, snapshots } from '../support/api.ts';
+import { flushAllLogs, makeOwner, makeWebsite, ORIGIN, snapshots } from '../support/api.ts';
 import {
   anyJson,
   anyNumber,
@@ -26,7 +26,6 @@ import {
   usually,
 } from '../support/arbitraries.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';
-import { flushAllLogs } from '../support/ingest-fixtures.ts';
 
 const MAIN = 'prop-ingest.example.com';
 const OTHER = 'prop-other.example.org';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RANGES } from '../../src/lib/dates.ts';
 import { STAT_NAMES } from '../../src/stats/names.ts';
-import { makeOwner, makeWebsite, ORIGIN, snapshots } from '../support/api.ts';
+import { flushAllLogs, makeOwner, makeWebsite, ORIGIN, snapshots } from '../support/api.ts';
 import {
   anyString,
   anyText,
@@ -25,7 +25,6 @@ import {
 } from '../support/arbitraries.ts';
 import { signedIn } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
-import { flushAllLogs } from '../support/ingest-fixtures.ts';
 import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 const PUBLIC = 'prop-pages.example.com';

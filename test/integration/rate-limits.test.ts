@@ -10,6 +10,7 @@ import { createApp } from '../../src/app.tsx';
 import type { Env } from '../../src/env.ts';
 import { makeOwner, makeWebsite, ORIGIN, snapshot } from '../support/api.ts';
 import { CHROME_WINDOWS, rollups } from '../support/hits.ts';
+import { statRows } from '../support/ingest-fixtures.ts';
 
 const app = createApp();
 const tight = env.TEST_RATE_LIMIT_TIGHT;
@@ -176,6 +177,10 @@ describe('the event endpoint', () => {
       });
       expect(both.status).toBe(429);
       expect(await snapshot('stats')).toEqual(before);
+      // Nothing on either: the parent has no row, the child only its three earlier hits.
+      expect(await statRows(parent.id)).toBe(0);
+      const views = Object.values((await rollups(child.id)).pageviews ?? {});
+      expect(views.reduce((a, b) => a + b, 0)).toBe(3);
     },
   );
 

@@ -172,11 +172,9 @@ describe('sending reports', () => {
       skipped: 0,
     });
     expect(again.sent).toEqual([]);
-    expect(
-      ((await snapshot('report_sends')) as { sent_at: number | null }[]).every(
-        (r) => r.sent_at !== null,
-      ),
-    ).toBe(true);
+    const claims = (await snapshot('report_sends')) as { sent_at: number | null }[];
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims.every((r) => r.sent_at !== null)).toBe(true);
   });
 
   it("isolates one website's failure and retries it on the next run", async () => {

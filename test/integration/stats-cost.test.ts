@@ -11,9 +11,8 @@ import { daysBetween } from '../../src/lib/dates.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
 import { type StatName, TIME_VALUED } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
-import { db, makeOwner, makeWebsite } from '../support/api.ts';
+import { db, flushAllLogs, makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';
-import { flushAllLogs } from '../support/ingest-fixtures.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1, 9);

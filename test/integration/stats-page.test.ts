@@ -1266,7 +1266,10 @@ describe('weight', () => {
     // There is real content on the page.
     expect(panelRows(res.text, 'page').length).toBe(query === '?range=today' ? 2 : 10);
     const days = chartRows(res.text);
-    if (query !== '?range=today') expect(days.every(([, , pageviews]) => pageviews > 0)).toBe(true);
+    if (query !== '?range=today') {
+      expect(days).toHaveLength(query === '' ? 30 : 90);
+      expect(days.every(([, , pageviews]) => pageviews > 0)).toBe(true);
+    }
     const assets = [
       ...res.text.matchAll(/<link rel="stylesheet" href="([^"]+)"/g),
       ...res.text.matchAll(/<script src="([^"]+)"/g),

@@ -208,9 +208,12 @@ describe('flushing into the roll-ups', () => {
 
   it('runs on the alarm the first unflushed event set', async () => {
     const { websiteId, log } = await freshLog();
-    await record(log, pageview(websiteId));
+    const recorded = await record(log, pageview(websiteId));
     expect(await storedRows(websiteId)).toBe(0);
     expect(await runDurableObjectAlarm(log)).toBe(true);
+    // The alarm flushed: D1 has the rows before any reader asks for a flush.
+    expect(await storedRows(websiteId)).toBeGreaterThan(0);
+    expect(await appliedPosition(env.DB, websiteId)).toBe(recorded.id);
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/accounts/password.ts';
 import {
   call,
   errorOf,
@@ -125,13 +126,16 @@ describe('PUT/PATCH /api/v1/websites/{id}', () => {
       ((await snapshot('websites')) as { id: number; password_hash: string }[]).find(
         (r) => r.id === site.id,
       )?.password_hash;
-    const first = await hashOf();
-    await call(`/api/v1/websites/${site.id}`, {
+    expect(await verifyPassword('first password', (await hashOf()) ?? '')).toBe(true);
+    const res = await call(`/api/v1/websites/${site.id}`, {
       method: 'PUT',
       key,
       body: { form: { password: 'second password' } },
     });
-    expect(await hashOf()).not.toBe(first);
+    expect(res.status).toBe(200);
+    const second = (await hashOf()) ?? '';
+    expect(await verifyPassword('second password', second)).toBe(true);
+    expect(await verifyPassword('first password', second)).toBe(false);
   });
 
   it('validates every field and writes nothing on 422', async () => {

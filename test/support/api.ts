@@ -1,4 +1,5 @@
 /** Fixture builders and a small client for driving the Worker through its real `fetch`. */
+import { listDurableObjectIds } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { hashPassword } from '../../src/accounts/password.ts';
@@ -126,8 +127,25 @@ type Table =
 
 const selectAll = (table: Table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`);
 
+/** Rolls every website's event log of this file up into D1, as readers would, one by one. */
+export async function flushAllLogs(): Promise<void> {
+  for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
+    const outcome = await env.WEBSITE_LOG.get(id).flush();
+    if (!outcome.ok) throw new Error('a log did not flush');
+  }
+}
+
+/**
+ * The roll-ups are what a reader sees once the logs have flushed (a hit reaches `stats` only
+ * then): a snapshot of them flushes every log first, or "nothing was stored" could not fail.
+ */
+async function flushedFor(tables: Table[]): Promise<void> {
+  if (tables.includes('stats') || tables.includes('log_positions')) await flushAllLogs();
+}
+
 /** Every row of a table, for asserting that a failed request changed nothing. */
 export async function snapshot(table: Table) {
+  await flushedFor([table]);
   const { results } = await selectAll(table).all();
   return results;
 }
@@ -136,6 +154,7 @@ export async function snapshot(table: Table) {
 export async function snapshots<T extends Table>(
   ...tables: T[]
 ): Promise<Record<T, Record<string, unknown>[]>> {
+  await flushedFor(tables);
   const results = await env.DB.batch<Record<string, unknown>>(tables.map(selectAll));
   return Object.fromEntries(tables.map((table, i) => [table, results[i]?.results ?? []])) as Record<
     T,

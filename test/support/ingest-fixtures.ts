@@ -1,5 +1,5 @@
 /** Helpers for the `POST /api/event` integration tests: sites, frozen time, raw table reads. */
-import { listDurableObjectIds, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
@@ -49,14 +49,6 @@ export async function statRows(websiteId: number): Promise<number> {
     .bind(websiteId)
     .first<{ n: number }>();
   return row?.n ?? 0;
-}
-
-/** Rolls every website's log of this file up into D1 (as readers would, one by one). */
-export async function flushAllLogs(): Promise<void> {
-  for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
-    const outcome = await env.WEBSITE_LOG.get(id).flush();
-    if (!outcome.ok) throw new Error('a log did not flush');
-  }
 }
 
 /** Stats rows of one website as `date|name|value → count`, to check which date each row is on. */

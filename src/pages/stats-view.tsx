@@ -6,7 +6,9 @@
  */
 import type { FC } from 'hono/jsx';
 import {
+  MAX_DATE,
   MAX_RANGE_DAYS,
+  MIN_DATE,
   RANGES,
   type Range,
   type RangeName,
@@ -157,8 +159,8 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
       {range.invalid ? (
         <p class="notice range-notice" role="alert">
           The dates in this address are not a valid date range (from and to must be dates written
-          YYYY-MM-DD, from on or before to, at most {formatNumber(MAX_RANGE_DAYS)} days). Showing
-          the last 30 days instead.
+          YYYY-MM-DD, from {MIN_DATE} to {MAX_DATE}, from on or before to, at most{' '}
+          {formatNumber(MAX_RANGE_DAYS)} days). Showing the last 30 days instead.
         </p>
       ) : null}
       <nav class="ranges" aria-label="Date range">

@@ -22,6 +22,9 @@ export interface Env {
   RATE_LIMIT_EVENTS?: RateLimit;
   RATE_LIMIT_API?: RateLimit;
   RATE_LIMIT_FORMS?: RateLimit;
+  RATE_LIMIT_READS?: RateLimit;
+  RATE_LIMIT_PUBLIC_READS?: RateLimit;
+  RATE_LIMIT_WEBSITE_READS?: RateLimit;
 }
 
 export type AppEnv = {

@@ -9,7 +9,12 @@
  * - `RATE_LIMIT_EVENTS`: hits, per client address and website;
  * - `RATE_LIMIT_API`: API v1 requests, per API key;
  * - `RATE_LIMIT_FORMS`: log-in, sign-up, statistics-password and password-change submissions,
- *   per client address.
+ *   per client address;
+ * - readers of a website's statistics (the statistics pages, their full views and CSV, the
+ *   Stats API), per client address and website: `RATE_LIMIT_READS` for its owner (signed in,
+ *   or with their API key), the tighter `RATE_LIMIT_PUBLIC_READS` for anyone else; and
+ *   `RATE_LIMIT_WEBSITE_READS` for all of a website's anonymous readers together, so that a
+ *   flood from many addresses cannot keep its log busy (its owner is not counted there).
  *
  * A client address is `addressKey` of `CF-Connecting-IP`: an IPv6 client counts by its /64.
  *
@@ -29,7 +34,10 @@ export type Limiter =
   | 'RATE_LIMIT_ADDRESSES'
   | 'RATE_LIMIT_EVENTS'
   | 'RATE_LIMIT_API'
-  | 'RATE_LIMIT_FORMS';
+  | 'RATE_LIMIT_FORMS'
+  | 'RATE_LIMIT_READS'
+  | 'RATE_LIMIT_PUBLIC_READS'
+  | 'RATE_LIMIT_WEBSITE_READS';
 
 /**
  * `Retry-After` of a limited request. The binding does not say when its window ends; a
@@ -60,6 +68,26 @@ export const addressRateLimit = (kind: 'hits' | 'api') =>
       throw tooManyRequests();
     await next();
   });
+
+/**
+ * Counts a read of a website's statistics by the client at `address` (its `addressKey`):
+ * against its owner's budget or an anonymous reader's, and an anonymous reader's also against
+ * the website's; false when over either.
+ */
+export async function withinReadLimits(
+  env: Env,
+  address: string,
+  websiteId: number,
+  owner: boolean,
+): Promise<boolean> {
+  const site = String(websiteId);
+  if (owner) return withinLimit(env, 'RATE_LIMIT_READS', [address, site]);
+  const [own, all] = await Promise.all([
+    withinLimit(env, 'RATE_LIMIT_PUBLIC_READS', [address, site]),
+    withinLimit(env, 'RATE_LIMIT_WEBSITE_READS', [site]),
+  ]);
+  return own && all;
+}
 
 /** The JSON 429 of the API and the hit endpoints. */
 export const tooManyRequests = () =>

@@ -16,6 +16,7 @@ import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
+import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { normalizeDomain } from '../websites/domain.ts';
 import { Field, render } from './layout.tsx';
@@ -102,6 +103,16 @@ export async function readableSite(
   const access = await accessTo(c, db, site);
   if (access === 'hidden') throw notFound();
   if (access === 'password') return passwordPage(c, site);
+  // Readers pay their way: per client address and website, anonymous ones also per website
+  // (src/lib/rate-limit.ts).
+  const owner = c.get('owner')?.id === site.ownerId;
+  if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, owner)))
+    throw new ApiError(
+      429,
+      'These statistics were asked for too often. Try again in a minute.',
+      undefined,
+      { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    );
   return { site, db };
 }
 

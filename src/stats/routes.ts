@@ -11,6 +11,8 @@ import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
 import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
+import { clientAddressKey } from '../lib/ip.ts';
+import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { findWebsite } from '../websites/queries.ts';
 import {
   FILTER_DIMENSIONS,
@@ -125,6 +127,9 @@ async function readableWebsite(c: Context<AppEnv>, id: number) {
   const db = createDb(c.env.DB);
   const website = await findWebsite(db, c.get('ownerId'), id);
   if (!website) throw notFound();
+  // Readers pay their way: per client address and website (src/lib/rate-limit.ts).
+  if (!(await withinReadLimits(c.env, clientAddressKey(c), website.id, true)))
+    throw tooManyRequests();
   return { db, website };
 }
 

@@ -19,6 +19,9 @@ const limitedEnv: Env = {
   RATE_LIMIT_EVENTS: tight,
   RATE_LIMIT_API: tight,
   RATE_LIMIT_FORMS: tight,
+  RATE_LIMIT_READS: tight,
+  RATE_LIMIT_PUBLIC_READS: tight,
+  RATE_LIMIT_WEBSITE_READS: tight,
 };
 
 /**
@@ -240,6 +243,53 @@ describe('the API', () => {
     expect(res.status).toBe(429);
     expect(await snapshot('websites')).toEqual(before);
   });
+});
+
+describe("readers of a website's statistics", () => {
+  const page = (path: string, ip: string) => send(path, { method: 'GET', ip });
+
+  itInOneWindow(
+    'an anonymous reader: its pages, full views and CSV count together; the fourth is a 429 page',
+    async () => {
+      const owner = await makeOwner();
+      const site = await makeWebsite(owner.key, { privacy: '0' });
+      const ip = nextIp();
+      for (const path of ['', '/page', '/page.csv'])
+        expect((await page(`/stats/${site.domain}${path}`, ip)).status, path).toBe(200);
+      const limited = await page(`/stats/${site.domain}`, ip);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('60');
+      expect(limited.headers.get('content-type')).toContain('text/html');
+      expect(limited.text).toContain('Try again in a minute');
+      // The owner, through the API, has a budget of their own.
+      const api = () =>
+        send(`/api/v1/stats/${site.id}?name=page&from=2026-01-01&to=2026-01-02`, {
+          method: 'GET',
+          ip,
+          headers: { authorization: `Bearer ${owner.key}` },
+        });
+      for (let i = 0; i < 3; i++) expect((await api()).status).toBe(200);
+      const apiLimited = await api();
+      expect(apiLimited.status).toBe(429);
+      expect(JSON.parse(apiLimited.text)).toMatchObject({ status: 429 });
+    },
+  );
+
+  itInOneWindow(
+    "anonymous readers from many addresses together: the website's budget, not the owner's",
+    async () => {
+      const owner = await makeOwner();
+      const site = await makeWebsite(owner.key, { privacy: '0' });
+      for (let i = 0; i < 3; i++)
+        expect((await page(`/stats/${site.domain}`, nextIp())).status).toBe(200);
+      expect((await page(`/stats/${site.domain}`, nextIp())).status).toBe(429);
+      const ownerRead = await send(
+        `/api/v1/stats/${site.id}/summary?from=2026-01-01&to=2026-01-02`,
+        { method: 'GET', ip: nextIp(), headers: { authorization: `Bearer ${owner.key}` } },
+      );
+      expect(ownerRead.status).toBe(200);
+    },
+  );
 });
 
 describe('the password forms', () => {

@@ -24,11 +24,21 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { FLUSH_DELAY_MS } from '../src/event-log/event-log.ts';
+import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
 import { type Filter, filterParam } from '../src/stats/filters.ts';
 import { STAT_NAMES, type StatName } from '../src/stats/names.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
+import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
+import {
+  benchConfig,
+  hitsUnderReads,
+  load,
+  percentile,
+  readYourWrites,
+  round,
+} from './bench/under-load.ts';
+import type { ImportedEvent } from './bench/worker.ts';
 import { root, wrangler } from './lib/d1.ts';
 import { type GeneratedHit, type TrafficOptions, trafficDays } from './lib/traffic.ts';
 import { startWorker } from './lib/worker.ts';
@@ -75,7 +85,6 @@ const end = Math.floor(Date.now() / DAY) * DAY;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 const lastDay = isoDay(end - DAY);
 const BENCH_DOMAIN = 'bench.example.com';
-const COST_DOMAIN = 'cost.example.com';
 /** A desktop Chrome's user agent, for the benchmark's own hits. */
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -86,13 +95,6 @@ const started = performance.now();
 const log = (message: string) =>
   process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] as number;
-}
-const round = (n: number, digits = 2) => Number(n.toFixed(digits));
-
 /** A generated hit as JSON for the benchmark Worker (Headers become a plain object). */
 const wire = ({ body, req }: GeneratedHit) => ({
   body,
@@ -101,40 +103,6 @@ const wire = ({ body, req }: GeneratedHit) => ({
     headers: Object.fromEntries(req.headers as unknown as Iterable<[string, string]>),
   },
 });
-
-/** Sends requests from `concurrency` lanes for `seconds`; throughput and latency. */
-async function load(
-  seconds: number,
-  concurrency: number,
-  request: (i: number) => Promise<Response>,
-) {
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let sent = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const i = sent++;
-        const s = performance.now();
-        const res = await request(i);
-        await res.arrayBuffer();
-        latencies.push(performance.now() - s);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    requestsPerSecond: round(latencies.length / elapsed, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p99Ms: round(percentile(latencies, 99)),
-    statuses,
-  };
-}
 
 function sizes(bytes: Uint8Array) {
   return {
@@ -146,104 +114,99 @@ function sizes(bytes: Uint8Array) {
   };
 }
 
-type Tally = Record<'pageview' | 'event' | 'dropped', { hits: number; rowsWritten: number }>;
+type Cost = {
+  hits: number;
+  rowsWritten: number;
+  objectRowsWritten: number;
+  objectRowsRead: number;
+  d1RowsWritten: number;
+  d1RowsRead: number;
+  flushes: number;
+};
+type Tally = Record<'pageview' | 'event' | 'dropped', Cost>;
+
+/** The rates page views are measured at, a second. */
+const RATES = ['0.1', '1', '10', '50'] as const;
 
 /**
- * Rows written per hit while one website receives the cost sample at `perSecond` page views
- * a second (the hits' own clock): its log's rows and its flushes' D1 rows, the last flush
- * included.
+ * What each hit costs while the benchmark's website — its year in its log, as a website in use
+ * has — takes a day of its traffic at `perSecond` page views a second (the hits' own clock):
+ * its log's rows and its flushes' D1 rows, written and read, the flushes when the log's
+ * policy says (`flushDueAt`), the last one included. `day`: which day after the data's year.
  */
 async function measureWrites(
   post: (path: string, body: unknown) => Promise<unknown>,
   site: { id: number; domain: string },
   perSecond: number,
+  day: number,
 ) {
   const sample: GeneratedHit[] = [];
-  for (const day of trafficDays({
-    seed: config.seed + 1,
+  for (const hits of trafficDays({
+    seed: config.seed + 10 + day,
     domain: site.domain,
-    days: config.costDays,
-    end,
-    visitorsPerDay: 150,
+    days: 1,
+    end: end + (day + 1) * DAY,
+    visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
     pages: config.pages,
   })) {
-    sample.push(...day);
+    sample.push(...hits);
   }
-  const tally: Tally = {
-    pageview: { hits: 0, rowsWritten: 0 },
-    event: { hits: 0, rowsWritten: 0 },
-    dropped: { hits: 0, rowsWritten: 0 },
-  };
-  const start = sample[0]?.req.now ?? 0;
+  const zero = (): Cost => ({
+    hits: 0,
+    rowsWritten: 0,
+    objectRowsWritten: 0,
+    objectRowsRead: 0,
+    d1RowsWritten: 0,
+    d1RowsRead: 0,
+    flushes: 0,
+  });
+  const tally: Tally = { pageview: zero(), event: zero(), dropped: zero() };
+  const start = end + day * DAY;
   const gap = 1000 / perSecond;
   const paced = sample.map((hit, i) => ({ ...hit, req: { ...hit.req, now: start + i * gap } }));
   for (let i = 0; i < paced.length; i += 500) {
     const part = (await post('/bench/ingest', paced.slice(i, i + 500).map(wire))) as Tally;
-    for (const k of Object.keys(tally) as (keyof Tally)[]) {
-      tally[k].hits += part[k].hits;
-      tally[k].rowsWritten += part[k].rowsWritten;
-    }
+    for (const k of Object.keys(tally) as (keyof Tally)[])
+      for (const c of Object.keys(tally[k]) as (keyof Cost)[]) tally[k][c] += part[k][c];
   }
   // What is still in the log reaches D1 at its next flush: its rows count as well.
-  const rest = (await post('/bench/flush', { websiteIds: [site.id] })) as { rowsWritten: number };
+  const rest = (await post('/bench/flush', { websiteIds: [site.id] })) as {
+    rowsWritten: number;
+    rowsRead: number;
+  };
+  tally.pageview.d1RowsWritten += rest.rowsWritten;
+  tally.pageview.d1RowsRead += rest.rowsRead;
+  tally.pageview.flushes += 1;
   tally.pageview.rowsWritten += rest.rowsWritten;
-  const per = (t: { hits: number; rowsWritten: number }) =>
-    t.hits ? round(t.rowsWritten / t.hits) : 0;
-  const all = tally.pageview.rowsWritten + tally.event.rowsWritten + tally.dropped.rowsWritten;
+  const stored = tally.pageview.hits + tally.event.hits;
+  const all = (c: keyof Cost) => tally.pageview[c] + tally.event[c] + tally.dropped[c];
+  const per = (t: Cost) => (t.hits ? round(t.rowsWritten / t.hits) : 0);
+  // What one page view costs of what the plans count: every hit of the day shared out by page
+  // view (events and dropped hits ride along, as on a real website).
+  const views = Math.max(1, tally.pageview.hits);
+  const perPageview: PerPageview = {
+    workersRequests: round(all('hits') / views, 3),
+    doRequests: round((stored + all('flushes')) / views, 3),
+    doRowsWritten: round(all('objectRowsWritten') / views, 3),
+    doRowsRead: round(all('objectRowsRead') / views, 3),
+    d1RowsWritten: round(all('d1RowsWritten') / views, 3),
+    d1RowsRead: round(all('d1RowsRead') / views, 3),
+  };
   return {
     hits: sample.length,
     figures: {
       pageviews: tally.pageview.hits,
       events: tally.event.hits,
       dropped: tally.dropped.hits,
+      flushes: all('flushes'),
       rowsPerPageview: per(tally.pageview),
       rowsPerEvent: per(tally.event),
       rowsPerDropped: per(tally.dropped),
-      rowsPerStoredHit: round(all / Math.max(1, tally.pageview.hits + tally.event.hits)),
+      rowsPerStoredHit: round(
+        (all('objectRowsWritten') + all('d1RowsWritten')) / Math.max(1, stored),
+      ),
     },
-  };
-}
-
-/**
- * The time from a hit's `202` to its page view being in D1's roll-ups when nobody reads (the
- * log's alarm flushes it): one hit at a time on a quiet website, D1's file polled every 20 ms.
- */
-async function rollupLatency(base: string, file: string, domain: string, samples: number) {
-  const d1 = new DatabaseSync(file, { readOnly: true });
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < samples; i++) {
-      const path = `/latency-${i}`;
-      const res = await fetch(`${base}/api/event`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'text/plain',
-          'user-agent': CHROME,
-          'cf-connecting-ip': `192.0.2.${i + 1}`,
-        },
-        body: JSON.stringify({ page: `https://${domain}${path}` }),
-      });
-      if (res.status !== 202 || res.headers.get('x-drop-reason'))
-        throw new Error(
-          `latency hit not stored: ${res.status} ${res.headers.get('x-drop-reason')}`,
-        );
-      const accepted = performance.now();
-      const query = d1.prepare("SELECT 1 FROM stats WHERE name = 'page' AND value = ? LIMIT 1");
-      while (!query.get(path)) {
-        if (performance.now() - accepted > 120_000) throw new Error('the hit never reached D1');
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      times.push(performance.now() - accepted);
-    }
-  } finally {
-    d1.close();
-  }
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    samples: times.length,
-    flushDelayMs: FLUSH_DELAY_MS,
-    p50Ms: round(percentile(sorted, 50), 0),
-    maxMs: round(sorted.at(-1) ?? 0, 0),
+    perPageview,
   };
 }
 
@@ -323,29 +286,34 @@ async function importEvents(
   const stored = (await post('/bench/ingest', [starter])) as { pageview: { hits: number } };
   if (stored.pageview.hits !== 1) throw new Error('the first hit was not stored');
   await post('/bench/flush', { websiteIds: [siteId] });
+  // Each part's log with its texts: its `dict` ids read back (parts have dictionaries of their
+  // own; the object encodes the texts with its own).
+  const text = (table: string, column: string) =>
+    `(SELECT value FROM ${table}.dict WHERE id = l.${column}) AS ${column}`;
+  const selectPart = (part: string) => `SELECT l.id AS seq, l.kind, l.time, l.day, l.hour,
+      l.visitor, l.visit, l.firsts, ${text(part, 'page')}, ${text(part, 'event')}, l.visit_views,
+      ${text(part, 'previous_page')}, l.visit_seconds, l.visit_hour, ${text(part, 'landing')},
+      coalesce(${text(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
+      l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution'].map((c) => text(part, c)).join(', ')}
+    FROM ${part}.log l`;
   const db = new DatabaseSync(':memory:');
   try {
     logFiles.forEach((f, i) => {
       db.exec(`ATTACH DATABASE '${f}' AS p${i}`);
     });
-    const columns = (db.prepare('PRAGMA p0.table_info(events)').all() as { name: string }[])
-      .map((c) => c.name)
-      .filter((c) => c !== 'id');
-    const list = columns.join(', ');
-    const union = logFiles
-      .map((_, i) => `SELECT id AS seq, ${list} FROM p${i}.events`)
-      .join(' UNION ALL ');
+    const union = logFiles.map((_, i) => selectPart(`p${i}`)).join(' UNION ALL ');
     // A date's events are all in one part, in arrival order by id.
-    const rows = db.prepare(`SELECT ${list} FROM (${union}) ORDER BY date, seq`).iterate();
-    let batch: unknown[][] = [];
+    const rows = db.prepare(`SELECT * FROM (${union}) ORDER BY day, seq`).iterate();
+    let batch: ImportedEvent[] = [];
     let imported = 0;
     const send = async () => {
-      await post('/bench/import', { websiteId: siteId, columns, rows: batch });
+      await post('/bench/import', { websiteId: siteId, rows: batch });
       imported += batch.length;
       batch = [];
     };
-    for (const row of rows as Iterable<Record<string, unknown>>) {
-      batch.push(columns.map((c) => row[c] ?? null));
+    for (const row of rows as Iterable<ImportedEvent & { seq: number }>) {
+      const { seq: _seq, ...event } = row;
+      batch.push({ ...event });
       if (batch.length === 5_000) await send();
     }
     if (batch.length) await send();
@@ -362,16 +330,8 @@ async function main() {
     log(`migrating a fresh local D1 in ${state}`);
     wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
     const file = d1File(state);
-    const benchSiteId = await createBenchSite(file, BENCH_DOMAIN);
-    const costSiteId = await createBenchSite(file, COST_DOMAIN, 'cost@example.com');
-    const costSites = new Map([[50, { id: costSiteId, domain: COST_DOMAIN }]]);
-    for (const perSecond of [1, 10]) {
-      const domain = `cost-${perSecond}.example.com`;
-      costSites.set(perSecond, {
-        id: await createBenchSite(file, domain, `cost-${perSecond}@example.com`),
-        domain,
-      });
-    }
+    const benchSite = await createBenchSite(file, BENCH_DOMAIN);
+    const benchSiteId = benchSite.id;
     const traffic: TrafficOptions = {
       seed: config.seed,
       domain: BENCH_DOMAIN,
@@ -410,7 +370,7 @@ async function main() {
       seconds: 0,
     };
     let distinctPages = 0;
-    let costPerHit: BenchReport['writes'];
+    let costPerHit: BenchReport['writes'] | undefined;
     try {
       const post = async (path: string, body: unknown) => {
         const res = await bench.fetch(`http://bench${path}`, {
@@ -478,27 +438,34 @@ async function main() {
         log(`  filtered reads over ${days} days measured`);
       }
 
-      // Per-hit writes: a fresh site per rate, so first-of-day and first-of-visit rows are as
-      // in life; the same visitors and pages arriving at 50 page views a second (the rate the
-      // cost target names), and at 10 and 1.
-      const atRate = async (perSecond: number) => {
-        const site = costSites.get(perSecond) as { id: number; domain: string };
-        const tally = await measureWrites(post, site, perSecond);
-        log(`  writes per hit at ${perSecond}/s measured on ${tally.hits} hits`);
-        return tally;
-      };
-      const at50 = await atRate(50);
-      const at10 = await atRate(10);
-      const at1 = await atRate(1);
+      // Per-hit writes: the website with its year in its log takes the next days' traffic, a
+      // day at each rate, the log flushing when its policy says.
+      const at: Partial<Record<(typeof RATES)[number], Awaited<ReturnType<typeof measureWrites>>>> =
+        {};
+      for (const [day, rate] of RATES.entries()) {
+        const tally = await measureWrites(
+          post,
+          { id: benchSiteId, domain: BENCH_DOMAIN },
+          Number(rate),
+          day,
+        );
+        log(`  writes per hit at ${rate}/s measured on ${tally.hits} hits`);
+        at[rate] = tally;
+      }
+      const each = <T>(f: (t: Awaited<ReturnType<typeof measureWrites>>) => T) =>
+        Object.fromEntries(
+          RATES.map((rate) => [rate, f(at[rate] as NonNullable<(typeof at)[typeof rate]>)]),
+        ) as Record<(typeof RATES)[number], T>;
+      const at50 = at['50'] as NonNullable<(typeof at)['50']>;
       costPerHit = {
-        siteId: costSiteId,
-        days: config.costDays,
+        siteId: benchSiteId,
+        days: 1,
         ...at50.figures,
-        rowsPerPageviewAt: {
-          '1': at1.figures.rowsPerPageview,
-          '10': at10.figures.rowsPerPageview,
-          '50': at50.figures.rowsPerPageview,
-        },
+        rowsPerPageviewAt: each((t) => t.figures.rowsPerPageview),
+        perPageviewAt: each((t) => t.perPageview),
+        freePlanAt: each((t) => freePlanCapacity(t.perPageview)),
+        paidPerMillionAt: each((t) => paidCostPerMillion(t.perPageview)),
+        flushPolicy: { events: FLUSH_EVENTS, withinMs: FLUSH_WITHIN_MS },
       };
     } finally {
       await bench.stop();
@@ -506,9 +473,9 @@ async function main() {
 
     // 3. Throughput and sizes, against `wrangler dev` serving the real Worker.
     log('starting the Worker under wrangler dev');
-    const dev = await startWorker(state);
+    const dev = await startWorker(state, 'src/index.ts', { BENCH: 'on' }, benchConfig(root, state));
     let throughput: BenchReport['throughput'];
-    let latency: BenchReport['rollupLatency'];
+    let readLatency: BenchReport['readYourWrites'];
     let size: BenchReport['sizes'];
     try {
       const base = `http://127.0.0.1:${dev.port}`;
@@ -523,33 +490,85 @@ async function main() {
       })) {
         hitPool.push(...day.filter((h) => !('event' in h.body)));
       }
+      // Each request from its own client address, as real traffic is.
+      const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
       const event = (i: number) => {
         const { body, req } = hitPool[i % hitPool.length] as GeneratedHit;
-        // Each request from its own client address, as real traffic is.
         return fetch(`${base}/api/event`, {
           method: 'POST',
           headers: {
             'content-type': 'text/plain',
             'user-agent': req.userAgent,
-            'cf-connecting-ip': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+            'cf-connecting-ip': address(i),
           },
           body: JSON.stringify(body),
         });
       };
+      const floor = (i: number) =>
+        fetch(`${base}/__floor`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', 'cf-connecting-ip': address(i) },
+          body: JSON.stringify({ domain: BENCH_DOMAIN }),
+        });
       const trivial = () => fetch(`${base}/health`);
       await load(2, config.concurrency, trivial); // warm-up
+      await load(2, config.concurrency, floor);
       await load(2, config.concurrency, event);
       log(`  load: ${config.durationSeconds} s per route, ${config.concurrency} concurrent`);
       const health = await load(config.durationSeconds, config.concurrency, trivial);
+      const floors = await load(config.durationSeconds, config.concurrency, floor);
       const events = await load(config.durationSeconds, config.concurrency, event);
-      log('  202 → roll-up latency (nobody reading)');
-      latency = await rollupLatency(base, file, COST_DOMAIN, quick ? 1 : 5);
+      log('  a hit while four readers ask the heaviest filtered questions');
+      const api = (path: string, reader: number) =>
+        fetch(`${base}/api/v1${path}`, {
+          headers: {
+            authorization: `Bearer ${benchSite.apiKey}`,
+            'cf-connecting-ip': `172.16.0.${reader + 1}`,
+          },
+        });
+      const yearFrom = isoDay(end - 365 * DAY);
+      const heaviest = FILTERED.filter((f) => ['exit_page', 'country', 'page'].includes(f.name));
+      const questions = heaviest.map(({ name, filters }, q) => () => {
+        const params = new URLSearchParams({ name, from: yearFrom, to: lastDay });
+        for (const f of filters) params.set(filterParam(f), f.value);
+        return api(`/stats/${benchSiteId}?${params}`, q);
+      });
+      const underReads = await hitsUnderReads({
+        seconds: config.durationSeconds,
+        readers: 4,
+        hit: (i) => event(1_000_000 + i),
+        questions,
+      });
+      log('  read-your-writes: a read right after a hit');
+      readLatency = await readYourWrites({
+        samples: quick ? 3 : 10,
+        hit: (path) =>
+          fetch(`${base}/api/event`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'text/plain',
+              'user-agent': CHROME,
+              'cf-connecting-ip': '192.0.2.77',
+            },
+            body: JSON.stringify({ page: `https://${BENCH_DOMAIN}${path}` }),
+          }),
+        read: (path) => {
+          const today = isoDay(Date.now());
+          return api(
+            `/stats/${benchSiteId}?name=page&from=${today}&to=${today}&search=${encodeURIComponent(path)}`,
+            9,
+          );
+        },
+      });
       throughput = {
         concurrency: config.concurrency,
         seconds: config.durationSeconds,
         event: events,
+        floor: floors,
         trivial: health,
         ratio: round(events.requestsPerSecond / Math.max(1, health.requestsPerSecond), 3),
+        vsFloor: round(events.requestsPerSecond / Math.max(1, floors.requestsPerSecond), 3),
+        hitLatencyUnderReads: underReads,
       };
 
       const bytes = async (path: string) =>
@@ -604,13 +623,16 @@ async function main() {
         distinctPages,
         loadSeconds: round(loadSeconds, 0),
       },
-      writes: costPerHit,
+      writes: (() => {
+        if (!costPerHit) throw new Error('the writes were not measured');
+        return costPerHit;
+      })(),
       reads,
       filteredReads,
       compaction,
       eventsImported,
       throughput,
-      rollupLatency: latency,
+      readYourWrites: readLatency,
       sizes: size,
       runSeconds: round((performance.now() - started) / 1000, 0),
     };

@@ -8,6 +8,7 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { createApi } from './api/index.tsx';
 import type { AppEnv } from './env.ts';
+import { floorHit } from './ingest/floor.ts';
 import { replayHits } from './ingest/replay.ts';
 import { createIngestRoutes } from './ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from './lib/errors.ts';
@@ -71,6 +72,8 @@ export function createApp() {
   app.route('/api', createIngestRoutes());
   // Local development only (REPLAY=on, localhost): demo traffic through the real pipeline.
   app.post('/__replay', replayHits);
+  // The benchmark only (BENCH=on, localhost): a hit's floor, everything but Sightline's work.
+  app.post('/__floor', floorHit);
   app.route('/api/v1', createApi());
   app.route('/', createPages());
   app.notFound(() => {

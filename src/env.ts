@@ -5,6 +5,8 @@ export interface Env {
   WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
+  /** `on` (set by `npm run bench`, never in wrangler.toml) enables `POST /__floor` for localhost (src/ingest/floor.ts). */
+  BENCH?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
   EVENT_RETENTION_DAYS?: string;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */

@@ -47,12 +47,12 @@ export type LoadCounts = {
 
 const zero = (): LoadCounts => ({ hits: 0, pageviews: 0, events: 0, stored: 0, dropped: 0 });
 
-/** Creates the benchmark's owner and website through the real services. */
+/** Creates the benchmark's owner and website through the real services: its id and the owner's API key. */
 export async function createBenchSite(
   file: string,
   domain: string,
   email = 'bench@example.com',
-): Promise<number> {
+): Promise<{ id: number; apiKey: string }> {
   const d1 = new SqliteD1(file);
   try {
     const db = createDb(d1.asBinding());
@@ -60,7 +60,7 @@ export async function createBenchSite(
     // Public, so that the benchmark can fetch its statistics page as a visitor would.
     const site = await createWebsite(db, owner.id, { domain, timezone: 'UTC', privacy: 0 });
     d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    return site.id;
+    return { id: site.id, apiKey: owner.apiKey };
   } finally {
     d1.close();
   }

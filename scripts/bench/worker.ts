@@ -7,17 +7,18 @@
  *   from the daily rows alone) `runs` times; answers D1's rows read, the rows returned, and
  *   the latency of every run in milliseconds.
  * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
- *   entry point (`ingestCall`), counting the rows written per page view and event: in the
- *   websites' event logs (`Recorded.cost`) and, every `FLUSH_DELAY_MS` of the hits' own time,
- *   in D1 by the logs' flushes (as their alarms would flush); the hit path itself writes
- *   nothing to D1.
- * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written.
+ *   entry point (`ingestCall`), counting the rows written and read per page view and event:
+ *   in the websites' event logs (`Recorded.cost`) and, when the log's policy says so in the
+ *   hits' own time (`flushDueAt`: enough events waiting, or the oldest a day old), in D1 by
+ *   the logs' flushes (as their alarms would flush); the hit path itself writes nothing to D1.
+ * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written and read.
  * - `POST /bench/compact` `{now}`: compacts every complete month of every website into
  *   month and year roll-ups (`compactMonths`, as the hourly maintenance does); answers the
  *   months compacted and D1's rows written and read.
- * - `POST /bench/import` `{websiteId, columns, rows}`: appends events, in date order, to a
- *   website's log whose tables exist (made by a hit first), as already rolled up — the
- *   bench loader's events, so that the site's real object holds its year.
+ * - `POST /bench/import` `{websiteId, rows}`: appends events, in date order, to a website's
+ *   log whose tables exist (made by a hit first), as already rolled up — the bench loader's
+ *   events, their texts encoded by the object's own dictionary, so that the site's real
+ *   object holds its year.
  * - `POST /bench/filtered` `{websiteId, name, from, to, filters, runs, limit}`: runs a
  *   filtered statistic (`WebsiteLog.statistic`, the read behind a filtered Stats API
  *   request, called as the Worker calls it) `runs` times; answers the object's rows read,
@@ -26,11 +27,17 @@
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { FLUSH_DELAY_MS } from '../../src/event-log/event-log.ts';
+import { noteDayStart } from '../../src/event-log/days.ts';
+import { Dictionary } from '../../src/event-log/dictionary.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
+import { flushDueAt, type Waiting } from '../../src/event-log/flush.ts';
+import { LogDb } from '../../src/event-log/log-db.ts';
+import { insertEvent, type VisitorValues } from '../../src/event-log/log-rows.ts';
+import { nextEventId } from '../../src/event-log/log-schema.ts';
 import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
+import { dateOfDay } from '../../src/lib/dates.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
 import type { Filter } from '../../src/stats/filters.ts';
 import type { StatName } from '../../src/stats/names.ts';
@@ -39,45 +46,159 @@ import { rollupSource } from '../../src/stats/source.ts';
 
 type Env = WorkerEnv;
 
+/** A loaded event, its texts as texts: what `/bench/import` takes (scripts/bench.ts reads them). */
+export type ImportedEvent = {
+  kind: number;
+  time: number;
+  day: number;
+  hour: number;
+  visitor: number;
+  visit: number;
+  firsts: number;
+  page: string;
+  event: string | null;
+  visit_views: number | null;
+  previous_page: string | null;
+  visit_seconds: number;
+  visit_hour: number | null;
+  landing: string | null;
+  referrer: string;
+  campaign: string | null;
+  visitor_hour: number;
+} & VisitorTexts;
+
+type VisitorTexts = Pick<
+  VisitorValues,
+  'country' | 'continent' | 'city' | 'language' | 'browser' | 'os' | 'device' | 'resolution'
+>;
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
 /** The real object, and one more method for the benchmark: `importEvents`. */
 export class WebsiteLog extends SightlineWebsiteLog {
   /**
-   * Appends events (columns as in the `events` table, without `id`) as already rolled up:
-   * the `days` index notes where each new date starts, and the flush position moves past
-   * them, so no alarm rolls them up again.
+   * Appends events as already rolled up, each with the next id: the `days` index notes where
+   * each new date starts, and the flush position moves past them, so no alarm rolls them up
+   * again.
    */
-  importEvents(columns: string[], rows: (string | number | null)[][]): number {
-    if (!columns.every((c) => /^[a-z_]+$/.test(c))) throw new Error('bad column');
-    const { sql } = this.ctx.storage;
-    const insert = `INSERT INTO events (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+  importEvents(rows: ImportedEvent[]): number {
+    const db = new LogDb(this.ctx.storage.sql);
+    const dict = new Dictionary(db);
     this.ctx.storage.transactionSync(() => {
-      const last = sql.exec('SELECT coalesce(max(id), 0) AS id FROM events').one().id as number;
-      for (const row of rows) sql.exec(insert, ...row);
-      sql.exec(
-        `INSERT INTO days (first, date)
-           SELECT id, date FROM (
-             SELECT id, date, lag(date) OVER (ORDER BY id) AS before FROM events WHERE id >= ?)
-           WHERE id > ? AND (before IS NULL OR before != date)`,
-        last,
-        last,
-      );
-      sql.exec("INSERT OR REPLACE INTO meta (key, value) SELECT 'flushed', max(id) FROM events");
+      let id = nextEventId(db);
+      let newest = db.rows<{ date: string }>('SELECT date FROM days ORDER BY first DESC LIMIT 1')[0]
+        ?.date;
+      for (const r of rows) {
+        const date = dateOfDay(r.day);
+        const {
+          visitor_hour,
+          country,
+          continent,
+          city,
+          language,
+          browser,
+          os,
+          device,
+          resolution,
+        } = r;
+        const visitor = {
+          hour: pad2(visitor_hour),
+          country,
+          continent,
+          city,
+          language,
+          browser,
+          os,
+          device,
+          resolution,
+        };
+        const hit = {
+          ...visitor,
+          websiteId: 0,
+          kind: r.kind === 1 ? ('event' as const) : ('pageview' as const),
+          time: r.time,
+          date,
+          hour: pad2(r.hour),
+          ip: '',
+          userAgent: '',
+          page: r.page,
+          referrer: r.referrer,
+          campaign: r.campaign,
+          event: r.event,
+        };
+        const visit =
+          r.visit_hour === null || r.landing === null
+            ? null
+            : {
+                hour: pad2(r.visit_hour),
+                landing: r.landing,
+                referrer: r.referrer,
+                campaign: r.campaign,
+              };
+        insertEvent(
+          db,
+          dict,
+          id,
+          hit,
+          {
+            visitor: r.visitor,
+            visit: r.visit,
+            newVisitor: (r.firsts & 1) === 1,
+            newVisit: (r.firsts & 2) === 2,
+          },
+          {
+            visitViews: r.visit_views,
+            previousPage: r.previous_page,
+            visitSeconds: r.visit_seconds,
+          },
+          { visitor, visit },
+        );
+        if (date !== newest) {
+          noteDayStart(db, id, date);
+          newest = date;
+        }
+        id++;
+      }
+      db.setMeta('flushed', id - 1);
     });
     return rows.length;
   }
 }
 
-/** When each website's log last flushed, in its hits' time (the alarm's cadence). */
-const lastFlush = new Map<number, number>();
+/** The events waiting for each website's flush, in its hits' time (the alarm's policy). */
+const waiting = new Map<number, Waiting>();
 
-/** Flushes a website's log; the D1 rows its flush wrote. */
-async function flushed(env: Env, websiteId: number): Promise<number> {
+/** Flushes a website's log; the D1 rows its flush wrote and read. */
+async function flushed(
+  env: Env,
+  websiteId: number,
+): Promise<{ rowsWritten: number; rowsRead: number }> {
   const outcome = await websiteLog(env, websiteId).flush();
   if (!outcome.ok) throw new Error(`the log of ${websiteId} did not flush`);
-  return outcome.cost.rowsWritten;
+  waiting.delete(websiteId);
+  return { rowsWritten: outcome.cost.rowsWritten, rowsRead: outcome.cost.rowsRead };
 }
 
-type Tally = { hits: number; rowsWritten: number };
+/** What the hits of one kind cost: rows written and read, in the logs and in D1. */
+type Tally = {
+  hits: number;
+  rowsWritten: number;
+  objectRowsWritten: number;
+  objectRowsRead: number;
+  d1RowsWritten: number;
+  d1RowsRead: number;
+  flushes: number;
+};
+
+const tally = (): Tally => ({
+  hits: 0,
+  rowsWritten: 0,
+  objectRowsWritten: 0,
+  objectRowsRead: 0,
+  d1RowsWritten: 0,
+  d1RowsRead: 0,
+  flushes: 0,
+});
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -131,8 +252,9 @@ export default {
           now: number;
         };
       }[];
-      const written = { rows: 0 };
-      // The logs' own rows, from what `record` answers (exact, SQLite's counts).
+      const cost = tally();
+      // The logs' own rows, from what `record` answers (exact, SQLite's counts); the flushes'
+      // when the log's policy says, in the hits' own time.
       const namespace = env.WEBSITE_LOG;
       const countingLogs = {
         idFromName: (name: string) => namespace.idFromName(name),
@@ -143,12 +265,19 @@ export default {
               if (prop !== 'record') return Reflect.get(target, prop, target);
               return async (hit: LogHit) => {
                 const outcome = await target.record(hit);
-                if (outcome.ok) written.rows += outcome.cost.rowsWritten;
-                const since = lastFlush.get(hit.websiteId) ?? hit.time;
-                if (!lastFlush.has(hit.websiteId)) lastFlush.set(hit.websiteId, hit.time);
-                if (hit.time - since >= FLUSH_DELAY_MS) {
-                  written.rows += await flushed(env, hit.websiteId);
-                  lastFlush.set(hit.websiteId, hit.time);
+                if (!outcome.ok) return outcome;
+                cost.objectRowsWritten += outcome.cost.rowsWritten;
+                cost.objectRowsRead += outcome.cost.rowsRead;
+                const due = waiting.get(hit.websiteId) ?? { count: 0, oldest: null };
+                due.count += 1;
+                due.oldest ??= hit.time;
+                waiting.set(hit.websiteId, due);
+                const at = flushDueAt(due);
+                if (at !== null && at <= hit.time) {
+                  const rows = await flushed(env, hit.websiteId);
+                  cost.d1RowsWritten += rows.rowsWritten;
+                  cost.d1RowsRead += rows.rowsRead;
+                  cost.flushes += 1;
                 }
                 return outcome;
               };
@@ -159,30 +288,35 @@ export default {
       // The hit path writes nothing to D1 itself: the logs' flushes do, and are counted.
       const counted = { ...env, WEBSITE_LOG: countingLogs as unknown as Env['WEBSITE_LOG'] };
       const out: Record<'pageview' | 'event' | 'dropped', Tally> = {
-        pageview: { hits: 0, rowsWritten: 0 },
-        event: { hits: 0, rowsWritten: 0 },
-        dropped: { hits: 0, rowsWritten: 0 },
+        pageview: tally(),
+        event: tally(),
+        dropped: tally(),
       };
       for (const { body, req } of hits) {
-        const before = written.rows;
+        const before = { ...cost };
         const dropped = await ingestCall(counted, fromEventBody(body), {
           ...req,
           headers: new Headers(req.headers),
         });
         const kind = dropped ? 'dropped' : body.event ? 'event' : 'pageview';
-        out[kind].hits++;
-        out[kind].rowsWritten += written.rows - before;
+        const into = out[kind];
+        into.hits++;
+        for (const key of [
+          'objectRowsWritten',
+          'objectRowsRead',
+          'd1RowsWritten',
+          'd1RowsRead',
+          'flushes',
+        ] as const)
+          into[key] += cost[key] - before[key];
+        into.rowsWritten = into.objectRowsWritten + into.d1RowsWritten;
       }
       return Response.json(out);
     }
     if (pathname === '/bench/import') {
-      const q = (await request.json()) as {
-        websiteId: number;
-        columns: string[];
-        rows: (string | number | null)[][];
-      };
+      const q = (await request.json()) as { websiteId: number; rows: ImportedEvent[] };
       const log = websiteLog(env, q.websiteId) as unknown as DurableObjectStub<WebsiteLog>;
-      const imported = await log.importEvents(q.columns, q.rows);
+      const imported = await log.importEvents(q.rows);
       return Response.json({ imported });
     }
     if (pathname === '/bench/filtered') {
@@ -222,9 +356,13 @@ export default {
     }
     if (pathname === '/bench/flush') {
       const { websiteIds } = (await request.json()) as { websiteIds: number[] };
-      let rowsWritten = 0;
-      for (const id of websiteIds) rowsWritten += await flushed(env, id);
-      return Response.json({ rowsWritten });
+      const total = { rowsWritten: 0, rowsRead: 0 };
+      for (const id of websiteIds) {
+        const rows = await flushed(env, id);
+        total.rowsWritten += rows.rowsWritten;
+        total.rowsRead += rows.rowsRead;
+      }
+      return Response.json(total);
     }
     if (pathname === '/bench/compact') {
       // The hourly maintenance's compaction, run until no website has a month left.

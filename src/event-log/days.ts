@@ -4,21 +4,6 @@
  */
 import type { LogDb } from './log-db.ts';
 
-/**
- * The ids between which the events of the dates `from`–`to` lie; [1, 0] when there are none.
- */
-export function idsOf(db: LogDb, from: string, to: string): [number, number] {
-  const row = db.one<{ low: number | null; high: number | null }>(
-    `SELECT min(d.first) AS low,
-        max(coalesce((SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1, ?)) AS high
-      FROM days d WHERE d.date BETWEEN ? AND ?`,
-    Number.MAX_SAFE_INTEGER,
-    from,
-    to,
-  );
-  return row.low === null || row.high === null ? [1, 0] : [row.low, row.high];
-}
-
 /** The local date of the newest event (null before the first). */
 export function newestDate(db: LogDb): string | null {
   return (

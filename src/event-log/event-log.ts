@@ -8,22 +8,21 @@
  */
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
+import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
 import { newestDate, noteDayStart } from './days.ts';
+import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
-import { flushEvents, NO_COST, pendingEvents } from './flush.ts';
+import { flushDueAt, flushEvents, NO_COST, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
-import type { LogStatsQuery, LogSums } from './log-query.ts';
 import {
-  emptyPage,
-  noSums,
-  readDates,
-  readStatistic,
-  readSums,
-  readTopValues,
+  LogReader,
+  type LogStatsQuery,
+  type LogSums,
   type TopValuesQuery,
   type ValuePage,
 } from './log-reads.ts';
-import { createTables, insertEvent, nextEventId, upgradeTables } from './log-schema.ts';
+import { insertEvent } from './log-rows.ts';
+import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
 import type {
   FlushOutcome,
   LogEnv,
@@ -32,6 +31,7 @@ import type {
   NotStored,
   Recorded,
 } from './log-types.ts';
+import { ReadLane } from './read-lane.ts';
 import {
   Forgetting,
   holdsAnythingToForget,
@@ -41,13 +41,6 @@ import {
 import { type Committed, type Leaders, type Settlement, StagedCalls } from './staging.ts';
 import { decideHit, pruneVisits, readBackVisits, VisitNumbers, type VisitState } from './visits.ts';
 
-/**
- * How soon after the first unflushed event the alarm flushes. Readers flush first anyway
- * (read-your-writes), so the delay only decides how many events one flush sums, and so how
- * many D1 rows each page view shares: the longer, the fewer (measured in
- * test/integration/website-log-cost.test.ts and the benchmark).
- */
-export const FLUSH_DELAY_MS = 10_000;
 /**
  * A flush with nothing to roll up compares the log's position with D1's at most this often
  * (and at the first flush after the object starts): a D1 restored to an earlier state gets its
@@ -65,6 +58,10 @@ type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] }
 /** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 export class EventLog {
   private readonly db: LogDb;
+  /** The texts of the log, by id (./dictionary.ts). */
+  private readonly dict: Dictionary;
+  /** Its filtered reads, taking turns in one lane (./log-reads.ts, ./read-lane.ts). */
+  private readonly reader: LogReader;
   /** The hits of calls naming several websites, staged until settled (./staging.ts). */
   private readonly staging: StagedCalls;
   /** Next visitor and visit numbers per date. */
@@ -85,6 +82,8 @@ export class EventLog {
   private queuedFlush: Promise<FlushOutcome> | undefined;
   /** The id of the newest event stored, once known (ids never go backwards: `nextEventId`). */
   private lastId: number | undefined;
+  /** The events waiting for a flush (./flush.ts `flushDueAt`), once read. */
+  private waiting: Waiting | undefined;
   /** When a flush last compared the log's position with D1's (0: not since it started). */
   private verifiedAt = 0;
   /** When the alarm is set for (null: none), once known. */
@@ -103,10 +102,22 @@ export class EventLog {
     leaders?: Leaders,
   ) {
     this.db = new LogDb(storage.sql);
-    this.hasTables = this.db.hasTable('events');
-    if (this.hasTables) upgradeTables(this.db, (work) => storage.transactionSync(work));
-    this.forgetting = new Forgetting(this.db, retentionDays(env.EVENT_RETENTION_DAYS), (work) =>
-      storage.transactionSync(work),
+    this.dict = new Dictionary(this.db);
+    this.reader = new LogReader(this.db, this.dict, new ReadLane());
+    this.hasTables = this.db.hasTable('meta');
+    const transaction = (work: () => void) => storage.transactionSync(work);
+    const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
+    if (this.hasTables) {
+      upgradeTables(this.db, transaction);
+      // A log an older version wrote: its newest rows into `log` now, the rest hourly.
+      if (holdsLegacy(this.db) && this.db.meta('legacy') === this.db.meta('legacy_max'))
+        convert(CONVERT_AT_UPGRADE);
+    }
+    this.forgetting = new Forgetting(
+      this.db,
+      retentionDays(env.EVENT_RETENTION_DAYS),
+      transaction,
+      convert,
     );
     this.staging = new StagedCalls({
       db: this.db,
@@ -145,12 +156,22 @@ export class EventLog {
     guard: () => boolean,
     before = { ...this.db.io },
   ): Promise<Recorded | null> {
-    const outcome = this.storage.transactionSync(() =>
-      guard() ? this.storeNow(hit, hash, before) : null,
-    );
+    let outcome: Stored | null;
+    try {
+      outcome = this.storage.transactionSync(() =>
+        guard() ? this.storeNow(hit, hash, before) : null,
+      );
+    } catch (err) {
+      // Values the failed transaction added to the dictionary are gone with it.
+      this.dict.forget();
+      throw err;
+    }
     if (!outcome) return null;
     const recorded = this.stored(outcome);
-    await this.scheduleAlarm(Date.now() + FLUSH_DELAY_MS);
+    const waiting = this.waitingNow();
+    waiting.count += 1;
+    waiting.oldest ??= hit.time;
+    await this.scheduleAlarm(Math.max(Date.now(), flushDueAt(waiting) ?? 0));
     return recorded;
   }
 
@@ -212,7 +233,7 @@ export class EventLog {
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
   ): Stored {
-    const { decided, facts, state } = decideHit(
+    const { decided, facts, values, state } = decideHit(
       this.db,
       this.numbers,
       () => this.visitStates(),
@@ -220,7 +241,7 @@ export class EventLog {
       hash,
     );
     const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
-    insertEvent(this.db, id, hit, decided, facts);
+    insertEvent(this.db, this.dict, id, hit, decided, facts, values);
     // A run of events of one date starts here: what lets a query read only its dates.
     if (hit.date !== this.lastDate()) noteDayStart(this.db, id, hit.date);
     const cost = {
@@ -245,6 +266,12 @@ export class EventLog {
     return outcome.recorded;
   }
 
+  /** The events waiting for a flush, read from the log after the object starts or a flush. */
+  private waitingNow(): Waiting {
+    this.waiting ??= waitingIn(this.db);
+    return this.waiting;
+  }
+
   /** The local date of the newest event (null before the first). */
   private lastDate(): string | null {
     if (this.newestDate === undefined) this.newestDate = newestDate(this.db);
@@ -253,7 +280,7 @@ export class EventLog {
 
   /** The visits under way, by `visitKey`; read back from the events after a restart. */
   private visitStates(): Map<string, VisitState> {
-    this.visits ??= readBackVisits(this.db);
+    this.visits ??= readBackVisits(this.db, (id) => this.dict.decodeMaybe(id) ?? '');
     return this.visits;
   }
 
@@ -279,8 +306,10 @@ export class EventLog {
     try {
       const now = Date.now();
       const verify = now - this.verifiedAt >= VERIFY_INTERVAL_MS;
-      const flushed = await flushEvents(this.db, this.env.DB, verify);
+      const flushed = await flushEvents(this.db, this.dict, this.env.DB, verify);
       if (verify) this.verifiedAt = now;
+      // Events may have come while D1 answered: read what waits again when needed.
+      this.waiting = undefined;
       if (flushed.websiteGone) await this.destroy();
       // D1 ahead of every id known here (adopted): ids go on after its position.
       else if (this.db.meta('flushed') > (this.lastId ?? 0)) this.lastId = undefined;
@@ -300,41 +329,24 @@ export class EventLog {
     return seen;
   }
 
-  /**
-   * One statistic read from the log (a filtered question: src/stats/filters.ts), sorted, with
-   * the page `offset`/`limit` of its values and how many there are. `firstDate` instead when
-   * the range starts before the oldest date the log still holds (after `EVENT_RETENTION_DAYS`
-   * deleted events).
-   */
-  async statistic(
-    q: LogStatsQuery & { limit: number; offset: number },
-  ): Promise<LogRead<ValuePage>> {
-    return this.read(q.from, q.to, emptyPage(), (ids) => readStatistic(this.db, q, ids));
+  // Filtered questions, read in chunks the object's hits can come between (./log-reads.ts).
+  statistic(q: LogStatsQuery & { limit: number; offset: number }): Promise<LogRead<ValuePage>> {
+    const none = { rows: [], total: 0 };
+    return this.read(none, () => this.reader.statistic(q));
+  }
+  topValues(q: TopValuesQuery): Promise<LogRead<ValuePage[]>> {
+    const none = q.names.map(() => ({ rows: [], total: 0 }));
+    return this.read(none, () => this.reader.topValues(q));
+  }
+  sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
+    const none = { visitors: 0, visits: 0, pageviews: 0, bounces: 0, visit_duration: 0, event: 0 };
+    return this.read(none, () => this.reader.sums(q));
   }
 
-  /**
-   * The first page (`limit` values by count, or by value) of each of several statistics, as
-   * `statistic` answers each, in one read of the log (the statistics page's panels and chart).
-   */
-  async topValues(q: TopValuesQuery): Promise<LogRead<ValuePage[]>> {
-    const none = q.names.map(emptyPage);
-    return this.read(q.from, q.to, none, (ids) => readTopValues(this.db, q, ids));
-  }
-
-  /** The sums of a summary's figures over the kept events of a range, as `statistic`. */
-  async sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
-    return this.read(q.from, q.to, noSums(), (ids) => readSums(this.db, q, ids));
-  }
-
-  /** A read of the events of `from`–`to` (./log-reads.ts `readDates`); none before a first hit. */
-  private read<T>(
-    from: string,
-    to: string,
-    none: T,
-    work: (ids: [number, number]) => T,
-  ): Promise<LogRead<T>> {
+  /** A read, answered `none` before the log's first hit; a failure is logged and answered. */
+  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
     return this.answer('log not read', async () =>
-      this.hasTables ? readDates(this.db, from, to, work) : { ok: true, value: none, rowsRead: 0 },
+      this.hasTables ? work() : { ok: true as const, value: none, rowsRead: 0, chunks: 0 },
     );
   }
 
@@ -349,6 +361,7 @@ export class EventLog {
     this.website = undefined;
     this.alarmAt = null;
     this.lastId = undefined;
+    this.waiting = undefined;
     this.hasTables = false;
   }
 
@@ -361,8 +374,10 @@ export class EventLog {
     this.alarmAt = null;
     if (!this.hasTables) return;
     const now = Date.now();
-    // A failed flush has set its retry (and logged); the rest goes on regardless.
-    const flushed = await this.flush();
+    // When its events are due (a failed flush has set its retry, and logged); the rest goes
+    // on regardless.
+    const due = flushDueAt(this.waitingNow());
+    const flushed = due !== null && due <= now ? await this.flush() : { ok: true };
     if (!this.hasTables) return; // the website is gone, and so is everything here
     const staged = await this.staging.settleDue(now);
     const { hourly, deleted, behind } = this.forgetting.run(now);
@@ -372,7 +387,7 @@ export class EventLog {
     if (this.visits) pruneVisits(this.visits);
     const days = retentionDays(this.env.EVENT_RETENTION_DAYS);
     const next = [
-      flushed.ok && pendingEvents(this.db) > 0 ? now + FLUSH_DELAY_MS : null,
+      flushed.ok ? flushDueAt(this.waitingNow()) : null,
       staged,
       behind ? now + RETENTION_PAUSE_MS : null,
       holdsAnythingToForget(this.db, days) ? now + MAINTENANCE_INTERVAL_MS : null,

@@ -24,9 +24,10 @@
  * again what it still holds after it.
  */
 import { logError } from '../lib/log.ts';
+import type { Dictionary } from './dictionary.ts';
 import { type Increment, rollupOf } from './events.ts';
 import type { LogDb } from './log-db.ts';
-import { type EventRow, toLoggedEvent } from './log-schema.ts';
+import { eventsAfter } from './log-rows.ts';
 
 /** The coarser roll-ups a late event adds to: table, key column, length of its key. */
 const LATE = [
@@ -35,10 +36,30 @@ const LATE = [
 ] as const;
 
 /** Increments per statement: a few hundred bytes each, well under D1's limits. */
-const INCREMENTS_PER_STATEMENT = 500;
+const INCREMENTS_PER_STATEMENT = 2_000;
 
 /** Events per D1 batch of a flush; a longer backlog is flushed in several. */
-const FLUSH_BATCH = 5_000;
+const FLUSH_BATCH = 20_000;
+
+/**
+ * A log flushes once `FLUSH_EVENTS` events wait — a D1 batch's worth — or once the oldest has
+ * waited `FLUSH_WITHIN_MS`. Readers flush first anyway (read-your-writes), so this decides
+ * only how many events a flush sums, and so how many D1 rows each page view shares: one per
+ * distinct (statistic, date, value) of the flush, the fewer the more page views share them.
+ * A quiet website flushes once a day, as cheaply per page view as a busy one (measured in
+ * test/integration/website-log-cost.test.ts and the benchmark: docs/BENCHMARKS.md).
+ */
+export const FLUSH_EVENTS = FLUSH_BATCH;
+export const FLUSH_WITHIN_MS = 86_400_000;
+
+/** The events waiting for a flush: how many, and when the oldest came (null: none). */
+export type Waiting = { count: number; oldest: number | null };
+
+/** When the events waiting are due to be flushed (null: none waits). */
+export function flushDueAt(waiting: Waiting): number | null {
+  if (waiting.count === 0 || waiting.oldest === null) return null;
+  return waiting.count >= FLUSH_EVENTS ? 0 : waiting.oldest + FLUSH_WITHIN_MS;
+}
 
 /** What a flush wrote: D1's rows written and read (exact, from `meta`). */
 export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
@@ -125,6 +146,7 @@ export async function appliedPosition(d1: D1Database, websiteId: number): Promis
  */
 export async function flushEvents(
   db: LogDb,
+  dict: Dictionary,
   d1: D1Database,
   verify = false,
 ): Promise<Flushed & { websiteGone: boolean }> {
@@ -139,11 +161,7 @@ export async function flushEvents(
   let verified = !verify;
   for (;;) {
     const from = db.meta('flushed');
-    const rows = db.rows<EventRow>(
-      'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
-      from,
-      FLUSH_BATCH,
-    );
+    const rows = eventsAfter(db, dict, from, FLUSH_BATCH);
     const last = rows.at(-1);
     if (!last) {
       if (verified) break;
@@ -155,7 +173,7 @@ export async function flushEvents(
     }
     let cost: Applied;
     try {
-      cost = await applyFlush(d1, websiteId, from, last.id, rollupOf(rows.map(toLoggedEvent)));
+      cost = await applyFlush(d1, websiteId, from, last.id, rollupOf(rows));
     } catch (err) {
       const applied = await appliedPosition(d1, websiteId);
       if (applied === from) throw err;
@@ -208,8 +226,21 @@ function noteBehind(db: LogDb, websiteId: number, applied: number, from: number)
   );
 }
 
-/** Events not yet rolled up into D1. */
-export function pendingEvents(db: LogDb): number {
-  return db.one<{ n: number }>('SELECT count(*) AS n FROM events WHERE id > ?', db.meta('flushed'))
-    .n;
+/** The events not rolled up into D1 yet, as the log holds them. */
+export function waitingIn(db: LogDb): Waiting {
+  const flushed = db.meta('flushed');
+  const legacy =
+    flushed < db.meta('legacy')
+      ? db.one<{ n: number; oldest: number | null }>(
+          'SELECT count(*) AS n, min(time) AS oldest FROM events WHERE id > ? AND id <= ?',
+          flushed,
+          db.meta('legacy'),
+        )
+      : { n: 0, oldest: null };
+  const rows = db.one<{ n: number; oldest: number | null }>(
+    'SELECT count(*) AS n, min(time) AS oldest FROM log WHERE id > ?',
+    flushed,
+  );
+  const oldest = [legacy.oldest, rows.oldest].filter((t): t is number => t !== null);
+  return { count: legacy.n + rows.n, oldest: oldest.length ? Math.min(...oldest) : null };
 }

@@ -4,11 +4,19 @@
  */
 
 /**
- * What `meta` holds: the website's id, the flush position, the tables' version, and — once
- * `EVENT_RETENTION_DAYS` has deleted events — the highest id deleted and the first date the
- * log still holds whole (./retention.ts).
+ * What `meta` holds: the website's id, the flush position, the tables' version; once
+ * `EVENT_RETENTION_DAYS` has deleted events, the highest id deleted and the first date the
+ * log still holds whole (./retention.ts); for a log an older version wrote, the highest id of
+ * its `events` not converted into `log` yet, and the highest of all (./convert.ts).
  */
-export type MetaKey = 'website' | 'flushed' | 'schema' | 'deleted_through' | 'kept_from';
+export type MetaKey =
+  | 'website'
+  | 'flushed'
+  | 'schema'
+  | 'deleted_through'
+  | 'kept_from'
+  | 'legacy'
+  | 'legacy_max';
 
 export class LogDb {
   /** Rows read and written by this log's statements so far. */

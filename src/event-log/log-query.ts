@@ -1,415 +1,190 @@
 /**
- * Statistics read from a website's event log rather than D1's roll-ups: what a filtered
- * question needs (docs/ARCHITECTURE.md, "Filters"). Each statistic is counted over the kept
- * hits exactly as the roll-ups count it over all hits (`rollupOf`, ./events.ts), so that
- * with no filter both give the same answer (test/integration/filters.test.ts proves it):
+ * The statements of a filtered question over one chunk of the log — whole local dates, a
+ * range of ids (docs/ARCHITECTURE.md, "Filters" and "Reads that never stall hits"). Each row
+ * of `log` carries its visit's values (landing page, referrer, campaign, the hour it began)
+ * and its visitor's (place, language, device, screen, the hour of their first page view), so
+ * that a filter on any of them is a condition on the row, and every statistic is counted as
+ * the roll-ups count it (`rollupOf`, ./events.ts) over the hits the filters keep:
  *
- * - per hit: `pageviews`, `pageviews_hours`, `page` (page views), `event` (custom events);
- * - per visitor of a day, by their first page view of the day: `visitors`, `visitors_hours`,
- *   `browser`, `os`, `device`, `country`, `continent`, `city`, `language`, `resolution`;
- * - per visit, by its first page view: `visits`, `visits_hours`, `landing_page`,
- *   `referrer`, `campaign`; by all its page views: `bounces` (one page view),
- *   `visit_duration` (whole seconds from its first to its last page view), `exit_page`
- *   (the page of its last page view, in arrival order).
+ * - per hit: `pageviews`, `pageviews_hours`, `page`, `event`;
+ * - per visitor of a day, by their values: `visitors`, `visitors_hours`, `browser`, `os`,
+ *   `device`, `country`, `continent`, `city`, `language`, `resolution`;
+ * - per visit, by its values: `visits`, `visits_hours`, `landing_page`, `referrer`,
+ *   `campaign`; and from all its page views, as the roll-ups add them up page view by page
+ *   view: `bounces` (+1 at the first, −1 at the second), `visit_duration` (the seconds each
+ *   adds), `exit_page` (+1 on its page, −1 on the page before).
  *
- * A visitor or a visit is among the kept hits when any of its hits is kept. All of a visit's
- * and of a visitor's hits are on one local date, so a range of dates holds them whole.
+ * A visitor or a visit is among the kept hits when any of its hits is kept; with no filter on
+ * a hit (a page, an event), the filters keep whole visits and visitors, so a visitor's first
+ * page view or a visit's is enough to count it. The exit page is the one value not on a row:
+ * a filter on it finds its visits by the same +1/−1 (the visits where they add up to one).
  *
- * The SQL is built here from fixed fragments; every value is a bound parameter.
+ * Values are ids of the dictionary (./dictionary.ts); a filter's value is looked up there
+ * first (`FilterIds`), so the statements bind ids, never text, and no column name comes from
+ * a filter (`columnOf`, src/stats/filters.ts).
  */
-import { sql } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import { containsText, foldingsOf, MAX_FOLDINGS_PER_QUESTION } from '../db/contains-text.ts';
 import { columnOf, type Filter, levelOf } from '../stats/filters.ts';
 import type { StatName } from '../stats/names.ts';
 
 /** A statement and its parameters. */
 export type Statement = { text: string; params: (string | number)[] };
 
-export type LogStatsQuery = {
-  name: StatName;
-  from: string;
-  to: string;
-  filters: Filter[];
-  search?: string | undefined;
-  sortBy: 'count' | 'value';
-  sort: 'asc' | 'desc';
+/** A filter with the ids of the values it names (`is`, `not`) or matches (`contains`). */
+export type FilterIds = { filter: Filter; ids: number[] };
+
+/** The ids and dates of a chunk: `id BETWEEN low AND high AND day BETWEEN first AND last`. */
+export type Chunk = { low: number; high: number; first: number; last: number };
+
+/** The column of `log` a statistic's value is read from. */
+const VALUE: Record<StatName, string> = {
+  pageviews: 'day',
+  pageviews_hours: 'hour',
+  page: 'page',
+  event: 'event',
+  visitors: 'day',
+  visitors_hours: 'visitor_hour',
+  browser: 'browser',
+  os: 'os',
+  device: 'device',
+  country: 'country',
+  continent: 'continent',
+  city: 'city',
+  language: 'language',
+  resolution: 'resolution',
+  visits: 'day',
+  visits_hours: 'visit_hour',
+  landing_page: 'landing',
+  referrer: 'referrer',
+  campaign: 'campaign',
+  bounces: 'day',
+  visit_duration: 'day',
+  exit_page: 'page',
 };
 
-/** The sums a summary's figures are made of (`figuresOf`, src/stats/overview.ts). */
-export type LogSums = {
-  visitors: number;
-  visits: number;
-  pageviews: number;
-  bounces: number;
-  visit_duration: number;
-  event: number;
+/** How a statistic counts: per hit, per visitor, per visit, or from a visit's page views. */
+type Counting = 'hit' | 'event' | 'visitor' | 'visit' | 'bounces' | 'visit_duration' | 'exit_page';
+
+const COUNTING: Record<StatName, Counting> = {
+  pageviews: 'hit',
+  pageviews_hours: 'hit',
+  page: 'hit',
+  event: 'event',
+  visitors: 'visitor',
+  visitors_hours: 'visitor',
+  browser: 'visitor',
+  os: 'visitor',
+  device: 'visitor',
+  country: 'visitor',
+  continent: 'visitor',
+  city: 'visitor',
+  language: 'visitor',
+  resolution: 'visitor',
+  visits: 'visit',
+  visits_hours: 'visit',
+  landing_page: 'visit',
+  referrer: 'visit',
+  campaign: 'visit',
+  bounces: 'bounces',
+  visit_duration: 'visit_duration',
+  exit_page: 'exit_page',
 };
 
-const dialect = new SQLiteSyncDialect();
+/** The column of `log` a visit- or visitor-level filter's value is on. */
+const ROW_COLUMN: Partial<Record<Filter['dimension'], string>> = { landing_page: 'landing' };
+
+/** The range of a chunk, on `log`. */
+const RANGE = 'id BETWEEN ?1 AND ?2 AND day BETWEEN ?3 AND ?4';
 
 /**
- * `column` contains `term`, ignoring case, as the Stats API's `search` matches, folding at
- * most `most` spellings (the question's budget: `MAX_FOLDINGS_PER_QUESTION`).
+ * Conditions joined by AND as a balanced tree: SQLite limits how deep an expression may be
+ * (100 here), and a chain of ten ANDs is ten deep, a tree four.
  */
-function contains(column: string, term: string, most: number): Statement {
-  const query = dialect.sqlToQuery(containsText(sql.raw(column), term, most));
-  return { text: query.sql, params: query.params as (string | number)[] };
+function allOf(conditions: string[]): string {
+  if (conditions.length === 0) return '1';
+  if (conditions.length === 1) return conditions[0] as string;
+  const half = Math.ceil(conditions.length / 2);
+  return `(${allOf(conditions.slice(0, half))} AND ${allOf(conditions.slice(half))})`;
 }
 
 /**
- * The condition a filter puts on `column`, which holds its dimension's value. A `contains`
- * filter is a probe into the values that match it, `matches` (found once per statement, in
- * a table of their own: each folds the case of every letter, an expression as deep as the
- * term has letters, and SQLite adds the depths of expressions nested in each other).
+ * What a question's filters make of a chunk: the condition a kept row meets, whether a filter
+ * is on a hit (then visits and visitors are kept by any of their hits) and the parameters
+ * after the chunk's four: each filter's ids, as one JSON array (`?5`, `?6`, …).
  */
-function condition(
-  column: string,
-  filter: Filter,
-  plan: Plan,
-  operator = filter.operator,
-): Statement {
-  if (operator === 'contains')
-    return { text: `${column} IN m${plan.filters.indexOf(filter)}`, params: [] };
-  // `IS`: a row without the value (NULL) is never it, so always `not` it.
-  return { text: `${operator === 'not' ? 'NOT ' : ''}${column} IS ?`, params: [filter.value] };
-}
+type Kept = { where: string; onHit: boolean; onVisit: boolean; params: string[] };
 
-/**
- * For each `contains` filter, `m<i>` (`i` its place among the filters): the distinct values
- * of its column among the range's events that contain its text in any case.
- */
-function matches(plan: Plan): Statement[] {
-  let left = MAX_FOLDINGS_PER_QUESTION;
-  return plan.filters.flatMap((filter, i) => {
-    if (filter.operator !== 'contains') return [];
-    const column = columnOf(filter.dimension);
-    const c = contains(column, filter.value, left);
-    left = Math.max(0, left - foldingsOf(filter.value));
-    return [
-      {
-        text: `m${i} AS MATERIALIZED (SELECT DISTINCT ${column} FROM r WHERE ${column} IS NOT NULL AND ${c.text})`,
-        params: c.params,
-      },
-    ];
+function keptBy(filters: FilterIds[]): Kept {
+  const params: string[] = [];
+  const conditions = filters.map(({ filter, ids }) => {
+    params.push(JSON.stringify(ids));
+    return conditionOf(filter, `(SELECT value FROM json_each(?${4 + params.length}))`);
   });
+  return {
+    where: allOf(conditions),
+    onHit: filters.some(({ filter }) => levelOf(filter.dimension) === 'hit'),
+    onVisit: filters.some(({ filter }) => levelOf(filter.dimension) === 'visit'),
+    params,
+  };
 }
 
-/**
- * Where a filter's rows are, in the common table expressions below: which rows of `r` it
- * keeps (a hit), or the visits or visitors of a day it keeps, by the column of its value
- * (a landing page is a visit's first page view's `page`).
- */
-function filterSet(filter: Filter, plan: Plan): Statement {
+/** The condition a filter puts on a row, `set` the ids it names or matches. */
+function conditionOf(filter: Filter, set: string): string {
   const { dimension, operator } = filter;
   const level = levelOf(dimension);
-  const column = columnOf(dimension);
   if (level === 'hit') {
     // `not` keeps every hit but those that match: custom events under a page filter too.
-    const kind = dimension === 'page' ? 'pageview' : 'event';
-    const c = condition(column, filter, plan, operator === 'not' ? 'is' : operator);
-    const text = `(kind = '${kind}' AND ${c.text})`;
-    return { text: operator === 'not' ? `NOT ${text}` : text, params: c.params };
+    const hit =
+      dimension === 'page' ? `(kind = 0 AND page IN ${set})` : `(kind = 1 AND event IN ${set})`;
+    return operator === 'not' ? `NOT ${hit}` : hit;
   }
-  const c = condition(dimension === 'exit_page' ? 'exit_page' : column, filter, plan);
-  const [key, table] =
-    level === 'visitor'
-      ? ['date, visitor', 'firsts']
-      : ['date, visitor, visit', dimension === 'exit_page' ? 'ends' : 'starts'];
-  return { text: `(${key}) IN (SELECT ${key} FROM ${table} WHERE ${c.text})`, params: c.params };
-}
-
-/**
- * The statement with every `?` numbered (`?1`, `?2`, …) after its distinct values, each bound
- * once: however often a filter's value recurs (in the kept events, visitors and visits, and
- * in each statistic's own pass), the statement binds at most a few dozen values, under the
- * object's SQLite limit of 100 (ten filters, repeated, went past it). `?` never appears in
- * the statements' literals ('pageview', 'event', '' and the letters of `containsText`).
- */
-function numbered(statement: Statement): Statement {
-  const values: (string | number)[] = [];
-  const index = new Map<string, number>();
-  let next = 0;
-  const text = statement.text.replace(/\?/g, () => {
-    const value = statement.params[next++] as string | number;
-    const key = `${typeof value}:${value}`;
-    let n = index.get(key);
-    if (n === undefined) {
-      values.push(value);
-      n = values.length;
-      index.set(key, n);
-    }
-    return `?${n}`;
-  });
-  if (next !== statement.params.length) throw new Error('parameters and placeholders differ');
-  return { text, params: values };
-}
-
-/**
- * Conditions joined by AND as a balanced tree, their parameters in order: SQLite limits how
- * deep an expression may be (100 here), and a chain of ten ANDs is ten deep, a tree four.
- */
-function allOf(conditions: Statement[]): Statement {
-  if (conditions.length <= 1) return conditions[0] ?? { text: '', params: [] };
-  const half = Math.ceil(conditions.length / 2);
-  const left = allOf(conditions.slice(0, half));
-  const right = allOf(conditions.slice(half));
-  return { text: `(${left.text} AND ${right.text})`, params: [...left.params, ...right.params] };
-}
-
-/** `WHERE` and the conditions, or nothing when there are none. */
-function whereAll(conditions: Statement[]): Statement {
-  const all = allOf(conditions);
-  return { text: conditions.length ? ` WHERE ${all.text}` : '', params: all.params };
-}
-
-/**
- * How a query's filters are applied. Every filter keeps its events in `kept`. A statistic
- * that counts visitors applies the visitor-level filters (browser, country…) to each
- * visitor's own first page view, in the pass that counts them, instead of finding the
- * visitors they keep in a pass of their own: a visitor is among the kept events exactly when
- * it has the filtered values and one of its events is kept by the other filters. Likewise a
- * statistic that counts visits applies the visit-level filters (landing page, referrer,
- * campaign, exit page) to each visit. When no other filter is left, no other pass is made at
- * all. `fold: false` applies every filter in `kept` (the reference the folded statements are
- * tested against).
- */
-type Plan = {
-  filters: Filter[];
-  /** The filters each kind of statistic applies in its own pass. */
-  visitor: Filter[];
-  visit: Filter[];
-  /** Visit statistics read `ends` (with the exit page) even when they need only `starts`. */
-  ends: boolean;
-};
-
-function planOf(filters: Filter[], fold: boolean): Plan {
-  const at = (level: 'visitor' | 'visit') =>
-    fold ? filters.filter((f) => levelOf(f.dimension) === level) : [];
-  const visit = at('visit');
-  return {
-    filters,
-    visitor: at('visitor'),
-    visit,
-    ends: visit.some((f) => f.dimension === 'exit_page'),
-  };
-}
-
-/** The filters, but those a kind of statistic applies in its own pass. */
-const others = (plan: Plan, folded: Filter[]) => plan.filters.filter((f) => !folded.includes(f));
-
-/**
- * The common table expressions every log query starts from, over the events of the dates
- * `from`–`to` whose ids lie in `ids` (the log's day index narrows the scan; the date is
- * checked anyway):
- * - `r`: those events;
- * - `firsts`: each visitor's first page view of the day (its visitor-level values);
- * - `starts`: each visit's first page view (its start, landing page, referrer, campaign);
- * - `ends`: each visit's page views, last instant, first page view's id and last page
- *   view's page (`exit_page`);
- * - `kept`: the events the filters keep; `kept_visitors` and `kept_visits` (of a day): the
- *   keys of the visitors and visits among the events kept by the filters that visitor and
- *   visit statistics do not apply themselves (`Plan`), computed once however often a
- *   statement asks (a CTE that is not used is not computed at all).
- */
-function keptEvents(from: string, to: string, ids: [number, number], plan: Plan): Statement {
-  const where = (filters: Filter[], ...more: string[]) =>
-    whereAll([
-      ...more.map((text) => ({ text, params: [] })),
-      ...filters.map((filter) => filterSet(filter, plan)),
-    ]);
-  const kept = where(plan.filters);
-  const visitors = where(others(plan, plan.visitor), 'visitor > 0');
-  const visits = where(others(plan, plan.visit), 'visit > 0');
-  const found = matches(plan);
-  const text = `WITH
-  r AS (SELECT * FROM events WHERE id BETWEEN ? AND ? AND date BETWEEN ? AND ?),${found.map((m) => `\n  ${m.text},`).join('')}
-  firsts AS (SELECT date, visitor, hour, browser, os, device, country, continent, city,
-      language, resolution FROM r WHERE kind = 'pageview' AND new_visitor = 1),
-  starts AS (SELECT date, visitor, visit, hour, time, page, referrer, campaign
-      FROM r WHERE kind = 'pageview' AND new_visit = 1),
-  visit_views AS (SELECT date, visitor, visit, count(*) AS views, max(time) AS last,
-      min(id) AS first_id, max(id) AS last_id FROM r WHERE kind = 'pageview'
-      GROUP BY date, visitor, visit),
-  ends AS (SELECT v.date, v.visitor, v.visit, v.views, v.last, v.first_id, x.page AS exit_page
-      FROM visit_views v JOIN events x ON x.id = v.last_id),
-  kept AS (SELECT * FROM r${kept.text}),
-  kept_visitors AS MATERIALIZED (SELECT DISTINCT date, visitor FROM r${visitors.text}),
-  kept_visits AS MATERIALIZED (SELECT DISTINCT date, visitor, visit FROM r${visits.text})`;
-  return {
-    text,
-    params: [
-      ids[0],
-      ids[1],
-      from,
-      to,
-      ...found.flatMap((m) => m.params),
-      ...kept.params,
-      ...visitors.params,
-      ...visits.params,
-    ],
-  };
-}
-
-/**
- * The visitors (of a day) among the kept events, with their first page view's values as `f`:
- * those with the values of the visitor-level filters the plan applies here and, when other
- * filters remain, probed into the set of kept keys (`IN`: one scan of `firsts`, one index of
- * the kept keys), never joined row by row.
- */
-function keptVisitors(plan: Plan): Statement {
-  const conditions = plan.visitor.map((f) => condition(`f.${columnOf(f.dimension)}`, f, plan));
-  if (others(plan, plan.visitor).length)
-    conditions.push({
-      text: '(f.date, f.visitor) IN (SELECT date, visitor FROM kept_visitors)',
-      params: [],
-    });
-  const where = whereAll(conditions);
-  return { text: `firsts f${where.text}`, params: where.params };
-}
-
-/** The column of a visit-level filter's value: on the visit's start `s` or its end `e`. */
-const VISIT_COLUMN: Record<string, string> = {
-  landing_page: 's.page',
-  referrer: 's.referrer',
-  campaign: 's.campaign',
-  exit_page: 'e.exit_page',
-};
-
-/**
- * The visits among the kept events, with their first page view's values as `s` and, when a
- * statistic or a filter needs them (`ends`), their page views, last instant and exit page as
- * `e` (then `s` is found from `e` by its id: a visit's first page view is its first by
- * arrival, the one marked `new_visit`; `CROSS JOIN` keeps `ends` the outer loop). Visits are
- * those with the values of the visit-level filters the plan applies here and, when other
- * filters remain, probed into the set of kept keys, never joined to another table by their
- * key (the planner may then index the wrong side).
- */
-function keptVisits(plan: Plan, needsEnds: boolean): Statement {
-  const ends = needsEnds || plan.ends;
-  const conditions = plan.visit.map((f) => condition(VISIT_COLUMN[f.dimension] as string, f, plan));
-  const key = ends ? 'e' : 's';
-  if (others(plan, plan.visit).length)
-    conditions.push({
-      text: `(${key}.date, ${key}.visitor, ${key}.visit) IN (SELECT date, visitor, visit FROM kept_visits)`,
-      params: [],
-    });
-  const where = whereAll(conditions);
-  const from = ends ? 'ends e CROSS JOIN events s ON s.id = e.first_id' : 'starts s';
-  return { text: `${from}${where.text}`, params: where.params };
-}
-
-/** Whole seconds from a visit's first page view to its last. */
-const DURATION = '(e.last - s.time) / 1000';
-
-/** A count per hit of one kind, per visitor of a day, per visit: `value`, `n` rows. */
-const perHit = (value: string, kind: 'pageview' | 'event') => (): Statement => ({
-  text: `SELECT ${value} AS value, count(*) AS n FROM kept WHERE kind = '${kind}' GROUP BY 1`,
-  params: [],
-});
-const perVisitor =
-  (column: string) =>
-  (plan: Plan): Statement => {
-    const from = keptVisitors(plan);
-    return {
-      text: `SELECT f.${column} AS value, count(*) AS n FROM ${from.text} GROUP BY 1`,
-      params: from.params,
-    };
-  };
-// Conditions on a visit's page views are inside the aggregate, never in WHERE: a constraint
-// there lets the planner index `ends` by it instead of by the visit, and probe it once per visit.
-const perVisit =
-  (value: string, n = 'count(*)', ends = false) =>
-  (plan: Plan): Statement => {
-    const from = keptVisits(plan, ends);
-    return {
-      text: `SELECT ${value} AS value, ${n} AS n FROM ${from.text} GROUP BY 1`,
-      params: from.params,
-    };
-  };
-
-/** Each statistic as `value`, `n` rows over the kept events (values of 0 dropped later). */
-const STATISTIC: Record<StatName, (plan: Plan) => Statement> = {
-  pageviews: perHit('date', 'pageview'),
-  pageviews_hours: perHit('hour', 'pageview'),
-  page: perHit('page', 'pageview'),
-  event: perHit('event', 'event'),
-  visitors: perVisitor('date'),
-  visitors_hours: perVisitor('hour'),
-  browser: perVisitor('browser'),
-  os: perVisitor('os'),
-  device: perVisitor('device'),
-  country: perVisitor('country'),
-  continent: perVisitor('continent'),
-  city: perVisitor('city'),
-  language: perVisitor('language'),
-  resolution: perVisitor('resolution'),
-  visits: perVisit('s.date'),
-  visits_hours: perVisit('s.hour'),
-  landing_page: perVisit('s.page'),
-  referrer: perVisit('s.referrer'),
-  campaign: perVisit('s.campaign'),
-  bounces: perVisit('s.date', 'sum(e.views = 1)', true),
-  visit_duration: perVisit('s.date', `sum(${DURATION})`, true),
-  exit_page: perVisit('e.exit_page', 'count(*)', true),
-};
-
-/** How a statement applies its filters (`Plan`); folded unless said otherwise. */
-export type Folding = { fold?: boolean };
-
-/**
- * One statistic over the kept events, every value with its count, sorted as the Stats API
- * sorts (ties by value); values that are empty, absent or counted 0 left out, as in the
- * roll-ups.
- */
-export function statisticStatement(
-  q: LogStatsQuery,
-  ids: [number, number],
-  { fold = true }: Folding = {},
-): Statement {
-  const plan = planOf(q.filters, fold);
-  const base = keptEvents(q.from, q.to, ids, plan);
-  const statistic = STATISTIC[q.name](plan);
-  const params = [...base.params, ...statistic.params];
-  let where = "value IS NOT NULL AND value != '' AND n > 0";
-  if (q.search) {
-    const used = q.filters
-      .filter((f) => f.operator === 'contains')
-      .reduce((n, f) => n + foldingsOf(f.value), 0);
-    const c = contains('value', q.search, MAX_FOLDINGS_PER_QUESTION - used);
-    where += ` AND ${c.text}`;
-    params.push(...c.params);
+  // A hit without a visitor (an event before any page view of the day) is never kept.
+  const owner = level === 'visitor' ? 'visitor > 0' : 'visit > 0';
+  if (dimension === 'exit_page') {
+    const visits = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM log
+      WHERE ${RANGE} AND kind = 0 AND (page IN ${set} OR previous_page IN ${set})
+      GROUP BY day, visitor, visit
+      HAVING sum(page IN ${set}) > sum(coalesce(previous_page IN ${set}, 0)))`;
+    return `(${owner} AND ${operator === 'not' ? 'NOT ' : ''}${visits})`;
   }
-  const direction = q.sort === 'asc' ? 'ASC' : 'DESC';
-  const order = q.sortBy === 'value' ? `value ${direction}` : `n ${direction}, value ASC`;
-  return numbered({
-    text: `${base.text}
-SELECT value, n AS count FROM (${statistic.text}) WHERE ${where} ORDER BY ${order}`,
-    params,
-  });
+  const column = ROW_COLUMN[dimension] ?? columnOf(dimension);
+  // `not` keeps the rows without the value (NULL included), as `is` leaves them out.
+  const match = `coalesce(${column} IN ${set}, 0)`;
+  return `(${owner} AND ${match} = ${operator === 'not' ? 0 : 1})`;
 }
 
-/** The sums of a summary's figures over the kept events. */
-export function sumsStatement(
-  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>,
-  ids: [number, number],
-  { fold = true }: Folding = {},
-): Statement {
-  const plan = planOf(q.filters, fold);
-  const base = keptEvents(q.from, q.to, ids, plan);
-  const visitors = keptVisitors(plan);
-  const visits = keptVisits(plan, true);
-  return numbered({
-    text: `${base.text}
-SELECT
-  (SELECT count(*) FROM ${visitors.text}) AS visitors,
-  (SELECT count(*) FROM kept WHERE kind = 'pageview') AS pageviews,
-  (SELECT count(*) FROM kept WHERE kind = 'event' AND event IS NOT NULL AND event != '') AS event,
-  visits, bounces, visit_duration
-FROM (SELECT count(*) AS visits, coalesce(sum(e.views = 1), 0) AS bounces,
-  coalesce(sum(${DURATION}), 0) AS visit_duration FROM ${visits.text})`,
-    params: [...base.params, ...visitors.params, ...visits.params],
-  });
+/**
+ * The rows whose value and count one statistic adds up to over a chunk, as `SELECT v, n`
+ * (ids, day numbers or hours; counts may be negative, summed by the caller), reading the
+ * kept rows from `kept` (a table of the statement).
+ */
+function statisticOf(name: StatName, { onHit, onVisit }: Kept, kept: string): string {
+  const v = VALUE[name];
+  switch (COUNTING[name]) {
+    case 'hit':
+      return `SELECT ${v} AS v, count(*) AS n FROM ${kept} WHERE kind = 0 GROUP BY 1`;
+    case 'event':
+      return `SELECT event AS v, count(*) AS n FROM ${kept} WHERE kind = 1 AND event IS NOT NULL GROUP BY 1`;
+    case 'visitor':
+      // Kept by a hit: any of its hits; by a visit: any of its visits' first page views; by
+      // nothing but its own values: its first page view of the day.
+      if (onHit)
+        return `SELECT v, count(*) AS n FROM (SELECT DISTINCT day, visitor, ${v} AS v FROM ${kept} WHERE visitor > 0) GROUP BY 1`;
+      if (onVisit)
+        return `SELECT v, count(*) AS n FROM (SELECT DISTINCT day, visitor, ${v} AS v FROM ${kept} WHERE kind = 0 AND firsts & 2) GROUP BY 1`;
+      return `SELECT ${v} AS v, count(*) AS n FROM ${kept} WHERE kind = 0 AND firsts & 1 GROUP BY 1`;
+    case 'visit':
+      return onHit
+        ? `SELECT v, count(*) AS n FROM (SELECT DISTINCT day, visitor, visit, ${v} AS v FROM ${kept} WHERE visit > 0) GROUP BY 1`
+        : `SELECT ${v} AS v, count(*) AS n FROM ${kept} WHERE kind = 0 AND firsts & 2 GROUP BY 1`;
+    case 'bounces':
+      return `SELECT day AS v, sum(CASE visit_views WHEN 1 THEN 1 WHEN 2 THEN -1 ELSE 0 END) AS n FROM views GROUP BY 1`;
+    case 'visit_duration':
+      return 'SELECT day AS v, sum(visit_seconds) AS n FROM views GROUP BY 1';
+    case 'exit_page':
+      return `SELECT v, sum(c) AS n FROM (
+        SELECT page AS v, 1 AS c FROM views WHERE visit_views IS NOT NULL
+        UNION ALL SELECT previous_page, -1 FROM views WHERE previous_page IS NOT NULL) GROUP BY 1`;
+  }
 }
 
 /**
@@ -427,38 +202,72 @@ function unionAll(terms: string[]): string {
 /** The most terms one compound SELECT is given. */
 const COMPOUND_TERMS = 4;
 
+/** Whether a statistic adds up its visits' page views (and so reads `views`). */
+const readsViews = (name: StatName) =>
+  ['bounces', 'visit_duration', 'exit_page'].includes(COUNTING[name]);
+
 /**
- * The first `limit` values by count (ties by value), or by value, of several statistics over
- * the same kept events, with each one's number of values, in one statement: the events,
- * visits and visitors the filters keep are computed once for all of them (the statistics
- * page's panels; its chart's series).
- * Rows carry `q`, the statistic's index in `names`.
+ * The tables every statement of a chunk starts from: `kept`, the rows the filters keep; and,
+ * for the statistics that add up visits' page views, `views`: every page view of the visits
+ * among the kept rows (with no filter on a hit, the kept page views themselves: the filters
+ * keep whole visits).
  */
-export function topValuesStatement(
-  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & {
-    names: StatName[];
-    limit: number;
-    /** `value`: the first values in ascending order instead (a chart's dates or hours). */
-    sortBy?: 'count' | 'value';
-  },
-  ids: [number, number],
-  { fold = true }: Folding = {},
+function tables(kept: Kept, views: boolean, once: boolean): string {
+  // Read once (one statistic, no visits' page views), SQLite reads the rows where they are.
+  const materialized = once && !views ? '' : 'MATERIALIZED ';
+  const parts = [`kept AS ${materialized}(SELECT * FROM log WHERE ${RANGE} AND ${kept.where})`];
+  if (views)
+    parts.push(
+      kept.onHit
+        ? `views AS MATERIALIZED (SELECT day, page, previous_page, visit_views, visit_seconds FROM log
+            WHERE ${RANGE} AND kind = 0 AND (day, visitor, visit) IN (SELECT day, visitor, visit FROM kept WHERE visit > 0))`
+        : 'views AS (SELECT day, page, previous_page, visit_views, visit_seconds FROM kept WHERE kind = 0 AND visit > 0)',
+    );
+  return `WITH ${parts.join(',\n')}`;
+}
+
+/** The parameters of a chunk's statement: its range, then the filters' ids. */
+const paramsOf = (chunk: Chunk, kept: Kept) => [
+  chunk.low,
+  chunk.high,
+  chunk.first,
+  chunk.last,
+  ...kept.params,
+];
+
+/**
+ * Several statistics over one chunk, in one statement that finds the kept rows once: rows
+ * `q` (the statistic's index in `names`), `v`, `n`.
+ */
+export function chunkStatement(
+  names: readonly StatName[],
+  filters: FilterIds[],
+  chunk: Chunk,
 ): Statement {
-  const order = q.sortBy === 'value' ? 'value ASC' : 'n DESC, value ASC';
-  const plan = planOf(q.filters, fold);
-  const base = keptEvents(q.from, q.to, ids, plan);
-  const statistics = q.names.map((name) => STATISTIC[name](plan));
-  const each = statistics.map(
-    (statistic, i) =>
-      `SELECT ${i} AS q, value, n FROM (${statistic.text}) WHERE value IS NOT NULL AND value != '' AND n > 0`,
+  const kept = keptBy(filters);
+  const each = names.map(
+    (name, q) => `SELECT ${q} AS q, v, n FROM (${statisticOf(name, kept, 'kept')})`,
   );
-  return numbered({
-    text: `${base.text}
-SELECT q, value, n AS count, total FROM (
-  SELECT q, value, n, row_number() OVER (PARTITION BY q ORDER BY ${order}) AS place,
-    count(*) OVER (PARTITION BY q) AS total
-  FROM (${unionAll(each)}))
-WHERE place <= ? ORDER BY q, place`,
-    params: [...base.params, ...statistics.flatMap((s) => s.params), q.limit],
-  });
+  return {
+    text: `${tables(kept, names.some(readsViews), names.length === 1)}\n${unionAll(each)}`,
+    params: paramsOf(chunk, kept),
+  };
+}
+
+/** The sums of a summary's figures (./log-reads.ts `LogSums`) over one chunk. */
+export function sumsStatement(filters: FilterIds[], chunk: Chunk): Statement {
+  const kept = keptBy(filters);
+  const visitors = statisticOf('visitors', kept, 'kept');
+  const visits = statisticOf('visits', kept, 'kept');
+  return {
+    text: `${tables(kept, true, false)}
+SELECT
+  (SELECT coalesce(sum(n), 0) FROM (${visitors})) AS visitors,
+  (SELECT coalesce(sum(n), 0) FROM (${visits})) AS visits,
+  (SELECT count(*) FROM kept WHERE kind = 0) AS pageviews,
+  (SELECT count(*) FROM kept WHERE kind = 1 AND event IS NOT NULL) AS event,
+  (SELECT coalesce(sum(CASE visit_views WHEN 1 THEN 1 WHEN 2 THEN -1 ELSE 0 END), 0) FROM views) AS bounces,
+  (SELECT coalesce(sum(visit_seconds), 0) FROM views) AS visit_duration`,
+    params: paramsOf(chunk, kept),
+  };
 }

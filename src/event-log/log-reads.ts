@@ -1,85 +1,315 @@
 /**
- * The log's reads (filtered questions, src/stats/filters.ts): each runs one statement of
- * ./log-query.ts over the events between two ids (./days.ts) and shapes its rows.
+ * The log's reads — filtered questions (src/stats/filters.ts) — cut into chunks of whole
+ * local dates (docs/ARCHITECTURE.md, "Reads that never stall hits"). Each chunk is one
+ * statement of ./log-query.ts, sized to take about `CHUNK_MS`, run in the object's read lane
+ * (./read-lane.ts): the object takes its hits between chunks. A visit and a visitor never
+ * cross a local date, so the counts of the chunks add up exactly; they are summed here per
+ * value, then the values are read from the dictionary, searched, sorted and paged. What a
+ * read holds is one count per distinct value of its range, never its rows.
  */
-import { STAT_NAMES } from '../stats/names.ts';
-import { idsOf, keptFrom } from './days.ts';
+import { sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { containsText } from '../db/contains-text.ts';
+import { dateOfDay, dayNumber } from '../lib/dates.ts';
+import type { Filter } from '../stats/filters.ts';
+import { STAT_NAMES, type StatName, TIME_VALUED } from '../stats/names.ts';
+import { convertedFrom } from './convert.ts';
+import { keptFrom } from './days.ts';
+import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
-import {
-  type LogStatsQuery,
-  type LogSums,
-  statisticStatement,
-  sumsStatement,
-  topValuesStatement,
-} from './log-query.ts';
+import { type Chunk, chunkStatement, type FilterIds, sumsStatement } from './log-query.ts';
 import type { LogRead } from './log-types.ts';
+import type { ReadLane } from './read-lane.ts';
 
-/**
- * Runs a read over the events of the dates `from`–`to` (found through `days`), counting its
- * rows read; the first date the log holds whole instead when the range starts before it
- * (`EVENT_RETENTION_DAYS` deleted the dates before).
- */
-export function readDates<T>(
-  db: LogDb,
-  from: string,
-  to: string,
-  work: (ids: [number, number]) => T,
-): LogRead<T> {
-  const before = db.io.rowsRead;
-  const first = keptFrom(db);
-  if (first !== null && from < first) return { ok: false, firstDate: first };
-  const value = work(idsOf(db, from, to));
-  return { ok: true, value, rowsRead: db.io.rowsRead - before };
-}
+export type LogStatsQuery = {
+  name: StatName;
+  from: string;
+  to: string;
+  filters: Filter[];
+  search?: string | undefined;
+  sortBy: 'count' | 'value';
+  sort: 'asc' | 'desc';
+};
+
+/** The sums a summary's figures are made of (`figuresOf`, src/stats/overview.ts). */
+export type LogSums = {
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounces: number;
+  visit_duration: number;
+  event: number;
+};
+
+export type TopValuesQuery = Pick<LogStatsQuery, 'from' | 'to' | 'filters'> & {
+  names: StatName[];
+  limit: number;
+  /** `value`: the first values in ascending order instead (a chart's dates or hours). */
+  sortBy?: 'count' | 'value';
+};
+
+/** What a read counts as it goes: its chunks (each one turn of the read lane). */
+type Tally = { chunks: number };
 
 /** A page of a statistic's values, and how many values there are. */
 export type ValuePage = { rows: { value: string; count: number }[]; total: number };
-export const emptyPage = (): ValuePage => ({ rows: [], total: 0 });
-export const noSums = (): LogSums => ({
-  visitors: 0,
-  visits: 0,
-  pageviews: 0,
-  bounces: 0,
-  visit_duration: 0,
-  event: 0,
-});
 
-export type TopValuesQuery = Parameters<typeof topValuesStatement>[0];
+/** How long a chunk should take; the next chunk's size follows the last one's speed. */
+const CHUNK_MS = 15;
+/** Events in the first chunk of a read, and the fewest and most in any. */
+const FIRST_CHUNK = 20_000;
+const SMALLEST_CHUNK = 2_000;
+const LARGEST_CHUNK = 400_000;
 
-/** A statistic's values, sorted, and the page `offset`/`limit` of them. */
-export function readStatistic(
-  db: LogDb,
-  q: LogStatsQuery & { limit: number; offset: number },
-  ids: [number, number],
-): ValuePage {
-  const statement = statisticStatement(q, ids);
-  const rows = db.rows<{ value: string; count: number }>(statement.text, ...statement.params);
-  return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
-}
+const dialect = new SQLiteSyncDialect();
 
-/** The first page of each of several statistics, in one statement. */
-export function readTopValues(db: LogDb, q: TopValuesQuery, ids: [number, number]): ValuePage[] {
-  if (!q.names.every((name) => STAT_NAMES.includes(name))) throw new Error('unknown statistic');
-  const statement = topValuesStatement(q, ids);
-  const answer = q.names.map(emptyPage);
-  for (const row of db.rows<{ q: number; value: string; count: number; total: number }>(
-    statement.text,
-    ...statement.params,
-  )) {
-    const page = answer[row.q];
-    if (!page) continue;
-    page.rows.push({ value: row.value, count: row.count });
-    page.total = row.total;
+/** The statistics whose values are hours (`00`–`23`); the other time-valued ones are dates. */
+const HOURLY: ReadonlySet<StatName> = new Set([
+  'pageviews_hours',
+  'visitors_hours',
+  'visits_hours',
+]);
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Orders texts as SQLite does (`BINARY`: by their UTF-8 bytes, that is by code point). */
+function byCodePoint(a: string, b: string): number {
+  if (a === b) return 0;
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
   }
-  return answer;
+  return x.length - y.length;
 }
 
-/** The sums of a summary's figures. */
-export function readSums(
-  db: LogDb,
-  q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>,
-  ids: [number, number],
-): LogSums {
-  const statement = sumsStatement(q, ids);
-  return db.one<LogSums>(statement.text, ...statement.params);
+export class LogReader {
+  constructor(
+    private readonly db: LogDb,
+    private readonly dict: Dictionary,
+    private readonly lane: ReadLane,
+  ) {}
+
+  /** One statistic, sorted, with the page `offset`/`limit` of its values and how many there are. */
+  async statistic(
+    q: LogStatsQuery & { limit: number; offset: number },
+  ): Promise<LogRead<ValuePage>> {
+    return this.counted(q, async (tally) => {
+      const [counts] = await this.countsOf([q.name], q, tally);
+      const values = this.searched(q.name, this.valuesOf(q.name, counts ?? new Map()), q.search);
+      this.sort(values, q.sortBy, q.sort);
+      return { rows: values.slice(q.offset, q.offset + q.limit), total: values.length };
+    });
+  }
+
+  /** The first page (`limit` values by count, or by value) of each of several statistics. */
+  async topValues(q: TopValuesQuery): Promise<LogRead<ValuePage[]>> {
+    if (!q.names.every((name) => STAT_NAMES.includes(name))) throw new Error('unknown statistic');
+    return this.counted(q, async (tally) => {
+      const counts = await this.countsOf(q.names, q, tally);
+      return q.names.map((name, i) => {
+        const values = this.valuesOf(name, counts[i] ?? new Map());
+        if (q.sortBy === 'value') this.sort(values, 'value', 'asc');
+        else this.sort(values, 'count', 'desc');
+        return { rows: values.slice(0, q.limit), total: values.length };
+      });
+    });
+  }
+
+  /** The sums of a summary's figures over the kept events of a range. */
+  async sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
+    return this.counted(q, async (tally) => {
+      const filters = this.idsOf(q.filters);
+      const total: LogSums = {
+        visitors: 0,
+        visits: 0,
+        pageviews: 0,
+        bounces: 0,
+        visit_duration: 0,
+        event: 0,
+      };
+      await this.eachChunk(q, tally, (chunk) => {
+        const statement = sumsStatement(filters, chunk);
+        const sums = this.db.one<LogSums>(statement.text, ...statement.params);
+        for (const key of Object.keys(total) as (keyof LogSums)[]) total[key] += sums[key];
+      });
+      return total;
+    });
+  }
+
+  /**
+   * A read of the events of `from`–`to`, its rows read and chunks counted; the first date the
+   * log holds whole instead when the range starts before it (retention deleted the dates
+   * before, or an older version wrote them and they are not converted yet: ./convert.ts) —
+   * also when retention deleted some of its dates between two of its chunks.
+   */
+  private async counted<T>(
+    range: { from: string; to: string },
+    work: (tally: Tally) => Promise<T>,
+  ): Promise<LogRead<T>> {
+    const first = this.firstDate();
+    if (first !== undefined && range.from < first) return { ok: false, firstDate: first };
+    const before = this.db.io.rowsRead;
+    const tally: Tally = { chunks: 0 };
+    const value = await work(tally);
+    const after = this.firstDate();
+    if (after !== undefined && range.from < after) return { ok: false, firstDate: after };
+    return { ok: true, value, rowsRead: this.db.io.rowsRead - before, chunks: tally.chunks };
+  }
+
+  /** The first date the log holds whole: kept by retention and converted (./convert.ts). */
+  private firstDate(): string | undefined {
+    return [keptFrom(this.db), convertedFrom(this.db)]
+      .filter((d): d is string => d !== null)
+      .sort()
+      .at(-1);
+  }
+
+  /** The counts per value (an id, a day or an hour) of each statistic, summed over the chunks. */
+  private async countsOf(
+    names: readonly StatName[],
+    q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>,
+    tally: Tally,
+  ): Promise<Map<number, number>[]> {
+    const filters = this.idsOf(q.filters);
+    const counts = names.map(() => new Map<number, number>());
+    await this.eachChunk(q, tally, (chunk) => {
+      const statement = chunkStatement(names, filters, chunk);
+      for (const row of this.db.rows<{ q: number; v: number | null; n: number }>(
+        statement.text,
+        ...statement.params,
+      )) {
+        const map = counts[row.q];
+        if (!map || row.v === null) continue;
+        map.set(row.v, (map.get(row.v) ?? 0) + row.n);
+      }
+    });
+    return counts;
+  }
+
+  /**
+   * Runs `work` over the chunks of `from`–`to`: whole local dates, as many as take about
+   * `CHUNK_MS` at the speed of the chunk before, each in the read lane.
+   */
+  private async eachChunk(
+    range: { from: string; to: string },
+    tally: Tally,
+    work: (chunk: Chunk) => void,
+  ): Promise<void> {
+    const dates = this.datesOf(range);
+    let target = FIRST_CHUNK;
+    for (let i = 0; i < dates.length; ) {
+      const start = dates[i] as (typeof dates)[number];
+      const chunk: Chunk = { low: start.low, high: start.high, first: start.day, last: start.day };
+      let events = start.events;
+      for (i++; i < dates.length; i++) {
+        const next = dates[i] as (typeof dates)[number];
+        if (events + next.events > target) break;
+        chunk.low = Math.min(chunk.low, next.low);
+        chunk.high = Math.max(chunk.high, next.high);
+        chunk.last = next.day;
+        events += next.events;
+      }
+      tally.chunks++;
+      const took = await this.lane.run(() => {
+        const began = performance.now();
+        work(chunk);
+        return performance.now() - began;
+      });
+      const perEvent = took / Math.max(events, 1);
+      target = Math.min(
+        LARGEST_CHUNK,
+        Math.max(SMALLEST_CHUNK, perEvent > 0 ? CHUNK_MS / perEvent : LARGEST_CHUNK),
+      );
+    }
+  }
+
+  /** The dates of a range the log holds, in order: each one's ids and its number of events. */
+  private datesOf(range: { from: string; to: string }) {
+    const newest = this.db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+    const runs = this.db.rows<{ first: number; last: number | null; date: string }>(
+      `SELECT d.first, (SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1 AS last,
+          d.date FROM days d WHERE d.date BETWEEN ? AND ? ORDER BY d.date, d.first`,
+      range.from,
+      range.to,
+    );
+    const dates: { day: number; low: number; high: number; events: number }[] = [];
+    for (const run of runs) {
+      const last = run.last ?? newest;
+      const day = dayNumber(run.date);
+      const date = dates.at(-1);
+      if (date?.day === day) {
+        date.low = Math.min(date.low, run.first);
+        date.high = Math.max(date.high, last);
+        date.events += last - run.first + 1;
+      } else dates.push({ day, low: run.first, high: last, events: last - run.first + 1 });
+    }
+    return dates;
+  }
+
+  /** Each filter with the ids of the values it names, or contains in any case (`contains`). */
+  private idsOf(filters: Filter[]): FilterIds[] {
+    return filters.map((filter) => {
+      if (filter.operator !== 'contains') {
+        const id = this.dict.idOf(filter.value);
+        return { filter, ids: id === null ? [] : [id] };
+      }
+      return { filter, ids: this.dict.idsWhere(this.contains(filter.value)) };
+    });
+  }
+
+  /** `value` contains `term`, in any case, as the Stats API's `search` matches. */
+  private contains(term: string) {
+    const query = dialect.sqlToQuery(containsText(sql.raw('value'), term));
+    return { text: query.sql, params: query.params as (string | number)[] };
+  }
+
+  /** A statistic's counts as values: dates, hours or texts; those empty or not above 0 left out. */
+  private valuesOf(
+    name: StatName,
+    counts: Map<number, number>,
+  ): { value: string; count: number }[] {
+    const kept = [...counts].filter(([, count]) => count > 0);
+    if (TIME_VALUED.has(name))
+      return kept.map(([key, count]) => ({
+        value: HOURLY.has(name) ? pad2(key) : dateOfDay(key),
+        count,
+      }));
+    const texts = this.dict.decodeAll(kept.map(([key]) => key));
+    return kept
+      .map(([key, count]) => ({ value: texts.get(key) ?? '', count }))
+      .filter((row) => row.value !== '');
+  }
+
+  /** The values a `search` keeps (any case, as the roll-ups' search: src/db/contains-text.ts). */
+  private searched(
+    name: StatName,
+    values: { value: string; count: number }[],
+    search: string | undefined,
+  ) {
+    if (!search) return values;
+    if (TIME_VALUED.has(name)) {
+      const term = search.toLowerCase();
+      return values.filter((row) => row.value.toLowerCase().includes(term));
+    }
+    const matching = new Set(
+      this.dict.decodeAll(this.dict.idsWhere(this.contains(search))).values(),
+    );
+    return values.filter((row) => matching.has(row.value));
+  }
+
+  /** Sorts as the Stats API does: by count or value, ties by value ascending. */
+  private sort(
+    values: { value: string; count: number }[],
+    sortBy: 'count' | 'value',
+    sort: 'asc' | 'desc',
+  ): void {
+    const direction = sort === 'asc' ? 1 : -1;
+    values.sort((a, b) =>
+      sortBy === 'value'
+        ? direction * byCodePoint(a.value, b.value)
+        : direction * (a.count - b.count) || byCodePoint(a.value, b.value),
+    );
+  }
 }

@@ -1,38 +1,40 @@
 /**
  * The tables of a website's event log (docs/ARCHITECTURE.md, "The event log"): made by its
- * first hit, brought up to date from an older version when the object starts; and the one
- * statement that writes an event.
+ * first hit, brought up to date from an older version when the object starts. Its rows and
+ * the statement that writes one: ./log-rows.ts.
  */
-import type { EventDimensions, LoggedEvent, LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
+CREATE TABLE IF NOT EXISTS log (
   id INTEGER PRIMARY KEY,
-  kind TEXT NOT NULL,
+  kind INTEGER NOT NULL,
   time INTEGER NOT NULL,
-  date TEXT NOT NULL,
-  hour TEXT NOT NULL,
+  day INTEGER NOT NULL,
+  hour INTEGER NOT NULL,
   visitor INTEGER NOT NULL,
   visit INTEGER NOT NULL,
-  new_visitor INTEGER NOT NULL,
-  new_visit INTEGER NOT NULL,
-  page TEXT NOT NULL,
-  referrer TEXT NOT NULL,
-  campaign TEXT,
-  country TEXT,
-  continent TEXT,
-  city TEXT,
-  language TEXT,
-  browser TEXT NOT NULL,
-  os TEXT NOT NULL,
-  device TEXT NOT NULL,
-  resolution TEXT,
-  event TEXT,
+  firsts INTEGER NOT NULL,
+  page INTEGER,
+  event INTEGER,
   visit_views INTEGER,
-  previous_page TEXT,
-  visit_seconds INTEGER NOT NULL DEFAULT 0
+  previous_page INTEGER,
+  visit_seconds INTEGER NOT NULL DEFAULT 0,
+  visit_hour INTEGER,
+  landing INTEGER,
+  referrer INTEGER,
+  campaign INTEGER,
+  visitor_hour INTEGER,
+  country INTEGER,
+  continent INTEGER,
+  city INTEGER,
+  language INTEGER,
+  browser INTEGER,
+  os INTEGER,
+  device INTEGER,
+  resolution INTEGER
 );
+CREATE TABLE IF NOT EXISTS dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS visitors (
   hash TEXT PRIMARY KEY,
   date TEXT NOT NULL,
@@ -40,7 +42,8 @@ CREATE TABLE IF NOT EXISTS visitors (
   visit INTEGER NOT NULL,
   last_seen INTEGER NOT NULL,
   visit_referrer TEXT NOT NULL,
-  visit_start INTEGER
+  visit_start INTEGER,
+  attrs TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS days (
   first INTEGER PRIMARY KEY,
@@ -70,7 +73,7 @@ CREATE TABLE IF NOT EXISTS settled (
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -113,44 +116,25 @@ DELETE FROM meta WHERE key = 'pruned';
 DELETE FROM days WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id >= days.first
   AND e.id < coalesce((SELECT min(n.first) FROM days n WHERE n.first > days.first), 9223372036854775807));
 `,
+  // The log: integers, its texts in `dict`, each row with its visit's and visitor's values
+  // (./dictionary.ts, docs/ARCHITECTURE.md "The event log"). The events an older version
+  // wrote stay in `events`, the newest first converted into `log` (./convert.ts): `legacy`
+  // notes the highest id not converted yet.
+  6: `
+CREATE TABLE log (
+  id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, time INTEGER NOT NULL, day INTEGER NOT NULL,
+  hour INTEGER NOT NULL, visitor INTEGER NOT NULL, visit INTEGER NOT NULL, firsts INTEGER NOT NULL,
+  page INTEGER, event INTEGER, visit_views INTEGER, previous_page INTEGER,
+  visit_seconds INTEGER NOT NULL DEFAULT 0, visit_hour INTEGER, landing INTEGER, referrer INTEGER,
+  campaign INTEGER, visitor_hour INTEGER, country INTEGER, continent INTEGER, city INTEGER,
+  language INTEGER, browser INTEGER, os INTEGER, device INTEGER, resolution INTEGER
+);
+CREATE TABLE dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+ALTER TABLE visitors ADD COLUMN attrs TEXT;
+INSERT INTO meta (key, value) SELECT 'legacy', max(id) FROM events HAVING max(id) IS NOT NULL;
+INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING max(id) IS NOT NULL;
+`,
 };
-
-/** A row of `events`: the dimensions under their own names, the rest as its columns. */
-export type EventRow = EventDimensions & {
-  id: number;
-  kind: string;
-  time: number;
-  date: string;
-  hour: string;
-  visitor: number;
-  visit: number;
-  new_visitor: number;
-  new_visit: number;
-  visit_views: number | null;
-  previous_page: string | null;
-  visit_seconds: number;
-};
-
-/** A row of `visitors`, as a page view reads it. */
-export type VisitorRow = {
-  number: number;
-  visit: number;
-  visit_referrer: string;
-  visit_start: number | null;
-};
-
-export function toLoggedEvent(row: EventRow): LoggedEvent {
-  const { kind, new_visitor, new_visit, visit_views, previous_page, visit_seconds, ...rest } = row;
-  return {
-    ...rest,
-    kind: kind === 'event' ? 'event' : 'pageview',
-    newVisitor: new_visitor === 1,
-    newVisit: new_visit === 1,
-    visitViews: visit_views,
-    previousPage: previous_page,
-    visitSeconds: visit_seconds,
-  };
-}
 
 /** Makes the tables (on the log's first hit). */
 export function createTables(db: LogDb): void {
@@ -171,58 +155,15 @@ export function upgradeTables(db: LogDb, transaction: (work: () => void) => void
   });
 }
 
-/** A page view's place in its visit, as its event row keeps it. */
-export type VisitFacts = Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'>;
-
-/** Who a hit's visitor and visit are, as decided when it was stored. */
-export type Decided = { visitor: number; visit: number; newVisitor: boolean; newVisit: boolean };
-
 /**
  * The id the next event gets: one more than any event ever stored, those retention deleted
- * included (`deleted_through`), so that positions never go backwards — SQLite alone would
- * hand out the ids of deleted events again, below the flush position (./retention.ts).
+ * and those an older version wrote (`legacy`) included, so that positions never go
+ * backwards — SQLite alone would hand out the ids of deleted events again, below the flush
+ * position (./retention.ts).
  */
 export function nextEventId(db: LogDb): number {
-  const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM events').id ?? 0;
-  return Math.max(newest, db.meta('deleted_through'), db.meta('flushed')) + 1;
-}
-
-/** Writes one event row under `id` (`nextEventId`). */
-export function insertEvent(
-  db: LogDb,
-  id: number,
-  hit: LogHit,
-  decided: Decided,
-  visit: VisitFacts,
-): void {
-  db.rows(
-    `INSERT INTO events (id, kind, time, date, hour, visitor, visit, new_visitor, new_visit, page,
-        referrer, campaign, country, continent, city, language, browser, os, device,
-        resolution, event, visit_views, previous_page, visit_seconds)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    id,
-    hit.kind,
-    hit.time,
-    hit.date,
-    hit.hour,
-    decided.visitor,
-    decided.visit,
-    decided.newVisitor ? 1 : 0,
-    decided.newVisit ? 1 : 0,
-    hit.page,
-    hit.referrer,
-    hit.campaign,
-    hit.country,
-    hit.continent,
-    hit.city,
-    hit.language,
-    hit.browser,
-    hit.os,
-    hit.device,
-    hit.resolution,
-    hit.event,
-    visit.visitViews,
-    visit.previousPage,
-    visit.visitSeconds,
+  const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+  return (
+    Math.max(newest, db.meta('deleted_through'), db.meta('flushed'), db.meta('legacy_max')) + 1
   );
 }

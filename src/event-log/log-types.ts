@@ -6,11 +6,11 @@ import type { Env } from '../env.ts';
 import type { Flushed } from './flush.ts';
 
 /**
- * What a read of the log answered: its value and rows read; or, for a range that starts
+ * What a read of the log answered: its value, rows read and chunks (./log-reads.ts); or, for a range that starts
  * before the oldest date it holds, that date (`firstDate`); or a failure (logged).
  */
 export type LogRead<T> =
-  | { ok: true; value: T; rowsRead: number }
+  | { ok: true; value: T; rowsRead: number; chunks: number }
   | { ok: false; firstDate?: string };
 
 /** A hit the log could not store (the failure is logged by the object). */

@@ -4,6 +4,7 @@
  * rolled-up events older than that many days, by whole local dates, found through `days`.
  */
 import { addDays, utcDate } from '../lib/dates.ts';
+import { PER_RUN as CONVERT_PER_RUN } from './convert.ts';
 import { compactDate, keptFrom } from './days.ts';
 import type { LogDb } from './log-db.ts';
 import { forgetSettled } from './staging.ts';
@@ -71,10 +72,18 @@ export function forgetExpired(
       const to = Math.min(last, from + RETENTION_CHUNK - 1, from + (limit - deleted) - 1);
       transaction(() => {
         deleted += db.rows(
-          'DELETE FROM events WHERE id BETWEEN ? AND ? RETURNING id',
+          'DELETE FROM log WHERE id BETWEEN ? AND ? RETURNING id',
           from,
           to,
         ).length;
+        // Rows an older version wrote and not converted yet are deleted where they are.
+        const legacy = db.meta('legacy');
+        if (legacy >= from)
+          deleted += db.rows(
+            'DELETE FROM events WHERE id BETWEEN ? AND ? RETURNING id',
+            from,
+            Math.min(to, legacy),
+          ).length;
         if (to === last) db.rows('DELETE FROM days WHERE first = ?', from);
         else db.rows('UPDATE days SET first = ? WHERE first = ?', to + 1, from);
         db.setMeta('deleted_through', Math.max(db.meta('deleted_through'), to));
@@ -91,13 +100,15 @@ export function forgetExpired(
 
 /** The id of the newest event (0 before the first). */
 function lastEventId(db: LogDb): number {
-  return db.one<{ id: number | null }>('SELECT max(id) AS id FROM events').id ?? 0;
+  const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+  return Math.max(newest, db.meta('legacy'));
 }
 
 /**
  * What a log forgets, run at each alarm: at most hourly — not at every flush of a busy log —
- * the visitors, salts and settled calls past their time; with a retention, the events past it,
- * `RETENTION_PER_ALARM` at most, then again at the next alarm while some are left.
+ * the visitors, salts and settled calls past their time (and converts some of the rows an
+ * older version wrote); with a retention, the events past it, `RETENTION_PER_ALARM` at most,
+ * then again at the next alarm while some are left.
  */
 export class Forgetting {
   /** When visitors and salts were last forgotten (0: not since the object started). */
@@ -109,6 +120,8 @@ export class Forgetting {
     private readonly db: LogDb,
     private readonly days: number | null,
     private readonly transaction: (work: () => void) => void,
+    /** Converts up to this many rows an older version wrote (./convert.ts). */
+    private readonly convert: (limit: number) => number,
   ) {}
 
   /** Whether the hourly part ran, the events deleted, and whether more are left to delete. */
@@ -118,6 +131,7 @@ export class Forgetting {
       this.forgottenAt = now;
       forgetVisitors(this.db, now);
       forgetSettled(this.db, now);
+      if (this.db.meta('legacy') > 0) this.convert(CONVERT_PER_RUN);
     }
     if (this.days === null || !(hourly || this.behind))
       return { hourly, deleted: 0, behind: false };
@@ -127,11 +141,15 @@ export class Forgetting {
   }
 }
 
-/** Whether the log holds anything that time will make it forget. */
+/** Whether the log holds anything that time will make it forget (or convert: ./convert.ts). */
 export function holdsAnythingToForget(db: LogDb, days: number | null): boolean {
   const held = db.one<{ held: number }>(
     `SELECT EXISTS (SELECT 1 FROM visitors) OR EXISTS (SELECT 1 FROM salts)
       OR EXISTS (SELECT 1 FROM staged) AS held`,
   ).held;
-  return held === 1 || (days !== null && db.rows('SELECT 1 FROM days LIMIT 1').length > 0);
+  return (
+    held === 1 ||
+    db.meta('legacy') > 0 ||
+    (days !== null && db.rows('SELECT 1 FROM days LIMIT 1').length > 0)
+  );
 }

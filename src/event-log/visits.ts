@@ -3,9 +3,18 @@
  * views go on a visit under way, the visitor and visit numbers of a date, and the visits
  * under way, kept in memory and read back from the events after a restart.
  */
+import { dateOfDay } from '../lib/dates.ts';
 import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
-import type { Decided, VisitFacts, VisitorRow } from './log-schema.ts';
+import {
+  type Decided,
+  type VisitFacts,
+  type VisitorRow,
+  type VisitorValues,
+  type VisitValues,
+  visitorValuesOf,
+  visitValuesOf,
+} from './log-rows.ts';
 
 /** A new visit starts after this long without a page view. */
 const VISIT_GAP_MS = 30 * 60 * 1000;
@@ -60,16 +69,35 @@ function continuedVisit(
   return { visit: known.visit, facts, lastSeen: Math.max(under.lastSeen, hit.time) };
 }
 
-/** Writes the visitor's row when a visit starts: their visit's page views are in memory. */
-function writeVisitStart(db: LogDb, hash: string, hit: LogHit, decided: Decided): void {
+/** A visitor's and their current visit's values, as their row keeps them. */
+type Values = { visitor: VisitorValues; visit: VisitValues | null };
+
+/** The values a visitor's row keeps (none in a row an older version wrote). */
+function valuesOf(known: VisitorRow | undefined): Partial<Values> {
+  if (!known?.attrs) return {};
+  return JSON.parse(known.attrs) as Partial<Values>;
+}
+
+/**
+ * Writes the visitor's row when a visit starts: their values and their visit's, which the
+ * visit's later hits carry; their visit's page views are in memory.
+ */
+function writeVisitStart(
+  db: LogDb,
+  hash: string,
+  hit: LogHit,
+  decided: Decided,
+  values: Values,
+): void {
   db.rows(
-    `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_start)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO visitors (hash, date, number, visit, last_seen, visit_referrer, visit_start, attrs)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (hash) DO UPDATE SET
         visit = excluded.visit,
         last_seen = max(last_seen, excluded.last_seen),
         visit_referrer = excluded.visit_referrer,
-        visit_start = excluded.visit_start`,
+        visit_start = excluded.visit_start,
+        attrs = excluded.attrs`,
     hash,
     hit.date,
     decided.visitor,
@@ -77,6 +105,7 @@ function writeVisitStart(db: LogDb, hash: string, hit: LogHit, decided: Decided)
     hit.time,
     hit.referrer,
     hit.time,
+    JSON.stringify(values),
   );
 }
 
@@ -112,22 +141,25 @@ export class VisitNumbers {
  * visit whose last page view is older than that cannot go on. Reads the log backwards, a
  * batch at a time, so the cost is the last half hour's events and one batch more.
  */
-export function readBackVisits(db: LogDb): Map<string, VisitState> {
+export function readBackVisits(
+  db: LogDb,
+  page: (id: number | null) => string,
+): Map<string, VisitState> {
   const visits = new Map<string, VisitState>();
   let below = Number.MAX_SAFE_INTEGER;
   let cutoff: number | undefined;
   for (;;) {
     const rows = db.rows<{
       id: number;
-      kind: string;
+      kind: number;
       time: number;
-      date: string;
+      day: number;
       visitor: number;
       visit: number;
-      page: string;
+      page: number | null;
       visit_views: number | null;
     }>(
-      `SELECT id, kind, time, date, visitor, visit, page, visit_views FROM events
+      `SELECT id, kind, time, day, visitor, visit, page, visit_views FROM log
         WHERE id < ? ORDER BY id DESC LIMIT ?`,
       below,
       READ_BACK_BATCH,
@@ -137,13 +169,13 @@ export function readBackVisits(db: LogDb): Map<string, VisitState> {
       cutoff ??= row.time - VISIT_GAP_MS - CLOCK_SLACK_MS;
       if (row.time < cutoff) continue;
       current = true;
-      const key = visitKey(row.date, row.visitor);
-      if (row.kind === 'pageview' && !visits.has(key))
+      const key = visitKey(dateOfDay(row.day), row.visitor);
+      if (row.kind === 0 && !visits.has(key))
         visits.set(key, {
           visit: row.visit,
           lastSeen: row.time,
           views: row.visit_views,
-          page: row.page,
+          page: page(row.page),
         });
     }
     // Done at the first batch with nothing recent: arrival order and time order may
@@ -166,8 +198,11 @@ export function pruneVisits(visits: Map<string, VisitState>): void {
 /**
  * Decides a hit's visitor and visit, writing the visitor's row when a page view starts a
  * visit. A page view goes on its visitor's visit under way (`continuedVisit`) or starts one;
- * an event belongs to its visitor's current visit, if any. Answers the visit's new state for
- * the log to keep in memory once the hit's transaction has committed.
+ * an event belongs to its visitor's current visit, if any. Answers the values the hit's row
+ * carries — its visitor's (from their first page view of the day) and its visit's (from the
+ * visit's first) — and the visit's new state for the log to keep in memory once the hit's
+ * transaction has committed. A visitor whose row an older version wrote has no values kept:
+ * the hit's own stand in.
  */
 export function decideHit(
   db: LogDb,
@@ -175,11 +210,12 @@ export function decideHit(
   underWay: () => Map<string, VisitState>,
   hit: LogHit,
   hash: string,
-): { decided: Decided; facts: VisitFacts; state?: [string, VisitState] } {
+): { decided: Decided; facts: VisitFacts; values: Values; state?: [string, VisitState] } {
   const known = db.rows<VisitorRow>(
-    'SELECT number, visit, visit_referrer, visit_start FROM visitors WHERE hash = ?',
+    'SELECT number, visit, visit_referrer, visit_start, attrs FROM visitors WHERE hash = ?',
     hash,
   )[0];
+  const kept = valuesOf(known);
   if (hit.kind !== 'pageview') {
     const decided = {
       visitor: known?.number ?? 0,
@@ -187,7 +223,8 @@ export function decideHit(
       newVisitor: false,
       newVisit: false,
     };
-    return { decided, facts: NO_VISIT_FACTS };
+    const values = { visitor: kept.visitor ?? visitorValuesOf(hit), visit: kept.visit ?? null };
+    return { decided, facts: NO_VISIT_FACTS, values };
   }
   // The visitor's visit under way, if the one in memory is the visitor's current one.
   const current = known && underWay().get(visitKey(hit.date, known.number));
@@ -200,12 +237,16 @@ export function decideHit(
     newVisit: !goesOn,
   };
   const facts = goesOn ? goesOn.facts : FIRST_PAGE_VIEW;
-  if (!goesOn) writeVisitStart(db, hash, hit, decided);
+  const values: Values = {
+    visitor: (known && kept.visitor) || visitorValuesOf(hit),
+    visit: (goesOn && kept.visit) || visitValuesOf(hit),
+  };
+  if (!goesOn) writeVisitStart(db, hash, hit, decided, values);
   const state: VisitState = {
     visit: decided.visit,
     lastSeen: goesOn ? goesOn.lastSeen : hit.time,
     views: facts.visitViews,
     page: hit.page,
   };
-  return { decided, facts, state: [visitKey(hit.date, decided.visitor), state] };
+  return { decided, facts, values, state: [visitKey(hit.date, decided.visitor), state] };
 }

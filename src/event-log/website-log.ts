@@ -43,6 +43,9 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.flush();
   }
 
+  /** Does nothing: the benchmark's floor calls it (src/ingest/floor.ts). */
+  ping(): void {}
+
   realtime(now: number) {
     return this.log.realtime(now);
   }

@@ -31,7 +31,8 @@ export type ReplayedHit = {
 
 export type ReplayResult = { stored: number; dropped: Record<string, number> };
 
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** The hosts of requests the local-only routes answer. */
+export const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export async function replayHits(c: Context<AppEnv>): Promise<Response> {
   if (c.env.REPLAY !== 'on' || !LOCAL_HOSTS.has(new URL(c.req.url).hostname)) {

@@ -62,6 +62,16 @@ export function localDateHour(epochMs: number, timeZone: string): { date: string
   return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour ?? '00' };
 }
 
+/** A date as the days since 1970-01-01 (how the event log keeps it: 1970-01-02 is 1). */
+export function dayNumber(date: string): number {
+  return Math.round(Date.parse(`${date}T00:00:00Z`) / DAY);
+}
+
+/** The date of a day number (`dayNumber`'s inverse). */
+export function dateOfDay(day: number): string {
+  return utcDate(day * DAY);
+}
+
 /** How many dates `from`–`to` holds, both included. */
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;

@@ -16,8 +16,7 @@ import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import { isFilterDimension, parseFilters } from '../stats/filters.ts';
 import { STAT_NAMES, type StatName } from '../stats/names.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
-import { firstRollupDate } from '../stats/queries.ts';
-import { isUnavailable, sourceOf } from '../stats/source.ts';
+import { firstDateOf, isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
@@ -37,7 +36,8 @@ import {
 
 /**
  * The view an address asks for, and the filter parameters it named that could not be used.
- * "All time" starts at the website's oldest date with data.
+ * "All time" starts at the website's oldest date with data: in the roll-ups once the log has
+ * flushed into them, so that a hit not rolled up yet is within it.
  */
 async function viewOf(
   c: Context<AppEnv>,
@@ -46,7 +46,7 @@ async function viewOf(
 ): Promise<{ view: View; refused: string[] }> {
   const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);
   const query = c.req.query();
-  const first = query.range === 'all' ? await firstRollupDate(db, site.id) : null;
+  const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
   return {
     view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
     refused: Object.keys(errors),

@@ -23,6 +23,7 @@ import {
   seriesRollups,
 } from './overview.ts';
 import {
+  firstRollupDate,
   queryStats,
   rollupSums,
   type StatsPage,
@@ -150,6 +151,19 @@ export async function sourceOf(
   if (filters.length > 0) return logSource(env, websiteId, filters);
   await flushBeforeReading(env, websiteId);
   return rollupSource(db, websiteId);
+}
+
+/**
+ * A website's oldest date with data, once its log has flushed into the roll-ups (so that a
+ * hit answered 202 is within "all time"); null before its first hit.
+ */
+export async function firstDateOf(
+  env: Env,
+  db: Database,
+  websiteId: number,
+): Promise<string | null> {
+  await flushBeforeReading(env, websiteId);
+  return firstRollupDate(db, websiteId);
 }
 
 /** The six figures of a range and of the period of equal length just before it. */

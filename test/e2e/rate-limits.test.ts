@@ -35,6 +35,9 @@ const SMALL_LIMITS: Record<string, number> = {
   RATE_LIMIT_FORMS: 3,
   RATE_LIMIT_EVENTS: 4,
   RATE_LIMIT_API: 5,
+  RATE_LIMIT_PUBLIC_READS: 2,
+  RATE_LIMIT_WEBSITE_READS: 6,
+  RATE_LIMIT_READS: 7,
 };
 
 /** wrangler.toml with `SMALL_LIMITS`, its entry point named by an absolute path. */
@@ -99,7 +102,7 @@ describe('rate limits under wrangler dev: the real bindings, small limits', () =
         email: 'limits@example.com',
         password: OWNER_PASSWORD,
       });
-      await createWebsite(db, owner.id, { domain: SITE });
+      await createWebsite(db, owner.id, { domain: SITE, privacy: 0 });
       return owner.apiKey;
     });
     worker = await startWorker(state, 'src/index.ts', {}, config);
@@ -111,14 +114,25 @@ describe('rate limits under wrangler dev: the real bindings, small limits', () =
     if (state) await rm(state, { recursive: true, force: true });
   });
 
-  it('configures all four limiters, and runs here with the small limits', () => {
+  it('configures all seven limiters, and runs here with the small limits', () => {
     expect(Object.keys(deployed).sort()).toEqual([
       'RATE_LIMIT_ADDRESSES',
       'RATE_LIMIT_API',
       'RATE_LIMIT_EVENTS',
       'RATE_LIMIT_FORMS',
+      'RATE_LIMIT_PUBLIC_READS',
+      'RATE_LIMIT_READS',
+      'RATE_LIMIT_WEBSITE_READS',
     ]);
     expect(limits).toEqual({ ...deployed, ...SMALL_LIMITS });
+  });
+
+  it("an anonymous reader's statistics pages per IP and website", async () => {
+    const limit = limits.RATE_LIMIT_PUBLIC_READS ?? 0;
+    const got = await statuses(limit + 1, () =>
+      fetch(`${base}/stats/${SITE}`, { headers: { 'cf-connecting-ip': '198.51.100.77' } }),
+    );
+    expect(got).toEqual({ 200: limit, 429: 1 });
   });
 
   it('form submissions per IP (sign-up here: no per-account throttle gets in the way)', async () => {

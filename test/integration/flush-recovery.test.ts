@@ -11,12 +11,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
-import { type EventRow, toLoggedEvent } from '../../src/event-log/log-schema.ts';
 import type { LogStorage } from '../../src/event-log/log-types.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { call } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
-import { logHit, record } from '../support/event-log.ts';
+import { loggedEvents, logHit, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
 import { site } from '../support/ingest-fixtures.ts';
 
@@ -125,12 +124,7 @@ async function restoreD1(websiteId: number, state: Awaited<ReturnType<typeof d1S
 
 /** What every event the log holds adds up to, as `{name: {value: count}}`. */
 async function expectedRollups(websiteId: number) {
-  const events = await runInDurableObject(websiteLog(env, websiteId), (_: WebsiteLog, state) =>
-    state.storage.sql
-      .exec('SELECT * FROM events ORDER BY id')
-      .toArray()
-      .map((r) => toLoggedEvent(r as EventRow)),
-  );
+  const events = await loggedEvents(websiteLog(env, websiteId));
   const out: Record<string, Record<string, number>> = {};
   for (const [name, , value, count] of rollupOf(events)) {
     out[name] ??= {};

@@ -72,7 +72,7 @@ describe("a failing write in the website's event log", () => {
       referrer: 'https://www.google.com/',
       screen_resolution: '1920x1080',
     };
-    await failInLog(s.id, /^\s*INSERT INTO events/);
+    await failInLog(s.id, /^\s*INSERT INTO log/);
     const failed = await sendHit(hit, { ip: IP, ua: CHROME_WINDOWS, cf: AUSTIN });
     expect(failed.status).toBe(503);
     expect(JSON.parse(failed.text)).toEqual({ message: expect.any(String), status: 503 });
@@ -125,7 +125,7 @@ describe("a failing write in the website's event log", () => {
 
     // 31 minutes later: a new visit, whose event fails to be written.
     advance(31 * MINUTE);
-    await failInLog(s.id, /^\s*INSERT INTO events/);
+    await failInLog(s.id, /^\s*INSERT INTO log/);
     const failed = await sendHit({ page: `https://${s.domain}/b` }, { ip: IP });
     expect(failed.status).toBe(503);
     vi.restoreAllMocks();
@@ -145,7 +145,7 @@ describe("a failing write in the website's event log", () => {
   it('a failing event write answers 503 and stores nothing', async () => {
     const s = await site('fault-event');
     freezeAt(`${DAY}T13:00:00Z`);
-    await failInLog(s.id, /^\s*INSERT INTO events/);
+    await failInLog(s.id, /^\s*INSERT INTO log/);
     const failed = await sendHit({ page: `https://${s.domain}/`, event: 'signup' }, { ip: IP });
     expect(failed.status).toBe(503);
     vi.restoreAllMocks();

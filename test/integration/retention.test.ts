@@ -13,7 +13,7 @@ import { LogDb } from '../../src/event-log/log-db.ts';
 import { forgetExpired } from '../../src/event-log/retention.ts';
 import { addDays, utcDate } from '../../src/lib/dates.ts';
 import { call, errorOf, listOf } from '../support/api.ts';
-import { logHit, OLDER_THAN_5, record } from '../support/event-log.ts';
+import { AS_VERSION_5, logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
 import { site } from '../support/ingest-fixtures.ts';
 
@@ -23,7 +23,7 @@ const day = (ms: number) => utcDate(ms);
 /** What the log holds: its events' ids, its `days` and the dates of its events. */
 function held(state: DurableObjectState) {
   const ids = state.storage.sql
-    .exec<{ id: number }>('SELECT id FROM events ORDER BY id')
+    .exec<{ id: number }>('SELECT id FROM log ORDER BY id')
     .toArray()
     .map((r) => r.id);
   const days = state.storage.sql
@@ -159,8 +159,9 @@ describe('a log an older Sightline pruned', () => {
     // Version 4's retention: events deleted by date, `days` left as it was, `pruned` noted.
     await runInDurableObject(log, (_instance, state) => {
       state.storage.sql.exec(
-        `${OLDER_THAN_5} DELETE FROM events WHERE date < '2026-06-02';
+        `${AS_VERSION_5} DELETE FROM events WHERE date < '2026-06-02';
         INSERT INTO meta (key, value) VALUES ('pruned', 1);
+        DELETE FROM meta WHERE key = 'kept_from';
         UPDATE meta SET value = 4 WHERE key = 'schema'`,
       );
     });

@@ -84,6 +84,21 @@ describe('long ranges on the statistics page', () => {
     expect(rows.reduce((n, r) => n + r[2], 0)).toBe(6);
   });
 
+  it('all time starts at the oldest hit even before the log has flushed it', async () => {
+    const fresh = await site('long-fresh', { privacy: '0' });
+    freezeAt('2024-07-04T10:00:00Z');
+    const hit = await sendHit({ page: `https://${fresh.domain}/` }, { ip: '203.0.113.90' });
+    expect(hit.status).toBe(202);
+    freezeAt(TODAY);
+    const res = await exports.default.fetch(
+      `https://sightline.test/stats/${fresh.domain}?range=all`,
+    );
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(totalsOf(html).pageviews.value).toBe('1');
+    expect(chartRows(html)[0]).toEqual(['2024-07', 1, 1]);
+  });
+
   it('the last 12 months and this year chart weeks, from Monday', async () => {
     const year = chartRows(await page('range=12mo'));
     // From 1 December 2025: the first week is cut at the range's start.

@@ -9,11 +9,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
-import { toLoggedEvent } from '../../src/event-log/log-schema.ts';
 import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
-import { logHit, logTables, record } from '../support/event-log.ts';
+import { loggedEvents, logHit, logTables, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
 import { MINUTE, site } from '../support/ingest-fixtures.ts';
 
@@ -106,7 +105,7 @@ describe('recording', () => {
     expect(new Set(all.map((r) => r.visitor))).toEqual(new Set([1]));
   });
 
-  it('writes the event and, when a visit starts, the visitor: nothing else', async () => {
+  it('writes the event and, when a visit starts, the visitor; a new value once: nothing else', async () => {
     const { websiteId, log } = await freshLog();
     const first = await record(log, pageview(websiteId));
     const later = await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/x' }));
@@ -116,12 +115,14 @@ describe('recording', () => {
       pageview(websiteId, { kind: 'event', event: 'e', time: T0 + 2 * MINUTE }),
     );
     const nextVisit = await record(log, pageview(websiteId, { time: T0 + 40 * MINUTE }));
-    // The first also stores the day's salt, which website the log is, and where the date's
-    // events begin (the log's `days`).
-    expect(first.cost.rowsWritten).toBe(5);
-    expect(later).toMatchObject({ newVisit: false, cost: { rowsWritten: 1 } });
+    // The first also stores the day's salt, which website the log is, where the date's events
+    // begin (the log's `days`), and its ten texts in the dictionary: page, referrer, four
+    // places and language, browser, system, device, screen.
+    expect(first.cost.rowsWritten).toBe(5 + 10);
+    // Its one new text, the page /x.
+    expect(later).toMatchObject({ newVisit: false, cost: { rowsWritten: 1 + 1 } });
     expect(otherVisitor.cost.rowsWritten).toBe(2);
-    expect(event.cost.rowsWritten).toBe(1);
+    expect(event.cost.rowsWritten).toBe(1 + 1);
     expect(nextVisit).toMatchObject({ newVisit: true, cost: { rowsWritten: 2 } });
   });
 
@@ -156,8 +157,12 @@ describe('recording', () => {
     const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     const stored = await runInDurableObject(log, (_: WebsiteLog, state) =>
-      JSON.stringify(state.storage.sql.exec('SELECT * FROM events').toArray()),
+      JSON.stringify([
+        ...state.storage.sql.exec('SELECT * FROM log').toArray(),
+        ...state.storage.sql.exec('SELECT * FROM dict').toArray(),
+      ]),
     );
+    expect(stored).toContain('Firefox');
     expect(stored).not.toContain('203.0.113.5');
     expect(stored).not.toContain('Firefox/133.0');
     expect(stored).not.toMatch(/[0-9a-f]{32}/);
@@ -238,11 +243,8 @@ describe('flushing into the roll-ups', () => {
     const { websiteId, log } = await freshLog();
     for (let i = 0; i < 4; i++) await record(log, pageview(websiteId, { time: T0 + i }));
     // The commit happens, then the object is gone before noting its position.
-    await runInDurableObject(log, async (_: WebsiteLog, state) => {
-      const rows = state.storage.sql.exec('SELECT * FROM events ORDER BY id').toArray();
-      const events = rows.map((r) => toLoggedEvent(r as Parameters<typeof toLoggedEvent>[0]));
-      await applyFlush(env.DB, websiteId, 0, events.at(-1)?.id ?? 0, rollupOf(events));
-    });
+    const events = await loggedEvents(log);
+    await applyFlush(env.DB, websiteId, 0, events.at(-1)?.id ?? 0, rollupOf(events));
     await evictDurableObject(log);
     await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/late' }));
     await log.flush();
@@ -265,12 +267,7 @@ describe('flushing into the roll-ups', () => {
   it('another flush racing for the same website cannot apply the same events twice', async () => {
     const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
-    const events = await runInDurableObject(log, (_: WebsiteLog, state) =>
-      state.storage.sql
-        .exec('SELECT * FROM events')
-        .toArray()
-        .map((r) => toLoggedEvent(r as Parameters<typeof toLoggedEvent>[0])),
-    );
+    const events = await loggedEvents(log);
     await applyFlush(env.DB, websiteId, 0, 1, rollupOf(events));
     await expect(applyFlush(env.DB, websiteId, 0, 1, rollupOf(events))).rejects.toThrow();
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
@@ -431,8 +428,7 @@ describe('realtime and deletion', () => {
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
     expect(await log.realtime(Date.now())).toBe(0);
     const size = await runInDurableObject(log, (_: WebsiteLog, state) => [
-      state.storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE name = 'events'").one()
-        .n,
+      state.storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE name = 'log'").one().n,
     ]);
     expect(size).toEqual([0]);
   });

@@ -4,7 +4,7 @@
  * log; a dimension not in it is an error everywhere, never taken for another kind.
  */
 import { describe, expect, it } from 'vitest';
-import { statisticStatement } from '../../src/event-log/log-query.ts';
+import { chunkStatement } from '../../src/event-log/log-query.ts';
 import {
   columnOf,
   FILTER_DIMENSIONS,
@@ -42,16 +42,15 @@ describe('the dimensions of filters', () => {
       expect(() => levelOf(dimension)).toThrow('not a filter dimension');
       expect(() => columnOf(dimension)).toThrow('not a filter dimension');
       expect(() =>
-        statisticStatement(
+        chunkStatement(
+          ['page'],
+          [{ filter: { dimension, operator: 'is', value: 'x' }, ids: [1] }],
           {
-            name: 'page',
-            from: '2026-01-01',
-            to: '2026-01-01',
-            filters: [{ dimension, operator: 'is', value: 'x' }],
-            sortBy: 'count',
-            sort: 'desc',
+            low: 1,
+            high: 10,
+            first: 0,
+            last: 0,
           },
-          [1, 10],
         ),
       ).toThrow('not a filter dimension');
       expect(parseFilters(new URLSearchParams([[`filter[${name}]`, 'x']])).filters).toEqual([]);

@@ -1,0 +1,174 @@
+/**
+ * The benchmark's measurements against `wrangler dev` serving the real Worker: requests from
+ * many lanes for a while (`load`), a hit's latency while readers keep asking the heaviest
+ * filtered questions of the same website (`hitsUnderReads`), and how soon a read sees a hit
+ * (`readYourWrites`).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] as number;
+}
+
+export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+export type Load = {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  statuses: Record<string, number>;
+};
+
+/** Sends requests from `concurrency` lanes for `seconds`; throughput and latency. */
+export async function load(
+  seconds: number,
+  concurrency: number,
+  request: (i: number) => Promise<Response>,
+): Promise<Load> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let sent = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const i = sent++;
+        const s = performance.now();
+        const res = await request(i);
+        await res.arrayBuffer();
+        latencies.push(performance.now() - s);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    requestsPerSecond: round(latencies.length / elapsed, 1),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    statuses,
+  };
+}
+
+/**
+ * wrangler.toml for the benchmark's `wrangler dev`: the entry point by its absolute path, and
+ * the readers' and the API's limits raised out of the way (the benchmark's readers ask more
+ * than any one person would; the hits' limits stay as configured).
+ */
+export function benchConfig(root: string, dir: string): string {
+  const raised = new Set([
+    'RATE_LIMIT_API',
+    'RATE_LIMIT_READS',
+    'RATE_LIMIT_PUBLIC_READS',
+    'RATE_LIMIT_WEBSITE_READS',
+  ]);
+  const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
+  const blocks = toml.split('[[ratelimits]]').map((block, i) => {
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
+    return i > 0 && name && raised.has(name)
+      ? block.replace(/limit\s*=\s*\d+/, 'limit = 1000000')
+      : block;
+  });
+  const file = join(dir, 'wrangler.toml');
+  writeFileSync(
+    file,
+    blocks
+      .join('[[ratelimits]]')
+      .replace(/^main\s*=.*$/m, `main = "${join(root, 'src/index.ts')}"`),
+  );
+  return file;
+}
+
+/** p50 and p99 of a list of milliseconds. */
+function spread(ms: number[]) {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return {
+    samples: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted.at(-1) ?? 0),
+  };
+}
+
+/**
+ * A hit's latency — one client sending hits one after another for `seconds` — alone, and
+ * while `readers` clients keep asking `questions` of the same website (one after another,
+ * each from its own address): the hits' p50/p99, and how many reads answered meanwhile.
+ */
+export async function hitsUnderReads(options: {
+  seconds: number;
+  readers: number;
+  hit: (i: number) => Promise<Response>;
+  questions: (() => Promise<Response>)[];
+}) {
+  const hits = async (stop: () => boolean) => {
+    const ms: number[] = [];
+    for (let i = 0; !stop(); i++) {
+      const s = performance.now();
+      const res = await options.hit(i);
+      await res.arrayBuffer();
+      if (res.status !== 202) throw new Error(`a hit answered ${res.status}`);
+      ms.push(performance.now() - s);
+    }
+    return ms;
+  };
+  const until = (seconds: number) => {
+    const deadline = performance.now() + seconds * 1000;
+    return () => performance.now() >= deadline;
+  };
+  const alone = await hits(until(options.seconds));
+  let done = false;
+  const readTimes: number[] = [];
+  const readers = Array.from({ length: options.readers }, async (_, r) => {
+    for (let i = r; !done; i++) {
+      const ask = options.questions[i % options.questions.length] as () => Promise<Response>;
+      const s = performance.now();
+      const res = await ask();
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`a read answered ${res.status}`);
+      readTimes.push(performance.now() - s);
+    }
+  });
+  const underReads = await hits(until(options.seconds));
+  done = true;
+  await Promise.all(readers);
+  return {
+    readers: options.readers,
+    seconds: options.seconds,
+    alone: spread(alone),
+    underReads: spread(underReads),
+    reads: spread(readTimes),
+  };
+}
+
+/**
+ * How soon a read sees a hit: a hit sent, then at once the website's statistic read through the
+ * API (which flushes its log first): the read's latency, and whether it counted the hit.
+ */
+export async function readYourWrites(options: {
+  samples: number;
+  hit: (path: string) => Promise<Response>;
+  read: (path: string) => Promise<Response>;
+}) {
+  const times: number[] = [];
+  for (let i = 0; i < options.samples; i++) {
+    const path = `/read-your-writes-${i}-${Date.now()}`;
+    const res = await options.hit(path);
+    if (res.status !== 202 || res.headers.get('x-drop-reason'))
+      throw new Error(`the hit was not stored: ${res.status}`);
+    const s = performance.now();
+    const read = await options.read(path);
+    const body = (await read.json()) as { data?: { value: string }[] };
+    times.push(performance.now() - s);
+    if (!body.data?.some((row) => row.value === path))
+      throw new Error('the read after a hit did not count it');
+  }
+  return spread(times);
+}

@@ -288,12 +288,13 @@ async function importEvents(
   await post('/bench/flush', { websiteIds: [siteId] });
   // Each part's log with its texts: its `dict` ids read back (parts have dictionaries of their
   // own; the object encodes the texts with its own).
-  const text = (table: string, column: string) =>
-    `(SELECT value FROM ${table}.dict WHERE id = l.${column}) AS ${column}`;
+  const textOf = (table: string, column: string) =>
+    `(SELECT value FROM ${table}.dict WHERE id = l.${column})`;
+  const text = (table: string, column: string) => `${textOf(table, column)} AS ${column}`;
   const selectPart = (part: string) => `SELECT l.id AS seq, l.kind, l.time, l.day, l.hour,
       l.visitor, l.visit, l.firsts, ${text(part, 'page')}, ${text(part, 'event')}, l.visit_views,
       ${text(part, 'previous_page')}, l.visit_seconds, l.visit_hour, ${text(part, 'landing')},
-      coalesce(${text(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
+      coalesce(${textOf(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
       l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution'].map((c) => text(part, c)).join(', ')}
     FROM ${part}.log l`;
   const db = new DatabaseSync(':memory:');

@@ -374,7 +374,7 @@ Targets: p50 ≤ 100 ms over 30 days and ≤ 500 ms over 365 days. The log keeps
 row of integers (its texts in a dictionary), with its visit's and its visitor's values on it,
 so a filter is a condition on the row and every statistic is counted in one pass over the
 range's rows — exit pages, bounces and durations too, as the roll-ups add them up page view by
-page view. A read is cut into chunks of whole dates of about 15 ms each (docs/ARCHITECTURE.md,
+page view. A read is cut into chunks of whole dates of about 25 ms each (docs/ARCHITECTURE.md,
 "Reads that never stall hits"); the chunks' counts add up exactly, since a visit and a visitor
 never cross a local date.
 

@@ -79,9 +79,9 @@ export class WebsiteLog extends SightlineWebsiteLog {
   /**
    * Appends events as already rolled up, each with the next id: the `days` index notes where
    * each new date starts, and the flush position moves past them, so no alarm rolls them up
-   * again.
+   * again; answers them and the new position. The log is then reopened, as after a restart.
    */
-  importEvents(rows: ImportedEvent[]): number {
+  importEvents(rows: ImportedEvent[]): { imported: number; position: number } {
     const db = new LogDb(this.ctx.storage.sql);
     const dict = new Dictionary(db);
     this.ctx.storage.transactionSync(() => {
@@ -161,7 +161,9 @@ export class WebsiteLog extends SightlineWebsiteLog {
       }
       db.setMeta('flushed', id - 1);
     });
-    return rows.length;
+    // The object's memory (its next id above all) is read again from what was written.
+    this.open();
+    return { imported: rows.length, position: db.meta('flushed') };
   }
 }
 
@@ -316,7 +318,13 @@ export default {
     if (pathname === '/bench/import') {
       const q = (await request.json()) as { websiteId: number; rows: ImportedEvent[] };
       const log = websiteLog(env, q.websiteId) as unknown as DurableObjectStub<WebsiteLog>;
-      const imported = await log.importEvents(q.rows);
+      const { imported, position } = await log.importEvents(q.rows);
+      // D1 holds the roll-ups of these events already (the loader wrote them): its position
+      // moves with the log's, or the log's next flush would find D1 behind and roll them up
+      // again (docs/ARCHITECTURE.md, "The flush").
+      await env.DB.prepare('UPDATE log_positions SET position = ? WHERE website_id = ?')
+        .bind(position, q.websiteId)
+        .run();
       return Response.json({ imported });
     }
     if (pathname === '/bench/filtered') {
@@ -351,6 +359,7 @@ export default {
         rowsRead: last.rowsRead,
         rowsReturned: last.value.rows.length,
         distinctValues: last.value.total,
+        chunks: last.chunks,
         samples,
       });
     }

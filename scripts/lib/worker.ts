@@ -19,7 +19,7 @@ export function startWorker(
     persistTo,
     vars,
     ip: '127.0.0.1',
-    logLevel: 'none',
+    logLevel: (process.env.DEBUG_WORKER ? 'log' : 'none') as 'log' | 'none',
     experimental: { disableExperimentalWarning: true },
   });
 }

@@ -80,6 +80,7 @@ export function convertLegacy(
     });
     converted += rows.length;
   }
+  if (db.meta('legacy') === 0 && db.hasTable('events')) finish(db);
   return converted;
 }
 

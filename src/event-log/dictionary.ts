@@ -5,24 +5,29 @@
  * row of text, so a read scans a third of the bytes and groups integers; a `contains` filter
  * compares its text with each distinct value once, not with every row.
  *
- * A value's id is a 52-bit hash of it (`hashOf`), the key of `dict`, so that one table with
- * no index finds a value by its id and an id by its value: a new value writes one row (a
- * website adds few once it has run a while: its pages and places repeat). Two values of one
- * hash — about one in a billion pairs — take the next free id: a lookup walks on until it
- * finds its value or a free id. Both directions are cached in memory, up to `CACHED` values
- * each.
+ * A value's id is a hash of it (`hashOf`), the key of `dict`, so that one table with no
+ * index finds a value by its id and an id by its value: a new value writes one row (a website
+ * adds few once it has run a while: its pages and places repeat). Hashes are below 2^23, so
+ * that an id takes 3 bytes in a row of `log` (SQLite stores an integer in as few bytes as it
+ * needs): a row is half the size it would be with 8-byte ids, and a read scans half the
+ * bytes. Two values of one hash — a few dozen among 20,000 values — take the next free id: a
+ * lookup walks on until it finds its value or a free id (past 2^23 if it must: ids have no
+ * bound but `MAX_ID`). Both directions are cached in memory, up to `CACHED` values each.
  */
 import type { LogDb } from './log-db.ts';
 
 /** Values cached in memory per direction; the rest is looked up in `dict` when needed. */
 const CACHED = 50_000;
 
-/** The largest id: hashes are 52 bits, safe integers in JavaScript and SQLite alike. */
+/** The largest id: a safe integer in JavaScript and SQLite alike. */
 const MAX_ID = 2 ** 52 - 1;
 
+/** Hashes are 1 to `HASHES` (2^23 − 1: the most a 3-byte integer of SQLite holds). */
+const HASHES = 2 ** 23 - 1;
+
 /**
- * A value's 52-bit hash (never 0): two 32-bit FNV-1a hashes of its UTF-16 code units with
- * different offsets, 20 bits of one and 32 of the other.
+ * A value's hash, 1 to `HASHES`: two 32-bit FNV-1a hashes of its UTF-16 code units with
+ * different offsets, 20 bits of one and 32 of the other, taken modulo `HASHES`.
  */
 function hashOf(value: string): number {
   let a = 0x811c9dc5;
@@ -32,8 +37,7 @@ function hashOf(value: string): number {
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 13);
   }
-  const id = (a >>> 12) * 2 ** 32 + (b >>> 0);
-  return id === 0 ? 1 : id;
+  return 1 + (((a >>> 12) * 2 ** 32 + (b >>> 0)) % HASHES);
 }
 
 /** A map that forgets its oldest entries beyond `limit` (insertion order). */

@@ -109,9 +109,14 @@ export class EventLog {
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
     if (this.hasTables) {
       upgradeTables(this.db, transaction);
-      // A log an older version wrote: its newest rows into `log` now, the rest hourly.
+      // A log an older version wrote: its newest rows into `log` now, the rest hourly (the
+      // alarm set for it, as a website without hits may have none).
       if (holdsLegacy(this.db) && this.db.meta('legacy') === this.db.meta('legacy_max'))
         convert(CONVERT_AT_UPGRADE);
+      if (holdsLegacy(this.db))
+        this.scheduleAlarm(Date.now() + MAINTENANCE_INTERVAL_MS).catch((err: unknown) =>
+          logError('alarm not set', { website: this.db.meta('website') }, err),
+        );
     }
     this.forgetting = new Forgetting(
       this.db,

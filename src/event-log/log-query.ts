@@ -109,15 +109,21 @@ function allOf(conditions: string[]): string {
 /**
  * What a question's filters make of a chunk: the condition a kept row meets, whether a filter
  * is on a hit (then visits and visitors are kept by any of their hits) and the parameters
- * after the chunk's four: each filter's ids, as one JSON array (`?5`, `?6`, …).
+ * after the chunk's four, one per filter (`?5`, `?6`, …): its id, or its ids as a JSON array.
  */
-type Kept = { where: string; onHit: boolean; onVisit: boolean; params: string[] };
+type Kept = { where: string; onHit: boolean; onVisit: boolean; params: (string | number)[] };
 
 function keptBy(filters: FilterIds[]): Kept {
-  const params: string[] = [];
+  const params: (string | number)[] = [];
   const conditions = filters.map(({ filter, ids }) => {
-    params.push(JSON.stringify(ids));
-    return conditionOf(filter, `(SELECT value FROM json_each(?${4 + params.length}))`);
+    // One id is compared as it is (the commonest: `is` and `not`), several probed as a set.
+    const one = ids.length === 1 ? (ids[0] as number) : null;
+    params.push(one ?? JSON.stringify(ids));
+    const param = `?${4 + params.length}`;
+    return conditionOf(
+      filter,
+      one === null ? { set: `(SELECT value FROM json_each(${param}))` } : { one: param },
+    );
   });
   return {
     where: allOf(conditions),
@@ -127,28 +133,37 @@ function keptBy(filters: FilterIds[]): Kept {
   };
 }
 
-/** The condition a filter puts on a row, `set` the ids it names or matches. */
-function conditionOf(filter: Filter, set: string): string {
+/** The ids a filter names or matches, in a statement: one parameter, or a set of them. */
+type Ids = { one: string } | { set: string };
+
+/** `column` holds one of `ids` (NULL when the column is NULL, as `IN`). */
+const inIds = (column: string, ids: Ids) =>
+  'one' in ids ? `${column} = ${ids.one}` : `${column} IN ${ids.set}`;
+
+/** The condition a filter puts on a row, `ids` the ids it names or matches. */
+function conditionOf(filter: Filter, ids: Ids): string {
   const { dimension, operator } = filter;
   const level = levelOf(dimension);
   if (level === 'hit') {
     // `not` keeps every hit but those that match: custom events under a page filter too.
     const hit =
-      dimension === 'page' ? `(kind = 0 AND page IN ${set})` : `(kind = 1 AND event IN ${set})`;
+      dimension === 'page'
+        ? `(kind = 0 AND ${inIds('page', ids)})`
+        : `(kind = 1 AND ${inIds('event', ids)})`;
     return operator === 'not' ? `NOT ${hit}` : hit;
   }
   // A hit without a visitor (an event before any page view of the day) is never kept.
   const owner = level === 'visitor' ? 'visitor > 0' : 'visit > 0';
   if (dimension === 'exit_page') {
     const visits = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM log
-      WHERE ${RANGE} AND kind = 0 AND (page IN ${set} OR previous_page IN ${set})
+      WHERE ${RANGE} AND kind = 0 AND (${inIds('page', ids)} OR ${inIds('previous_page', ids)})
       GROUP BY day, visitor, visit
-      HAVING sum(page IN ${set}) > sum(coalesce(previous_page IN ${set}, 0)))`;
+      HAVING sum(${inIds('page', ids)}) > sum(coalesce(${inIds('previous_page', ids)}, 0)))`;
     return `(${owner} AND ${operator === 'not' ? 'NOT ' : ''}${visits})`;
   }
   const column = ROW_COLUMN[dimension] ?? columnOf(dimension);
   // `not` keeps the rows without the value (NULL included), as `is` leaves them out.
-  const match = `coalesce(${column} IN ${set}, 0)`;
+  const match = `coalesce(${inIds(column, ids)}, 0)`;
   return `(${owner} AND ${match} = ${operator === 'not' ? 0 : 1})`;
 }
 
@@ -183,7 +198,7 @@ function statisticOf(name: StatName, { onHit, onVisit }: Kept, kept: string): st
     case 'exit_page':
       return `SELECT v, sum(c) AS n FROM (
         SELECT page AS v, 1 AS c FROM views WHERE visit_views IS NOT NULL
-        UNION ALL SELECT previous_page, -1 FROM views WHERE previous_page IS NOT NULL) GROUP BY 1`;
+        UNION ALL SELECT previous_page, -1 FROM views WHERE previous_page IS NOT NULL) GROUP BY 1 HAVING n <> 0`;
   }
 }
 
@@ -206,22 +221,38 @@ const COMPOUND_TERMS = 4;
 const readsViews = (name: StatName) =>
   ['bounces', 'visit_duration', 'exit_page'].includes(COUNTING[name]);
 
+/** The columns of `log` every statement reads, and those of visits' page views. */
+const BASE_COLUMNS = ['kind', 'day', 'visitor', 'visit', 'firsts', 'event'];
+const VIEW_COLUMNS = ['page', 'previous_page', 'visit_views', 'visit_seconds'];
+
 /**
- * The tables every statement of a chunk starts from: `kept`, the rows the filters keep; and,
- * for the statistics that add up visits' page views, `views`: every page view of the visits
- * among the kept rows (with no filter on a hit, the kept page views themselves: the filters
- * keep whole visits).
+ * The tables every statement of a chunk starts from: `kept`, the rows the filters keep (the
+ * columns the statistics `names` read, no others: a table SQLite writes out holds less);
+ * and, for the statistics that add up visits' page views, `views`: every page view of the
+ * visits among the kept rows (with no filter on a hit, the kept page views themselves: the
+ * filters keep whole visits).
  */
-function tables(kept: Kept, views: boolean, once: boolean): string {
-  // Read once (one statistic, no visits' page views), SQLite reads the rows where they are.
-  const materialized = once && !views ? '' : 'MATERIALIZED ';
-  const parts = [`kept AS ${materialized}(SELECT * FROM log WHERE ${RANGE} AND ${kept.where})`];
+function tables(kept: Kept, names: readonly StatName[]): string {
+  const views = names.some(readsViews);
+  const columns = new Set([...BASE_COLUMNS, ...names.map((name) => VALUE[name])]);
+  if (views) for (const column of VIEW_COLUMNS) columns.add(column);
+  // A table read more than once is written out once (MATERIALIZED); one read once is read
+  // where its rows are. The exit page reads the visits' page views twice.
+  const keptReads = names.filter((name) => !readsViews(name)).length + (views ? 1 : 0);
+  const viewReads = names.reduce(
+    (n, name) => n + (name === 'exit_page' ? 2 : +readsViews(name)),
+    0,
+  );
+  const once = (reads: number) => (reads > 1 ? 'MATERIALIZED ' : '');
+  const parts = [
+    `kept AS ${once(keptReads)}(SELECT ${[...columns].join(', ')} FROM log WHERE ${RANGE} AND ${kept.where})`,
+  ];
   if (views)
     parts.push(
       kept.onHit
         ? `views AS MATERIALIZED (SELECT day, page, previous_page, visit_views, visit_seconds FROM log
             WHERE ${RANGE} AND kind = 0 AND (day, visitor, visit) IN (SELECT day, visitor, visit FROM kept WHERE visit > 0))`
-        : 'views AS (SELECT day, page, previous_page, visit_views, visit_seconds FROM kept WHERE kind = 0 AND visit > 0)',
+        : `views AS ${once(viewReads)}(SELECT day, page, previous_page, visit_views, visit_seconds FROM kept WHERE kind = 0 AND visit > 0)`,
     );
   return `WITH ${parts.join(',\n')}`;
 }
@@ -249,10 +280,13 @@ export function chunkStatement(
     (name, q) => `SELECT ${q} AS q, v, n FROM (${statisticOf(name, kept, 'kept')})`,
   );
   return {
-    text: `${tables(kept, names.some(readsViews), names.length === 1)}\n${unionAll(each)}`,
+    text: `${tables(kept, names)}\n${unionAll(each)}`,
     params: paramsOf(chunk, kept),
   };
 }
+
+/** The statistics the sums read: the kept rows' visitors and visits, their visits' page views. */
+const SUMMED_NAMES: readonly StatName[] = ['visitors', 'visits', 'bounces', 'visit_duration'];
 
 /** The sums of a summary's figures (./log-reads.ts `LogSums`) over one chunk. */
 export function sumsStatement(filters: FilterIds[], chunk: Chunk): Statement {
@@ -260,7 +294,7 @@ export function sumsStatement(filters: FilterIds[], chunk: Chunk): Statement {
   const visitors = statisticOf('visitors', kept, 'kept');
   const visits = statisticOf('visits', kept, 'kept');
   return {
-    text: `${tables(kept, true, false)}
+    text: `${tables(kept, SUMMED_NAMES)}
 SELECT
   (SELECT coalesce(sum(n), 0) FROM (${visitors})) AS visitors,
   (SELECT coalesce(sum(n), 0) FROM (${visits})) AS visits,

@@ -95,7 +95,7 @@ ALTER TABLE visitors ADD COLUMN visit_start INTEGER;
 ALTER TABLE visitors DROP COLUMN visit_views;
 ALTER TABLE visitors DROP COLUMN visit_page;
 `,
-  // Where each local date's events are, for the queries that read the log (`idsOf`).
+  // Where each local date's events are, for the reads of the log (./log-reads.ts).
   4: `
 CREATE TABLE days (first INTEGER PRIMARY KEY, date TEXT NOT NULL);
 INSERT INTO days (first, date)

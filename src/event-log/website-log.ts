@@ -12,11 +12,21 @@ import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
 
 export class WebsiteLog extends DurableObject<Env> {
-  private readonly log: EventLog;
+  private log: EventLog;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.log = new EventLog(ctx.storage, env, (websiteId) => websiteLog(env, websiteId));
+    this.log = this.open();
+  }
+
+  /**
+   * The log over this object's storage, read afresh as after a restart (what it keeps in
+   * memory — the next id, the visits under way — comes from its tables): the benchmark's
+   * loader reopens it once it has written events into the tables itself.
+   */
+  protected open(): EventLog {
+    this.log = new EventLog(this.ctx.storage, this.env, (id) => websiteLog(this.env, id));
+    return this.log;
   }
 
   record(hit: LogHit) {

@@ -67,7 +67,7 @@ export function loggedEvents(log: DurableObjectStub<WebsiteLog>): Promise<Logged
 /**
  * SQL that takes a log's tables back to version 5, as an older Sightline wrote them: its
  * events in `events`, every value as text (each row with the values `log` gives it); no
- * `log`, `dict` or `settled`; staged hits without hash or leader; visitors without values.
+ * `log` or `dict`; visitors without values.
  */
 export const AS_VERSION_5 = `
 CREATE TABLE events (
@@ -92,8 +92,14 @@ INSERT INTO events SELECT l.id, CASE l.kind WHEN 1 THEN 'event' ELSE 'pageview' 
   LEFT JOIN dict o ON o.id = l.os LEFT JOIN dict d ON d.id = l.device
   LEFT JOIN dict re ON re.id = l.resolution LEFT JOIN dict e ON e.id = l.event
   LEFT JOIN dict pp ON pp.id = l.previous_page ORDER BY l.id;
-DROP TABLE log; DROP TABLE dict; DROP TABLE settled;
-ALTER TABLE staged DROP COLUMN hash; ALTER TABLE staged DROP COLUMN leader;
+DROP TABLE log; DROP TABLE dict;
 ALTER TABLE visitors DROP COLUMN attrs;
+DELETE FROM meta WHERE key IN ('legacy', 'legacy_max');
 UPDATE meta SET value = 5 WHERE key = 'schema';
+`;
+
+/** `AS_VERSION_5`, then back to version 4: staged hits without hash or leader, no `settled`. */
+export const AS_VERSION_4 = `${AS_VERSION_5}
+DROP TABLE settled; ALTER TABLE staged DROP COLUMN hash; ALTER TABLE staged DROP COLUMN leader;
+UPDATE meta SET value = 4 WHERE key = 'schema';
 `;

@@ -10,7 +10,9 @@
  * (distinct pages), --days N (days of traffic), --seed N, --runs N (runs of each stats
  * query), --duration S (seconds of load per route), --concurrency N, --cost-days N (days of
  * traffic whose writes are counted), --out DIR (where the report goes; default docs),
- * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing).
+ * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing), --keep
+ * (keep the run's local state — the D1 database and the benchmark site's object — and print
+ * where, to look into it afterwards, e.g. with `wrangler dev --persist-to`).
  *
  * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
  * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
@@ -56,6 +58,7 @@ const { values: args } = parseArgs({
     'cost-days': { type: 'string' },
     out: { type: 'string' },
     'render-only': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
   },
 });
 
@@ -539,6 +542,7 @@ async function main() {
         readers: 4,
         hit: (i) => event(1_000_000 + i),
         questions,
+        trivial,
       });
       log('  read-your-writes: a read right after a hit');
       readLatency = await readYourWrites({
@@ -642,7 +646,8 @@ async function main() {
     writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
     log(`wrote ${join(outDir, 'BENCHMARKS.md')} and benchmarks.json`);
   } finally {
-    rmSync(state, { recursive: true, force: true });
+    if (args.keep) log(`kept ${state} (its local D1 and the website's object)`);
+    else rmSync(state, { recursive: true, force: true });
   }
 }
 

@@ -98,15 +98,18 @@ function spread(ms: number[]) {
 }
 
 /**
- * A hit's latency — one client sending hits one after another for `seconds` — alone, and
- * while `readers` clients keep asking `questions` of the same website (one after another,
- * each from its own address): the hits' p50/p99, and how many reads answered meanwhile.
+ * A hit's latency — one client sending hits one after another for `seconds` — alone; while
+ * `readers` clients keep asking `questions` of the same website (one after another, each from
+ * its own address); and while as many clients keep asking `trivial` (a route that touches no
+ * website: what any load costs a hit where the Worker, the objects and D1 share one machine,
+ * as under `wrangler dev`): the hits' p50/p99 each time, and the reads' latencies.
  */
 export async function hitsUnderReads(options: {
   seconds: number;
   readers: number;
   hit: (i: number) => Promise<Response>;
   questions: (() => Promise<Response>)[];
+  trivial: () => Promise<Response>;
 }) {
   const hits = async (stop: () => boolean) => {
     const ms: number[] = [];
@@ -123,28 +126,36 @@ export async function hitsUnderReads(options: {
     const deadline = performance.now() + seconds * 1000;
     return () => performance.now() >= deadline;
   };
+  /** Hits while `readers` clients ask `questions` in turn; the reads' latencies too. */
+  const whileAsking = async (questions: (() => Promise<Response>)[]) => {
+    let done = false;
+    const readTimes: number[] = [];
+    const readers = Array.from({ length: options.readers }, async (_, r) => {
+      for (let i = r; !done; i++) {
+        const ask = questions[i % questions.length] as () => Promise<Response>;
+        const s = performance.now();
+        const res = await ask();
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`a read answered ${res.status}`);
+        readTimes.push(performance.now() - s);
+      }
+    });
+    const ms = await hits(until(options.seconds));
+    done = true;
+    await Promise.all(readers);
+    return { hits: ms, reads: readTimes };
+  };
   const alone = await hits(until(options.seconds));
-  let done = false;
-  const readTimes: number[] = [];
-  const readers = Array.from({ length: options.readers }, async (_, r) => {
-    for (let i = r; !done; i++) {
-      const ask = options.questions[i % options.questions.length] as () => Promise<Response>;
-      const s = performance.now();
-      const res = await ask();
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`a read answered ${res.status}`);
-      readTimes.push(performance.now() - s);
-    }
-  });
-  const underReads = await hits(until(options.seconds));
-  done = true;
-  await Promise.all(readers);
+  const underReads = await whileAsking(options.questions);
+  const underTrivial = await whileAsking([options.trivial]);
   return {
     readers: options.readers,
     seconds: options.seconds,
     alone: spread(alone),
-    underReads: spread(underReads),
-    reads: spread(readTimes),
+    underReads: spread(underReads.hits),
+    reads: spread(underReads.reads),
+    underTrivial: spread(underTrivial.hits),
+    trivialReads: spread(underTrivial.reads),
   };
 }
 

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
-import type { Filter } from '../stats/filters.ts';
+import { type Filter, levelOf } from '../stats/filters.ts';
 import { STAT_NAMES, type StatName, TIME_VALUED } from '../stats/names.ts';
 import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';
@@ -135,6 +135,7 @@ export class LogReader {
         visit_duration: 0,
         event: 0,
       };
+      if (filters === null) return total;
       await this.eachChunk(q, tally, (chunk) => {
         const statement = sumsStatement(filters, chunk);
         const sums = this.db.one<LogSums>(statement.text, ...statement.params);
@@ -180,6 +181,7 @@ export class LogReader {
   ): Promise<Map<number, number>[]> {
     const filters = this.idsOf(q.filters);
     const counts = names.map(() => new Map<number, number>());
+    if (filters === null) return counts;
     await this.eachChunk(q, tally, (chunk) => {
       const statement = chunkStatement(names, filters, chunk);
       for (const row of this.db.rows<{ q: number; v: number | null; n: number }>(
@@ -254,15 +256,26 @@ export class LogReader {
     return dates;
   }
 
-  /** Each filter with the ids of the values it names, or contains in any case (`contains`). */
-  private idsOf(filters: Filter[]): FilterIds[] {
-    return filters.map((filter) => {
-      if (filter.operator !== 'contains') {
+  /**
+   * Each filter with the ids of the values it names, or contains in any case (`contains`);
+   * null when the filters keep nothing: an `is` or `contains` naming no value the log holds.
+   * A `not` of a page or an event naming none keeps every hit, and is left out (on a hit it
+   * would otherwise make visits and visitors be found hit by hit).
+   */
+  private idsOf(filters: Filter[]): FilterIds[] | null {
+    const found: FilterIds[] = [];
+    for (const filter of filters) {
+      let ids: number[];
+      if (filter.operator === 'contains') ids = this.dict.idsWhere(this.contains(filter.value));
+      else {
         const id = this.dict.idOf(filter.value);
-        return { filter, ids: id === null ? [] : [id] };
+        ids = id === null ? [] : [id];
       }
-      return { filter, ids: this.dict.idsWhere(this.contains(filter.value)) };
-    });
+      if (ids.length > 0) found.push({ filter, ids });
+      else if (filter.operator !== 'not') return null;
+      else if (levelOf(filter.dimension) !== 'hit') found.push({ filter, ids });
+    }
+    return found;
   }
 
   /** `value` contains `term`, in any case, as the Stats API's `search` matches. */

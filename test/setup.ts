@@ -22,5 +22,27 @@ for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
   });
 }
 await reset();
+await emptyLeftoverD1();
 vi.resetModules();
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+/**
+ * reset() now and then leaves D1 as the previous file left it (seen after a file whose event
+ * logs were still flushing into it): then its rows are deleted here, the tables and the
+ * applied migrations kept, and its ids start again from 1 as on new storage.
+ */
+async function emptyLeftoverD1() {
+  const { results } = await env.DB.prepare(
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+      AND name NOT LIKE '_cf_%' AND name != 'd1_migrations'`,
+  ).all<{ name: string }>();
+  if (results.length === 0) return;
+  const sequences = await env.DB.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'",
+  ).first();
+  await env.DB.batch([
+    env.DB.prepare('PRAGMA defer_foreign_keys = on'),
+    ...results.map(({ name }) => env.DB.prepare(`DELETE FROM "${name}"`)),
+    ...(sequences ? [env.DB.prepare('DELETE FROM sqlite_sequence')] : []),
+  ]);
+}

@@ -1,6 +1,6 @@
 /** docs/BENCHMARKS.md from one run's figures (docs/benchmarks.json holds the same figures). */
 import { readFileSync } from 'node:fs';
-import { STAT_NAMES } from '../../src/stats/names.ts';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
 
 type Sizes = { raw: number; gzip: number; brotli: number };

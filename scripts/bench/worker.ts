@@ -24,6 +24,9 @@
  *   request, called as the Worker calls it) `runs` times; answers the object's rows read,
  *   the rows returned, and every run's latency in milliseconds.
  */
+
+import type { Filter } from '../../src/counting/dimensions.ts';
+import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
@@ -39,8 +42,6 @@ import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { dateOfDay } from '../../src/lib/dates.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
-import type { Filter } from '../../src/stats/filters.ts';
-import type { StatName } from '../../src/stats/names.ts';
 import { queryStats, type StatsPage } from '../../src/stats/queries.ts';
 import { rollupSource } from '../../src/stats/source.ts';
 

@@ -23,9 +23,10 @@
  * an earlier state is behind the object: the object adopts its position too, and rolls up
  * again what it still holds after it.
  */
+
+import { type Increment, rollupOf } from '../counting/statistics.ts';
 import { logError } from '../lib/log.ts';
 import type { Dictionary } from './dictionary.ts';
-import { type Increment, rollupOf } from './events.ts';
 import type { LogDb } from './log-db.ts';
 import { eventsAfter } from './log-rows.ts';
 

@@ -23,8 +23,8 @@
  * first (`FilterIds`), so the statements bind ids, never text, and no column name comes from
  * a filter (`columnOf`, src/stats/filters.ts).
  */
-import { columnOf, type Filter, levelOf } from '../stats/filters.ts';
-import type { StatName } from '../stats/names.ts';
+import { columnOf, type Filter, levelOf } from '../counting/dimensions.ts';
+import type { StatName } from '../counting/statistics.ts';
 
 /** A statement and its parameters. */
 export type Statement = { text: string; params: (string | number)[] };

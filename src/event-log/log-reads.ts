@@ -9,10 +9,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { type Filter, levelOf } from '../counting/dimensions.ts';
+import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
 import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
-import { type Filter, levelOf } from '../stats/filters.ts';
-import { STAT_NAMES, type StatName, TIME_VALUED } from '../stats/names.ts';
 import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';
 import type { Dictionary } from './dictionary.ts';

@@ -4,9 +4,11 @@
  * version wrote (texts), each as the logged event the roll-ups count; the values every row
  * of a visitor and of a visit carries; and the one statement that writes a row.
  */
+
+import type { EventDimensions } from '../counting/statistics.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
-import type { EventDimensions, LoggedEvent, LogHit } from './events.ts';
+import type { LoggedEvent, LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 
 /** A row of `events`, as versions before 6 wrote it: every value as text. */

@@ -6,6 +6,13 @@
  */
 import type { FC } from 'hono/jsx';
 import {
+  type Filter,
+  type FilterDimension,
+  type FilterOperator,
+  isFilterDimension,
+} from '../counting/dimensions.ts';
+import type { StatName } from '../counting/statistics.ts';
+import {
   MAX_DATE,
   MAX_RANGE_DAYS,
   MIN_DATE,
@@ -14,14 +21,7 @@ import {
   type RangeName,
   type RequestedRange,
 } from '../lib/dates.ts';
-import {
-  type Filter,
-  type FilterDimension,
-  type FilterOperator,
-  filterParam,
-  isFilterDimension,
-} from '../stats/filters.ts';
-import type { StatName } from '../stats/names.ts';
+import { filterParam } from '../stats/filters.ts';
 import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 
 /** What a statistics page's address holds: the range and the filters. */

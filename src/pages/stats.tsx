@@ -6,6 +6,8 @@
  * so any view, filtered or not, can be shared.
  */
 import { type Context, Hono } from 'hono';
+import { isFilterDimension } from '../counting/dimensions.ts';
+import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -13,8 +15,7 @@ import { csvFile } from '../lib/csv.ts';
 import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
-import { isFilterDimension, parseFilters } from '../stats/filters.ts';
-import { STAT_NAMES, type StatName } from '../stats/names.ts';
+import { parseFilters } from '../stats/filters.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { firstDateOf, isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';

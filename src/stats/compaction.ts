@@ -13,10 +13,10 @@
  * from here and only the days at a range's ends from `stats`.
  */
 import { eq, sql } from 'drizzle-orm';
+import { STAT_NAMES } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { compactedMonths } from '../db/schema.ts';
 import { addMonths, lastDateOf, localDateHour, utcDate } from '../lib/dates.ts';
-import { STAT_NAMES } from './names.ts';
 import { firstRollupDate } from './queries.ts';
 
 /** The last compacted month of a website (`YYYY-MM`), or null before its first compaction. */

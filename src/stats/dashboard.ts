@@ -4,11 +4,12 @@
  * the last five minutes and, with an `event` filter, the conversion rate. All of it comes
  * from one source (./source.ts): the roll-ups, or the log when filtered.
  */
+
+import type { Filter } from '../counting/dimensions.ts';
+import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
-import type { Filter } from './filters.ts';
-import type { StatName } from './names.ts';
 import type { SeriesPoint, Summary } from './overview.ts';
 import type { StatsPage } from './queries.ts';
 import { isUnavailable, seriesOf, sourceOf, summaryOf, type Unavailable } from './source.ts';

@@ -2,8 +2,9 @@
  * The figures beyond one statistic, made from sums whichever source gave them
  * (./source.ts): a period's six figures, the chart's zero-filled series, and how both read.
  */
+
+import type { StatName } from '../counting/statistics.ts';
 import { addDays, daysBetween, seriesLabel, seriesUnitOf } from '../lib/dates.ts';
-import type { StatName } from './names.ts';
 import type { ValueSum } from './queries.ts';
 
 /** The six figures of a period, and its custom events (docs/ARCHITECTURE.md, The counting model). */

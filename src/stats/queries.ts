@@ -7,11 +7,11 @@
  * src/event-log/log-query.ts.)
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
 import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
-import { STAT_NAMES, type StatName, TIME_VALUED } from './names.ts';
 
 export type StatsQuery = {
   websiteId: number;

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { pageRange, pageUrl, pageWindow, pathOf } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../counting/dimensions.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
@@ -14,13 +15,7 @@ import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { findWebsite } from '../websites/queries.ts';
-import {
-  FILTER_DIMENSIONS,
-  type Filter,
-  foldingProblem,
-  MAX_FILTERS,
-  parseFilters,
-} from './filters.ts';
+import { foldingProblem, parseFilters } from './filters.ts';
 import { formatNumber } from './overview.ts';
 import {
   statsQuerySchema,

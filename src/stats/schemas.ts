@@ -1,10 +1,10 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
 import { z } from '@hono/zod-openapi';
 import { pageField, perPageField } from '../api/pagination.ts';
+import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
+import { STAT_NAMES } from '../counting/statistics.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice } from '../lib/fields.ts';
-import { FILTER_DIMENSIONS } from './filters.ts';
-import { STAT_NAMES } from './names.ts';
 
 const dateField = (name: 'from' | 'to') =>
   field<string>(

@@ -7,13 +7,14 @@
  * (test/integration/filters.test.ts). Everything the API and the statistics page show is
  * built here from a `Source`'s reads.
  */
+
+import type { Filter } from '../counting/dimensions.ts';
+import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading, readLog } from '../event-log/client.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
 import { compactedThrough } from './compaction.ts';
-import type { Filter } from './filters.ts';
-import type { StatName } from './names.ts';
 import {
   figuresOf,
   type SeriesPoint,

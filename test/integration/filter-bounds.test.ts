@@ -9,14 +9,14 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/dimensions.ts';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,
   MAX_FOLDINGS_PER_QUESTION,
 } from '../../src/db/contains-text.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/stats/filters.ts';
-import { STAT_NAMES } from '../../src/stats/names.ts';
 import { call, errorOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

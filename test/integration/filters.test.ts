@@ -8,11 +8,15 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  FILTER_DIMENSIONS,
+  type Filter,
+  MAX_FILTER_LENGTH,
+} from '../../src/counting/dimensions.ts';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/stats/filters.ts';
-import { STAT_NAMES } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { AS_VERSION_4, loggedEvents, logHit, record } from '../support/event-log.ts';

@@ -8,9 +8,9 @@
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rollupOf } from '../../src/counting/statistics.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
-import { rollupOf } from '../../src/event-log/events.ts';
 import type { LogStorage } from '../../src/event-log/log-types.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { call } from '../support/api.ts';

@@ -26,10 +26,10 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.tsx';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
-import { STAT_NAMES } from '../../src/stats/names.ts';
 import {
   type CallOptions,
   call,

@@ -9,10 +9,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import type { Filter } from '../../src/counting/dimensions.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
-import type { Filter } from '../../src/stats/filters.ts';
 import { AS_VERSION_5, logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 

@@ -13,11 +13,11 @@ import {
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { StatName } from '../../src/counting/statistics.ts';
 import { applyFlush } from '../../src/event-log/flush.ts';
 import worker from '../../src/index.ts';
 import { addDays, MAX_DATE, MIN_DATE, piecesOf } from '../../src/lib/dates.ts';
 import { compactedThrough, compactMonths } from '../../src/stats/compaction.ts';
-import type { StatName } from '../../src/stats/names.ts';
 import { queryStats, rollupSums } from '../../src/stats/queries.ts';
 import { call, db, flushAllLogs } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';

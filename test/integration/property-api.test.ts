@@ -7,7 +7,7 @@
 import { exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STAT_NAMES } from '../../src/stats/names.ts';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import {
   errorOf,
   listOf,

@@ -5,11 +5,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type StatName, TIME_VALUED } from '../../src/counting/statistics.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { daysBetween } from '../../src/lib/dates.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
-import { type StatName, TIME_VALUED } from '../../src/stats/names.ts';
 import { queryStats } from '../../src/stats/queries.ts';
 import { db, flushAllLogs, makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';

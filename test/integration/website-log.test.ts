@@ -6,8 +6,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rollupOf } from '../../src/counting/statistics.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
-import { rollupOf } from '../../src/event-log/events.ts';
 import { appliedPosition, applyFlush } from '../../src/event-log/flush.ts';
 import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';

@@ -3,9 +3,10 @@
  * docs/ARCHITECTURE.md ("Filters") defines them: the reference the log's reads are compared
  * with. Nothing here shares code with src/event-log/ but the types.
  */
+
+import type { Filter } from '../../src/counting/dimensions.ts';
+import type { StatName } from '../../src/counting/statistics.ts';
 import type { LoggedEvent } from '../../src/event-log/events.ts';
-import type { Filter } from '../../src/stats/filters.ts';
-import type { StatName } from '../../src/stats/names.ts';
 
 type Visit = { start: LoggedEvent; views: LoggedEvent[] };
 

@@ -4,14 +4,14 @@
  * log; a dimension not in it is an error everywhere, never taken for another kind.
  */
 import { describe, expect, it } from 'vitest';
-import { chunkStatement } from '../../src/event-log/log-query.ts';
 import {
   columnOf,
   FILTER_DIMENSIONS,
   type FilterDimension,
   levelOf,
-  parseFilters,
-} from '../../src/stats/filters.ts';
+} from '../../src/counting/dimensions.ts';
+import { chunkStatement } from '../../src/event-log/log-query.ts';
+import { parseFilters } from '../../src/stats/filters.ts';
 
 describe('the dimensions of filters', () => {
   it('each has a level and a column of the events, from the fixed table', () => {

@@ -1,0 +1,197 @@
+/**
+ * The counting model (docs/ARCHITECTURE.md, "The counting model"): the statistics Sightline
+ * records and the API serves, and what one stored page view or custom event adds to each —
+ * the daily roll-ups, derived from the event log alone by `rollupOf`, so that the log is the
+ * one record of what happened and every number can be recomputed from it. The roll-ups (the
+ * flush, compaction) and the log's SQL both read their meaning from here.
+ */
+/** The statistics Sightline records and the API serves. */
+export const STAT_NAMES = [
+  'pageviews',
+  'pageviews_hours',
+  'visitors',
+  'visitors_hours',
+  'page',
+  'landing_page',
+  'referrer',
+  'campaign',
+  'continent',
+  'country',
+  'city',
+  'language',
+  'browser',
+  'os',
+  'device',
+  'resolution',
+  'event',
+  'visits',
+  'visits_hours',
+  'bounces',
+  'visit_duration',
+  'exit_page',
+] as const;
+
+export type StatName = (typeof STAT_NAMES)[number];
+
+/**
+ * The statistics whose values are times: a date of the range (`pageviews`, `visitors`,
+ * `visits`, `bounces`, `visit_duration`) or an hour `00`–`23` (`…_hours`). They have at most
+ * one value per date or hour, so a page of them is worked out from all their rows.
+ */
+export const TIME_VALUED: ReadonlySet<StatName> = new Set([
+  'pageviews',
+  'visitors',
+  'visits',
+  'bounces',
+  'visit_duration',
+  'pageviews_hours',
+  'visitors_hours',
+  'visits_hours',
+]);
+
+/** Every dimension a statistic reports, as enriched by the hit pipeline in the Worker. */
+export type EventDimensions = {
+  /** Page views: path and query as people read them; custom events: '' . */
+  page: string;
+  /** Host of the external referrer, '' when there is none (or it is the website itself). */
+  referrer: string;
+  campaign: string | null;
+  country: string | null;
+  continent: string | null;
+  city: string | null;
+  language: string | null;
+  browser: string;
+  os: string;
+  device: string;
+  resolution: string | null;
+  /** Custom events: `name` or `name:value:unit`; page views: null. */
+  event: string | null;
+};
+
+/**
+ * What the roll-ups count of one stored page view or custom event: its dimensions, when it
+ * happened (local date and hour), what the log decided about its visitor and visit, and its
+ * place in its visit (docs/ARCHITECTURE.md, "The counting model").
+ */
+export type CountedEvent = EventDimensions & {
+  kind: 'pageview' | 'event';
+  date: string;
+  hour: string;
+  /** This page view is the visitor's first of the day. */
+  newVisitor: boolean;
+  /** This page view starts a visit. */
+  newVisit: boolean;
+  /**
+   * Page views: which of its visit's page views this is (1 starts it); null for a custom
+   * event, and for a page view of a visit begun before the log kept it.
+   */
+  visitViews: number | null;
+  /** The visit's page before this one (its exit page until now); null when `visitViews` ≤ 1. */
+  previousPage: string | null;
+  /** Whole seconds this page view adds to its visit's duration (0 for the first). */
+  visitSeconds: number;
+};
+
+/** One roll-up increment of a hit: statistic and value (the date is the hit's). */
+type Stat = readonly [name: string, value: string];
+
+type Counted = EventDimensions & { date: string; hour: string };
+
+/** What a page view always counts. */
+function pageviewStats(e: Counted): Stat[] {
+  return [
+    ['pageviews', e.date],
+    ['pageviews_hours', e.hour],
+    ['page', e.page],
+  ];
+}
+
+/** What a visitor's first page view of the day counts besides. */
+function firstOfDayStats(e: Counted): Stat[] {
+  return present([
+    ['visitors', e.date],
+    ['visitors_hours', e.hour],
+    ['browser', e.browser],
+    ['os', e.os],
+    ['device', e.device],
+    ['country', e.country],
+    ['continent', e.continent],
+    ['city', e.city],
+    ['language', e.language],
+    ['resolution', e.resolution],
+  ]);
+}
+
+/** What the first page view of a visit counts besides: the visit, on its date and hour. */
+function firstOfVisitStats(e: Counted): Stat[] {
+  return present([
+    ['visits', e.date],
+    ['visits_hours', e.hour],
+    ['landing_page', e.page],
+    ['referrer', e.referrer],
+    ['campaign', e.campaign],
+  ]);
+}
+
+/**
+ * What a page view changes in its visit's statistics, kept true after every page view, so
+ * that no visit has to be seen to end: the first page view counts a bounce and its page as
+ * the exit page; each later one moves the exit
+ * page, adds to the duration, and the second takes the bounce back. Increments of -1 are
+ * what make this exact without waiting; they cancel within a flush when they can.
+ */
+function visitChanges(
+  e: Counted & Pick<CountedEvent, 'visitViews' | 'previousPage' | 'visitSeconds'>,
+): [Stat, number][] {
+  if (e.visitViews === null) return [];
+  if (e.visitViews === 1)
+    return [
+      [['bounces', e.date], 1],
+      [['exit_page', e.page], 1],
+    ];
+  const changes: [Stat, number][] = [[['exit_page', e.page], 1]];
+  if (e.previousPage !== null) changes.push([['exit_page', e.previousPage], -1]);
+  if (e.visitViews === 2) changes.push([['bounces', e.date], -1]);
+  if (e.visitSeconds > 0) changes.push([['visit_duration', e.date], e.visitSeconds]);
+  return changes;
+}
+
+/** The statistics with a value: an unknown place, language or screen is not counted. */
+function present(stats: [string, string | null][]): Stat[] {
+  return stats.filter((s): s is [string, string] => s[1] !== null && s[1] !== '');
+}
+
+/** One roll-up row's increment: statistic, local date, value, count. */
+export type Increment = [name: string, date: string, value: string, count: number];
+
+/**
+ * The daily roll-ups of a run of events, summed per (statistic, date, value): what the
+ * events add to the `stats` table (docs/ARCHITECTURE.md, The counting model). A page view
+ * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
+ * of a visit also `firstOfVisitStats`; every page view changes its
+ * visit's bounce, exit page and duration (`visitChanges`). A custom event counts `event`.
+ * Increments that cancel out are left out.
+ */
+export function rollupOf(events: Iterable<CountedEvent>): Increment[] {
+  const counts = new Map<string, Increment>();
+  const add = (date: string, [name, value]: Stat, by = 1) => {
+    const key = `${name}\u0000${date}\u0000${value}`;
+    const row = counts.get(key);
+    if (row) row[3] += by;
+    else counts.set(key, [name, date, value, by]);
+  };
+  const addAll = (date: string, stats: Stat[]) => {
+    for (const stat of stats) add(date, stat);
+  };
+  for (const e of events) {
+    if (e.kind === 'event') {
+      if (e.event) add(e.date, ['event', e.event]);
+      continue;
+    }
+    addAll(e.date, pageviewStats(e));
+    if (e.newVisitor) addAll(e.date, firstOfDayStats(e));
+    if (e.newVisit) addAll(e.date, firstOfVisitStats(e));
+    for (const [stat, by] of visitChanges(e)) add(e.date, stat, by);
+  }
+  return [...counts.values()].filter((row) => row[3] !== 0);
+}

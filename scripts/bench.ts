@@ -299,7 +299,7 @@ async function importEvents(
       l.visitor, l.visit, l.firsts, ${text(part, 'page')}, ${text(part, 'event')}, l.visit_views,
       ${text(part, 'previous_page')}, l.visit_seconds, l.visit_hour, ${text(part, 'landing')},
       coalesce(${textOf(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
-      l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution'].map((c) => text(part, c)).join(', ')}
+      l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution', 'hostname', 'name', 'landing_host', 'source', 'channel', 'utm_source', 'utm_medium', 'utm_content', 'utm_term', 'browser_version', 'os_version', 'region'].map((c) => text(part, c)).join(', ')}
     FROM ${part}.log l`;
   const db = new DatabaseSync(':memory:');
   try {

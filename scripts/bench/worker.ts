@@ -66,6 +66,18 @@ export type ImportedEvent = {
   referrer: string;
   campaign: string | null;
   visitor_hour: number;
+  hostname: string | null;
+  name: string | null;
+  landing_host: string | null;
+  source: string | null;
+  channel: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_content: string | null;
+  utm_term: string | null;
+  browser_version: string | null;
+  os_version: string | null;
+  region: string | null;
 } & VisitorTexts;
 
 type VisitorTexts = Pick<
@@ -112,6 +124,17 @@ export class WebsiteLog extends SightlineWebsiteLog {
           os,
           device,
           resolution,
+          browserVersion: r.browser_version,
+          osVersion: r.os_version,
+          region: r.region,
+        };
+        const acquisition = {
+          source: r.source ?? '',
+          channel: r.channel ?? '',
+          utmSource: r.utm_source,
+          utmMedium: r.utm_medium,
+          utmContent: r.utm_content,
+          utmTerm: r.utm_term,
         };
         const hit = {
           ...visitor,
@@ -126,6 +149,9 @@ export class WebsiteLog extends SightlineWebsiteLog {
           referrer: r.referrer,
           campaign: r.campaign,
           event: r.event,
+          hostname: r.hostname ?? '',
+          name: r.name ?? '',
+          ...acquisition,
         };
         const visit =
           r.visit_hour === null || r.landing === null
@@ -133,8 +159,10 @@ export class WebsiteLog extends SightlineWebsiteLog {
             : {
                 hour: pad2(r.visit_hour),
                 landing: r.landing,
+                landingHost: r.landing_host ?? '',
                 referrer: r.referrer,
                 campaign: r.campaign,
+                ...acquisition,
               };
         insertEvent(
           db,

@@ -69,6 +69,29 @@ export type EventDimensions = {
 };
 
 /**
+ * Dimensions the event log keeps that no roll-up counts: what the query engine's other
+ * dimensions read (./dimensions.ts). Each is null (or '') when the hit did not carry it.
+ */
+export type LogOnlyDimensions = {
+  /** The page's host name without `www.` (`event:hostname`). */
+  hostname: string;
+  /** The custom event's name, or `pageview` (`event:name`). */
+  name: string;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmContent: string | null;
+  utmTerm: string | null;
+  /** `Google`, `Hacker News`, a referrer host or a `utm_source`; '' for none (src/ingest/steps/source.ts). */
+  source: string;
+  /** The channel, as Google Analytics 4 groups them (`Organic Search`, `Direct`, …). */
+  channel: string;
+  browserVersion: string | null;
+  osVersion: string | null;
+  /** ISO 3166-2 code and name: `US-TX:Texas`. */
+  region: string | null;
+};
+
+/**
  * What the roll-ups count of one stored page view or custom event: its dimensions, when it
  * happened (local date and hour), what the log decided about its visitor and visit, and its
  * place in its visit (docs/ARCHITECTURE.md, "The counting model").

@@ -10,6 +10,7 @@
  */
 import { addDays } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
+import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 import {
   type EventRow,
@@ -93,15 +94,42 @@ function finish(db: LogDb): void {
 /** Whether the log holds rows an older version wrote that are not converted yet. */
 export const holdsLegacy = (db: LogDb) => db.meta('legacy') > 0;
 
-/** One legacy row into `log`, under its own id, with its visitor's and visit's values. */
-function convertRow(db: LogDb, dict: Dictionary, row: Legacy, date: DateValues): void {
-  const hit = {
+/**
+ * A legacy row as a hit: the dimensions added since it was written are empty, but an event's
+ * name, read from its label (`name` or `name:value:unit`).
+ */
+function hitOf(row: Legacy): LogHit {
+  const kind = row.kind === 'event' ? ('event' as const) : ('pageview' as const);
+  const parts = (row.event ?? '').split(':');
+  const name =
+    kind === 'pageview'
+      ? 'pageview'
+      : parts.length >= 3
+        ? parts.slice(0, -2).join(':')
+        : (row.event ?? '');
+  return {
     ...row,
     websiteId: 0,
-    kind: row.kind === 'event' ? ('event' as const) : ('pageview' as const),
+    kind,
     ip: '',
     userAgent: '',
+    hostname: '',
+    name,
+    utmSource: null,
+    utmMedium: null,
+    utmContent: null,
+    utmTerm: null,
+    source: row.referrer === '' ? '' : row.referrer.replace(/^www\./, ''),
+    channel: '',
+    browserVersion: null,
+    osVersion: null,
+    region: null,
   };
+}
+
+/** One legacy row into `log`, under its own id, with its visitor's and visit's values. */
+function convertRow(db: LogDb, dict: Dictionary, row: Legacy, date: DateValues): void {
+  const hit = hitOf(row);
   const visitor = (row.visitor > 0 && date.visitors.get(row.visitor)) || visitorValuesOf(hit);
   const visit =
     row.visit > 0 ? (date.visits.get(`${row.visitor} ${row.visit}`) ?? visitValuesOf(hit)) : null;
@@ -142,7 +170,7 @@ function valuesOfDate(db: LogDb, date: string): DateValues {
       run.last ?? Number.MAX_SAFE_INTEGER,
     );
     for (const row of firsts) {
-      const hit = { ...row, websiteId: 0, kind: 'pageview' as const, ip: '', userAgent: '' };
+      const hit = hitOf(row);
       if (row.new_visitor === 1) visitors.set(row.visitor, visitorValuesOf(hit));
       if (row.new_visit === 1) visits.set(`${row.visitor} ${row.visit}`, visitValuesOf(hit));
     }

@@ -3,7 +3,7 @@
  * it to its log, and one stored page view or custom event as the log keeps it — what the
  * roll-ups count of it is the counting model's (src/counting/statistics.ts, `rollupOf`).
  */
-import type { CountedEvent, EventDimensions } from '../counting/statistics.ts';
+import type { CountedEvent, EventDimensions, LogOnlyDimensions } from '../counting/statistics.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
 /**
@@ -11,15 +11,16 @@ import { sha256Hex } from '../lib/crypto.ts';
  * date and hour), and who sent it — the client address and User-Agent, used only to make the
  * day's visitor hash and never stored.
  */
-export type LogHit = EventDimensions & {
-  websiteId: number;
-  kind: 'pageview' | 'event';
-  time: number;
-  date: string;
-  hour: string;
-  ip: string;
-  userAgent: string;
-};
+export type LogHit = EventDimensions &
+  LogOnlyDimensions & {
+    websiteId: number;
+    kind: 'pageview' | 'event';
+    time: number;
+    date: string;
+    hour: string;
+    ip: string;
+    userAgent: string;
+  };
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */
 export type LoggedEvent = CountedEvent & {

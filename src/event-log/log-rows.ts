@@ -5,7 +5,7 @@
  * of a visitor and of a visit carries; and the one statement that writes a row.
  */
 
-import type { EventDimensions } from '../counting/statistics.ts';
+import type { EventDimensions, LogOnlyDimensions } from '../counting/statistics.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LoggedEvent, LogHit } from './events.ts';
@@ -49,25 +49,58 @@ function legacyToLoggedEvent(row: EventRow): LoggedEvent {
 export type VisitorValues = Pick<
   EventDimensions,
   'country' | 'continent' | 'city' | 'language' | 'browser' | 'os' | 'device' | 'resolution'
-> & { hour: string };
+> &
+  Pick<LogOnlyDimensions, 'browserVersion' | 'osVersion' | 'region'> & { hour: string };
 
 /** A visit's values, from its first page view: every row of the visit carries them. */
 export type VisitValues = {
   hour: string;
   landing: string;
+  /** The host name of the landing page. */
+  landingHost: string;
   referrer: string;
   campaign: string | null;
-};
+} & Pick<
+  LogOnlyDimensions,
+  'source' | 'channel' | 'utmSource' | 'utmMedium' | 'utmContent' | 'utmTerm'
+>;
 
 /** The visitor's values a hit would give them, were it their first page view of the day. */
 export function visitorValuesOf(hit: LogHit): VisitorValues {
   const { hour, country, continent, city, language, browser, os, device, resolution } = hit;
-  return { hour, country, continent, city, language, browser, os, device, resolution };
+  const { browserVersion, osVersion, region } = hit;
+  return {
+    hour,
+    country,
+    continent,
+    city,
+    language,
+    browser,
+    os,
+    device,
+    resolution,
+    browserVersion,
+    osVersion,
+    region,
+  };
 }
 
 /** The visit's values a page view gives the visit it starts. */
 export function visitValuesOf(hit: LogHit): VisitValues {
-  return { hour: hit.hour, landing: hit.page, referrer: hit.referrer, campaign: hit.campaign };
+  const { source, channel, utmSource, utmMedium, utmContent, utmTerm } = hit;
+  return {
+    hour: hit.hour,
+    landing: hit.page,
+    landingHost: hit.hostname,
+    referrer: hit.referrer,
+    campaign: hit.campaign,
+    source,
+    channel,
+    utmSource,
+    utmMedium,
+    utmContent,
+    utmTerm,
+  };
 }
 
 /** A row of `log`: integers, its texts as ids of `dict` (./dictionary.ts). */
@@ -101,6 +134,18 @@ type LogRow = {
   os: number | null;
   device: number | null;
   resolution: number | null;
+  hostname: number | null;
+  name: number | null;
+  landing_host: number | null;
+  source: number | null;
+  channel: number | null;
+  utm_source: number | null;
+  utm_medium: number | null;
+  utm_content: number | null;
+  utm_term: number | null;
+  browser_version: number | null;
+  os_version: number | null;
+  region: number | null;
 };
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -183,7 +228,11 @@ export type VisitFacts = Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visi
 /** Who a hit's visitor and visit are, as decided when it was stored. */
 export type Decided = { visitor: number; visit: number; newVisitor: boolean; newVisit: boolean };
 
-/** Writes one row of `log` under `id` (`nextEventId`), its texts encoded by `dict`. */
+/**
+ * Writes one row of `log` under `id` (`nextEventId`), its texts encoded by `dict`: the hit's
+ * own values, its visit's and its visitor's (a custom event without a visit carries its own;
+ * values a visitor's row of an older version did not keep are empty).
+ */
 export function insertEvent(
   db: LogDb,
   dict: Dictionary,
@@ -193,39 +242,62 @@ export function insertEvent(
   facts: VisitFacts,
   values: { visitor: VisitorValues; visit: VisitValues | null },
 ): void {
-  const { visitor, visit } = values;
-  const code = (value: string | null) => dict.encodeMaybe(value);
-  db.rows(
-    `INSERT INTO log (id, kind, time, day, hour, visitor, visit, firsts, page, event, visit_views,
-        previous_page, visit_seconds, visit_hour, landing, referrer, campaign, visitor_hour,
-        country, continent, city, language, browser, os, device, resolution)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const { visitor } = values;
+  const visit: Partial<VisitValues> = values.visit ?? {
+    referrer: hit.referrer,
+    campaign: hit.campaign,
+    source: hit.source,
+    channel: hit.channel,
+    utmSource: hit.utmSource,
+    utmMedium: hit.utmMedium,
+    utmContent: hit.utmContent,
+    utmTerm: hit.utmTerm,
+  };
+  const code = (value: string | null | undefined) => dict.encodeMaybe(value ?? null);
+  const row: Record<string, SqlStorageValue> = {
     id,
-    hit.kind === 'event' ? 1 : 0,
-    hit.time,
-    dayNumber(hit.date),
-    Number(hit.hour),
-    decided.visitor,
-    decided.visit,
-    (decided.newVisitor ? 1 : 0) | (decided.newVisit ? 2 : 0),
-    code(hit.page),
-    code(hit.event),
-    facts.visitViews,
-    code(facts.previousPage),
-    facts.visitSeconds,
-    visit ? Number(visit.hour) : null,
-    visit ? code(visit.landing) : null,
-    code(visit ? visit.referrer : hit.referrer),
-    code(visit ? visit.campaign : hit.campaign),
-    Number(visitor.hour),
-    code(visitor.country),
-    code(visitor.continent),
-    code(visitor.city),
-    code(visitor.language),
-    code(visitor.browser),
-    code(visitor.os),
-    code(visitor.device),
-    code(visitor.resolution),
+    kind: hit.kind === 'event' ? 1 : 0,
+    time: hit.time,
+    day: dayNumber(hit.date),
+    hour: Number(hit.hour),
+    visitor: decided.visitor,
+    visit: decided.visit,
+    firsts: (decided.newVisitor ? 1 : 0) | (decided.newVisit ? 2 : 0),
+    page: code(hit.page),
+    event: code(hit.event),
+    visit_views: facts.visitViews,
+    previous_page: code(facts.previousPage),
+    visit_seconds: facts.visitSeconds,
+    visit_hour: values.visit ? Number(values.visit.hour) : null,
+    landing: values.visit ? code(values.visit.landing) : null,
+    referrer: code(visit.referrer),
+    campaign: code(visit.campaign),
+    visitor_hour: Number(visitor.hour),
+    country: code(visitor.country),
+    continent: code(visitor.continent),
+    city: code(visitor.city),
+    language: code(visitor.language),
+    browser: code(visitor.browser),
+    os: code(visitor.os),
+    device: code(visitor.device),
+    resolution: code(visitor.resolution),
+    hostname: code(hit.hostname),
+    name: code(hit.name),
+    landing_host: values.visit ? code(values.visit.landingHost) : null,
+    source: code(visit.source),
+    channel: code(visit.channel),
+    utm_source: code(visit.utmSource),
+    utm_medium: code(visit.utmMedium),
+    utm_content: code(visit.utmContent),
+    utm_term: code(visit.utmTerm),
+    browser_version: code(visitor.browserVersion),
+    os_version: code(visitor.osVersion),
+    region: code(visitor.region),
+  };
+  const columns = Object.keys(row);
+  db.rows(
+    `INSERT INTO log (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    ...Object.values(row),
   );
 }
 

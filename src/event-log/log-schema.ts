@@ -32,7 +32,19 @@ CREATE TABLE IF NOT EXISTS log (
   browser INTEGER,
   os INTEGER,
   device INTEGER,
-  resolution INTEGER
+  resolution INTEGER,
+  hostname INTEGER,
+  name INTEGER,
+  landing_host INTEGER,
+  source INTEGER,
+  channel INTEGER,
+  utm_source INTEGER,
+  utm_medium INTEGER,
+  utm_content INTEGER,
+  utm_term INTEGER,
+  browser_version INTEGER,
+  os_version INTEGER,
+  region INTEGER
 );
 CREATE TABLE IF NOT EXISTS dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS visitors (
@@ -73,7 +85,7 @@ CREATE TABLE IF NOT EXISTS settled (
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -133,6 +145,23 @@ CREATE TABLE dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 ALTER TABLE visitors ADD COLUMN attrs TEXT;
 INSERT INTO meta (key, value) SELECT 'legacy', max(id) FROM events HAVING max(id) IS NOT NULL;
 INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING max(id) IS NOT NULL;
+`,
+  // What the query engine's dimensions read beyond the roll-ups' (src/counting/dimensions.ts):
+  // the page's host and the event's name; the visit's landing host, source, channel and UTM
+  // tags; the visitor's browser and OS versions and region. Rows written before have none.
+  7: `
+ALTER TABLE log ADD COLUMN hostname INTEGER;
+ALTER TABLE log ADD COLUMN name INTEGER;
+ALTER TABLE log ADD COLUMN landing_host INTEGER;
+ALTER TABLE log ADD COLUMN source INTEGER;
+ALTER TABLE log ADD COLUMN channel INTEGER;
+ALTER TABLE log ADD COLUMN utm_source INTEGER;
+ALTER TABLE log ADD COLUMN utm_medium INTEGER;
+ALTER TABLE log ADD COLUMN utm_content INTEGER;
+ALTER TABLE log ADD COLUMN utm_term INTEGER;
+ALTER TABLE log ADD COLUMN browser_version INTEGER;
+ALTER TABLE log ADD COLUMN os_version INTEGER;
+ALTER TABLE log ADD COLUMN region INTEGER;
 `,
 };
 

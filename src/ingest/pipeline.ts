@@ -19,8 +19,9 @@ import { capUserAgent, parseDevice } from './steps/device.ts';
 import { isExcludedIp } from './steps/excluded-ip.ts';
 import { type CfGeo, geoFromCf } from './steps/geo.ts';
 import { languageOf } from './steps/language.ts';
-import { campaignOf, excludedParams, pagePath } from './steps/page.ts';
+import { campaignOf, excludedParams, hostnameOf, pagePath, utmOf } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
+import { channelOf, sourceOf } from './steps/source.ts';
 
 export type DropReason =
   | 'unknown_site'
@@ -154,6 +155,15 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     brands: req.headers.get('sec-ch-ua'),
   });
   const geo = geoFromCf(req.cf);
+  const referrer = externalReferrer(hit.referrer, site.domain) ?? '';
+  const campaign = campaignOf(hit.page);
+  const utm = utmOf(hit.page);
+  const acquisition = {
+    referrer,
+    utmSource: utm.utmSource,
+    utmMedium: utm.utmMedium,
+    utmCampaign: campaign,
+  };
   return {
     websiteId: site.id,
     kind: hit.event ? 'event' : 'pageview',
@@ -163,12 +173,17 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     ip: req.ip ?? '',
     userAgent,
     page: pagePath(hit.page, excludedParams(site.excludeParams)),
-    referrer: externalReferrer(hit.referrer, site.domain) ?? '',
-    campaign: campaignOf(hit.page),
+    hostname: hostnameOf(hit.page),
+    referrer,
+    campaign,
+    ...utm,
+    source: sourceOf(acquisition),
+    channel: channelOf(acquisition),
     ...geo,
     language: languageOf(hit.language, req.headers.get('accept-language')),
     ...device,
     resolution: hit.resolution,
     event: hit.event ? eventLabel(hit.event) : null,
+    name: hit.event ? hit.event.name : 'pageview',
   };
 }

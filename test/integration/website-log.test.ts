@@ -116,13 +116,15 @@ describe('recording', () => {
     );
     const nextVisit = await record(log, pageview(websiteId, { time: T0 + 40 * MINUTE }));
     // The first also stores the day's salt, which website the log is, where the date's events
-    // begin (the log's `days`), and its ten texts in the dictionary: page, referrer, four
-    // places and language, browser, system, device, screen.
-    expect(first.cost.rowsWritten).toBe(5 + 10);
+    // begin (the log's `days`), and its fifteen texts in the dictionary: page, referrer, four
+    // places (country, continent, city, region) and language, browser and its version,
+    // system, device, screen, host, the event name `pageview` and the channel.
+    expect(first.cost.rowsWritten).toBe(5 + 15);
     // Its one new text, the page /x.
     expect(later).toMatchObject({ newVisit: false, cost: { rowsWritten: 1 + 1 } });
     expect(otherVisitor.cost.rowsWritten).toBe(2);
-    expect(event.cost.rowsWritten).toBe(1 + 1);
+    // Its label `e` and its name are new texts.
+    expect(event.cost.rowsWritten).toBe(1 + 2);
     expect(nextVisit).toMatchObject({ newVisit: true, cost: { rowsWritten: 2 } });
   });
 

@@ -31,6 +31,17 @@ export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {
     device: 'desktop',
     resolution: '1920x1080',
     event: null,
+    hostname: 'example.com',
+    name: over.kind === 'event' ? 'event' : 'pageview',
+    utmSource: null,
+    utmMedium: null,
+    utmContent: null,
+    utmTerm: null,
+    source: '',
+    channel: 'Direct',
+    browserVersion: '133.0',
+    osVersion: null,
+    region: 'US-TX:Texas',
     ...over,
   };
 }

@@ -145,7 +145,7 @@ describe('parseDevice: from the User-Agent alone', () => {
     // tells the two apart, so it is counted as a Mac. This is the expected, documented outcome.
     ['Safari on iPad, desktop mode (Mac UA)', UA.ipadDesktopMode, 'Safari', 'macOS', 'desktop'],
   ])('%s', (_label, userAgent, browser, os, device) => {
-    expect(parseDevice(userAgent)).toEqual({ browser, os, device });
+    expect(parseDevice(userAgent)).toMatchObject({ browser, os, device });
   });
 
   it.each([
@@ -159,13 +159,13 @@ describe('parseDevice: from the User-Agent alone', () => {
     ['Samsung Tizen', UA.samsungTizenTv, 'Tizen', 'Tizen'],
     ['LG webOS', UA.lgWebOsTv, 'WebOS Browser', 'WebOS'],
   ])('a %s smart TV names its own browser and OS', (_label, userAgent, browser, os) => {
-    expect(parseDevice(userAgent)).toEqual({ browser, os, device: 'tv' });
+    expect(parseDevice(userAgent)).toMatchObject({ browser, os, device: 'tv' });
   });
 
   // Android TV UAs carry no "Mobile" token and no "SmartTV" marker; they must still not be
   // counted as tablets.
   it('an Android TV (Sony BRAVIA) is a tv', () => {
-    expect(parseDevice(UA.sonyBraviaAndroidTv)).toEqual({
+    expect(parseDevice(UA.sonyBraviaAndroidTv)).toMatchObject({
       browser: 'Chrome',
       os: 'Android',
       device: 'tv',
@@ -181,12 +181,14 @@ describe('parseDevice: from the User-Agent alone', () => {
   });
 
   it('an empty UA is unknown in every part', () => {
-    expect(parseDevice('')).toEqual({ browser: 'Unknown', os: 'Unknown', device: 'Unknown' });
+    expect(parseDevice('')).toMatchObject({ browser: 'Unknown', os: 'Unknown', device: 'Unknown' });
   });
 
   it('no hints argument and empty hints give the same result', () => {
     expect(parseDevice(UA.chromeWindows, {})).toEqual(parseDevice(UA.chromeWindows));
-    expect(parseDevice(UA.chromeWindows, { platform: null, mobile: null, brands: null })).toEqual({
+    expect(
+      parseDevice(UA.chromeWindows, { platform: null, mobile: null, brands: null }),
+    ).toMatchObject({
       browser: 'Chrome',
       os: 'Windows',
       device: 'desktop',
@@ -202,13 +204,13 @@ describe('parseDevice: User-Agent Client Hints', () => {
   it('Edge brands on a frozen Windows UA → Edge on Windows', () => {
     expect(
       parseDevice(UA.chromeWindows, { platform: '"Windows"', mobile: '?0', brands: EDGE_BRANDS }),
-    ).toEqual({ browser: 'Edge', os: 'Windows', device: 'desktop' });
+    ).toMatchObject({ browser: 'Edge', os: 'Windows', device: 'desktop' });
   });
 
   it('Brave brands on a Chrome UA → Brave', () => {
     expect(
       parseDevice(BRAVE_UA, { platform: '"Windows"', mobile: '?0', brands: BRAVE_BRANDS }),
-    ).toEqual({ browser: 'Brave', os: 'Windows', device: 'desktop' });
+    ).toMatchObject({ browser: 'Brave', os: 'Windows', device: 'desktop' });
   });
 
   it.each([
@@ -245,11 +247,11 @@ describe('parseDevice: User-Agent Client Hints', () => {
         mobile: '?1',
         brands: CHROME_BRANDS,
       }),
-    ).toEqual({ browser: 'Chrome', os: 'Android', device: 'mobile' });
+    ).toMatchObject({ browser: 'Chrome', os: 'Android', device: 'mobile' });
   });
 
   it('mobile ?0 keeps the device from the UA (tablets send ?0)', () => {
-    expect(parseDevice(UA.chromeGalaxyTab, { platform: '"Android"', mobile: '?0' })).toEqual({
+    expect(parseDevice(UA.chromeGalaxyTab, { platform: '"Android"', mobile: '?0' })).toMatchObject({
       browser: 'Chrome',
       os: 'Android',
       device: 'tablet',
@@ -334,10 +336,26 @@ describe('long User-Agents', () => {
 
 describe('parseDevice: names of JavaScript built-ins', () => {
   it.each(['hasOwnProperty', 'constructor', 'toString', '__proto__'])(
-    'a browser called %s gives a device of strings only',
+    'a browser called %s gives a device of strings only (versions: strings or null)',
     (name) => {
-      const device = parseDevice(`${name}/2 (x)`);
-      for (const value of Object.values(device)) expect(typeof value).toBe('string');
+      const { browserVersion, osVersion, ...names } = parseDevice(`${name}/2 (x)`);
+      for (const value of Object.values(names)) expect(typeof value).toBe('string');
+      for (const version of [browserVersion, osVersion])
+        expect(version === null || typeof version === 'string').toBe(true);
     },
   );
+});
+
+describe('parseDevice: browser and OS versions (major.minor)', () => {
+  it('reads them from the User-Agent', () => {
+    expect(parseDevice(UA.chromeWindows)).toMatchObject({
+      browserVersion: expect.stringMatching(/^\d+\.\d+$/),
+    });
+    expect(
+      parseDevice(
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15',
+      ),
+    ).toMatchObject({ browser: 'Safari', browserVersion: '17.4', osVersion: '10.15' });
+    expect(parseDevice('')).toMatchObject({ browserVersion: null, osVersion: null });
+  });
 });

@@ -56,7 +56,7 @@ describe('geoFromCf: known locations', () => {
     [{ country: 'AQ', continent: 'AN' }, 'AQ:Antarctica', 'AN:Antarctica', null],
     [{ country: 'IN', continent: 'AS' }, 'IN:India', 'AS:Asia', null],
   ])('%j', (cf, country, continent, city) => {
-    expect(geoFromCf(cf)).toEqual({ country, continent, city });
+    expect(geoFromCf(cf)).toMatchObject({ country, continent, city });
   });
 });
 
@@ -123,11 +123,27 @@ describe('geoFromCf: unknown, odd and hostile values', () => {
       null,
     ],
   ])('%s', (_label, cf, country, continent, city) => {
-    expect(geoFromCf(cf)).toEqual({ country, continent, city });
+    expect(geoFromCf(cf)).toMatchObject({ country, continent, city });
   });
 
   it('bounds the city name to 100 characters and the region to 10', () => {
     const geo = geoFromCf({ country: 'US', city: 'x'.repeat(150), regionCode: 'R'.repeat(20) });
     expect(geo.city).toBe(`US:${'x'.repeat(100)}, ${'R'.repeat(10)}`);
+  });
+});
+
+describe('geoFromCf: the region (ISO 3166-2 code and name)', () => {
+  it.each<[CfGeo, string | null]>([
+    [{ country: 'US', regionCode: 'TX', region: 'Texas' }, 'US-TX:Texas'],
+    [{ country: 'de', regionCode: 'be', region: 'Land Berlin' }, 'DE-BE:Land Berlin'],
+    [{ country: 'JP', regionCode: '13', region: 'Tokyo' }, 'JP-13:Tokyo'],
+    [{ country: 'GB', regionCode: 'ENG' }, 'GB-ENG:ENG'],
+    [{ country: 'US', region: 'Texas' }, null],
+    [{ regionCode: 'TX', region: 'Texas' }, null],
+    [{ country: 'XX', regionCode: 'TX', region: 'Texas' }, null],
+    [{ country: 'US', regionCode: 'T-X', region: 'Texas' }, null],
+    [{ country: 'US', regionCode: 42, region: 'Texas' }, null],
+  ])('%j → %s', (cf, region) => {
+    expect(geoFromCf(cf).region).toBe(region);
   });
 });

@@ -9,7 +9,21 @@
  */
 import Bowser from 'bowser';
 
-export type Device = { browser: string; os: string; device: string };
+export type Device = {
+  browser: string;
+  os: string;
+  device: string;
+  /** Major and minor version (`131.0`, `10.15`), or null when the User-Agent has none. */
+  browserVersion: string | null;
+  osVersion: string | null;
+};
+
+/** A version's first two numbers (`131.0.6778.85` → `131.0`), or null. */
+function majorMinor(version: string | undefined): string | null {
+  const match = /^(\d{1,6})(?:[._](\d{1,6}))?/.exec(version ?? '');
+  if (!match) return null;
+  return match[2] === undefined ? (match[1] as string) : `${match[1]}.${match[2]}`;
+}
 
 /** How much of a User-Agent (or a Client Hints header) is read; the rest is ignored. */
 export const USER_AGENT_LIMIT = 512;
@@ -103,5 +117,11 @@ export function parseDevice(fullUserAgent: string, hints: ClientHints = {}): Dev
     os = PLATFORM_HINTS.get(unquote(capUserAgent(hints.platform)).toLowerCase()) ?? os;
   // `?1` is sent by phones; tablets send `?0` and are recognised from the UA.
   if (hints.mobile === '?1') device = 'mobile';
-  return { browser, os, device };
+  return {
+    browser,
+    os,
+    device,
+    browserVersion: majorMinor(parsed.browser.version),
+    osVersion: majorMinor(parsed.os.version),
+  };
 }

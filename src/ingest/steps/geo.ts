@@ -1,6 +1,7 @@
 /**
  * Country, continent and city from Cloudflare's `request.cf`, in the value formats of
- * docs/ARCHITECTURE.md, The counting model: `US:United States`, `NA:North America`, `US:Austin, TX`. Nothing here
+ * docs/ARCHITECTURE.md, The counting model: `US:United States`, `NA:North America`, `US:Austin, TX`,
+ * `US-TX:Texas`. Nothing here
  * looks at the IP address; Cloudflare has already resolved it at the edge.
  */
 export type CfGeo = {
@@ -8,8 +9,15 @@ export type CfGeo = {
   continent?: unknown;
   city?: unknown;
   regionCode?: unknown;
+  region?: unknown;
 };
-export type Geo = { country: string | null; continent: string | null; city: string | null };
+export type Geo = {
+  country: string | null;
+  continent: string | null;
+  city: string | null;
+  /** ISO 3166-2 code and name: `US-TX:Texas` (Plausible's `visit:region`, `visit:region_name`). */
+  region: string | null;
+};
 
 const CONTINENTS: Record<string, string> = {
   AF: 'Africa',
@@ -47,9 +55,14 @@ export function geoFromCf(cf: CfGeo | undefined): Geo {
       : null;
   const cityName = text(cf?.city);
   const region = text(cf?.regionCode, 10);
+  const regionName = text(cf?.region);
   return {
     country: country ? `${country}:${countryName(country)}` : null,
     continent,
     city: country && cityName ? `${country}:${cityName}${region ? `, ${region}` : ''}` : null,
+    region:
+      country && region && /^[A-Z0-9]{1,3}$/i.test(region)
+        ? `${country}-${region.toUpperCase()}:${regionName ?? region.toUpperCase()}`
+        : null,
   };
 }

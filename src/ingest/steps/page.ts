@@ -113,8 +113,35 @@ function sequenceLength(lead: number): number {
   return 0;
 }
 
+/** A query parameter of the page URL, trimmed and bounded, or null when absent or empty. */
+function param(url: URL, name: string): string | null {
+  const value = url.searchParams.get(name)?.trim();
+  return value ? value.slice(0, MAX_PAGE) : null;
+}
+
 /** `utm_campaign` of the page URL, trimmed and bounded, or null. */
 export function campaignOf(url: URL): string | null {
-  const value = url.searchParams.get('utm_campaign')?.trim();
-  return value ? value.slice(0, MAX_PAGE) : null;
+  return param(url, 'utm_campaign');
+}
+
+/**
+ * The UTM tags of the page URL besides the campaign (`utm_source`, `utm_medium`,
+ * `utm_content`, `utm_term`), each trimmed and bounded, or null. The source may also come as
+ * `ref` or `source`, as Plausible reads it.
+ */
+export function utmOf(url: URL) {
+  return {
+    utmSource: param(url, 'utm_source') ?? param(url, 'ref') ?? param(url, 'source'),
+    utmMedium: param(url, 'utm_medium'),
+    utmContent: param(url, 'utm_content'),
+    utmTerm: param(url, 'utm_term'),
+  };
+}
+
+/** The page's host name, lower case, without `www.` (Plausible's `event:hostname`). */
+export function hostnameOf(url: URL): string {
+  return url.hostname
+    .toLowerCase()
+    .replace(/^www\./, '')
+    .slice(0, MAX_PAGE);
 }

@@ -29,6 +29,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Filter } from '../src/counting/dimensions.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
 import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
+import { V1_STATISTICS, v1Filters } from '../src/stats/engine/v1.ts';
 import { filterParam } from '../src/stats/filters.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
@@ -215,7 +216,7 @@ async function measureWrites(
 }
 
 /**
- * A read the benchmark Worker ran `runs` times (`/bench/query`, `/bench/filtered`): its rows
+ * A read the benchmark Worker ran `runs` times (`/bench/query`, `/bench/engine`): its rows
  * read, rows returned and distinct values, and the p50 / p95 of its latencies.
  */
 async function measuredRead(
@@ -424,14 +425,25 @@ async function main() {
       );
       for (const days of [30, 365].filter((d) => d <= config.days)) {
         for (const { name, filters } of FILTERED) {
-          const r = await measuredRead(post, '/bench/filtered', {
+          const { dimension, metric } = V1_STATISTICS[name];
+          // Asked as the Stats API v1 asks: the first page of 25 values by count.
+          const r = await measuredRead(post, '/bench/engine', {
             websiteId: benchSiteId,
-            name,
-            from: isoDay(end - days * DAY),
-            to: lastDay,
-            filters,
+            question: {
+              from: isoDay(end - days * DAY),
+              to: lastDay,
+              filters: v1Filters(filters),
+              groups: [
+                {
+                  dimensions: [dimension],
+                  metrics: [metric],
+                  order: [[metric, 'desc']],
+                  limit: 25,
+                  offset: 0,
+                },
+              ],
+            },
             runs: config.runs,
-            limit: 25,
           });
           filteredReads.push({
             statistic: name,

@@ -19,13 +19,13 @@
  *   log whose tables exist (made by a hit first), as already rolled up — the bench loader's
  *   events, their texts encoded by the object's own dictionary, so that the site's real
  *   object holds its year.
- * - `POST /bench/filtered` `{websiteId, name, from, to, filters, runs, limit}`: runs a
- *   filtered statistic (`WebsiteLog.statistic`, the read behind a filtered Stats API
- *   request, called as the Worker calls it) `runs` times; answers the object's rows read,
- *   the rows returned, and every run's latency in milliseconds.
+ * - `POST /bench/engine` `{websiteId, question, runs}`: asks the query engine a question
+ *   (src/stats/engine/engine.ts `answer`: the roll-ups or the website's real object, as the
+ *   Stats APIs ask) `runs` times; answers the first grouping's rows read (D1's or the
+ *   object's), rows returned and rows in all, and every run's latency in milliseconds.
  */
 
-import type { Filter } from '../../src/counting/dimensions.ts';
+import type { LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
@@ -42,6 +42,7 @@ import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { dateOfDay } from '../../src/lib/dates.ts';
 import { compactMonths } from '../../src/stats/compaction.ts';
+import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
 import { queryStats, type StatsPage } from '../../src/stats/queries.ts';
 import { rollupSource } from '../../src/stats/source.ts';
 
@@ -356,39 +357,22 @@ export default {
         .run();
       return Response.json({ imported });
     }
-    if (pathname === '/bench/filtered') {
-      const q = (await request.json()) as {
-        websiteId: number;
-        name: StatName;
-        from: string;
-        to: string;
-        filters: Filter[];
-        runs: number;
-        limit: number;
-      };
-      const log = websiteLog(env, q.websiteId);
+    if (pathname === '/bench/engine') {
+      const q = (await request.json()) as { websiteId: number; question: LogQuery; runs: number };
+      const reader = readerOf(createDb(env.DB), q.websiteId, env);
       const samples: number[] = [];
-      let last: Awaited<ReturnType<typeof log.statistic>> | undefined;
+      let last: Awaited<ReturnType<typeof answer>> | undefined;
       for (let i = 0; i < q.runs; i++) {
         const started = performance.now();
-        last = await log.statistic({
-          name: q.name,
-          from: q.from,
-          to: q.to,
-          filters: q.filters,
-          sortBy: 'count',
-          sort: 'desc',
-          limit: q.limit,
-          offset: 0,
-        });
+        last = await answer(reader, q.question);
         samples.push(performance.now() - started);
       }
-      if (!last?.ok) throw new Error('the log did not answer');
+      if (!last || isUnavailable(last)) throw new Error('the engine did not answer');
+      const [first] = last;
       return Response.json({
-        rowsRead: last.rowsRead,
-        rowsReturned: last.value.rows.length,
-        distinctValues: last.value.total,
-        chunks: last.chunks,
+        rowsRead: first?.rowsRead ?? 0,
+        rowsReturned: first?.rows.length ?? 0,
+        distinctValues: first?.total ?? 0,
         samples,
       });
     }

@@ -51,7 +51,7 @@ export const TIME_VALUED: ReadonlySet<StatName> = new Set([
 
 /** Every dimension a statistic reports, as enriched by the hit pipeline in the Worker. */
 export type EventDimensions = {
-  /** Page views: path and query as people read them; custom events: '' . */
+  /** The page's path and query as people read them (a custom event's: the page it was sent from). */
   page: string;
   /** Host of the external referrer, '' when there is none (or it is the website itself). */
   referrer: string;

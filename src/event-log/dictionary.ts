@@ -138,11 +138,15 @@ export class Dictionary {
     return out;
   }
 
-  /** The ids of the values a condition on `value` (SQL over `dict`) keeps. */
-  idsWhere(condition: { text: string; params: (string | number)[] }): number[] {
-    return this.db
-      .rows<{ id: number }>(`SELECT id FROM dict WHERE ${condition.text}`, ...condition.params)
-      .map((row) => row.id);
+  /** The values a condition on `value` (SQL over `dict`) keeps, with their ids. */
+  entriesWhere(condition: {
+    text: string;
+    params: (string | number)[];
+  }): { id: number; value: string }[] {
+    return this.db.rows<{ id: number; value: string }>(
+      `SELECT id, value FROM dict WHERE ${condition.text}`,
+      ...condition.params,
+    );
   }
 
   /** Forgets what the cache holds (a transaction that added values was rolled back). */

@@ -6,6 +6,7 @@
  * reads (./log-reads.ts), its flush into D1 (./flush.ts), the hits of calls naming several
  * websites (./staging.ts), what it forgets (./retention.ts).
  */
+import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
 import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
@@ -14,13 +15,7 @@ import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
 import { flushDueAt, flushEvents, NO_COST, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
-import {
-  LogReader,
-  type LogStatsQuery,
-  type LogSums,
-  type TopValuesQuery,
-  type ValuePage,
-} from './log-reads.ts';
+import { LogReader } from './log-reads.ts';
 import { insertEvent } from './log-rows.ts';
 import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
 import type {
@@ -334,18 +329,10 @@ export class EventLog {
     return seen;
   }
 
-  // Filtered questions, read in chunks the object's hits can come between (./log-reads.ts).
-  statistic(q: LogStatsQuery & { limit: number; offset: number }): Promise<LogRead<ValuePage>> {
-    const none = { rows: [], total: 0 };
-    return this.read(none, () => this.reader.statistic(q));
-  }
-  topValues(q: TopValuesQuery): Promise<LogRead<ValuePage[]>> {
-    const none = q.names.map(() => ({ rows: [], total: 0 }));
-    return this.read(none, () => this.reader.topValues(q));
-  }
-  sums(q: Pick<LogStatsQuery, 'from' | 'to' | 'filters'>): Promise<LogRead<LogSums>> {
-    const none = { visitors: 0, visits: 0, pageviews: 0, bounces: 0, visit_duration: 0, event: 0 };
-    return this.read(none, () => this.reader.sums(q));
+  /** A question of the query engine, read in chunks the hits can come between (./log-reads.ts). */
+  query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
+    const none = q.groups.map(() => ({ rows: [], total: 0 }));
+    return this.read(none, () => this.reader.query(q));
   }
 
   /** A read, answered `none` before the log's first hit; a failure is logged and answered. */

@@ -60,16 +60,8 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.realtime(now);
   }
 
-  statistic(q: Parameters<EventLog['statistic']>[0]) {
-    return this.log.statistic(q);
-  }
-
-  topValues(q: Parameters<EventLog['topValues']>[0]) {
-    return this.log.topValues(q);
-  }
-
-  sums(q: Parameters<EventLog['sums']>[0]) {
-    return this.log.sums(q);
+  query(q: Parameters<EventLog['query']>[0]) {
+    return this.log.query(q);
   }
 
   destroy() {

@@ -1,20 +1,28 @@
 /**
- * Where a number is read from (docs/ARCHITECTURE.md, "The path of a number" and "Filters"):
- * an unfiltered question sums D1's roll-ups (./queries.ts) once the website's log has
- * flushed (read-your-writes); a filtered one (./filters.ts) is answered by the website's
- * event log (src/event-log/log-query.ts), which holds every hit with all its dimensions,
- * where roll-ups hold one dimension at a time. With no filter both give the same answers
- * (test/integration/filters.test.ts). Everything the API and the statistics page show is
- * built here from a `Source`'s reads.
+ * API v1's statistics, the summary and the chart, as questions of the query engine
+ * (./engine/engine.ts; docs/ARCHITECTURE.md, "The path of a number"): an unfiltered question
+ * sums D1's roll-ups once the website's log has flushed (read-your-writes); a filtered one is
+ * answered by the website's event log, which holds every hit with all its dimensions. With
+ * no filter both give the same answers (test/integration/filters.test.ts). Everything API v1,
+ * the statistics page and the reports show is built here from a `Source`'s reads.
  */
 
 import type { Filter } from '../counting/dimensions.ts';
+import type { GroupQuery } from '../counting/query.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { flushBeforeReading, readLog } from '../event-log/client.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
-import { compactedThrough } from './compaction.ts';
+import {
+  type Answer,
+  answer,
+  isUnavailable,
+  type Reader,
+  readerOf,
+  type Unavailable,
+} from './engine/engine.ts';
+import { V1_STATISTICS, v1Filters } from './engine/v1.ts';
 import {
   figuresOf,
   type SeriesPoint,
@@ -23,21 +31,9 @@ import {
   seriesPoints,
   seriesRollups,
 } from './overview.ts';
-import {
-  firstRollupDate,
-  queryStats,
-  rollupSums,
-  type StatsPage,
-  type StatsQuery,
-  type ValueSum,
-} from './queries.ts';
+import { firstRollupDate, type StatsPage, type StatsQuery, type ValueSum } from './queries.ts';
 
-/** A filtered range that starts before the oldest date the log holds: that date. */
-export type Unavailable = { unavailable: true; firstDate: string };
-
-export function isUnavailable(answer: unknown): answer is Unavailable {
-  return typeof answer === 'object' && answer !== null && 'unavailable' in answer;
-}
+export { isUnavailable, type Unavailable };
 
 type Dates = { from: string; to: string };
 
@@ -45,8 +41,10 @@ type Dates = { from: string; to: string };
 type PageQuery = Omit<StatsQuery, 'websiteId' | 'through'>;
 
 /**
- * What a website's numbers are read from: its roll-ups (`U` = never: they cover every date)
- * or its log under filters (`U` = `Unavailable` before the oldest date it holds).
+ * What a website's numbers are read from, as API v1's statistics (src/stats/engine/v1.ts):
+ * questions of the query engine (`U` = never for the roll-ups alone, which cover every date;
+ * `Unavailable` when filters send a question to the log and its range starts before the
+ * oldest date the log holds).
  */
 export type Source<U = Unavailable> = {
   /** One page of a statistic. */
@@ -57,91 +55,93 @@ export type Source<U = Unavailable> = {
   sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
 };
 
-/**
- * The roll-ups of a website, as they are (read `sourceOf` to have them flushed first). Its
- * last compacted month is read once, by the first read that needs it.
- */
-export function rollupSource(db: Database, websiteId: number): Source<never> {
-  let compacted: Promise<string | null> | undefined;
-  const website = async () => {
-    compacted ??= compactedThrough(db, websiteId);
-    return { websiteId, through: await compacted };
-  };
-  const page = async (q: PageQuery) => queryStats(db, { ...(await website()), ...q });
+/** A statistic as a grouping of the engine. */
+function groupOf(
+  name: StatName,
+  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
+  search?: string,
+): GroupQuery {
+  const { dimension, metric } = V1_STATISTICS[name];
   return {
-    page,
-    tops: (names, range, limit) =>
-      Promise.all(
-        names.map((name) =>
-          page({
-            name,
-            from: range.from,
-            to: range.to,
-            sortBy: 'count',
-            sort: 'desc',
-            limit,
-            offset: 0,
-          }),
-        ),
-      ),
-    sums: async (names, range, perValue) => rollupSums(db, await website(), names, range, perValue),
+    dimensions: [dimension],
+    metrics: [metric],
+    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
+    limit: page.limit,
+    offset: page.offset,
+    ...(search ? { search } : {}),
   };
 }
 
-/** A website's event log, keeping the hits the filters keep. */
-function logSource(env: Env, websiteId: number, filters: Filter[]): Source {
-  const page = async (q: PageQuery): Promise<StatsPage | Unavailable> => {
-    const read = await readLog(env, websiteId, (log) => log.statistic({ ...q, filters }));
-    if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-    return { ...read.value, rowsRead: read.rowsRead };
-  };
+/** An engine's page of a statistic as API v1 reads it: values and counts. */
+const asPage = (a: Answer): StatsPage => ({
+  rows: a.rows.map((row) => ({ value: row.dimensions[0] as string, count: row.metrics[0] ?? 0 })),
+  total: a.total,
+  rowsRead: a.rowsRead,
+});
+
+/** The statistics of a website read by the query engine, under v1's filters. */
+function engineSource(reader: Reader, filters: Filter[]): Source {
+  const ask = (range: Dates, groups: GroupQuery[]) =>
+    answer(reader, { from: range.from, to: range.to, filters: v1Filters(filters), groups });
   return {
-    page,
-    // One read for all: the kept events, visits and visitors are found once.
+    async page(q) {
+      const answers = await ask(q, [groupOf(q.name, q, q.search)]);
+      return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
+    },
     async tops(names, range, limit) {
-      const read = await readLog(env, websiteId, (log) =>
-        log.topValues({ from: range.from, to: range.to, filters, names: [...names], limit }),
+      const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;
+      const answers = await ask(
+        range,
+        names.map((name) => groupOf(name, top)),
       );
-      if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-      // The rows read are those of the one read that answered them all.
-      return read.value.map((p) => ({ ...p, rowsRead: read.rowsRead }));
+      return isUnavailable(answers) ? answers : answers.map(asPage);
     },
     async sums(names, range, perValue) {
       if (!perValue) {
-        const read = await readLog(env, websiteId, (log) =>
-          log.sums({ from: range.from, to: range.to, filters }),
-        );
-        if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-        const sums = read.value;
-        return SUMMED.filter((name) => names.includes(name)).map((name) => ({
-          name,
-          value: '',
-          count: sums[name],
-        }));
+        const answers = await ask(range, [
+          {
+            dimensions: [],
+            metrics: names.map((name) => V1_STATISTICS[name].metric),
+            order: [],
+            limit: 1,
+            offset: 0,
+          },
+        ]);
+        if (isUnavailable(answers)) return answers;
+        const metrics = answers[0]?.rows[0]?.metrics ?? [];
+        return names.map((name, i) => ({ name, value: '', count: metrics[i] ?? 0 }));
       }
-      // Every value of each statistic, in one read: a series has one per date (or hour).
-      const limit = Math.max(24, daysBetween(range.from, range.to));
-      const read = await readLog(env, websiteId, (log) =>
-        log.topValues({
-          from: range.from,
-          to: range.to,
-          filters,
-          names: [...names],
-          limit,
-          sortBy: 'value',
-        }),
+      // Every value of each statistic: a series has one per date (or hour).
+      const all = {
+        sortBy: 'value',
+        sort: 'asc',
+        limit: Math.max(24, daysBetween(range.from, range.to)),
+        offset: 0,
+      } as const;
+      const answers = await ask(
+        range,
+        names.map((name) => groupOf(name, all)),
       );
-      if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-      return read.value.flatMap((p, i) =>
-        p.rows.map((row) => ({ name: names[i] as StatName, ...row })),
+      if (isUnavailable(answers)) return answers;
+      return answers.flatMap((a, i) =>
+        asPage(a).rows.map((row) => ({ name: names[i] as StatName, ...row })),
       );
     },
   };
 }
 
 /**
- * The source of a website's numbers under these filters: its log when there are any, else
- * its roll-ups once the log has flushed into them (so every hit answered 202 is counted).
+ * The roll-ups of a website, as they are (read `sourceOf` to have them flushed first): every
+ * statistic of API v1 is a grouping they hold, with no filter.
+ */
+export function rollupSource(db: Database, websiteId: number): Source<never> {
+  return engineSource(readerOf(db, websiteId), []) as Source<never>;
+}
+
+/**
+ * The source of a website's numbers under these filters: the query engine, which reads its
+ * roll-ups once its log has flushed into them (so every hit answered 202 is counted), or its
+ * log under filters.
  */
 export async function sourceOf(
   env: Env,
@@ -149,9 +149,7 @@ export async function sourceOf(
   websiteId: number,
   filters: Filter[],
 ): Promise<Source> {
-  if (filters.length > 0) return logSource(env, websiteId, filters);
-  await flushBeforeReading(env, websiteId);
-  return rollupSource(db, websiteId);
+  return engineSource(readerOf(db, websiteId, env), filters);
 }
 
 /**

@@ -20,6 +20,7 @@ import { websiteLog } from '../../src/event-log/client.ts';
 import { call, errorOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';
+import { v1Reads } from '../support/log-reads.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
 
 /** `n` different Cyrillic letters (each with one other-case spelling), from the `from`th. */
@@ -140,7 +141,7 @@ describe('every question within the bounds runs', () => {
       fc.asyncProperty(question, async ({ filters, search }) => {
         const q = { from: '2026-03-10', to: '2026-03-10', filters };
         for (const name of STAT_NAMES) {
-          const read = await log.statistic({
+          const read = await v1Reads(log).statistic({
             ...q,
             name,
             search,
@@ -151,8 +152,10 @@ describe('every question within the bounds runs', () => {
           });
           expect(read.ok).toBe(true);
         }
-        expect((await log.sums(q)).ok).toBe(true);
-        expect((await log.topValues({ ...q, names: [...STAT_NAMES], limit: 10 })).ok).toBe(true);
+        expect((await v1Reads(log).sums(q)).ok).toBe(true);
+        expect((await v1Reads(log).topValues({ ...q, names: [...STAT_NAMES], limit: 10 })).ok).toBe(
+          true,
+        );
         ran++;
       }),
       { numRuns: 25, seed: 29 },
@@ -163,7 +166,7 @@ describe('every question within the bounds runs', () => {
       operator: 'contains',
       value: i < 2 ? cyrillic(MAX_FOLDINGS_PER_QUESTION / 2, i * 9) : 'x',
     }));
-    const read = await log.topValues({
+    const read = await v1Reads(log).topValues({
       from: '2026-03-10',
       to: '2026-03-10',
       filters: widest,

@@ -22,6 +22,7 @@ import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { AS_VERSION_4, loggedEvents, logHit, record } from '../support/event-log.ts';
 import { referenceStatistic } from '../support/filter-reference.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
+import { v1Reads } from '../support/log-reads.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
 
 afterEach(() => {
@@ -250,11 +251,13 @@ describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () =>
       const q = { name: 'pageviews' as const, sortBy: 'value' as const, sort: 'asc' as const };
       const page = { limit: 10, offset: 0, filters: [] };
       // The dates after the last one deleted are whole (those without events too).
-      expect(await log.statistic({ ...q, ...page, from: day(old), to: day(now) })).toEqual({
-        ok: false,
-        firstDate: held,
-      });
-      const kept = await log.statistic({ ...q, ...page, from: held, to: day(now) });
+      expect(await v1Reads(log).statistic({ ...q, ...page, from: day(old), to: day(now) })).toEqual(
+        {
+          ok: false,
+          firstDate: held,
+        },
+      );
+      const kept = await v1Reads(log).statistic({ ...q, ...page, from: held, to: day(now) });
       expect(kept).toMatchObject({ ok: true, value: { rows: [{ value: day(recent), count: 1 }] } });
     });
     // The object's own log starts again on the storage the one above wrote.
@@ -292,7 +295,7 @@ describe('where each date is in the log', () => {
     await at('2026-06-01', '203.0.113.4'); // late, from another Worker's clock
     await at('2026-06-03', '203.0.113.5');
     const ask = async () => {
-      const read = await log.statistic({
+      const read = await v1Reads(log).statistic({
         name: 'pageviews',
         from: '2026-06-01',
         to: '2026-06-02',
@@ -383,7 +386,7 @@ describe("the log's unfiltered answers", () => {
           const [from, to] = a <= b ? [a, b] : [b, a];
           const q = { name, from, to, sortBy, sort, limit, offset: page * limit, search };
           const rolled = await queryStats(db, { websiteId: s.id, through: null, ...q });
-          const logged = await log.statistic({ ...q, filters: [] });
+          const logged = await v1Reads(log).statistic({ ...q, filters: [] });
           if (!logged.ok) throw new Error('the log did not answer');
           expect(logged.value.rows).toEqual(rolled.rows);
           expect(logged.value.total).toBe(rolled.total);
@@ -413,7 +416,7 @@ describe("the log's unfiltered answers", () => {
         fc.constantFrom('count' as const, 'value' as const),
         async (filtered, a, b, limit, sortBy) => {
           const [from, to] = a <= b ? [a, b] : [b, a];
-          const all = await log.topValues({
+          const all = await v1Reads(log).topValues({
             from,
             to,
             filters: filtered,
@@ -430,7 +433,7 @@ describe("the log's unfiltered answers", () => {
               sortBy,
               sort: sortBy === 'value' ? 'asc' : 'desc',
             } as const;
-            const one = await log.statistic({ ...q, filters: filtered, limit, offset: 0 });
+            const one = await v1Reads(log).statistic({ ...q, filters: filtered, limit, offset: 0 });
             if (!one.ok) throw new Error('the log did not answer');
             expect(all.value[i], name).toEqual(one.value);
           }
@@ -488,7 +491,7 @@ describe('filtered answers, for random filters', () => {
             value,
           }));
           const q = { name, from, to, filters, sortBy: 'count', sort: 'desc' } as const;
-          const read = await log.statistic({ ...q, limit: 1000, offset: 0 });
+          const read = await v1Reads(log).statistic({ ...q, limit: 1000, offset: 0 });
           if (!read.ok) throw new Error('the log did not answer');
           const answer = Object.fromEntries(read.value.rows.map((r) => [r.value, r.count]));
           expect(answer, `${name} ${JSON.stringify(filters)}`).toEqual(

@@ -22,8 +22,7 @@ describe('an event log that fails', () => {
   it.each([
     ['realtime', ''],
     ['flush', ''],
-    ['topValues', '&filter[page]=/'],
-    ['sums', '&filter[page]=/'],
+    ['query', '&filter[page]=/'],
   ] as const)('%s: the statistics page answers 503 with Retry-After', async (method, filter) => {
     const s = await site(`fail-${method}`, { privacy: '0' });
     expect((await sendHit({ page: `https://${s.domain}/` })).status).toBe(202);
@@ -37,22 +36,26 @@ describe('an event log that fails', () => {
   });
 
   it.each([
-    ['statistic', 'name=page&filter[page]=/'],
-    ['sums', 'filter[page]=/'],
-    ['flush', 'name=page'],
-  ] as const)('%s: the Stats API answers 503 with Retry-After', async (method, query) => {
-    const s = await site(`fail-api-${method}`);
-    const fault = injectLogFailure({ methods: [method], websites: [s.id] });
-    const path =
-      method === 'sums'
-        ? `/api/v1/stats/${s.id}/summary?from=2026-01-01&to=2026-01-02&${query}`
-        : `/api/v1/stats/${s.id}?from=2026-01-01&to=2026-01-02&${query}`;
-    const res = await call(path, { key: s.key });
-    fault.restore();
-    expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
-    expect(res.json).toMatchObject({ status: 503 });
-  });
+    ['query', 'statistics', 'name=page&filter[page]=/'],
+    ['query', 'summary', 'filter[page]=/'],
+    ['flush', 'statistics', 'name=page'],
+    ['flush', 'summary', ''],
+  ] as const)(
+    '%s (%s): the Stats API answers 503 with Retry-After',
+    async (method, route, query) => {
+      const s = await site(`fail-api-${method}-${route}`);
+      const fault = injectLogFailure({ methods: [method], websites: [s.id] });
+      const path =
+        route === 'summary'
+          ? `/api/v1/stats/${s.id}/summary?from=2026-01-01&to=2026-01-02&${query}`
+          : `/api/v1/stats/${s.id}?from=2026-01-01&to=2026-01-02&${query}`;
+      const res = await call(path, { key: s.key });
+      fault.restore();
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.json).toMatchObject({ status: 503 });
+    },
+  );
 
   it('a stage and the abort after it failing: 503, and nothing counted anywhere', async () => {
     const a = await site('fail-abort');

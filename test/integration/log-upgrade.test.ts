@@ -15,6 +15,7 @@ import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
 import { AS_VERSION_5, logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
+import { v1Reads } from '../support/log-reads.ts';
 
 /** The dates of the old events (2026-03-02 to 2026-03-07), each with this many visitors. */
 const DATES = ['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07'];
@@ -64,7 +65,7 @@ async function asOldLog(websiteId: number): Promise<void> {
 }
 
 const read = (websiteId: number, from: string, to: string, filters: Filter[], name = 'page') =>
-  websiteLog(env, websiteId).statistic({
+  v1Reads(websiteLog(env, websiteId)).statistic({
     name: name as 'page',
     from,
     to,

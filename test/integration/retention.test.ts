@@ -16,6 +16,7 @@ import { call, errorOf, listOf } from '../support/api.ts';
 import { AS_VERSION_4, logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
 import { site } from '../support/ingest-fixtures.ts';
+import { v1Reads } from '../support/log-reads.ts';
 
 const DAY_MS = 86_400_000;
 const day = (ms: number) => utcDate(ms);
@@ -169,7 +170,7 @@ describe('a log an older Sightline pruned', () => {
     });
     await evictDurableObject(log);
     const read = (from: string) =>
-      log.statistic({
+      v1Reads(log).statistic({
         name: 'pageviews',
         from,
         to: '2026-06-03',

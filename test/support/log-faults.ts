@@ -14,9 +14,7 @@ type Method =
   | 'abort'
   | 'flush'
   | 'realtime'
-  | 'statistic'
-  | 'topValues'
-  | 'sums'
+  | 'query'
   | 'destroy';
 
 export function injectLogFailure(options: {

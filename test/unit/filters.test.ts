@@ -1,26 +1,30 @@
 /**
- * The dimensions a filter may name, and the columns of the log's events they read
- * (src/stats/filters.ts): one fixed table, the only source of column names in SQL over the
- * log; a dimension not in it is an error everywhere, never taken for another kind.
+ * The dimensions a filter may name (src/counting/dimensions.ts), each one of the query
+ * engine's (src/counting/query-dimensions.ts) with its level and the SQL over the log it
+ * reads: one fixed table, the only source of column names in SQL over the log; a dimension
+ * not in it is an error everywhere, never taken for another kind.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  columnOf,
-  FILTER_DIMENSIONS,
-  type FilterDimension,
-  levelOf,
-} from '../../src/counting/dimensions.ts';
-import { chunkStatement } from '../../src/event-log/log-query.ts';
+import { FILTER_DIMENSIONS } from '../../src/counting/dimensions.ts';
+import { queryDimension } from '../../src/counting/query-dimensions.ts';
+import { chunkStatement } from '../../src/event-log/query-sql.ts';
+import { v1Filters } from '../../src/stats/engine/v1.ts';
 import { parseFilters } from '../../src/stats/filters.ts';
 
 describe('the dimensions of filters', () => {
-  it('each has a level and a column of the events, from the fixed table', () => {
+  it('each is a dimension of the engine, with a level and a column of the log', () => {
     expect(
-      Object.fromEntries(FILTER_DIMENSIONS.map((d) => [d, [levelOf(d), columnOf(d)]])),
+      Object.fromEntries(
+        FILTER_DIMENSIONS.map((d) => {
+          const [leaf] = v1Filters([{ dimension: d, operator: 'is', value: 'x' }]);
+          const dimension = queryDimension((leaf as { dimension: string }).dimension);
+          return [d, [dimension.level, dimension.sql]];
+        }),
+      ),
     ).toEqual({
-      page: ['hit', 'page'],
+      page: ['hit', 'CASE WHEN kind = 0 THEN page END'],
       event: ['hit', 'event'],
-      landing_page: ['visit', 'page'],
+      landing_page: ['visit', 'landing'],
       exit_page: ['visit', 'page'],
       referrer: ['visit', 'referrer'],
       campaign: ['visit', 'campaign'],
@@ -38,21 +42,15 @@ describe('the dimensions of filters', () => {
   it.each(['nope', 'constructor', '__proto__', 'browser) OR (1', 'visit_views'])(
     'an unknown dimension %j is an error, in the statements too',
     (name) => {
-      const dimension = name as FilterDimension;
-      expect(() => levelOf(dimension)).toThrow('not a filter dimension');
-      expect(() => columnOf(dimension)).toThrow('not a filter dimension');
+      expect(() => queryDimension(name)).toThrow('not a dimension');
+      const chunk = { low: 1, high: 10, first: 0, last: 0 };
+      const leaf = { op: 'is' as const, dimension: name, values: ['x'], caseSensitive: true };
       expect(() =>
-        chunkStatement(
-          ['page'],
-          [{ filter: { dimension, operator: 'is', value: 'x' }, ids: [1] }],
-          {
-            low: 1,
-            high: 10,
-            first: 0,
-            last: 0,
-          },
-        ),
-      ).toThrow('not a filter dimension');
+        chunkStatement({ kind: 'leaf', leaf, ids: [1], none: false }, [], chunk),
+      ).toThrow('not a dimension');
+      expect(() =>
+        chunkStatement(null, [{ q: 0, dimensions: [name], partials: new Set(['pv']) }], chunk),
+      ).toThrow('not a dimension');
       expect(parseFilters(new URLSearchParams([[`filter[${name}]`, 'x']])).filters).toEqual([]);
     },
   );

@@ -1,0 +1,76 @@
+/**
+ * The query engine's metrics (docs/ARCHITECTURE.md, "The query engine"): what each one counts,
+ * as sums that add up across chunks of whole dates (`Partials`), and how the figure is made
+ * from them. Definitions follow Plausible's (shared by its Stats API v2), counted Sightline's
+ * way: a visitor is one per local date, so visitors over a range are the sum of each day's.
+ *
+ * - `visitors`: visitors of the group; `visits`: visits; `pageviews`: page views;
+ *   `events`: page views and custom events;
+ * - `bounce_rate`: visits with one page view, in whole percent of the visits;
+ *   `visit_duration`: the visits' first to last page view, averaged in whole seconds;
+ *   `views_per_visit`: page views of the visits per visit, two decimals;
+ * - `percentage`: the group's visitors in percent of all visitors (one decimal);
+ * - API v1's sums: `sl:bounces`, `sl:duration` (seconds), `sl:custom_events`.
+ */
+
+/**
+ * The sums a chunk gives per group: page views, events, custom events, visitors and visits
+ * (counted among the group's hits); and, over every page view of the group's visits, the
+ * visits, the bounces (+1 at a visit's first page view, −1 at its second), the seconds and
+ * the page views.
+ */
+export const PARTIALS = ['pv', 'ev', 'ce', 'vis', 'vst', 'svst', 'bnc', 'dur', 'vpv'] as const;
+export type PartialName = (typeof PARTIALS)[number];
+export type Partials = Record<PartialName, number>;
+
+/** Partials read from the visits' page views (grouped by the dimensions' `session` SQL). */
+export const SESSION_PARTIALS: ReadonlySet<PartialName> = new Set(['svst', 'bnc', 'dur', 'vpv']);
+
+type Metric = {
+  needs: PartialName[];
+  /** The figure from a group's partials (and the partials of all groups together). */
+  value: (p: Partials, total: Partials) => number | null;
+};
+
+const ratio = (part: number, whole: number, scale: number, digits: number) =>
+  whole === 0 ? 0 : Number(((part * scale) / whole).toFixed(digits));
+
+export const QUERY_METRICS = new Map<string, Metric>([
+  ['visitors', { needs: ['vis'], value: (p) => p.vis }],
+  ['visits', { needs: ['vst'], value: (p) => p.vst }],
+  ['pageviews', { needs: ['pv'], value: (p) => p.pv }],
+  ['events', { needs: ['ev'], value: (p) => p.ev }],
+  ['bounce_rate', { needs: ['bnc', 'svst'], value: (p) => ratio(p.bnc, p.svst, 100, 0) }],
+  ['visit_duration', { needs: ['dur', 'svst'], value: (p) => ratio(p.dur, p.svst, 1, 0) }],
+  ['views_per_visit', { needs: ['vpv', 'svst'], value: (p) => ratio(p.vpv, p.svst, 1, 2) }],
+  [
+    'percentage',
+    {
+      needs: ['vis'],
+      value: (p, total) => (total.vis === 0 ? null : ratio(p.vis, total.vis, 100, 1)),
+    },
+  ],
+  ['sl:bounces', { needs: ['bnc'], value: (p) => p.bnc }],
+  ['sl:duration', { needs: ['dur'], value: (p) => p.dur }],
+  ['sl:custom_events', { needs: ['ce'], value: (p) => p.ce }],
+]);
+
+/** A metric of the registry; throws for any other name. */
+export function queryMetric(key: string): Metric {
+  const found = QUERY_METRICS.get(key);
+  if (!found) throw new Error(`not a metric: ${key.slice(0, 60)}`);
+  return found;
+}
+
+/** Partials of nothing. */
+export const noPartials = (): Partials => ({
+  pv: 0,
+  ev: 0,
+  ce: 0,
+  vis: 0,
+  vst: 0,
+  svst: 0,
+  bnc: 0,
+  dur: 0,
+  vpv: 0,
+});

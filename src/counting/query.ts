@@ -1,0 +1,70 @@
+/**
+ * A question to a website's event log, as the query engine (src/stats/engine) hands it over
+ * (docs/ARCHITECTURE.md, "The query engine"): a range of local dates (within instants, for a
+ * range of date-times), filters, and one or more groupings of the hits the filters keep —
+ * each its dimensions (./query-dimensions.ts), metrics (./query-metrics.ts), order and page.
+ * Several groupings share one pass over the log (the statistics page's panels).
+ */
+
+export const FILTER_OPERATORS = [
+  'is',
+  'is_not',
+  'contains',
+  'contains_not',
+  'matches',
+  'matches_not',
+] as const;
+
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** A condition on one dimension: true when its value is (or contains, matches) any of `values`. */
+export type FilterLeaf = {
+  op: FilterOperator;
+  dimension: string;
+  values: string[];
+  /** `is` and `contains` compare letters in any case when false. */
+  caseSensitive: boolean;
+};
+
+/**
+ * A filter: a leaf; leaves joined by `and` / `or`; `not` one; or the visits that did
+ * (`has_done`) or did not (`has_not_done`) have a hit that the inner filter keeps.
+ */
+export type FilterNode =
+  | FilterLeaf
+  | { op: 'and' | 'or'; nodes: FilterNode[] }
+  | { op: 'not'; node: FilterNode }
+  | { op: 'has_done' | 'has_not_done'; node: FilterNode };
+
+export const isLeaf = (node: FilterNode): node is FilterLeaf =>
+  (FILTER_OPERATORS as readonly string[]).includes(node.op);
+
+/** One grouping of the kept hits: its rows sorted by `order`, then paged. */
+export type GroupQuery = {
+  /** At most three. */
+  dimensions: string[];
+  metrics: string[];
+  /** Metric or dimension keys; rows tied on all of them come in the order of their dimensions. */
+  order: [key: string, direction: 'asc' | 'desc'][];
+  limit: number;
+  offset: number;
+  /** API v1's `search`: the rows whose first dimension's value contains it, in any case. */
+  search?: string;
+};
+
+export type LogQuery = {
+  /** Local dates, inclusive. */
+  from: string;
+  to: string;
+  /** Instants (ms) a range of date-times keeps within its dates. */
+  between?: [from: number, to: number];
+  /** Joined by AND. */
+  filters: FilterNode[];
+  groups: GroupQuery[];
+};
+
+/** A row: its dimensions' values as they read, its metrics in the order asked for. */
+export type ResultRow = { dimensions: string[]; metrics: (number | null)[] };
+
+/** A page of a grouping's rows, and how many rows there are in all. */
+export type GroupAnswer = { rows: ResultRow[]; total: number };

@@ -1,0 +1,254 @@
+/**
+ * Between a question's texts and the log's ids (docs/ARCHITECTURE.md, "The query engine"):
+ * a filter's values become the ids of the dictionary's values it keeps — compared as each
+ * dimension reads them (`US` for the stored `US:United States`) — before any chunk is read;
+ * and a grouping's sums per ids become its rows, read as the dimensions read, searched, sorted
+ * and paged.
+ */
+import { sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { RE2JS } from 're2js';
+import {
+  type FilterLeaf,
+  type FilterNode,
+  type GroupAnswer,
+  type GroupQuery,
+  isLeaf,
+  type ResultRow,
+} from '../counting/query.ts';
+import { type QueryDimension, queryDimension } from '../counting/query-dimensions.ts';
+import { type PartialName, type Partials, queryMetric } from '../counting/query-metrics.ts';
+import { containsText } from '../db/contains-text.ts';
+import { dateOfDay, dayNumber } from '../lib/dates.ts';
+import type { Dictionary } from './dictionary.ts';
+import type { Groups } from './log-reads.ts';
+import type { Resolved } from './query-sql.ts';
+
+const dialect = new SQLiteSyncDialect();
+
+/** SQL over `dict.value`: it contains `term` in any case (as the Stats API's `search`). */
+function containing(term: string) {
+  const query = dialect.sqlToQuery(containsText(sql.raw('value'), term));
+  return { text: query.sql, params: query.params as (string | number)[] };
+}
+
+const same = (a: string, b: string, caseSensitive: boolean) =>
+  caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
+
+/** The ids of the dictionary's values a leaf names, contains or matches, as its dimension reads them. */
+function idsOf(dict: Dictionary, leaf: FilterLeaf, dimension: QueryDimension): number[] {
+  const label = dimension.label;
+  const ids = new Set<number>();
+  for (const value of leaf.values) {
+    if (leaf.op === 'matches' || leaf.op === 'matches_not') {
+      const pattern = RE2JS.compile(value);
+      for (const entry of dict.entriesWhere({ text: '1', params: [] })) {
+        const read = label ? label(entry.value) : entry.value;
+        if (read !== null && pattern.matcher(read).find()) ids.add(entry.id);
+      }
+      continue;
+    }
+    const contains = leaf.op === 'contains' || leaf.op === 'contains_not';
+    if (!contains && !label && leaf.caseSensitive) {
+      const id = dict.idOf(value);
+      if (id !== null) ids.add(id);
+      continue;
+    }
+    // The stored text holds what the dimension reads (a code, a name, a capital letter
+    // aside): found in any case first, then compared as the leaf asks.
+    const found =
+      contains && leaf.caseSensitive && !label
+        ? dict.entriesWhere({ text: 'instr(value, ?) > 0', params: [value] })
+        : dict.entriesWhere(containing(value));
+    for (const entry of found) {
+      const read = label ? label(entry.value) : entry.value;
+      if (read === null) continue;
+      const keeps = contains
+        ? !label ||
+          (leaf.caseSensitive ? read : read.toLowerCase()).includes(
+            leaf.caseSensitive ? value : value.toLowerCase(),
+          )
+        : same(read, value, leaf.caseSensitive);
+      if (keeps) ids.add(entry.id);
+    }
+  }
+  return [...ids];
+}
+
+/** A filter resolved, or what it comes to when it keeps every row (true) or none (false). */
+type Settled = Resolved | boolean;
+
+function resolveNode(dict: Dictionary, node: FilterNode): Settled {
+  if (isLeaf(node)) {
+    const dimension = queryDimension(node.dimension);
+    const ids = idsOf(dict, node, dimension);
+    const exact = node.op === 'is' || node.op === 'is_not';
+    const none = exact && node.values.some((v) => v === '' || v === dimension.none);
+    const negated = node.op.endsWith('_not');
+    if (ids.length === 0 && !none) {
+      // Naming nothing the log holds: an `is` keeps nothing; an `is_not` of a hit's value
+      // keeps every hit (of a visit's or visitor's, every hit that has a visit or visitor).
+      if (!negated) return false;
+      if (dimension.level === 'hit') return true;
+    }
+    return { kind: 'leaf', leaf: node, ids, none };
+  }
+  switch (node.op) {
+    case 'and':
+    case 'or': {
+      const nodes = node.nodes.map((n) => resolveNode(dict, n));
+      const absorbing = node.op !== 'and';
+      if (nodes.includes(absorbing)) return absorbing;
+      const kept = nodes.filter((n): n is Resolved => typeof n !== 'boolean');
+      if (kept.length === 0) return !absorbing;
+      return kept.length === 1 ? (kept[0] as Resolved) : { kind: node.op, nodes: kept };
+    }
+    case 'not': {
+      const inner = resolveNode(dict, node.node);
+      return typeof inner === 'boolean' ? !inner : { kind: 'not', node: inner };
+    }
+    default: {
+      const inner = resolveNode(dict, node.node);
+      // No visit had a hit the inner filter keeps: none did it, all did not.
+      if (inner === false) return node.op === 'has_not_done' ? { kind: 'visits' } : false;
+      if (inner === true) return node.op === 'has_done' ? { kind: 'visits' } : false;
+      return { kind: node.op, node: inner };
+    }
+  }
+}
+
+/**
+ * A question's filters (joined by AND) as conditions on ids: null when there is none, false
+ * when they keep nothing (then no chunk is read).
+ */
+export function resolveFilters(dict: Dictionary, filters: FilterNode[]): Resolved | null | false {
+  const settled = resolveNode(dict, { op: 'and', nodes: filters });
+  return settled === true ? null : settled;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** How a dimension's number reads: a date, a week's or month's first day, an hour. */
+function timeLabel(key: string, n: number, range: { from: string }): string {
+  switch (key) {
+    case 'time:day':
+      return dateOfDay(n);
+    case 'time:week': {
+      // 1970-01-01 was a Thursday: a week begins on the Monday, or on the range's first day.
+      const monday = n - ((n + 3) % 7);
+      return dateOfDay(Math.max(monday, dayNumber(range.from)));
+    }
+    case 'time:month':
+      return `${dateOfDay(n).slice(0, 8)}01`;
+    case 'time:hour':
+      return `${dateOfDay(Math.floor(n / 24))} ${pad2(n % 24)}:00:00`;
+    default:
+      return pad2(n);
+  }
+}
+
+/**
+ * Orders texts as SQLite does (`BINARY`: by their UTF-8 bytes, that is by code point). UTF-16
+ * code units are in code point order but for surrogates, which stand for code points above
+ * every other unit: at the first unit that differs, surrogates are moved above U+FFFF.
+ */
+export function byCodePoint(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+const codePointRank = (unit: number) =>
+  unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
+
+/** Compares rows as `order` says, then by their dimensions (a null metric lowest). */
+function comparer(g: Pick<GroupQuery, 'order' | 'dimensions' | 'metrics'>) {
+  const keys = [...g.order, ...g.dimensions.map((d): [string, 'asc' | 'desc'] => [d, 'asc'])].map(
+    ([key, direction]) => {
+      const metric = g.metrics.indexOf(key);
+      const dimension = g.dimensions.indexOf(key);
+      return { metric, dimension, sign: direction === 'asc' ? 1 : -1 };
+    },
+  );
+  return (a: ResultRow, b: ResultRow) => {
+    for (const { metric, dimension, sign } of keys) {
+      let d = 0;
+      if (metric >= 0)
+        d =
+          (a.metrics[metric] ?? Number.NEGATIVE_INFINITY) -
+          (b.metrics[metric] ?? Number.NEGATIVE_INFINITY);
+      else if (dimension >= 0)
+        d = byCodePoint(a.dimensions[dimension] as string, b.dimensions[dimension] as string);
+      if (d !== 0 && !Number.isNaN(d)) return sign * d;
+    }
+    return 0;
+  };
+}
+
+/** Sorts a grouping's rows as it asks: its `order`, then its dimensions ascending. */
+export function sortRows(
+  g: Pick<GroupQuery, 'order' | 'dimensions' | 'metrics'>,
+  rows: ResultRow[],
+): void {
+  rows.sort(comparer(g));
+}
+
+/**
+ * A grouping's rows from its sums: each group read as its dimensions read (a group whose
+ * value has no row is left out, those that read alike are added together), searched, its
+ * metrics made, sorted and paged. A group whose sums are all zero has no row.
+ */
+export function groupRows(
+  dict: Dictionary,
+  g: GroupQuery,
+  groups: Groups,
+  total: Partials,
+  range: { from: string; to: string },
+): GroupAnswer {
+  const dimensions = g.dimensions.map((key) => ({ key, ...queryDimension(key) }));
+  const needs = new Set(g.metrics.flatMap((m) => queryMetric(m).needs));
+  let found = [...groups.values()];
+  const first = dimensions[0];
+  if (g.search && first?.kind === 'text') {
+    const matching = new Set(dict.entriesWhere(containing(g.search)).map((e) => e.id));
+    found = found.filter((group) => group.key[0] !== null && matching.has(group.key[0] as number));
+  }
+  const ids = new Set<number>();
+  for (const group of found)
+    dimensions.forEach((d, i) => {
+      const id = group.key[i];
+      if (d.kind === 'text' && typeof id === 'number') ids.add(id);
+    });
+  const texts = dict.decodeAll(ids);
+  const read = (d: (typeof dimensions)[number], value: number | null): string | null => {
+    if (d.kind === 'number') return value === null ? null : timeLabel(d.key, value, range);
+    const stored = value === null ? undefined : texts.get(value);
+    const label = stored === undefined ? null : d.label ? d.label(stored) : stored;
+    return label ?? d.none ?? null;
+  };
+  const merged = new Map<string, { dimensions: string[]; sums: Partials }>();
+  for (const group of found) {
+    const labels = dimensions.map((d, i) => read(d, group.key[i] ?? null));
+    if (labels.some((l) => l === null)) continue;
+    const id = JSON.stringify(labels);
+    const row = merged.get(id);
+    if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
+    else merged.set(id, { dimensions: labels as string[], sums: { ...group.sums } });
+  }
+  let rows: ResultRow[] = [...merged.values()]
+    .filter((row) => [...needs].some((p) => row.sums[p] !== 0))
+    .map((row) => ({
+      dimensions: row.dimensions,
+      metrics: g.metrics.map((m) => queryMetric(m).value(row.sums, total)),
+    }));
+  if (g.search && first?.kind === 'number') {
+    const term = g.search.toLowerCase();
+    rows = rows.filter((row) => (row.dimensions[0] as string).toLowerCase().includes(term));
+  }
+  sortRows(g, rows);
+  return { rows: rows.slice(g.offset, g.offset + g.limit), total: rows.length };
+}

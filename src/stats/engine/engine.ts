@@ -1,0 +1,100 @@
+/**
+ * The query engine (docs/ARCHITECTURE.md, "The query engine"): every number Sightline shows
+ * is a grouping of a question — metrics by up to three dimensions, under filters, over a
+ * range — answered exactly from the cheapest source that holds it: D1's roll-ups for a
+ * grouping they hold with no filter (./rollups.ts, once the website's log has flushed into
+ * them: read-your-writes), the website's event log otherwise (src/event-log/log-reads.ts, in
+ * chunks its hits come between). API v1, the statistics page, CSV, the reports and API v2 all
+ * ask here.
+ */
+import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
+import type { Env } from '../../env.ts';
+import { flushBeforeReading, readLog } from '../../event-log/client.ts';
+import { compactedThrough } from '../compaction.ts';
+import { type Rollups, rollupAnswer, rollupsAnswer } from './rollups.ts';
+
+/** A grouping's page of rows, and the rows its read cost (D1's or the log's, exact). */
+export type Answer = GroupAnswer & { rowsRead: number };
+
+/** A question whose range starts before the oldest date the log holds: that date. */
+export type Unavailable = { unavailable: true; firstDate: string };
+
+export function isUnavailable(answer: unknown): answer is Unavailable {
+  return typeof answer === 'object' && answer !== null && 'unavailable' in answer;
+}
+
+/**
+ * Where a website's questions are answered. `env`: its log can be asked (and is flushed
+ * before its roll-ups are read); without it, only the roll-ups as they are (the reports,
+ * which flush first themselves).
+ */
+export type Reader = {
+  db: Rollups['db'];
+  websiteId: number;
+  env?: Env;
+  /** The website's last compacted month, read once by the first read that needs it. */
+  through: () => Promise<string | null>;
+  /** Flushes the website's log into its roll-ups, once, before the first read of them. */
+  flush: () => Promise<void>;
+};
+
+/** A website's reader, its last compacted month read once. */
+export function readerOf(db: Rollups['db'], websiteId: number, env?: Env): Reader {
+  let through: Promise<string | null> | undefined;
+  let flushed: Promise<void> | undefined;
+  return {
+    db,
+    websiteId,
+    ...(env ? { env } : {}),
+    through: () => {
+      through ??= compactedThrough(db, websiteId);
+      return through;
+    },
+    flush: () => {
+      flushed ??= env ? flushBeforeReading(env, websiteId) : Promise.resolve();
+      return flushed;
+    },
+  };
+}
+
+/** Which groupings the roll-ups answer: only those of a question with no filter, over dates. */
+function byRollups(q: LogQuery): boolean[] {
+  const plain = q.filters.length === 0 && q.between === undefined;
+  return q.groups.map((g) => plain && rollupsAnswer(g));
+}
+
+/** Every grouping of a question, in order; the first date the log holds when it must say so. */
+export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
+  const fromRollups = byRollups(q);
+  const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
+  if (fromRollups.some(Boolean)) {
+    await reader.flush();
+    const rollups: Rollups = {
+      db: reader.db,
+      websiteId: reader.websiteId,
+      through: await reader.through(),
+    };
+    await Promise.all(
+      q.groups.map(async (g, i) => {
+        if (fromRollups[i]) answers[i] = await rollupAnswer(rollups, g, q);
+      }),
+    );
+  }
+  const fromLog = q.groups.filter((_, i) => !fromRollups[i]);
+  if (fromLog.length > 0) {
+    const env = reader.env;
+    if (!env) throw new Error('only the roll-ups can be read here');
+    const read = await readLog(env, reader.websiteId, (log) =>
+      log.query({ ...q, groups: fromLog }),
+    );
+    if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+    let next = 0;
+    q.groups.forEach((_, i) => {
+      if (fromRollups[i]) return;
+      const page = read.value[next++] as GroupAnswer;
+      // The rows read are those of the one read that answered them all.
+      answers[i] = { ...page, rowsRead: read.rowsRead };
+    });
+  }
+  return answers as Answer[];
+}

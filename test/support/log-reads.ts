@@ -1,0 +1,100 @@
+/**
+ * API v1's reads of a website's log, as the statistics page and the Stats API ask them: each
+ * a question of the query engine (src/stats/engine/v1.ts), answered by the log's `query`.
+ * For tests that ask the log directly (a Durable Object's stub, or the `EventLog` itself).
+ */
+import type { Filter } from '../../src/counting/dimensions.ts';
+import type { GroupAnswer, GroupQuery, LogQuery } from '../../src/counting/query.ts';
+import type { StatName } from '../../src/counting/statistics.ts';
+import type { LogRead } from '../../src/event-log/log-types.ts';
+import { V1_STATISTICS, v1Filters } from '../../src/stats/engine/v1.ts';
+
+type Queried = { query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> };
+type Range = { from: string; to: string; filters: Filter[] };
+type ValuePage = { rows: { value: string; count: number }[]; total: number };
+
+const group = (
+  name: StatName,
+  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
+  search?: string,
+): GroupQuery => {
+  const { dimension, metric } = V1_STATISTICS[name];
+  return {
+    dimensions: [dimension],
+    metrics: [metric],
+    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
+    limit: page.limit,
+    offset: page.offset,
+    ...(search ? { search } : {}),
+  };
+};
+
+const asPage = (a: GroupAnswer): ValuePage => ({
+  rows: a.rows.map((r) => ({ value: r.dimensions[0] as string, count: r.metrics[0] ?? 0 })),
+  total: a.total,
+});
+
+async function ask<T>(
+  log: Queried,
+  range: Range,
+  groups: GroupQuery[],
+  read: (answers: GroupAnswer[]) => T,
+): Promise<LogRead<T>> {
+  const answer = await log.query({
+    from: range.from,
+    to: range.to,
+    filters: v1Filters(range.filters),
+    groups,
+  });
+  return answer.ok ? { ...answer, value: read(answer.value) } : answer;
+}
+
+/** The summary's sums over the kept events of a range. */
+export type LogSums = Record<
+  'visitors' | 'visits' | 'pageviews' | 'bounces' | 'visit_duration' | 'event',
+  number
+>;
+const SUMMED = ['visitors', 'visits', 'pageviews', 'bounces', 'visit_duration', 'event'] as const;
+
+export function v1Reads(log: Queried) {
+  return {
+    /** One statistic, sorted, with the page `offset`/`limit` of its values and how many there are. */
+    statistic(
+      q: Range & {
+        name: StatName;
+        search?: string;
+        sortBy: 'count' | 'value';
+        sort: 'asc' | 'desc';
+        limit: number;
+        offset: number;
+      },
+    ): Promise<LogRead<ValuePage>> {
+      return ask(log, q, [group(q.name, q, q.search)], (a) => asPage(a[0] as GroupAnswer));
+    },
+    /** The first page of each of several statistics (by count, or by value ascending). */
+    topValues(
+      q: Range & { names: StatName[]; limit: number; sortBy?: 'count' | 'value' },
+    ): Promise<LogRead<ValuePage[]>> {
+      const page = {
+        sortBy: q.sortBy ?? 'count',
+        sort: q.sortBy === 'value' ? 'asc' : 'desc',
+        limit: q.limit,
+        offset: 0,
+      } as const;
+      return ask(
+        log,
+        q,
+        q.names.map((name) => group(name, page)),
+        (a) => a.map(asPage),
+      );
+    },
+    /** The sums of a summary's figures. */
+    sums(q: Range): Promise<LogRead<LogSums>> {
+      const metrics = SUMMED.map((name) => V1_STATISTICS[name].metric);
+      return ask(log, q, [{ dimensions: [], metrics, order: [], limit: 1, offset: 0 }], (a) => {
+        const values = a[0]?.rows[0]?.metrics ?? [];
+        return Object.fromEntries(SUMMED.map((name, i) => [name, values[i] ?? 0])) as LogSums;
+      });
+    },
+  };
+}

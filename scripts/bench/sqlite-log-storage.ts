@@ -10,18 +10,28 @@ import type { LogStorage } from '../../src/event-log/log-types.ts';
 
 type Value = string | number | bigint | null | Uint8Array;
 
-/** The cursor of `SqlStorage.exec`, as far as the log reads it. */
-function cursor(rows: Record<string, unknown>[], written: number) {
-  return {
-    toArray: () => rows,
+/** The cursor of `SqlStorage.exec`, as far as the log reads it: rows as objects or arrays. */
+function cursor(read: (arrays: boolean) => unknown[], written: number) {
+  const result = {
+    toArray: () => {
+      const rows = read(false);
+      result.rowsRead = rows.length;
+      return rows;
+    },
+    raw: () => {
+      const rows = read(true);
+      result.rowsRead = rows.length;
+      return rows[Symbol.iterator]();
+    },
     one: () => {
-      const [row] = rows;
+      const [row] = result.toArray();
       if (!row) throw new Error('expected a row');
       return row;
     },
-    rowsRead: rows.length,
+    rowsRead: 0,
     rowsWritten: written,
   };
+  return result;
 }
 
 /**
@@ -34,12 +44,15 @@ export function sqliteLogStorage(path = ':memory:'): LogStorage {
   const exec = (query: string, ...params: Value[]) => {
     if (params.length === 0 && query.includes(';')) {
       db.exec(query);
-      return cursor([], 0);
+      return cursor(() => [], 0);
     }
     const stmt = db.prepare(query);
     if (/^\s*(SELECT|WITH)\b|\bRETURNING\b/i.test(query))
-      return cursor(stmt.all(...params) as Record<string, unknown>[], 0);
-    return cursor([], Number(stmt.run(...params).changes));
+      return cursor((arrays) => {
+        stmt.setReturnArrays(arrays);
+        return stmt.all(...params);
+      }, 0);
+    return cursor(() => [], Number(stmt.run(...params).changes));
   };
   return {
     sql: { exec } as unknown as SqlStorage,

@@ -37,6 +37,8 @@ export type QueryDimension = {
   none?: string;
   /** The value is worked out per visit from its last page view (exit pages). */
   exit?: 'page' | 'hostname';
+  /** A filter on it keeps page views only (API v1's `page`: a custom event's page is none). */
+  pageViews?: true;
 };
 
 const NOT_SET = '(not set)';
@@ -114,7 +116,7 @@ export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ],
   // API v1's statistics: the values as v1 returns them, no row for an unknown one; a page
   // is a page view's (a custom event's page is not one of them).
-  ['sl:page', text('hit', 'CASE WHEN kind = 0 THEN page END', { session: 'landing' })],
+  ['sl:page', text('hit', 'page', { session: 'landing', pageViews: true })],
   ['sl:referrer', text('visit', 'referrer', { label: nonEmpty })],
   ['sl:campaign', text('visit', 'campaign')],
   ['sl:country', text('visitor', 'country')],

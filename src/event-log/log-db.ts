@@ -36,6 +36,18 @@ export class LogDb {
     return rows;
   }
 
+  /**
+   * Runs one statement and returns its rows as arrays of values, in the order of its columns
+   * (no object per row: the reads' statements return many), counting the rows it read.
+   */
+  arrays(query: string, ...params: SqlStorageValue[]): SqlStorageValue[][] {
+    const cursor = this.sql.exec(query, ...params);
+    const rows = [...cursor.raw()];
+    this.io.rowsRead += cursor.rowsRead;
+    this.io.rowsWritten += cursor.rowsWritten;
+    return rows;
+  }
+
   /** Runs a statement that returns exactly one row (an aggregate, `RETURNING`). */
   one<T extends Record<string, SqlStorageValue>>(query: string, ...params: SqlStorageValue[]): T {
     const row = this.rows<T>(query, ...params)[0];

@@ -13,6 +13,7 @@ import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { queryDimension } from '../counting/query-dimensions.ts';
 import {
   noPartials,
+  PARTIALS,
   type PartialName,
   type Partials,
   queryMetric,
@@ -38,7 +39,7 @@ const SMALLEST_CHUNK = 2_000;
 const LARGEST_CHUNK = 400_000;
 
 /** A grouping's sums per group, keyed by its dimensions' raw values (ids, days, hours). */
-export type Groups = Map<string, { key: (number | null)[]; sums: Partials }>;
+export type Groups = Map<string | number | null, { key: (number | null)[]; sums: Partials }>;
 
 /** The sums a grouping needs for its metrics. */
 function partialsOf(g: GroupQuery): Set<PartialName> {
@@ -67,14 +68,16 @@ export class LogReader {
       if (q.groups.some((g) => g.metrics.includes('percentage')))
         plans.push({ q: totalAt, dimensions: [], partials: new Set(['vis']) });
       const sums = plans.map((): Groups => new Map());
+      // The statement's columns: q, a value per dimension, then the sums any grouping needs.
+      const shape = {
+        dimensions: Math.max(0, ...plans.map((plan) => plan.dimensions.length)),
+        sums: PARTIALS.filter((p) => plans.some((plan) => plan.partials.has(p))),
+      };
       if (filter !== false)
         await this.eachChunk(q, tally, (chunk) => {
           const statement = chunkStatement(filter, plans, chunk, q.between);
-          for (const row of this.db.rows<Record<string, number | null>>(
-            statement.text,
-            ...statement.params,
-          ))
-            addRow(sums, row);
+          for (const row of this.db.arrays(statement.text, ...statement.params))
+            addRow(sums, shape, row as (number | null)[]);
         });
       const total = [...(sums[totalAt]?.values() ?? [])][0]?.sums ?? noPartials();
       return q.groups.map((g, i) =>
@@ -172,16 +175,21 @@ export class LogReader {
   }
 }
 
-/** Adds a row of a chunk's statement to its grouping's sums. */
-function addRow(sums: Groups[], row: Record<string, number | null>): void {
-  const groups = sums[row.q as number];
-  if (!groups) return;
-  const key = [row.d0 ?? null, row.d1 ?? null, row.d2 ?? null];
-  const id = key.join('\u0000');
-  let group = groups.get(id);
+/** Adds a row of a chunk's statement (`q, d0, …, sums…`) to its grouping's sums. */
+function addRow(
+  groups: Groups[],
+  shape: { dimensions: number; sums: PartialName[] },
+  row: (number | null)[],
+): void {
+  const into = groups[row[0] as number];
+  if (!into) return;
+  const id =
+    shape.dimensions === 1 ? (row[1] ?? null) : row.slice(1, 1 + shape.dimensions).join('\u0000');
+  let group = into.get(id);
   if (!group) {
-    group = { key, sums: noPartials() };
-    groups.set(id, group);
+    group = { key: row.slice(1, 1 + shape.dimensions), sums: noPartials() };
+    into.set(id, group);
   }
-  for (const p of Object.keys(group.sums) as PartialName[]) group.sums[p] += Number(row[p] ?? 0);
+  let at = 1 + shape.dimensions;
+  for (const p of shape.sums) group.sums[p] += row[at++] as number;
 }

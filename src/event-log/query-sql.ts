@@ -148,6 +148,7 @@ function leafCondition(ctx: Context, r: Extract<Resolved, { kind: 'leaf' }>): st
     match = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM exits
       WHERE ${holds(ctx, 'exit_hostname', r.ids, r.none)})`;
   } else match = holds(ctx, dimension.sql, r.ids, r.none);
+  if (dimension.pageViews) match = `(kind = 0 AND ${match})`;
   if (dimension.level === 'hit') {
     ctx.onHit = true;
     return negated ? `NOT ${match}` : match;
@@ -224,87 +225,89 @@ const VIEW_SUMS: SumSql = {
   vpv: 'sum(kind = 0 AND visit > 0)',
 };
 
-/** One SELECT of a grouping: its rows `q, d0, d1, d2` and every sum (0 where not counted). */
-function arm(q: number, from: string, keys: string[], sums: SumSql, where?: string): string {
-  const dims = [0, 1, 2].map((i) => `${keys[i] ?? 'NULL'} AS d${i}`);
-  const values = PARTIALS.map((p) => `${sums[p] ?? '0'} AS ${p}`);
+/** The shape every SELECT of a statement has: its dimensions' count and the sums it gives. */
+type Shape = { dimensions: number; sums: PartialName[] };
+
+/** One SELECT of a grouping: its rows `q, d0, …` and the statement's sums (0 where not counted). */
+function arm(
+  shape: Shape,
+  q: number,
+  from: string,
+  keys: string[],
+  sums: SumSql,
+  where?: string,
+): string {
+  const dims = Array.from({ length: shape.dimensions }, (_, i) => `${keys[i] ?? 'NULL'} AS d${i}`);
+  const values = shape.sums.map((p) => `${sums[p] ?? '0'} AS ${p}`);
   const group = keys.length > 0 ? ` GROUP BY ${keys.map((_, i) => i + 2).join(', ')}` : '';
-  return `SELECT ${q} AS q, ${dims.join(', ')}, ${values.join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}${group}`;
+  return `SELECT ${[`${q} AS q`, ...dims, ...values].join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}${group}`;
 }
 
 /** Keeps the sums a grouping asked for. */
 const only = (sums: SumSql, wanted: ReadonlySet<PartialName>): SumSql =>
   Object.fromEntries(Object.entries(sums).filter(([p]) => wanted.has(p as PartialName)));
 
-/** What a grouping reads: its SELECTs, and which tables they read. */
-type Arms = { arms: string[]; reads: { kept: number; views: number } };
+/** What a grouping reads: its SELECTs, and how many of them read each table. */
+type Arms = {
+  arms: string[];
+  reads: { kept: number; views: number };
+  /** The exit pages alone: the visits' page views are read for their pages only. */
+  exitsOnly?: true;
+};
 
 /** The SELECTs of a grouping. */
-function groupArms(ctx: Context, plan: GroupPlan): Arms {
+function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
   const dimensions = plan.dimensions.map(queryDimension);
   const wanted = plan.partials;
   const hitSide = [...wanted].filter((p) => !SESSION_PARTIALS.has(p));
   const visitSide = [...wanted].filter((p) => SESSION_PARTIALS.has(p));
-  const exitOf = (d: QueryDimension) => (d.exit === 'page' ? 'exit_page' : 'exit_hostname');
   const keysOf = (side: 'sql' | 'session') =>
     dimensions.map((d) => {
-      if (d.exit) return exitOf(d);
+      if (d.exit) return d.exit === 'page' ? 'exit_page' : 'exit_hostname';
       const sql = side === 'sql' ? d.sql : d.session;
       if (sql === undefined) throw new Error('the visit metrics cannot be grouped so');
       return sql;
     });
-  const exits = dimensions.some((d) => d.exit);
-  const views = ctx.onHit ? 'views' : 'kept';
-  const viewsWhere = ctx.onHit ? undefined : 'kind = 0 AND visit > 0';
+  const withExits = (table: string) =>
+    dimensions.some((d) => d.exit) ? `${table} JOIN exits USING (day, visitor, visit)` : table;
+  const armOf = (from: string, keys: string[], sums: SumSql, where?: string) =>
+    arm(shape, plan.q, from, keys, sums, where);
   // Exit pages alone, counted as the roll-ups count them: +1 on each page view's page, −1 on
-  // the page before it (the visits' page views; a visit begun before the log kept its views
-  // counts no exit).
+  // the page before it (a visit begun before the log kept its views counts no exit).
   if (
-    plan.dimensions.length === 1 &&
+    dimensions.length === 1 &&
     dimensions[0]?.exit === 'page' &&
     hitSide.every((p) => p === 'vst') &&
     visitSide.length === 0
   ) {
-    const where = (w: string) => (viewsWhere ? `${viewsWhere} AND ${w}` : w);
+    const exits = `(SELECT page AS v, 1 AS c FROM views WHERE visit_views IS NOT NULL
+      UNION ALL SELECT previous_page, -1 FROM views WHERE previous_page IS NOT NULL)`;
     return {
-      arms: [
-        arm(plan.q, views, ['page'], { vst: 'count(*)' }, where('visit_views IS NOT NULL')),
-        arm(
-          plan.q,
-          views,
-          ['previous_page'],
-          { vst: '-count(*)' },
-          where('previous_page IS NOT NULL'),
-        ),
-      ],
-      reads: { kept: ctx.onHit ? 0 : 2, views: ctx.onHit ? 2 : 0 },
+      arms: [`SELECT * FROM (${armOf(exits, ['v'], { vst: 'sum(c)' })}) WHERE vst <> 0`],
+      reads: { kept: 0, views: 2 },
+      exitsOnly: true,
     };
   }
-  const withExits = (table: string) =>
-    exits ? `${table} JOIN exits USING (day, visitor, visit)` : table;
-  const sameKeys =
-    keysOf('sql').join() === (visitSide.length ? keysOf('session').join() : keysOf('sql').join());
-  if (!ctx.onHit && (visitSide.length === 0 || sameKeys)) {
+  const sameKeys = visitSide.length === 0 || keysOf('sql').join() === keysOf('session').join();
+  if (!ctx.onHit && sameKeys) {
+    // One GROUP BY gives every sum: the kept page views are the visits' page views. When no
+    // sum reads a custom event, they are left out before grouping.
     const sums = only({ ...hitSums(ctx, dimensions), ...VIEW_SUMS }, wanted);
+    const views = !wanted.has('ev') && !wanted.has('ce') ? 'kind = 0' : undefined;
     return {
-      arms: [arm(plan.q, withExits('kept'), keysOf('sql'), sums)],
+      arms: [armOf(withExits('kept'), keysOf('sql'), sums, views)],
       reads: { kept: 1, views: 0 },
     };
   }
   const arms: string[] = [];
   const reads = { kept: 0, views: 0 };
   if (hitSide.length > 0 || visitSide.length === 0) {
-    arms.push(
-      arm(plan.q, withExits('kept'), keysOf('sql'), only(hitSums(ctx, dimensions), wanted)),
-    );
+    arms.push(armOf(withExits('kept'), keysOf('sql'), only(hitSums(ctx, dimensions), wanted)));
     reads.kept++;
   }
   if (visitSide.length > 0) {
-    arms.push(
-      arm(plan.q, withExits(views), keysOf('session'), only(VIEW_SUMS, wanted), viewsWhere),
-    );
-    if (ctx.onHit) reads.views++;
-    else reads.kept++;
+    arms.push(armOf(withExits('views'), keysOf('session'), only(VIEW_SUMS, wanted)));
+    reads.views++;
   }
   return { arms, reads };
 }
@@ -346,18 +349,35 @@ export function chunkStatement(
   const where = filter ? condition(ctx, filter) : '1';
   const dimensions = groups.flatMap((g) => g.dimensions.map(queryDimension));
   const exits = ctx.exits || dimensions.some((d) => d.exit);
-  const built = groups.map((g) => groupArms(ctx, g));
+  const shape: Shape = {
+    dimensions: Math.max(0, ...groups.map((g) => g.dimensions.length)),
+    sums: PARTIALS.filter((p) => groups.some((g) => g.partials.has(p))),
+  };
+  const built = groups.map((g) => groupArms(ctx, shape, g));
   const reads = built.reduce(
     (n, b) => ({ kept: n.kept + b.reads.kept, views: n.views + b.reads.views }),
     { kept: 0, views: 0 },
   );
-  // The views of the kept visits are found from the kept rows: one more read of them.
-  if (ctx.onHit && reads.views > 0) reads.kept++;
+  // The visits' page views are found from the kept rows: one more read of them.
+  if (reads.views > 0) reads.kept++;
+  // Every page view of the kept visits carries what the visit sums read; for exit pages
+  // alone, the pages.
+  const exitsAlone = built.every((b) => b.exitsOnly);
+  const viewColumns = new Set(
+    exitsAlone
+      ? ['page', 'previous_page', 'visit_views']
+      : [
+          ...VIEW_COLUMNS,
+          'kind',
+          ...dimensions.flatMap((d) => (d.exit ? [] : columnsIn(d.session))),
+          ...(dimensions.some((d) => d.exit === 'page') ? ['page', 'previous_page'] : []),
+        ],
+  );
   const wanted = new Set([
     ...SUM_COLUMNS,
-    ...(ctx.onHit ? [] : VIEW_COLUMNS),
     ...dimensions.flatMap((d) => (d.exit ? [] : [...columnsIn(d.sql), ...columnsIn(d.session)])),
-    ...(dimensions.some((d) => d.exit === 'page') ? ['page', 'previous_page'] : []),
+    ...(reads.views > 0 && !ctx.onHit ? viewColumns : []),
+    ...(groups.some((g) => g.partials.has('dur')) ? ['visit_seconds'] : []),
   ]);
   const materialized = (n: number) => (n > 1 ? 'MATERIALIZED ' : '');
   const tables = [
@@ -367,16 +387,16 @@ export function chunkStatement(
     tables.unshift(`exits AS MATERIALIZED (SELECT day, visitor, visit, page AS exit_page,
       hostname AS exit_hostname, max(id) FROM log WHERE ${range} AND kind = 0 AND visit > 0
       GROUP BY day, visitor, visit)`);
-  if (ctx.onHit && reads.views > 0) {
-    const viewColumns = new Set([
-      ...VIEW_COLUMNS,
-      'kind',
-      'page',
-      'previous_page',
-      ...dimensions.flatMap((d) => (d.exit ? [] : columnsIn(d.session))),
-    ]);
-    tables.push(`views AS ${materialized(reads.views)}(SELECT ${[...viewColumns].join(', ')} FROM log
-      WHERE ${range} AND kind = 0 AND (day, visitor, visit) IN (SELECT day, visitor, visit FROM kept WHERE visit > 0))`);
+  if (reads.views > 0) {
+    // Every page view of the kept visits: the kept page views themselves, unless a filter on a
+    // hit kept only some of a visit's hits.
+    const select = [...viewColumns].join(', ');
+    tables.push(
+      ctx.onHit
+        ? `views AS ${materialized(reads.views)}(SELECT ${select} FROM log
+      WHERE ${range} AND kind = 0 AND (day, visitor, visit) IN (SELECT day, visitor, visit FROM kept WHERE visit > 0))`
+        : `views AS ${materialized(reads.views)}(SELECT ${select} FROM kept WHERE kind = 0 AND visit > 0)`,
+    );
   }
   return {
     text: `WITH ${tables.join(',\n')}\n${unionAll(built.flatMap((b) => b.arms))}`,

@@ -234,7 +234,7 @@ export function groupRows(
   for (const group of found) {
     const labels = dimensions.map((d, i) => read(d, group.key[i] ?? null));
     if (labels.some((l) => l === null)) continue;
-    const id = JSON.stringify(labels);
+    const id = labels.join('\u0000');
     const row = merged.get(id);
     if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
     else merged.set(id, { dimensions: labels as string[], sums: { ...group.sums } });

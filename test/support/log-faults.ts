@@ -7,15 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 
-type Method =
-  | 'record'
-  | 'stage'
-  | 'commit'
-  | 'abort'
-  | 'flush'
-  | 'realtime'
-  | 'query'
-  | 'destroy';
+type Method = 'record' | 'stage' | 'commit' | 'abort' | 'flush' | 'realtime' | 'query' | 'destroy';
 
 export function injectLogFailure(options: {
   methods: Method[];

@@ -22,7 +22,7 @@ describe('the dimensions of filters', () => {
         }),
       ),
     ).toEqual({
-      page: ['hit', 'CASE WHEN kind = 0 THEN page END'],
+      page: ['hit', 'page'],
       event: ['hit', 'event'],
       landing_page: ['visit', 'landing'],
       exit_page: ['visit', 'page'],

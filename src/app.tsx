@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { createApi } from './api/index.tsx';
+import { createApiV2 } from './api/v2.ts';
 import type { AppEnv } from './env.ts';
 import { floorHit } from './ingest/floor.ts';
 import { replayHits } from './ingest/replay.ts';
@@ -75,6 +76,7 @@ export function createApp() {
   // The benchmark only (BENCH=on, localhost): a hit's floor, everything but Sightline's work.
   app.post('/__floor', floorHit);
   app.route('/api/v1', createApi());
+  app.route('/api/v2', createApiV2());
   app.route('/', createPages());
   app.notFound(() => {
     throw new ApiError(404, 'Not found.');
@@ -82,6 +84,9 @@ export function createApp() {
   // The one error path: JSON for the API and the hit endpoints, a page for everything else.
   app.onError((err, c) => {
     const answer = errorAnswer(err, c);
+    // Plausible's Stats API v2 says what went wrong as `{"error": …}`.
+    if (c.req.path.startsWith('/api/v2/'))
+      return c.json({ error: answer.body.message }, answer.status, answer.headers);
     return isJsonPath(c.req.path)
       ? c.json(answer.body, answer.status, answer.headers)
       : renderErrorPage(c, answer);

@@ -17,7 +17,12 @@ import {
   type ResultRow,
 } from '../counting/query.ts';
 import { type QueryDimension, queryDimension } from '../counting/query-dimensions.ts';
-import { type PartialName, type Partials, queryMetric } from '../counting/query-metrics.ts';
+import {
+  noPartials,
+  type PartialName,
+  type Partials,
+  queryMetric,
+} from '../counting/query-metrics.ts';
 import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
@@ -84,6 +89,9 @@ function resolveNode(dict: Dictionary, node: FilterNode): Settled {
     const ids = idsOf(dict, node, dimension);
     const exact = node.op === 'is' || node.op === 'is_not';
     const none = exact && node.values.some((v) => v === '' || v === dimension.none);
+    // No value: no text at all, or an empty one (a visit without a source keeps '').
+    const empty = none ? dict.idOf('') : null;
+    if (empty !== null && !ids.includes(empty)) ids.push(empty);
     const negated = node.op.endsWith('_not');
     if (ids.length === 0 && !none) {
       // Naming nothing the log holds: an `is` keeps nothing; an `is_not` of a hit's value
@@ -239,8 +247,11 @@ export function groupRows(
     if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
     else merged.set(id, { dimensions: labels as string[], sums: { ...group.sums } });
   }
+  // A grouping by nothing has its one row, zeros and all.
+  if (dimensions.length === 0 && merged.size === 0)
+    merged.set('', { dimensions: [], sums: noPartials() });
   let rows: ResultRow[] = [...merged.values()]
-    .filter((row) => [...needs].some((p) => row.sums[p] !== 0))
+    .filter((row) => dimensions.length === 0 || [...needs].some((p) => row.sums[p] !== 0))
     .map((row) => ({
       dimensions: row.dimensions,
       metrics: g.metrics.map((m) => queryMetric(m).value(row.sums, total)),

@@ -274,3 +274,45 @@ export function piecesOf(
 export function apiTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
+
+const zonedFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock time of an instant in a time zone, as if it were UTC (epoch ms). */
+function wallClock(epochMs: number, timeZone: string): number {
+  let format = zonedFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    zonedFormats.set(timeZone, format);
+  }
+  const p: Record<string, string> = {};
+  for (const part of format.formatToParts(new Date(epochMs))) p[part.type] = part.value;
+  return Date.parse(`${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}Z`);
+}
+
+/** The instant a website-local date and time (`HH:MM:SS`) names in a time zone. */
+export function zonedInstant(date: string, time: string, timeZone: string): number {
+  const guess = Date.parse(`${date}T${time}Z`);
+  const first = guess - (wallClock(guess, timeZone) - guess);
+  // Across a change of offset the first guess is an hour off: one more step settles it.
+  return guess - (wallClock(first, timeZone) - first);
+}
+
+/** An instant as ISO 8601 in a time zone, with its offset: `2024-09-04T00:00:00+02:00`. */
+export function zonedIso(epochMs: number, timeZone: string): string {
+  const whole = Math.floor(epochMs / 1000) * 1000;
+  const wall = wallClock(whole, timeZone);
+  const offset = Math.round((wall - whole) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${new Date(wall).toISOString().slice(0, 19)}${sign}${hhmm}`;
+}

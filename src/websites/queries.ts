@@ -8,7 +8,7 @@ import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
 import { afterChange } from './cache.ts';
-import { isIpLiteral, parentDomains } from './domain.ts';
+import { isIpLiteral, normalizeDomain, parentDomains } from './domain.ts';
 
 /** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
 export function parseWebsiteId(raw: string | undefined): number | null {
@@ -24,6 +24,21 @@ export async function findWebsite(
     .select()
     .from(websites)
     .where(and(eq(websites.id, id), eq(websites.ownerId, ownerId)))
+    .get();
+}
+
+/** The owner's website registered under `domain` (as given, then normalised), if there is one. */
+export async function findWebsiteByDomain(
+  db: Database,
+  ownerId: number,
+  domain: string,
+): Promise<WebsiteRow | undefined> {
+  const normalized = normalizeDomain(domain);
+  if (!normalized.ok) return undefined;
+  return db
+    .select()
+    .from(websites)
+    .where(and(eq(websites.domain, normalized.domain), eq(websites.ownerId, ownerId)))
     .get();
 }
 

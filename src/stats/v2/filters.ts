@@ -1,0 +1,159 @@
+/**
+ * The filters of Plausible's Stats API v2 (docs/ARCHITECTURE.md, "Stats API v2"): trees of
+ * `[operator, dimension, clauses, modifiers?]` joined by `and`, `or`, `not`, and the
+ * behavioural `has_done` / `has_not_done`, checked and turned into the engine's filters
+ * (src/counting/query.ts). Their cost is bounded: so many leaves, clauses and letters folded,
+ * patterns of RE2's syntax (matched in linear time) no longer than so many characters.
+ */
+import { RE2JS } from 're2js';
+import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
+import { QUERY_DIMENSIONS, UNANSWERED_DIMENSIONS } from '../../counting/query-dimensions.ts';
+import {
+  foldingsOf,
+  MAX_FOLDINGS_PER_QUESTION,
+  needsTooManyFoldings,
+} from '../../db/contains-text.ts';
+import { QueryError } from './errors.ts';
+
+/** Bounds of one question's filters. */
+const MAX_LEAVES = 30;
+const MAX_CLAUSES = 100;
+const MAX_DEPTH = 6;
+const MAX_CLAUSE_LENGTH = 1000;
+
+/** The dimensions a filter may name: those of events and visits, not times nor Sightline's own. */
+export function isFilterDimension(key: string): boolean {
+  return (key.startsWith('event:') || key.startsWith('visit:')) && QUERY_DIMENSIONS.has(key);
+}
+
+/** Why a dimension that is not one Sightline answers is refused (filters and dimensions alike). */
+export function unansweredDimension(key: string): string | null {
+  const why = UNANSWERED_DIMENSIONS.get(key);
+  if (why) return `Invalid dimension \`${key}\`: ${why}`;
+  if (key === 'event:goal')
+    return 'Invalid dimension `event:goal`: the goals of a website are not configured in Sightline yet.';
+  if (key.startsWith('event:props:'))
+    return `Invalid dimension \`${key}\`: custom properties are not kept by Sightline yet.`;
+  return null;
+}
+
+/** What the filters of one question used of its bounds. */
+type Budget = { leaves: number; clauses: number; foldings: number };
+
+const shown = (filter: unknown) => JSON.stringify(filter);
+
+function leafOf(filter: unknown[], budget: Budget, behavioural: boolean): FilterNode {
+  const [op, dimension, clauses, modifiers, ...rest] = filter;
+  if (op === 'is' && dimension === 'segment')
+    throw new QueryError(`Invalid filter '${shown(filter)}': Sightline has no saved segments.`);
+  if (typeof dimension !== 'string' || !Array.isArray(clauses) || rest.length > 0)
+    throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+  const unanswered = unansweredDimension(dimension);
+  if (unanswered) throw new QueryError(unanswered);
+  if (!isFilterDimension(dimension)) throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+  if (behavioural && !dimension.startsWith('event:'))
+    throw new QueryError(
+      'Invalid filters. Behavioral filters (has_done, has_not_done) can only be used with event dimension filters.',
+    );
+  const pattern = op === 'matches' || op === 'matches_not';
+  let caseSensitive = true;
+  if (modifiers !== undefined) {
+    if (pattern)
+      throw new QueryError(
+        `Invalid filters. The case_sensitive modifier is not allowed with pattern operators (${shown(filter)}).`,
+      );
+    const keys = typeof modifiers === 'object' && modifiers !== null ? Object.keys(modifiers) : [];
+    const value = (modifiers as { case_sensitive?: unknown } | null)?.case_sensitive;
+    if (
+      keys.some((k) => k !== 'case_sensitive') ||
+      (value !== undefined && typeof value !== 'boolean')
+    )
+      throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+    caseSensitive = value !== false;
+  }
+  if (
+    clauses.length === 0 ||
+    !clauses.every((c) => typeof c === 'string' && c.length <= MAX_CLAUSE_LENGTH)
+  )
+    throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+  const values = clauses as string[];
+  if (
+    dimension === 'visit:country' &&
+    (op === 'is' || op === 'is_not') &&
+    !values.every((v) => /^[A-Za-z]{2}$/.test(v))
+  )
+    throw new QueryError(
+      'Invalid visit:country filter, visit:country needs to be a valid 2-letter country code.',
+    );
+  budget.leaves++;
+  budget.clauses += values.length;
+  if (budget.leaves > MAX_LEAVES || budget.clauses > MAX_CLAUSES)
+    throw new QueryError(
+      `Invalid filters. A question may have at most ${MAX_LEAVES} filters and ${MAX_CLAUSES} clauses in all.`,
+    );
+  for (const value of values) {
+    if (pattern) {
+      try {
+        RE2JS.compile(value);
+      } catch (err) {
+        throw new QueryError(
+          `Invalid filter '${shown(filter)}': ${err instanceof Error ? err.message : 'not a pattern'}.`,
+        );
+      }
+    } else if (!caseSensitive) {
+      budget.foldings += foldingsOf(value);
+      if (needsTooManyFoldings(value) || budget.foldings > MAX_FOLDINGS_PER_QUESTION)
+        throw new QueryError(
+          `Invalid filters. The letters outside ASCII compared in any case are too many (at most ${MAX_FOLDINGS_PER_QUESTION} spellings in all).`,
+        );
+    }
+  }
+  return { op: op as FilterOperator, dimension, values, caseSensitive };
+}
+
+function nodeOf(filter: unknown, budget: Budget, depth: number, behavioural: boolean): FilterNode {
+  if (!Array.isArray(filter) || filter.length === 0)
+    throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+  if (depth > MAX_DEPTH)
+    throw new QueryError(`Invalid filters. Filters may be nested at most ${MAX_DEPTH} deep.`);
+  const [op, ...args] = filter;
+  if (op === 'and' || op === 'or') {
+    const [nodes] = args;
+    if (args.length !== 1 || !Array.isArray(nodes) || nodes.length === 0)
+      throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+    return { op, nodes: nodes.map((n) => nodeOf(n, budget, depth + 1, behavioural)) };
+  }
+  if (op === 'not') {
+    if (args.length !== 1) throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+    return { op, node: nodeOf(args[0], budget, depth + 1, behavioural) };
+  }
+  if (op === 'has_done' || op === 'has_not_done') {
+    if (behavioural)
+      throw new QueryError(
+        'Invalid filters. Behavioral filters (has_done, has_not_done) cannot be nested.',
+      );
+    if (args.length !== 1) throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+    return { op, node: nodeOf(args[0], budget, depth + 1, true) };
+  }
+  if (typeof op !== 'string' || !(FILTER_OPERATORS as readonly string[]).includes(op))
+    throw new QueryError(`Unknown operator for filter '${shown(filter)}'.`);
+  const leaf = leafOf(filter, budget, behavioural);
+  if (depth > 0 && !behavioural && (leaf as { dimension: string }).dimension === 'event:hostname')
+    throw new QueryError(
+      'Invalid filters. Dimension `event:hostname` can only be filtered at the top level.',
+    );
+  return leaf;
+}
+
+/** The filters of a question (joined by AND), checked; a `QueryError` saying what is wrong. */
+export function parseFilters(filters: unknown): FilterNode[] {
+  if (filters === undefined) return [];
+  if (!Array.isArray(filters)) throw new QueryError(`Invalid filters '${shown(filters)}'.`);
+  const budget: Budget = { leaves: 0, clauses: 0, foldings: 0 };
+  return filters.map((f) => nodeOf(f, budget, 0, false));
+}
+
+/** Whether a question's top-level filters name `event:page` (as some metrics ask). */
+export function filtersPage(filters: FilterNode[]): boolean {
+  return filters.some((f) => 'dimension' in f && f.dimension === 'event:page');
+}

@@ -12,7 +12,7 @@
  * every level but `hit` puts all of a visitor-day's or a visit's rows in one group.
  */
 
-export type Level = 'hit' | 'visit' | 'visitor' | 'date';
+type Level = 'hit' | 'visit' | 'visitor' | 'date';
 
 /** How a stored text of the dictionary reads as a dimension's value; null: it has no row. */
 type Label = (stored: string) => string | null;

@@ -35,7 +35,7 @@ type Metric = {
 const ratio = (part: number, whole: number, scale: number, digits: number) =>
   whole === 0 ? 0 : Number(((part * scale) / whole).toFixed(digits));
 
-export const QUERY_METRICS = new Map<string, Metric>([
+const QUERY_METRICS = new Map<string, Metric>([
   ['visitors', { needs: ['vis'], value: (p) => p.vis }],
   ['visits', { needs: ['vst'], value: (p) => p.vst }],
   ['pageviews', { needs: ['pv'], value: (p) => p.pv }],

@@ -22,7 +22,7 @@ const MAX_DEPTH = 6;
 const MAX_CLAUSE_LENGTH = 1000;
 
 /** The dimensions a filter may name: those of events and visits, not times nor Sightline's own. */
-export function isFilterDimension(key: string): boolean {
+function isFilterDimension(key: string): boolean {
   return (key.startsWith('event:') || key.startsWith('visit:')) && QUERY_DIMENSIONS.has(key);
 }
 

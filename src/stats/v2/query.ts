@@ -60,7 +60,7 @@ const KEYS = [
 const MAX_DIMENSIONS = 3;
 const MAX_LIMIT = 10_000;
 
-export type Include = { imports?: boolean; time_labels?: boolean; total_rows?: boolean };
+type Include = { imports?: boolean; time_labels?: boolean; total_rows?: boolean };
 
 export type V2Query = {
   siteId: string;

@@ -33,6 +33,11 @@ export type QueryDimension = {
   session?: string;
   /** How a stored text reads (default: as stored). */
   label?: Label;
+  /**
+   * Stored texts that read as something they do not contain (`Linux` reads `GNU/Linux`):
+   * a filter's value is found in the dictionary by what it contains, and these are added.
+   */
+  renamed?: ReadonlyMap<string, string | null>;
   /** What a row without a value reads as; undefined: such rows have no group. */
   none?: string;
   /** The value is worked out per visit from its last page view (exit pages). */
@@ -62,7 +67,16 @@ const DEVICES = new Map([
   ['tablet', 'Tablet'],
   ['tv', 'TV'],
 ]);
-const device: Label = (stored) => DEVICES.get(stored) ?? stored;
+const device: Label = (stored) => DEVICES.get(stored) ?? (stored === 'Unknown' ? null : stored);
+/** Browsers and systems by the names Plausible gives them; an unknown one has no value. */
+const PLAUSIBLE_NAMES = new Map<string, string | null>([
+  ['Edge', 'Microsoft Edge'],
+  ['macOS', 'Mac'],
+  ['Linux', 'GNU/Linux'],
+  ['Unknown', null],
+]);
+const plausibleName: Label = (stored) =>
+  PLAUSIBLE_NAMES.has(stored) ? (PLAUSIBLE_NAMES.get(stored) ?? null) : stored;
 /** An empty text is no value. */
 const nonEmpty: Label = (stored) => (stored === '' ? null : stored);
 
@@ -95,9 +109,15 @@ export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ['visit:utm_term', text('visit', 'utm_term', { none: NOT_SET })],
   ['visit:device', text('visitor', 'device', { label: device, none: NOT_SET })],
   ['visit:screen', text('visitor', 'device', { label: device, none: NOT_SET })],
-  ['visit:browser', text('visitor', 'browser', { none: NOT_SET })],
+  [
+    'visit:browser',
+    text('visitor', 'browser', { label: plausibleName, renamed: PLAUSIBLE_NAMES, none: NOT_SET }),
+  ],
   ['visit:browser_version', text('visitor', 'browser_version', { none: NOT_SET })],
-  ['visit:os', text('visitor', 'os', { none: NOT_SET })],
+  [
+    'visit:os',
+    text('visitor', 'os', { label: plausibleName, renamed: PLAUSIBLE_NAMES, none: NOT_SET }),
+  ],
   ['visit:os_version', text('visitor', 'os_version', { none: NOT_SET })],
   ['visit:country', text('visitor', 'country', { label: code, none: NOT_SET })],
   ['visit:country_name', text('visitor', 'country', { label: name, none: NOT_SET })],

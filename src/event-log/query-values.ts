@@ -65,7 +65,11 @@ function idsOf(dict: Dictionary, leaf: FilterLeaf, dimension: QueryDimension): n
       contains && leaf.caseSensitive && !label
         ? dict.entriesWhere({ text: 'instr(value, ?) > 0', params: [value] })
         : dict.entriesWhere(containing(value));
-    for (const entry of found) {
+    const renamed = [...(dimension.renamed?.keys() ?? [])].flatMap((stored) => {
+      const id = dict.idOf(stored);
+      return id === null ? [] : [{ id, value: stored }];
+    });
+    for (const entry of [...found, ...renamed]) {
       const read = label ? label(entry.value) : entry.value;
       if (read === null) continue;
       const keeps = contains

@@ -40,12 +40,8 @@ const SUMMABLE = new Set([
   'sl:custom_events',
 ]);
 
-/** Query Dimensions of API v2 whose values are a statistic's own, with its metric. */
-const SAME_VALUES: Record<string, StatName> = {
-  'event:page': 'page',
-  'visit:browser': 'browser',
-  'visit:os': 'os',
-};
+/** Dimensions of API v2 whose values are a statistic's own, with its metric. */
+const SAME_VALUES: Record<string, StatName> = { 'event:page': 'page' };
 
 /** The statistic that holds a grouping by one dimension of one metric, if one does. */
 function statisticOf(g: GroupQuery): StatName | undefined {

@@ -39,7 +39,15 @@ const SMALLEST_CHUNK = 2_000;
 const LARGEST_CHUNK = 400_000;
 
 /** A grouping's sums per group, keyed by its dimensions' raw values (ids, days, hours). */
-export type Groups = Map<string | number | null, { key: (number | null)[]; sums: Partials }>;
+export type Groups = Map<
+  string | number | null,
+  {
+    key: (number | null)[];
+    sums: Partials;
+    /** Some of the grouping's hits are in it (not only visits grouped by their values). */
+    hits: boolean;
+  }
+>;
 
 /** The sums a grouping needs for its metrics. */
 function partialsOf(g: GroupQuery): Set<PartialName> {
@@ -181,15 +189,17 @@ function addRow(
   shape: { dimensions: number; sums: PartialName[] },
   row: (number | null)[],
 ): void {
-  const into = groups[row[0] as number];
+  const q = row[0] as number;
+  const into = groups[q >> 1];
   if (!into) return;
   const id =
     shape.dimensions === 1 ? (row[1] ?? null) : row.slice(1, 1 + shape.dimensions).join('\u0000');
   let group = into.get(id);
   if (!group) {
-    group = { key: row.slice(1, 1 + shape.dimensions), sums: noPartials() };
+    group = { key: row.slice(1, 1 + shape.dimensions), sums: noPartials(), hits: false };
     into.set(id, group);
   }
+  if ((q & 1) === 0) group.hits = true;
   let at = 1 + shape.dimensions;
   for (const p of shape.sums) group.sums[p] += row[at++] as number;
 }

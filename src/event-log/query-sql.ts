@@ -42,7 +42,10 @@ export type Resolved =
   /** Every hit of a visit (no hit the inner filter of `has_done` keeps, under `has_not_done`). */
   | { kind: 'visits' };
 
-/** A grouping as the statement computes it: its index, dimensions and the sums it needs. */
+/**
+ * A grouping as the statement computes it: its index, dimensions and the sums it needs. Its
+ * rows have `q` = 2 × the index, or 2 × the index + 1 for the visit sums grouped apart.
+ */
 export type GroupPlan = { q: number; dimensions: string[]; partials: ReadonlySet<PartialName> };
 
 /** The columns of `log` a statement may read (identifiers in the registries' SQL). */
@@ -270,8 +273,10 @@ function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
     });
   const withExits = (table: string) =>
     dimensions.some((d) => d.exit) ? `${table} JOIN exits USING (day, visitor, visit)` : table;
-  const armOf = (from: string, keys: string[], sums: SumSql, where?: string) =>
-    arm(shape, plan.q, from, keys, sums, where);
+  // Each row says its grouping and side: `q` = 2 × the grouping + 1 for the visit sums alone
+  // (grouped by the visits' values: their rows make no group of their own).
+  const armOf = (from: string, keys: string[], sums: SumSql, where?: string, visits = false) =>
+    arm(shape, 2 * plan.q + (visits ? 1 : 0), from, keys, sums, where);
   // Exit pages alone, counted as the roll-ups count them: +1 on each page view's page, −1 on
   // the page before it (a visit begun before the log kept its views counts no exit).
   if (
@@ -306,7 +311,9 @@ function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
     reads.kept++;
   }
   if (visitSide.length > 0) {
-    arms.push(armOf(withExits('views'), keysOf('session'), only(VIEW_SUMS, wanted)));
+    arms.push(
+      armOf(withExits('views'), keysOf('session'), only(VIEW_SUMS, wanted), undefined, true),
+    );
     reads.views++;
   }
   return { arms, reads };

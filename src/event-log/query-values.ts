@@ -22,6 +22,7 @@ import {
   type PartialName,
   type Partials,
   queryMetric,
+  SESSION_PARTIALS,
 } from '../counting/query-metrics.ts';
 import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
@@ -223,7 +224,10 @@ export function groupRows(
 ): GroupAnswer {
   const dimensions = g.dimensions.map((key) => ({ key, ...queryDimension(key) }));
   const needs = new Set(g.metrics.flatMap((m) => queryMetric(m).needs));
-  let found = [...groups.values()];
+  // A grouping that counts hits has a row per group of hits: visits grouped by their values
+  // (a visit's entry page for a page) join those rows, they make none of their own.
+  const hitSide = [...needs].some((p) => !SESSION_PARTIALS.has(p));
+  let found = [...groups.values()].filter((group) => group.hits || !hitSide);
   const first = dimensions[0];
   if (g.search && first?.kind === 'text') {
     const matching = new Set(dict.entriesWhere(containing(g.search)).map((e) => e.id));

@@ -530,6 +530,56 @@ describe.each(NO_KEY)('API v1 with $kind', ({ options }) => {
 });
 
 // ---------------------------------------------------------------------------------------
+// Stats API v2
+// ---------------------------------------------------------------------------------------
+
+/** Questions of every kind: an aggregate, breakdowns, filters, every date range form. */
+const V2_QUESTIONS: Record<string, unknown>[] = [
+  { metrics: ['visitors', 'pageviews'], date_range: 'all' },
+  { metrics: ['visitors'], date_range: ['2020-01-01', '2029-12-31'], dimensions: ['event:page'] },
+  {
+    metrics: ['visits', 'bounce_rate'],
+    date_range: '12mo',
+    dimensions: ['visit:source', 'time:month'],
+    filters: [['contains', 'event:page', ['/']]],
+  },
+  {
+    metrics: ['visitors'],
+    date_range: 'day',
+    filters: [['has_done', ['is', 'event:name', ['x']]]],
+  },
+];
+
+const askV2 = (domain: string, question: Record<string, unknown>, options: CallOptions) =>
+  call('/api/v2/query', {
+    method: 'POST',
+    ...options,
+    body: { json: { site_id: domain, ...question } },
+  });
+
+describe("Stats API v2 with A's key", () => {
+  it.each(V2_QUESTIONS.map((q) => [JSON.stringify(q), q] as const))(
+    "%s: B's domains answer as an unknown one",
+    async (_, question) => {
+      const missing = await attempt(() => askV2(MISSING.domain, question, { key: w.a.key }));
+      expect(missing.status).toBe(401);
+      for (const target of TARGETS) {
+        const res = await attempt(() => askV2(w.bSites[target].domain, question, { key: w.a.key }));
+        expectSame(res, missing, target);
+      }
+    },
+  );
+
+  it.each(NO_KEY.map((k) => [k.kind, k] as const))('%s is the 401', async (_, { options }) => {
+    const res = await attempt(() =>
+      askV2(w.bSites.private.domain, V2_QUESTIONS[0] as Record<string, unknown>, options()),
+    );
+    expect(res.status).toBe(401);
+    expect(JSON.stringify(res.json)).not.toContain(w.bSites.private.domain);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Pages
 // ---------------------------------------------------------------------------------------
 
@@ -904,6 +954,7 @@ describe('guards', () => {
         fill(r.path, { id: 1, domain: 'example.com', token: 'f'.repeat(32) }),
       ]),
       ...OUT_OF_SCOPE.map(([method, path]) => [method, path]),
+      ['POST', '/api/v2/query'],
     ];
     const served = new Set(
       createApp()

@@ -55,11 +55,15 @@ function statisticOf(g: GroupQuery): StatName | undefined {
   );
 }
 
+/** The metrics of custom events: their roll-up is by name, summed over a range but not by date. */
+const OF_EVENTS = new Set(['events', 'sl:custom_events']);
+
 /** Whether the roll-ups answer a grouping (of a question without filters). */
 export function rollupsAnswer(g: GroupQuery): boolean {
   if (statisticOf(g) !== undefined) return true;
-  const summable = g.metrics.every((m) => SUMMABLE.has(m));
-  return summable && (g.dimensions.length === 0 || g.dimensions.join() === 'time:day');
+  if (!g.metrics.every((m) => SUMMABLE.has(m))) return false;
+  if (g.dimensions.length === 0) return true;
+  return g.dimensions.join() === 'time:day' && !g.metrics.some((m) => OF_EVENTS.has(m));
 }
 
 /** The sums of the query engine's metrics from the sums of `SUMMED`. */
@@ -107,7 +111,8 @@ export async function rollupAnswer(
     };
   }
   const perDate = g.dimensions.length === 1;
-  const sums = await rollupSums(r.db, r, SUMMED, range, perDate);
+  const names = perDate ? SUMMED.filter((n) => n !== 'event') : SUMMED;
+  const sums = await rollupSums(r.db, r, names, range, perDate);
   const byValue = new Map<string, Map<StatName, number>>();
   for (const s of sums) {
     const value = byValue.get(s.value) ?? new Map<StatName, number>();

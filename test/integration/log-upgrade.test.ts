@@ -13,7 +13,7 @@ import type { Filter } from '../../src/counting/dimensions.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
-import { AS_VERSION_5, logHit, record } from '../support/event-log.ts';
+import { AS_VERSION_5, AS_VERSION_6, logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';
 
@@ -184,6 +184,56 @@ describe('a log an older version wrote', () => {
       '2026-03-01': 1,
       ...rolled,
       '2026-03-07': VISITORS * 2 + 1,
+    });
+  });
+});
+
+describe('a log of version 6', () => {
+  it('gains the columns of the query engine: its rows read "(not set)", new hits their values', async () => {
+    const s = await site('log-upgrade-6');
+    const log = websiteLog(env, s.id);
+    const at = (time: string) => ({
+      date: time.slice(0, 10),
+      hour: time.slice(11, 13),
+      time: Date.parse(time),
+    });
+    await record(log, logHit(s.id, at('2026-03-02T10:00:00Z')));
+    await runInDurableObject(log, async (_instance, state) => {
+      // No alarm of the newer log's runs on these tables before the restart.
+      await state.storage.deleteAlarm();
+      state.storage.sql.exec(AS_VERSION_6);
+    });
+    await evictDurableObject(log);
+    await record(
+      log,
+      logHit(s.id, {
+        ...at('2026-03-02T11:00:00Z'),
+        ip: '203.0.113.8',
+        utmSource: 'newsletter',
+        utmMedium: 'email',
+        source: 'newsletter',
+        channel: 'Email',
+      }),
+    );
+    expect(await meta(s.id, 'schema')).toBe(7);
+    const ask = (dimensions: string[]) =>
+      log.query({
+        from: '2026-03-02',
+        to: '2026-03-02',
+        filters: [],
+        groups: [{ dimensions, metrics: ['visitors'], order: [], limit: 10, offset: 0 }],
+      });
+    expect(await ask(['visit:utm_medium', 'visit:channel'])).toMatchObject({
+      ok: true,
+      value: [
+        {
+          rows: [
+            { dimensions: ['(not set)', '(not set)'], metrics: [1] },
+            { dimensions: ['email', 'Email'], metrics: [1] },
+          ],
+          total: 2,
+        },
+      ],
     });
   });
 });

@@ -114,3 +114,24 @@ export const AS_VERSION_4 = `${AS_VERSION_5}
 DROP TABLE settled; ALTER TABLE staged DROP COLUMN hash; ALTER TABLE staged DROP COLUMN leader;
 UPDATE meta SET value = 4 WHERE key = 'schema';
 `;
+
+/** The columns version 7 added to `log` (src/event-log/log-schema.ts). */
+const VERSION_7_COLUMNS = [
+  'hostname',
+  'name',
+  'landing_host',
+  'source',
+  'channel',
+  'utm_source',
+  'utm_medium',
+  'utm_content',
+  'utm_term',
+  'browser_version',
+  'os_version',
+  'region',
+];
+
+/** SQL that takes a log's tables back to version 6: `log` without the columns 7 added. */
+export const AS_VERSION_6 = `${VERSION_7_COLUMNS.map((c) => `ALTER TABLE log DROP COLUMN ${c};`).join('\n')}
+UPDATE meta SET value = 6 WHERE key = 'schema';
+`;

@@ -27,6 +27,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Filter } from '../src/counting/dimensions.ts';
+import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
 import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
 import { V1_STATISTICS, v1Filters } from '../src/stats/engine/v1.ts';
@@ -269,6 +270,64 @@ const FILTERED: { name: StatName; filters: Filter[] }[] = [
 ];
 
 /**
+ * Questions of the Stats API v2 (src/stats/v2/) whose speed issue #31 names, asked of the
+ * query engine as `POST /api/v2/query` asks: the top line over a year (the roll-ups), the
+ * sources with three metrics over a month, and pages by country under a filter over a year
+ * (the log).
+ */
+const V2_QUESTIONS: {
+  key: 'aggregate365' | 'source30' | 'pageByCountry365';
+  title: string;
+  days: number;
+  target: number;
+  group: { dimensions: string[]; metrics: string[] };
+  filters: FilterNode[];
+}[] = [
+  {
+    key: 'aggregate365',
+    title: 'visitors, visits, pageviews, bounce_rate, visit_duration (no dimension)',
+    days: 365,
+    target: 50,
+    group: {
+      dimensions: [],
+      metrics: ['visitors', 'visits', 'pageviews', 'bounce_rate', 'visit_duration'],
+    },
+    filters: [],
+  },
+  {
+    key: 'source30',
+    title: '`visit:source`: visitors, visits, bounce_rate',
+    days: 30,
+    target: 100,
+    group: { dimensions: ['visit:source'], metrics: ['visitors', 'visits', 'bounce_rate'] },
+    filters: [],
+  },
+  {
+    key: 'pageByCountry365',
+    title: '`event:page` × `visit:country`: visitors, pageviews; `visit:source` is Google',
+    days: 365,
+    target: 500,
+    group: { dimensions: ['event:page', 'visit:country'], metrics: ['visitors', 'pageviews'] },
+    filters: [{ op: 'is', dimension: 'visit:source', values: ['Google'], caseSensitive: true }],
+  },
+];
+
+/** A v2 question as the engine takes it (order as Plausible's default, 25 rows). */
+const v2Question = (q: (typeof V2_QUESTIONS)[number]) => ({
+  from: isoDay(end - q.days * DAY),
+  to: lastDay,
+  filters: q.filters,
+  groups: [
+    {
+      ...q.group,
+      order: [[q.group.metrics[0], 'desc']],
+      limit: 25,
+      offset: 0,
+    },
+  ],
+});
+
+/**
  * Puts the benchmark site's year of events into its real Durable Object: a hit on the day
  * before the traffic makes the object's tables, then the loaders' events follow in date
  * order (`/bench/import`), in batches. Answers the events imported.
@@ -368,6 +427,7 @@ async function main() {
     const bench = await startWorker(state, 'scripts/bench/worker.ts');
     const reads: BenchReport['reads'] = [];
     const filteredReads: BenchReport['filteredReads'] = [];
+    const v2Reads: BenchReport['v2Reads'] = [];
     let eventsImported = 0;
     let compaction: BenchReport['compaction'] = {
       months: 0,
@@ -454,6 +514,15 @@ async function main() {
         }
         log(`  filtered reads over ${days} days measured`);
       }
+      for (const q of V2_QUESTIONS) {
+        const r = await measuredRead(post, '/bench/engine', {
+          websiteId: benchSiteId,
+          question: v2Question(q),
+          runs: config.runs,
+        });
+        v2Reads.push({ key: q.key, title: q.title, days: q.days, target: q.target, ...r });
+      }
+      log('  Stats API v2 questions measured');
 
       // Per-hit writes: the website with its year in its log takes the next days' traffic, a
       // day at each rate, the log flushing when its policy says.
@@ -550,6 +619,24 @@ async function main() {
         for (const f of filters) params.set(filterParam(f), f.value);
         return api(`/stats/${benchSiteId}?${params}`, q);
       });
+      // …and the Stats API v2's pages by country under a filter, over the year.
+      questions.push(() =>
+        fetch(`${base}/api/v2/query`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${benchSite.apiKey}`,
+            'content-type': 'application/json',
+            'cf-connecting-ip': '172.16.0.9',
+          },
+          body: JSON.stringify({
+            site_id: BENCH_DOMAIN,
+            metrics: ['visitors', 'pageviews'],
+            dimensions: ['event:page', 'visit:country'],
+            date_range: [yearFrom, lastDay],
+            filters: [['is', 'visit:source', ['Google']]],
+          }),
+        }),
+      );
       const underReads = await hitsUnderReads({
         seconds: config.durationSeconds,
         readers: 4,
@@ -647,6 +734,7 @@ async function main() {
       })(),
       reads,
       filteredReads,
+      v2Reads,
       compaction,
       eventsImported,
       throughput,

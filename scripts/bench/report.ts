@@ -74,6 +74,8 @@ export type BenchReport = {
   reads: Read[];
   /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
   filteredReads: (Read & { /** The filters as query parameters. */ filters: string })[];
+  /** Questions of the Stats API v2 asked of the query engine (issue #31's figures). */
+  v2Reads?: (Omit<Read, 'statistic'> & { key: string; title: string; target: number })[];
   /** The complete months compacted into month and year roll-ups before the reads. */
   compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
   /** Events in the site's log when the filtered reads were measured. */
@@ -381,6 +383,17 @@ page view. A read is cut into chunks of whole dates of about 25 ms each (docs/AR
 "Reads that never stall hits"); the chunks' counts add up exactly, since a visit and a visitor
 never cross a local date.
 
+## 3b. Questions of the Stats API v2
+
+The query engine (docs/ARCHITECTURE.md, "The query engine") asked as \`POST /api/v2/query\`
+asks, inside workerd (\`answer\`, src/stats/engine/engine.ts), ${r.config.runs} times each: the top
+line from the roll-ups (no filter, no dimension), the others from the website's log in chunks.
+Rows read are D1's for the roll-ups, the object's for the log.
+
+| Question | Days | Rows read | Returned / in all | p50 / p95 ms | Target p50 |
+|---|---|---|---|---|---|
+${(r.v2Reads ?? []).map((q) => `| ${q.title} (\`v2Reads.${q.key}\`) | ${q.days} | ${n(q.rowsRead)} | ${n(q.rowsReturned)} / ${n(q.distinctValues)} | **${q.p50Ms}** / ${q.p95Ms} | ≤ ${q.target} |`).join('\n')}
+
 ## 4. Ingestion throughput
 
 \`POST /api/event\` against \`wrangler dev\` serving the real Worker (local D1, the rate limiters of
@@ -405,7 +418,8 @@ object alone costs most of that, so that figure measures the local simulator mor
 
 One client sends hits to the benchmark's website one after another for ${hl.seconds} s, alone, then while
 ${hl.readers} clients keep asking the heaviest filtered questions of the same website over 365 days through
-the Stats API (\`exit_page\`, \`page\` and \`country\` of section 3, one after another):
+the Stats APIs (\`exit_page\`, \`page\` and \`country\` of section 3, and v2's pages by country of
+section 3b, one after another):
 
 | | Hits | p50 ms | p99 ms | max ms |
 |---|---|---|---|---|

@@ -6,6 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { pageSecurityHeaders } from '../pages/security-headers.ts';
+import { DIMENSIONS, METRICS } from '../stats/v2/query.ts';
 
 type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 type Schema = {
@@ -210,6 +211,58 @@ const OperationView: FC<{ doc: Document; path: string; method: string; op: Opera
   );
 };
 
+const V2_EXAMPLE = {
+  site_id: 'example.com',
+  metrics: ['visitors', 'visits', 'bounce_rate'],
+  date_range: '30d',
+  dimensions: ['visit:source'],
+  filters: [['is_not', 'visit:country_name', ['']]],
+};
+
+/** `POST /api/v2/query`: Plausible's Stats API v2 (its lists from the code that checks them). */
+const StatsApiV2: FC = () => (
+  <section id="post-v2-query">
+    <h2>
+      <span class="method post">POST</span> <code>/api/v2/query</code>
+    </h2>
+    <p class="summary">Plausible's Stats API v2</p>
+    <p>
+      The request and the answer of Plausible's Stats API v2 (plausible.io/docs/stats-api):{' '}
+      <code>site_id</code> is the website's domain, the Bearer key a Sightline API key. Answers are{' '}
+      <code>{'{"results": [{"metrics": […], "dimensions": […]}], "meta": {…}, "query": {…}}'}</code>
+      ; errors <code>{'{"error": "…"}'}</code> (400 for a malformed question, 401 for a missing key
+      or a domain the key does not own, 429 over the rate limits). Where Sightline counts
+      differently from Plausible is in the README.
+    </p>
+    <h3>Metrics</h3>
+    <p>
+      {METRICS.map((m) => (
+        <code>{m} </code>
+      ))}
+    </p>
+    <h3>Dimensions (up to three)</h3>
+    <p>
+      {DIMENSIONS.map((d) => (
+        <code>{d} </code>
+      ))}
+    </p>
+    <h3>Filters</h3>
+    <p>
+      <code>[operator, dimension, [values…], {'{"case_sensitive": false}'}?]</code> with{' '}
+      <code>is is_not contains contains_not matches matches_not</code> (RE2 patterns), joined by{' '}
+      <code>and</code>, <code>or</code>, <code>not</code>; <code>has_done</code> and{' '}
+      <code>has_not_done</code> keep the visits that had (or had not) a hit the inner filter keeps.
+    </p>
+    <h3>Date ranges</h3>
+    <p>
+      <code>day 24h 7d 28d 30d 91d month 6mo 12mo year all</code>, a pair of dates or of date-times
+      with offsets, in the website's time zone.
+    </p>
+    <h3>Example</h3>
+    <pre>{JSON.stringify(V2_EXAMPLE, null, 2)}</pre>
+  </section>
+);
+
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5b6470;--line:#d8dee4;--code:#f3f5f7;--accent:#2563eb}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--muted:#9aa4ae;--line:#2c333b;--code:#1b2026;--accent:#7aa2ff}}
@@ -263,6 +316,9 @@ export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
                     — {op.summary}
                   </li>
                 ))}
+                <li>
+                  <a href="#post-v2-query">POST /api/v2/query</a> — Plausible's Stats API v2
+                </li>
               </ul>
             </nav>
           </header>
@@ -270,6 +326,7 @@ export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
             {operations.map(({ path, method, op }) => (
               <OperationView doc={doc} path={path} method={method} op={op} />
             ))}
+            <StatsApiV2 />
           </main>
         </body>
       </html>

@@ -104,6 +104,10 @@ describe('OpenAPI document and reference page', () => {
       expect(res.text).toContain(op);
     }
     expect(res.text).toContain('exclude_ips');
+    // Plausible's Stats API v2 beside it, its lists those the code checks.
+    expect(res.text).toContain('POST /api/v2/query');
+    for (const name of ['bounce_rate', 'visit:source', 'time:week', 'has_done'])
+      expect(res.text).toContain(name);
     // Nothing loaded from elsewhere: no scripts at all, no external stylesheets or images.
     expect(res.text).not.toMatch(/<script/i);
     expect(res.text).not.toMatch(/(src|href)="https?:/i);

@@ -14,7 +14,7 @@ import { QueryError } from './errors.ts';
 import { filtersPage, parseFilters, unansweredDimension } from './filters.ts';
 
 /** The metrics Sightline answers, in Plausible's names. */
-const METRICS = [
+export const METRICS = [
   'visitors',
   'visits',
   'pageviews',
@@ -47,6 +47,12 @@ const SESSION_DIMENSIONS = [
 /** Event dimensions the visit metrics can be grouped by (a visit by its entry page or host). */
 const SESSION_GROUPED_EVENTS = ['event:page', 'event:hostname'];
 const TIME_DIMENSIONS = ['time', 'time:hour', 'time:day', 'time:week', 'time:month'];
+
+/** The dimensions a question may ask for: the events' and visits' of the registry, and time. */
+export const DIMENSIONS = [
+  ...[...QUERY_DIMENSIONS.keys()].filter((d) => d.startsWith('event:') || d.startsWith('visit:')),
+  ...TIME_DIMENSIONS,
+];
 const KEYS = [
   'site_id',
   'metrics',
@@ -112,10 +118,7 @@ function dimensionsOf(value: unknown): string[] {
     if (typeof d !== 'string') throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     const why = unansweredDimension(d);
     if (why) throw new QueryError(why);
-    const known =
-      TIME_DIMENSIONS.includes(d) ||
-      ((d.startsWith('event:') || d.startsWith('visit:')) && QUERY_DIMENSIONS.has(d));
-    if (!known) throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
+    if (!DIMENSIONS.includes(d)) throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     if (dimensions.includes(d))
       throw new QueryError(`Invalid dimensions: \`${d}\` is given twice.`);
     dimensions.push(d);

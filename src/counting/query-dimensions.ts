@@ -44,6 +44,11 @@ export type QueryDimension = {
   exit?: 'page' | 'hostname';
   /** A filter on it keeps page views only (API v1's `page`: a custom event's page is none). */
   pageViews?: true;
+  /**
+   * Several stored values may read alike (cities of one name; an empty text and none; the
+   * days of a week), so groups are added together by what they read.
+   */
+  merges?: true;
 };
 
 const NOT_SET = '(not set)';
@@ -99,9 +104,9 @@ export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ['visit:entry_page_hostname', text('visit', 'landing_host', { none: NOT_SET })],
   ['visit:exit_page', text('visit', 'page', { exit: 'page' })],
   ['visit:exit_page_hostname', text('visit', 'hostname', { exit: 'hostname', none: NOT_SET })],
-  ['visit:source', text('visit', 'source', { label: nonEmpty, none: DIRECT })],
-  ['visit:referrer', text('visit', 'referrer', { label: nonEmpty, none: DIRECT })],
-  ['visit:channel', text('visit', 'channel', { label: nonEmpty, none: NOT_SET })],
+  ['visit:source', text('visit', 'source', { label: nonEmpty, none: DIRECT, merges: true })],
+  ['visit:referrer', text('visit', 'referrer', { label: nonEmpty, none: DIRECT, merges: true })],
+  ['visit:channel', text('visit', 'channel', { label: nonEmpty, none: NOT_SET, merges: true })],
   ['visit:utm_source', text('visit', 'utm_source', { none: NOT_SET })],
   ['visit:utm_medium', text('visit', 'utm_medium', { none: NOT_SET })],
   ['visit:utm_campaign', text('visit', 'campaign', { none: NOT_SET })],
@@ -123,13 +128,13 @@ export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ['visit:country_name', text('visitor', 'country', { label: name, none: NOT_SET })],
   ['visit:region', text('visitor', 'region', { label: code, none: NOT_SET })],
   ['visit:region_name', text('visitor', 'region', { label: name, none: NOT_SET })],
-  ['visit:city_name', text('visitor', 'city', { label: cityName, none: NOT_SET })],
+  ['visit:city_name', text('visitor', 'city', { label: cityName, none: NOT_SET, merges: true })],
   ['visit:continent', text('visitor', 'continent', { label: name, none: NOT_SET })],
   ['visit:language', text('visitor', 'language', { none: NOT_SET })],
   ['visit:resolution', text('visitor', 'resolution', { none: NOT_SET })],
   ['time:day', { level: 'date', sql: 'day', kind: 'number', session: 'day' }],
-  ['time:week', { level: 'date', sql: 'day', kind: 'number', session: 'day' }],
-  ['time:month', { level: 'date', sql: 'day', kind: 'number', session: 'day' }],
+  ['time:week', { level: 'date', sql: 'day', kind: 'number', session: 'day', merges: true }],
+  ['time:month', { level: 'date', sql: 'day', kind: 'number', session: 'day', merges: true }],
   [
     'time:hour',
     { level: 'hit', sql: HOUR_OF_DAY, kind: 'number', session: 'day * 24 + visit_hour' },

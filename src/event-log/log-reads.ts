@@ -2,7 +2,7 @@
  * The log's reads: questions of the query engine (src/counting/query.ts) answered from the
  * log's rows, cut into chunks of whole local dates (docs/ARCHITECTURE.md, "Reads that never
  * stall hits" and "The query engine"). Each chunk is one statement of ./query-sql.ts, sized to
- * take about `CHUNK_MS`, run in the object's read lane (./read-lane.ts): the object takes its
+ * cost about `CHUNK_COST`, run in the object's read lane (./read-lane.ts): the object takes its
  * hits between chunks. A visit and a visitor never cross a local date, so the sums of the
  * chunks add up exactly; they are summed here per group, then the groups' values are read
  * from the dictionary (./query-values.ts), searched, sorted and paged. What a read holds is
@@ -25,29 +25,66 @@ import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
 import { type Chunk, chunkStatement, type GroupPlan } from './query-sql.ts';
-import { groupRows, resolveFilters } from './query-values.ts';
+import { groupRows, resolveFilters, type Step } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** What a read counts as it goes: its chunks (each one turn of the read lane). */
 type Tally = { chunks: number };
 
-/** How long a chunk should take; the next chunk's size follows the last one's speed. */
-const CHUNK_MS = 25;
+/**
+ * What a chunk should cost: the rows its statement reads (SQLite's count), and each row it
+ * returns as `RETURNED_COST` more (the object adds it up). About 25 ms on the benchmark's
+ * machine for the heaviest questions. A chunk is sized by work, not by a clock: deployed, a
+ * Worker's clocks stand still while its code runs (they move on I/O only), so a read timed
+ * in the object would take every chunk for free.
+ */
+const CHUNK_COST = 60_000;
+const RETURNED_COST = 4;
 /** Events in the first chunk of a read, and the fewest and most in any. */
 const FIRST_CHUNK = 20_000;
 const SMALLEST_CHUNK = 2_000;
 const LARGEST_CHUNK = 400_000;
 
-/** A grouping's sums per group, keyed by its dimensions' raw values (ids, days, hours). */
-export type Groups = Map<
-  string | number | null,
-  {
-    key: (number | null)[];
-    sums: Partials;
-    /** Some of the grouping's hits are in it (not only visits grouped by their values). */
-    hits: boolean;
+/** A group of a grouping: its dimensions' raw values (ids, days, hours) and its sums. */
+export type Group = {
+  key: (number | null)[];
+  sums: Partials;
+  /** Some of the grouping's hits are in it (not only visits grouped by their values). */
+  hits: boolean;
+};
+
+/**
+ * A grouping's groups, found by their raw values: one map per dimension, nested (no text key
+ * made per row of a chunk).
+ */
+class Groups {
+  private readonly root = new Map<number | null, unknown>();
+  readonly all: Group[] = [];
+
+  constructor(private readonly depth: number) {}
+
+  /** The group of `key`'s first `depth` values, made when new. */
+  at(key: (number | null)[]): Group {
+    let map = this.root;
+    for (let i = 0; i < this.depth - 1; i++) {
+      const value = key[i] ?? null;
+      let next = map.get(value) as Map<number | null, unknown> | undefined;
+      if (!next) {
+        next = new Map();
+        map.set(value, next);
+      }
+      map = next;
+    }
+    const last = this.depth > 0 ? (key[this.depth - 1] ?? null) : null;
+    let group = map.get(last) as Group | undefined;
+    if (!group) {
+      group = { key: key.slice(0, this.depth), sums: noPartials(), hits: false };
+      map.set(last, group);
+      this.all.push(group);
+    }
+    return group;
   }
->;
+}
 
 /** The sums a grouping needs for its metrics. */
 function partialsOf(g: GroupQuery): Set<PartialName> {
@@ -65,7 +102,9 @@ export class LogReader {
   async query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
     for (const g of q.groups) for (const d of g.dimensions) queryDimension(d);
     return this.counted(q, async (tally) => {
-      const filter = resolveFilters(this.dict, q.filters);
+      const step: Step = (work) => this.lane.run(work);
+      // Reading the dictionary for the filters' values is a turn of the lane too.
+      const filter = await step(() => resolveFilters(this.dict, q.filters));
       const plans: GroupPlan[] = q.groups.map((g, i) => ({
         q: i,
         dimensions: g.dimensions,
@@ -75,7 +114,7 @@ export class LogReader {
       const totalAt = plans.length;
       if (q.groups.some((g) => g.metrics.includes('percentage')))
         plans.push({ q: totalAt, dimensions: [], partials: new Set(['vis']) });
-      const sums = plans.map((): Groups => new Map());
+      const sums = plans.map((plan) => new Groups(plan.dimensions.length));
       // The statement's columns: q, a value per dimension, then the sums any grouping needs.
       const shape = {
         dimensions: Math.max(0, ...plans.map((plan) => plan.dimensions.length)),
@@ -84,13 +123,24 @@ export class LogReader {
       if (filter !== false)
         await this.eachChunk(q, tally, (chunk) => {
           const statement = chunkStatement(filter, plans, chunk, q.between);
-          for (const row of this.db.arrays(statement.text, ...statement.params))
-            addRow(sums, shape, row as (number | null)[]);
+          const rows = this.db.arrays(statement.text, ...statement.params);
+          for (const row of rows) addRow(sums, shape, row as (number | null)[]);
+          return rows.length;
         });
-      const total = [...(sums[totalAt]?.values() ?? [])][0]?.sums ?? noPartials();
-      return q.groups.map((g, i) =>
-        groupRows(this.dict, g, sums[i] ?? new Map(), total, { from: q.from, to: q.to }),
-      );
+      const total = sums[totalAt]?.all[0]?.sums ?? noPartials();
+      const answers: GroupAnswer[] = [];
+      for (const [i, g] of q.groups.entries())
+        answers.push(
+          await groupRows(
+            this.dict,
+            g,
+            sums[i]?.all ?? [],
+            total,
+            { from: q.from, to: q.to },
+            step,
+          ),
+        );
+      return answers;
     });
   }
 
@@ -123,13 +173,14 @@ export class LogReader {
   }
 
   /**
-   * Runs `work` over the chunks of `from`–`to`: whole local dates, as many as take about
-   * `CHUNK_MS` at the speed of the chunk before, each in the read lane.
+   * Runs `work` over the chunks of `from`–`to`: whole local dates, as many as cost about
+   * `CHUNK_COST` at the cost per event of the chunk before, each in the read lane. `work`
+   * answers the rows its statement returned.
    */
   private async eachChunk(
     range: { from: string; to: string },
     tally: Tally,
-    work: (chunk: Chunk) => void,
+    work: (chunk: Chunk) => number,
   ): Promise<void> {
     const dates = this.datesOf(range);
     let target = FIRST_CHUNK;
@@ -146,15 +197,15 @@ export class LogReader {
         events += next.events;
       }
       tally.chunks++;
-      const took = await this.lane.run(() => {
-        const began = performance.now();
-        work(chunk);
-        return performance.now() - began;
+      const cost = await this.lane.run(() => {
+        const before = this.db.io.rowsRead;
+        const returned = work(chunk);
+        return this.db.io.rowsRead - before + RETURNED_COST * returned;
       });
-      const perEvent = took / Math.max(events, 1);
+      const perEvent = cost / Math.max(events, 1);
       target = Math.min(
         LARGEST_CHUNK,
-        Math.max(SMALLEST_CHUNK, perEvent > 0 ? CHUNK_MS / perEvent : LARGEST_CHUNK),
+        Math.max(SMALLEST_CHUNK, perEvent > 0 ? CHUNK_COST / perEvent : LARGEST_CHUNK),
       );
     }
   }
@@ -192,13 +243,7 @@ function addRow(
   const q = row[0] as number;
   const into = groups[q >> 1];
   if (!into) return;
-  const id =
-    shape.dimensions === 1 ? (row[1] ?? null) : row.slice(1, 1 + shape.dimensions).join('\u0000');
-  let group = into.get(id);
-  if (!group) {
-    group = { key: row.slice(1, 1 + shape.dimensions), sums: noPartials(), hits: false };
-    into.set(id, group);
-  }
+  const group = into.at(row.slice(1, 1 + shape.dimensions));
   if ((q & 1) === 0) group.hits = true;
   let at = 1 + shape.dimensions;
   for (const p of shape.sums) group.sums[p] += row[at++] as number;

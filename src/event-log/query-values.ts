@@ -27,7 +27,7 @@ import {
 import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
-import type { Groups } from './log-reads.ts';
+import type { Group } from './log-reads.ts';
 import type { Resolved } from './query-sql.ts';
 
 const dialect = new SQLiteSyncDialect();
@@ -178,59 +178,106 @@ export function byCodePoint(a: string, b: string): number {
 const codePointRank = (unit: number) =>
   unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
 
+/** The order of a grouping's rows: keys of its metrics or dimensions, and their directions. */
+type Ordered = Pick<GroupQuery, 'order' | 'dimensions' | 'metrics'>;
+
+/** A metric's value for ordering: none is lowest. */
+const ranked = (value: number | null | undefined) => value ?? Number.NEGATIVE_INFINITY;
+
 /** Compares rows as `order` says, then by their dimensions (a null metric lowest). */
-function comparer(g: Pick<GroupQuery, 'order' | 'dimensions' | 'metrics'>) {
+function comparer(g: Ordered) {
   const keys = [...g.order, ...g.dimensions.map((d): [string, 'asc' | 'desc'] => [d, 'asc'])].map(
-    ([key, direction]) => {
-      const metric = g.metrics.indexOf(key);
-      const dimension = g.dimensions.indexOf(key);
-      return { metric, dimension, sign: direction === 'asc' ? 1 : -1 };
-    },
+    ([key, direction]) => ({
+      metric: g.metrics.indexOf(key),
+      dimension: g.dimensions.indexOf(key),
+      sign: direction === 'asc' ? 1 : -1,
+    }),
   );
   return (a: ResultRow, b: ResultRow) => {
     for (const { metric, dimension, sign } of keys) {
       let d = 0;
-      if (metric >= 0)
-        d =
-          (a.metrics[metric] ?? Number.NEGATIVE_INFINITY) -
-          (b.metrics[metric] ?? Number.NEGATIVE_INFINITY);
-      else if (dimension >= 0)
+      if (metric >= 0) {
+        const x = ranked(a.metrics[metric]);
+        const y = ranked(b.metrics[metric]);
+        d = x === y ? 0 : x < y ? -1 : 1;
+      } else if (dimension >= 0)
         d = byCodePoint(a.dimensions[dimension] as string, b.dimensions[dimension] as string);
-      if (d !== 0 && !Number.isNaN(d)) return sign * d;
+      if (d !== 0) return sign * d;
     }
     return 0;
   };
 }
 
 /** Sorts a grouping's rows as it asks: its `order`, then its dimensions ascending. */
-export function sortRows(
-  g: Pick<GroupQuery, 'order' | 'dimensions' | 'metrics'>,
-  rows: ResultRow[],
-): void {
+export function sortRows(g: Ordered, rows: ResultRow[]): void {
   rows.sort(comparer(g));
+}
+
+/**
+ * The rows `first`–`first + count` of a grouping in its order. When the order starts with a
+ * metric and the page is a small part of many rows, only the rows that can be on it are
+ * sorted: those whose first metric is at least the page's last row's (its value found by
+ * sorting the numbers alone).
+ */
+function pageOf(g: Ordered, rows: ResultRow[], first: number, count: number): ResultRow[] {
+  const [lead] = g.order;
+  const metric = lead ? g.metrics.indexOf(lead[0]) : -1;
+  const end = first + count;
+  if (metric < 0 || end * 4 >= rows.length) {
+    sortRows(g, rows);
+    return rows.slice(first, end);
+  }
+  const sign = lead?.[1] === 'asc' ? 1 : -1;
+  const values = Float64Array.from(rows, (row) => sign * ranked(row.metrics[metric]));
+  const sorted = Float64Array.from(values).sort();
+  const bound = sorted[end - 1] as number;
+  const candidates = rows.filter((_, i) => (values[i] as number) <= bound);
+  sortRows(g, candidates);
+  return candidates.slice(first, end);
+}
+
+/** Runs a piece of a read's work as one turn of the read lane (hits come between turns). */
+export type Step = <T>(work: () => T) => Promise<T>;
+
+/** How many ids are read from the dictionary, or groups read, in one turn of the lane. */
+const PER_STEP = 5_000;
+
+/** `items` in slices of `PER_STEP`, each handed to `work` in a turn of its own. */
+async function inSteps<T>(step: Step, items: T[], work: (slice: T[]) => void): Promise<void> {
+  for (let i = 0; i < items.length; i += PER_STEP) {
+    const slice = items.slice(i, i + PER_STEP);
+    await step(() => work(slice));
+  }
 }
 
 /**
  * A grouping's rows from its sums: each group read as its dimensions read (a group whose
  * value has no row is left out, those that read alike are added together), searched, its
- * metrics made, sorted and paged. A group whose sums are all zero has no row.
+ * metrics made, sorted and paged. A group whose sums are all zero has no row. The work is
+ * done a few thousand groups at a time, each a turn of the read lane (`step`), so that a
+ * grouping of tens of thousands of groups does not hold up the object's hits either.
  */
-export function groupRows(
+export async function groupRows(
   dict: Dictionary,
   g: GroupQuery,
-  groups: Groups,
+  groups: Group[],
   total: Partials,
   range: { from: string; to: string },
-): GroupAnswer {
+  step: Step,
+): Promise<GroupAnswer> {
   const dimensions = g.dimensions.map((key) => ({ key, ...queryDimension(key) }));
-  const needs = new Set(g.metrics.flatMap((m) => queryMetric(m).needs));
+  const needs = [...new Set(g.metrics.flatMap((m) => queryMetric(m).needs))];
+  const values = g.metrics.map((m) => queryMetric(m).value);
   // A grouping that counts hits has a row per group of hits: visits grouped by their values
   // (a visit's entry page for a page) join those rows, they make none of their own.
-  const hitSide = [...needs].some((p) => !SESSION_PARTIALS.has(p));
-  let found = [...groups.values()].filter((group) => group.hits || !hitSide);
+  const hitSide = needs.some((p) => !SESSION_PARTIALS.has(p));
+  let found = hitSide ? groups.filter((group) => group.hits) : groups;
   const first = dimensions[0];
-  if (g.search && first?.kind === 'text') {
-    const matching = new Set(dict.entriesWhere(containing(g.search)).map((e) => e.id));
+  const search = g.search;
+  if (search && first?.kind === 'text') {
+    const matching = await step(
+      () => new Set(dict.entriesWhere(containing(search)).map((e) => e.id)),
+    );
     found = found.filter((group) => group.key[0] !== null && matching.has(group.key[0] as number));
   }
   const ids = new Set<number>();
@@ -239,35 +286,53 @@ export function groupRows(
       const id = group.key[i];
       if (d.kind === 'text' && typeof id === 'number') ids.add(id);
     });
-  const texts = dict.decodeAll(ids);
-  const read = (d: (typeof dimensions)[number], value: number | null): string | null => {
+  const texts = new Map<number, string>();
+  await inSteps(step, [...ids], (slice) => {
+    for (const [id, text] of dict.decodeAll(slice)) texts.set(id, text);
+  });
+  const labelOf = (d: (typeof dimensions)[number], value: number | null): string | null => {
     if (d.kind === 'number') return value === null ? null : timeLabel(d.key, value, range);
     const stored = value === null ? undefined : texts.get(value);
     const label = stored === undefined ? null : d.label ? d.label(stored) : stored;
     return label ?? d.none ?? null;
   };
+  // Groups that read alike are added together where a dimension may read so (`merges`).
+  const merges = dimensions.some((d) => d.merges);
   const merged = new Map<string, { dimensions: string[]; sums: Partials }>();
-  for (const group of found) {
-    const labels = dimensions.map((d, i) => read(d, group.key[i] ?? null));
-    if (labels.some((l) => l === null)) continue;
-    const id = labels.join('\u0000');
-    const row = merged.get(id);
-    if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
-    else merged.set(id, { dimensions: labels as string[], sums: { ...group.sums } });
-  }
+  const read: { dimensions: string[]; sums: Partials }[] = [];
+  await inSteps(step, found, (slice) => {
+    for (const group of slice) {
+      const labels: string[] = [];
+      for (let i = 0; i < dimensions.length; i++) {
+        const label = labelOf(dimensions[i] as (typeof dimensions)[number], group.key[i] ?? null);
+        if (label === null) break;
+        labels.push(label);
+      }
+      if (labels.length < dimensions.length) continue;
+      if (!merges) {
+        read.push({ dimensions: labels, sums: group.sums });
+        continue;
+      }
+      const id = labels.join('\u0000');
+      const row = merged.get(id);
+      if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
+      else merged.set(id, { dimensions: labels, sums: { ...group.sums } });
+    }
+  });
+  read.push(...merged.values());
   // A grouping by nothing has its one row, zeros and all.
-  if (dimensions.length === 0 && merged.size === 0)
-    merged.set('', { dimensions: [], sums: noPartials() });
-  let rows: ResultRow[] = [...merged.values()]
-    .filter((row) => dimensions.length === 0 || [...needs].some((p) => row.sums[p] !== 0))
-    .map((row) => ({
-      dimensions: row.dimensions,
-      metrics: g.metrics.map((m) => queryMetric(m).value(row.sums, total)),
-    }));
-  if (g.search && first?.kind === 'number') {
-    const term = g.search.toLowerCase();
+  if (dimensions.length === 0 && read.length === 0)
+    read.push({ dimensions: [], sums: noPartials() });
+  let rows: ResultRow[] = [];
+  await inSteps(step, read, (slice) => {
+    for (const row of slice)
+      if (dimensions.length === 0 || needs.some((p) => row.sums[p] !== 0))
+        rows.push({ dimensions: row.dimensions, metrics: values.map((v) => v(row.sums, total)) });
+  });
+  if (search && first?.kind === 'number') {
+    const term = search.toLowerCase();
     rows = rows.filter((row) => (row.dimensions[0] as string).toLowerCase().includes(term));
   }
-  sortRows(g, rows);
-  return { rows: rows.slice(g.offset, g.offset + g.limit), total: rows.length };
+  const page = await step(() => pageOf(g, rows, g.offset, g.limit));
+  return { rows: page, total: rows.length };
 }

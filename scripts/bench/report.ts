@@ -379,7 +379,8 @@ Targets: p50 ≤ 100 ms over 30 days and ≤ 500 ms over 365 days. The log keeps
 row of integers (its texts in a dictionary), with its visit's and its visitor's values on it,
 so a filter is a condition on the row and every statistic is counted in one pass over the
 range's rows — exit pages, bounces and durations too, as the roll-ups add them up page view by
-page view. A read is cut into chunks of whole dates of about 25 ms each (docs/ARCHITECTURE.md,
+page view. A read is cut into chunks of whole dates of a bounded amount of work, some 50 ms of
+the heaviest questions here (docs/ARCHITECTURE.md,
 "Reads that never stall hits"); the chunks' counts add up exactly, since a visit and a visitor
 never cross a local date.
 
@@ -433,7 +434,8 @@ ${
 `
     : ''
 }
-A reader's question is cut into chunks of about 25 ms of the object's time, and the object takes
+A reader's question is cut into chunks of a bounded amount of work (some 50 ms of the heaviest
+questions here), and the object takes
 the hits that came in between (docs/ARCHITECTURE.md, "Reads that never stall hits"), so a hit
 waits for at most one chunk, however many readers there are. The rest of its wait under load is
 the machine's: under \`wrangler dev\` the Worker, every object and the local D1 share one process

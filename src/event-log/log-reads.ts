@@ -33,12 +33,13 @@ type Tally = { chunks: number };
 
 /**
  * What a chunk should cost: the rows its statement reads (SQLite's count), and each row it
- * returns as `RETURNED_COST` more (the object adds it up). About 25 ms on the benchmark's
- * machine for the heaviest questions. A chunk is sized by work, not by a clock: deployed, a
+ * returns as `RETURNED_COST` more (the object adds it up): some 50 ms of the heaviest
+ * questions on the benchmark's machine (each chunk has a cost of its own, in statement and
+ * turn and the groups it returns again, so smaller chunks make reads slower). A chunk is sized by work, not by a clock: deployed, a
  * Worker's clocks stand still while its code runs (they move on I/O only), so a read timed
  * in the object would take every chunk for free.
  */
-const CHUNK_COST = 60_000;
+const CHUNK_COST = 200_000;
 const RETURNED_COST = 4;
 /** Events in the first chunk of a read, and the fewest and most in any. */
 const FIRST_CHUNK = 20_000;
@@ -63,11 +64,11 @@ class Groups {
 
   constructor(private readonly depth: number) {}
 
-  /** The group of `key`'s first `depth` values, made when new. */
-  at(key: (number | null)[]): Group {
+  /** The group of the `depth` values of `row` from `at` on, made when new. */
+  at(row: (number | null)[], at: number): Group {
     let map = this.root;
     for (let i = 0; i < this.depth - 1; i++) {
-      const value = key[i] ?? null;
+      const value = row[at + i] ?? null;
       let next = map.get(value) as Map<number | null, unknown> | undefined;
       if (!next) {
         next = new Map();
@@ -75,10 +76,10 @@ class Groups {
       }
       map = next;
     }
-    const last = this.depth > 0 ? (key[this.depth - 1] ?? null) : null;
+    const last = this.depth > 0 ? (row[at + this.depth - 1] ?? null) : null;
     let group = map.get(last) as Group | undefined;
     if (!group) {
-      group = { key: key.slice(0, this.depth), sums: noPartials(), hits: false };
+      group = { key: row.slice(at, at + this.depth), sums: noPartials(), hits: false };
       map.set(last, group);
       this.all.push(group);
     }
@@ -243,7 +244,7 @@ function addRow(
   const q = row[0] as number;
   const into = groups[q >> 1];
   if (!into) return;
-  const group = into.at(row.slice(1, 1 + shape.dimensions));
+  const group = into.at(row, 1);
   if ((q & 1) === 0) group.hits = true;
   let at = 1 + shape.dimensions;
   for (const p of shape.sums) group.sums[p] += row[at++] as number;

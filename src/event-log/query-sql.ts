@@ -115,6 +115,8 @@ type Context = {
   onVisit: boolean;
   /** A filter reads each visit's last page view (`exits`). */
   exits: boolean;
+  /** Every kept row has a visitor and a visit (a condition of the filters says so). */
+  owned: boolean;
 };
 
 function param(ctx: Context, value: string | number): string {
@@ -184,7 +186,7 @@ function condition(ctx: Context, r: Resolved): string {
       return 'visit > 0';
     default: {
       // The visits that had (or had not) a hit the inner filter keeps: whole visits.
-      const inner: Context = { ...ctx, onHit: false, onVisit: false };
+      const inner: Context = { ...ctx, onHit: false, onVisit: false, owned: false };
       const kept = condition(inner, r.node);
       ctx.exits ||= inner.exits;
       ctx.onVisit = true;
@@ -193,6 +195,17 @@ function condition(ctx: Context, r: Resolved): string {
       return `(visit > 0 AND ${r.kind === 'has_not_done' ? 'NOT ' : ''}${visits})`;
     }
   }
+}
+
+/**
+ * Whether a filter keeps only rows that have a visit (so a visitor): one of its conditions
+ * joined by AND is on a visit's or a visitor's value, or on visits (their guard is `visit >
+ * 0`, `visitor > 0`).
+ */
+function owns(r: Resolved): boolean {
+  if (r.kind === 'and') return r.nodes.some(owns);
+  if (r.kind === 'visits' || r.kind === 'has_done' || r.kind === 'has_not_done') return true;
+  return r.kind === 'leaf' && queryDimension(r.leaf.dimension).level !== 'hit';
 }
 
 /** The sums of a grouping, as SQL over the rows it reads. */
@@ -213,10 +226,14 @@ function hitSums(ctx: Context, dimensions: QueryDimension[]): SumSql {
       ? 'sum(kind = 0 AND firsts & 1 = 1)'
       : wholeVisits
         ? `count(DISTINCT CASE WHEN kind = 0 AND firsts & 2 = 2 THEN ${visitor} END)`
-        : `count(DISTINCT CASE WHEN visitor > 0 THEN ${visitor} END)`,
+        : ctx.owned
+          ? `count(DISTINCT ${visitor})`
+          : `count(DISTINCT CASE WHEN visitor > 0 THEN ${visitor} END)`,
     vst: wholeVisits
       ? 'sum(kind = 0 AND firsts & 2 = 2)'
-      : 'count(DISTINCT CASE WHEN visit > 0 THEN day * 4294967296 + visit END)',
+      : ctx.owned
+        ? 'count(DISTINCT day * 4294967296 + visit)'
+        : 'count(DISTINCT CASE WHEN visit > 0 THEN day * 4294967296 + visit END)',
   };
 }
 
@@ -352,6 +369,7 @@ export function chunkStatement(
     onHit: false,
     onVisit: false,
     exits: false,
+    owned: filter !== null && owns(filter),
   };
   const where = filter ? condition(ctx, filter) : '1';
   const dimensions = groups.flatMap((g) => g.dimensions.map(queryDimension));

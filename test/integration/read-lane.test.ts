@@ -82,7 +82,7 @@ describe('reads that never stall hits', () => {
     });
     const [read] = await Promise.all([reading, hit]);
     if (!read.ok) throw new Error('the read failed');
-    expect(read.chunks).toBeGreaterThanOrEqual(3);
+    expect(read.chunks).toBeGreaterThanOrEqual(2);
     expect(order).toEqual(['hit', 'read']);
     // The read counts the events the log held when it began: not the hit.
     expect(read.value.pageviews).toBe(1 + DATES * PER_DATE);

@@ -36,7 +36,60 @@ export type Reader = {
   through: () => Promise<string | null>;
   /** Flushes the website's log into its roll-ups, once, before the first read of them. */
   flush: () => Promise<void>;
+  /**
+   * Asks the website's log: the groupings of questions asked together (in one turn of the
+   * event loop) over the same range and filters share one read, one pass over the log.
+   */
+  log: (q: LogQuery) => Promise<LogAnswer>;
 };
+
+/** What the log answered a question's groupings, or the first date it holds. */
+type LogAnswer =
+  | { ok: true; value: GroupAnswer[]; rowsRead: number }
+  | { ok: false; firstDate: string };
+
+/** The questions asked of one reader's log in this turn, by their range and filters. */
+type Batch = {
+  q: LogQuery;
+  callers: {
+    from: number;
+    count: number;
+    done: (a: LogAnswer) => void;
+    fail: (e: unknown) => void;
+  }[];
+};
+
+/** A reader's asks of its log, put together: one read per range and filters. */
+function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Promise<LogAnswer> {
+  let batches: Map<string, Batch> | undefined;
+  const run = async (batch: Batch) => {
+    try {
+      if (!env) throw new Error('only the roll-ups can be read here');
+      const read = await readLog(env, websiteId, (log) => log.query(batch.q));
+      for (const c of batch.callers)
+        c.done(read.ok ? { ...read, value: read.value.slice(c.from, c.from + c.count) } : read);
+    } catch (err) {
+      for (const c of batch.callers) c.fail(err);
+    }
+  };
+  return (q) =>
+    new Promise<LogAnswer>((done, fail) => {
+      if (!batches) {
+        const asked = new Map<string, Batch>();
+        batches = asked;
+        // Once everything asked in this turn has been asked.
+        queueMicrotask(() => {
+          batches = undefined;
+          for (const batch of asked.values()) void run(batch);
+        });
+      }
+      const key = JSON.stringify([q.from, q.to, q.between ?? null, q.filters]);
+      const batch = batches.get(key) ?? { q: { ...q, groups: [] }, callers: [] };
+      batch.callers.push({ from: batch.q.groups.length, count: q.groups.length, done, fail });
+      batch.q.groups.push(...q.groups);
+      batches.set(key, batch);
+    });
+}
 
 /** A website's reader, its last compacted month read once. */
 export function readerOf(db: Rollups['db'], websiteId: number, env?: Env): Reader {
@@ -54,6 +107,7 @@ export function readerOf(db: Rollups['db'], websiteId: number, env?: Env): Reade
       flushed ??= env ? flushBeforeReading(env, websiteId) : Promise.resolve();
       return flushed;
     },
+    log: logAsker(env, websiteId),
   };
 }
 
@@ -82,11 +136,7 @@ export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Un
   }
   const fromLog = q.groups.filter((_, i) => !fromRollups[i]);
   if (fromLog.length > 0) {
-    const env = reader.env;
-    if (!env) throw new Error('only the roll-ups can be read here');
-    const read = await readLog(env, reader.websiteId, (log) =>
-      log.query({ ...q, groups: fromLog }),
-    );
+    const read = await reader.log({ ...q, groups: fromLog });
     if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
     let next = 0;
     q.groups.forEach((_, i) => {

@@ -49,46 +49,12 @@ export type Resolved =
 export type GroupPlan = { q: number; dimensions: string[]; partials: ReadonlySet<PartialName> };
 
 /** The columns of `log` a statement may read (identifiers in the registries' SQL). */
-const LOG_COLUMNS = new Set([
-  'id',
-  'kind',
-  'time',
-  'day',
-  'hour',
-  'visitor',
-  'visit',
-  'firsts',
-  'page',
-  'event',
-  'visit_views',
-  'previous_page',
-  'visit_seconds',
-  'visit_hour',
-  'landing',
-  'referrer',
-  'campaign',
-  'visitor_hour',
-  'country',
-  'continent',
-  'city',
-  'language',
-  'browser',
-  'os',
-  'device',
-  'resolution',
-  'hostname',
-  'name',
-  'landing_host',
-  'source',
-  'channel',
-  'utm_source',
-  'utm_medium',
-  'utm_content',
-  'utm_term',
-  'browser_version',
-  'os_version',
-  'region',
-]);
+const LOG_COLUMNS = new Set(
+  `id kind time day hour visitor visit firsts page event visit_views previous_page
+  visit_seconds visit_hour landing referrer campaign visitor_hour country continent city
+  language browser os device resolution hostname name landing_host source channel
+  utm_source utm_medium utm_content utm_term browser_version os_version region`.split(/\s+/),
+);
 
 /** What every sum reads, and what the visits' page views carry for them. */
 const SUM_COLUMNS = ['kind', 'day', 'visitor', 'visit', 'firsts', 'event', 'visit_views'];
@@ -212,9 +178,21 @@ function owns(r: Resolved): boolean {
 type SumSql = Partial<Record<PartialName, string>>;
 
 /** How a grouping's visitors and visits are counted (see the module's comment). */
+/** No filter and no dimension splits a visit: each visit's rows are all in one group. */
+const wholeVisitsOf = (ctx: Context, dimensions: QueryDimension[]) =>
+  !ctx.onHit && dimensions.every((d) => d.level !== 'hit');
+
+/**
+ * The sums that, where visits are whole, read only a visit's first two page views and a
+ * visitor's first of the day (`firsts <> 0 OR visit_views <= 2`): the others are left out
+ * before grouping, so that the sources' or countries' visitors, visits and bounce rate sort
+ * a fraction of the page views.
+ */
+const FIRST_VIEWS_SUMS: ReadonlySet<PartialName> = new Set(['vis', 'vst', 'svst', 'bnc']);
+
 function hitSums(ctx: Context, dimensions: QueryDimension[]): SumSql {
   const levels = dimensions.map((d) => d.level);
-  const wholeVisits = !ctx.onHit && levels.every((level) => level !== 'hit');
+  const wholeVisits = wholeVisitsOf(ctx, dimensions);
   const firstOfDay =
     wholeVisits && !ctx.onVisit && levels.every((level) => level === 'visitor' || level === 'date');
   const visitor = 'day * 4294967296 + visitor';
@@ -315,7 +293,13 @@ function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
     // One GROUP BY gives every sum: the kept page views are the visits' page views. When no
     // sum reads a custom event, they are left out before grouping.
     const sums = only({ ...hitSums(ctx, dimensions), ...VIEW_SUMS }, wanted);
-    const views = !wanted.has('ev') && !wanted.has('ce') ? 'kind = 0' : undefined;
+    const firstViews =
+      wholeVisitsOf(ctx, dimensions) && [...wanted].every((p) => FIRST_VIEWS_SUMS.has(p));
+    const views = firstViews
+      ? 'kind = 0 AND (firsts <> 0 OR visit_views <= 2)'
+      : !wanted.has('ev') && !wanted.has('ce')
+        ? 'kind = 0'
+        : undefined;
     return {
       arms: [armOf(withExits('kept'), keysOf('sql'), sums, views)],
       reads: { kept: 1, views: 0 },

@@ -280,20 +280,24 @@ export async function groupRows(
     );
     found = found.filter((group) => group.key[0] !== null && matching.has(group.key[0] as number));
   }
+  // Each text dimension's values read once per id, not once per group.
+  const labels = dimensions.map(() => new Map<number, string | null>());
   const ids = new Set<number>();
   for (const group of found)
-    dimensions.forEach((d, i) => {
+    for (let i = 0; i < dimensions.length; i++) {
       const id = group.key[i];
-      if (d.kind === 'text' && typeof id === 'number') ids.add(id);
-    });
-  const texts = new Map<number, string>();
+      if (dimensions[i]?.kind === 'text' && typeof id === 'number') ids.add(id);
+    }
   await inSteps(step, [...ids], (slice) => {
-    for (const [id, text] of dict.decodeAll(slice)) texts.set(id, text);
+    for (const [id, text] of dict.decodeAll(slice))
+      dimensions.forEach((d, i) => {
+        if (d.kind === 'text') labels[i]?.set(id, d.label ? d.label(text) : text);
+      });
   });
-  const labelOf = (d: (typeof dimensions)[number], value: number | null): string | null => {
+  const labelOf = (i: number, value: number | null): string | null => {
+    const d = dimensions[i] as (typeof dimensions)[number];
     if (d.kind === 'number') return value === null ? null : timeLabel(d.key, value, range);
-    const stored = value === null ? undefined : texts.get(value);
-    const label = stored === undefined ? null : d.label ? d.label(stored) : stored;
+    const label = value === null ? null : (labels[i]?.get(value) ?? null);
     return label ?? d.none ?? null;
   };
   // Groups that read alike are added together where a dimension may read so (`merges`).
@@ -302,21 +306,21 @@ export async function groupRows(
   const read: { dimensions: string[]; sums: Partials }[] = [];
   await inSteps(step, found, (slice) => {
     for (const group of slice) {
-      const labels: string[] = [];
+      const names: string[] = [];
       for (let i = 0; i < dimensions.length; i++) {
-        const label = labelOf(dimensions[i] as (typeof dimensions)[number], group.key[i] ?? null);
+        const label = labelOf(i, group.key[i] ?? null);
         if (label === null) break;
-        labels.push(label);
+        names.push(label);
       }
-      if (labels.length < dimensions.length) continue;
+      if (names.length < dimensions.length) continue;
       if (!merges) {
-        read.push({ dimensions: labels, sums: group.sums });
+        read.push({ dimensions: names, sums: group.sums });
         continue;
       }
-      const id = labels.join('\u0000');
+      const id = names.join('\u0000');
       const row = merged.get(id);
       if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
-      else merged.set(id, { dimensions: labels, sums: { ...group.sums } });
+      else merged.set(id, { dimensions: names, sums: { ...group.sums } });
     }
   });
   read.push(...merged.values());

@@ -245,6 +245,7 @@ const StatsApiV2: FC = () => (
       {DIMENSIONS.map((d) => (
         <code>{d} </code>
       ))}
+      <code>event:props:&lt;name&gt;</code> (a custom property; <code>(none)</code> without it)
     </p>
     <h3>Filters</h3>
     <p>

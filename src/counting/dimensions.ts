@@ -39,7 +39,26 @@ export const FILTER_OPERATORS = ['is', 'not', 'contains'] as const;
 
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
-export type Filter = { dimension: FilterDimension; operator: FilterOperator; value: string };
+/**
+ * A custom property's filter, `filter[props:<name>]`: the hits that carry the property with
+ * that value (src/counting/query-dimensions.ts, "Custom properties").
+ */
+export type PropertyFilterDimension = `props:${string}`;
+
+export const PROPERTY_FILTER_PREFIX = 'props:';
+
+/** The property a filter's dimension names, or null. */
+export function filteredProperty(dimension: string): string | null {
+  return dimension.startsWith(PROPERTY_FILTER_PREFIX)
+    ? dimension.slice(PROPERTY_FILTER_PREFIX.length)
+    : null;
+}
+
+export type Filter = {
+  dimension: FilterDimension | PropertyFilterDimension;
+  operator: FilterOperator;
+  value: string;
+};
 
 /** At most this many filters narrow one question. */
 export const MAX_FILTERS = 10;

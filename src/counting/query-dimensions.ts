@@ -166,9 +166,55 @@ export const UNANSWERED_DIMENSIONS = new Map([
   ],
 ]);
 
-/** A dimension of the registry; throws for any other name (never SQL from a request's text). */
+/**
+ * Custom properties (docs/ARCHITECTURE.md, "Custom properties"): a hit's own, kept in the log
+ * as `{"<name's id>": <value's id>}` of the dictionary. A question names one by its name —
+ * `event:props:<name>` (Plausible's: a hit without it reads `(none)`) or `sl:props:<name>`
+ * (API v1's: no row for it) — and the log reads it by its name's id (`prop#<id>`,
+ * `sl:prop#<id>`): its SQL holds a number, never the name.
+ */
+/** Plausible's limits of a hit's properties: how many, and the characters of a name or value. */
+export const MAX_PROPS = 30;
+export const MAX_PROP_NAME = 300;
+export const MAX_PROP_VALUE = 2000;
+
+const PROPERTY_BY_NAME = /^(event|sl):props:(.+)$/s;
+const PROPERTY_BY_ID = /^(sl:)?prop#(\d{1,16})$/;
+
+/** A property's name in a dimension `event:props:<name>` or `sl:props:<name>`, else null. */
+export function propertyName(key: string): string | null {
+  return PROPERTY_BY_NAME.exec(key)?.[2] ?? null;
+}
+
+/** The dimension the log reads for a property named by a dimension, by its name's id. */
+export function propertyById(key: string, id: number): string {
+  return `${key.startsWith('sl:') ? 'sl:' : ''}prop#${id}`;
+}
+
+const NONE = '(none)';
+
+function propertyDimension(key: string): QueryDimension | undefined {
+  const byId = PROPERTY_BY_ID.exec(key);
+  const byName = byId ? null : PROPERTY_BY_NAME.exec(key);
+  if (!byId && !byName) return undefined;
+  const v1 = byId ? byId[1] !== undefined : byName?.[1] === 'sl';
+  return {
+    level: 'hit',
+    kind: 'text',
+    // By name, a question is checked and planned; only by id is it read (src/event-log).
+    sql: byId ? `json_extract(props, '$."${byId[2]}"')` : 'NULL',
+    ...(v1 ? {} : { none: NONE }),
+  };
+}
+
+/** Whether `key` names a dimension: one of the registry or a custom property. */
+export function isQueryDimension(key: string): boolean {
+  return QUERY_DIMENSIONS.has(key) || propertyName(key) !== null;
+}
+
+/** A dimension of the registry or a property; throws for any other name (never SQL from a request's text). */
 export function queryDimension(key: string): QueryDimension {
-  const found = QUERY_DIMENSIONS.get(key);
+  const found = QUERY_DIMENSIONS.get(key) ?? propertyDimension(key);
   if (!found) throw new Error(`not a dimension: ${key.slice(0, 60)}`);
   return found;
 }

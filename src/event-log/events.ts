@@ -20,6 +20,11 @@ export type LogHit = EventDimensions &
     hour: string;
     ip: string;
     userAgent: string;
+    /**
+     * Its custom properties as sent, names and values (src/ingest/props.ts); a hit staged by
+     * an older Sightline has none.
+     */
+    props?: [name: string, value: string][];
   };
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */

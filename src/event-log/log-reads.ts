@@ -25,7 +25,7 @@ import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
 import { type Chunk, chunkStatement, type GroupPlan } from './query-sql.ts';
-import { groupRows, resolveFilters, type Step } from './query-values.ts';
+import { groupRows, propertiesById, resolveFilters, type Step } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** What a read counts as it goes: its chunks (each one turn of the read lane). */
@@ -100,12 +100,16 @@ export class LogReader {
   ) {}
 
   /** Each grouping's page of rows, and how many rows it has. */
-  async query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
-    for (const g of q.groups) for (const d of g.dimensions) queryDimension(d);
-    return this.counted(q, async (tally) => {
+  async query(asked: LogQuery): Promise<LogRead<GroupAnswer[]>> {
+    for (const g of asked.groups) for (const d of g.dimensions) queryDimension(d);
+    return this.counted(asked, async (tally) => {
       const step: Step = (work) => this.lane.run(work);
-      // Reading the dictionary for the filters' values is a turn of the lane too.
-      const filter = await step(() => resolveFilters(this.dict, q.filters));
+      // Reading the dictionary for the properties' names and the filters' values is a turn
+      // of the lane too.
+      const { q, filter } = await step(() => {
+        const q = propertiesById(this.dict, asked);
+        return { q, filter: resolveFilters(this.dict, q.filters) };
+      });
       const plans: GroupPlan[] = q.groups.map((g, i) => ({
         q: i,
         dimensions: g.dimensions,

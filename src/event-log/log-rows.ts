@@ -146,6 +146,8 @@ type LogRow = {
   browser_version: number | null;
   os_version: number | null;
   region: number | null;
+  /** JSON: `{"<name's id>": <value's id>}`, the hit's custom properties; null for none. */
+  props: string | null;
 };
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -229,6 +231,18 @@ export type VisitFacts = Pick<LoggedEvent, 'visitViews' | 'previousPage' | 'visi
 export type Decided = { visitor: number; visit: number; newVisitor: boolean; newVisit: boolean };
 
 /**
+ * A hit's custom properties as its row keeps them: `{"<name's id>": <value's id>}` (ids of
+ * `dict`, so that a question reads a property by a number and groups and filters its values
+ * as it does every other text); null for none.
+ */
+function propsOf(dict: Dictionary, props: LogHit['props']): string | null {
+  if (!props || props.length === 0) return null;
+  const ids: Record<string, number> = {};
+  for (const [name, value] of props) ids[String(dict.encode(name))] = dict.encode(value);
+  return JSON.stringify(ids);
+}
+
+/**
  * Writes one row of `log` under `id` (`nextEventId`), its texts encoded by `dict`: the hit's
  * own values, its visit's and its visitor's (a custom event without a visit carries its own;
  * values a visitor's row of an older version did not keep are empty).
@@ -293,6 +307,7 @@ export function insertEvent(
     browser_version: code(visitor.browserVersion),
     os_version: code(visitor.osVersion),
     region: code(visitor.region),
+    props: propsOf(dict, hit.props),
   };
   const columns = Object.keys(row);
   db.rows(

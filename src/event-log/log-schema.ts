@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS log (
   utm_term INTEGER,
   browser_version INTEGER,
   os_version INTEGER,
-  region INTEGER
+  region INTEGER,
+  props TEXT
 );
 CREATE TABLE IF NOT EXISTS dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS visitors (
@@ -85,7 +86,7 @@ CREATE TABLE IF NOT EXISTS settled (
 `;
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -162,6 +163,10 @@ ALTER TABLE log ADD COLUMN utm_term INTEGER;
 ALTER TABLE log ADD COLUMN browser_version INTEGER;
 ALTER TABLE log ADD COLUMN os_version INTEGER;
 ALTER TABLE log ADD COLUMN region INTEGER;
+`,
+  // A hit's custom properties: `{"<name's id>": <value's id>}` of `dict` (./log-rows.ts).
+  8: `
+ALTER TABLE log ADD COLUMN props TEXT;
 `,
 };
 

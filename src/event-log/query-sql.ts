@@ -53,7 +53,7 @@ const LOG_COLUMNS = new Set(
   `id kind time day hour visitor visit firsts page event visit_views previous_page
   visit_seconds visit_hour landing referrer campaign visitor_hour country continent city
   language browser os device resolution hostname name landing_host source channel
-  utm_source utm_medium utm_content utm_term browser_version os_version region`.split(/\s+/),
+  utm_source utm_medium utm_content utm_term browser_version os_version region props`.split(/\s+/),
 );
 
 /** What every sum reads, and what the visits' page views carry for them. */

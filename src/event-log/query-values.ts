@@ -14,9 +14,15 @@ import {
   type GroupAnswer,
   type GroupQuery,
   isLeaf,
+  type LogQuery,
   type ResultRow,
 } from '../counting/query.ts';
-import { type QueryDimension, queryDimension } from '../counting/query-dimensions.ts';
+import {
+  propertyById,
+  propertyName,
+  type QueryDimension,
+  queryDimension,
+} from '../counting/query-dimensions.ts';
 import {
   noPartials,
   type PartialName,
@@ -83,6 +89,31 @@ function idsOf(dict: Dictionary, leaf: FilterLeaf, dimension: QueryDimension): n
     }
   }
   return [...ids];
+}
+
+/**
+ * A question whose custom properties are named by their names' ids in the dictionary
+ * (src/counting/query-dimensions.ts): a name the log never held takes id 0, which no hit has.
+ */
+export function propertiesById(dict: Dictionary, q: LogQuery): LogQuery {
+  const byId = (key: string) => {
+    const name = propertyName(key);
+    return name === null ? key : propertyById(key, dict.idOf(name) ?? 0);
+  };
+  const node = (n: FilterNode): FilterNode => {
+    if (isLeaf(n)) return { ...n, dimension: byId(n.dimension) };
+    if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
+    return { ...n, node: node(n.node) };
+  };
+  return {
+    ...q,
+    filters: q.filters.map(node),
+    groups: q.groups.map((g) => ({
+      ...g,
+      dimensions: g.dimensions.map(byId),
+      order: g.order.map(([key, direction]): [string, 'asc' | 'desc'] => [byId(key), direction]),
+    })),
+  };
 }
 
 /** A filter resolved, or what it comes to when it keeps every row (true) or none (false). */

@@ -59,12 +59,12 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
   if (typeof url !== 'string') return { kind: 'invalid', message: 'url must be a string' };
   // Engagement pings (scroll depth, time on page) are not page views or custom events.
   if (name === 'engagement') return { kind: 'ignored', reason: 'not_counted' };
-  let props: unknown = body.p ?? body.props ?? {};
+  let props: unknown = body.p ?? body.props;
   if (typeof props === 'string') {
     try {
       props = JSON.parse(props);
     } catch {
-      props = {};
+      props = undefined;
     }
   }
   const event =
@@ -87,6 +87,7 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
     referrer: body.r ?? body.referrer ?? null,
     ...(domain ? { domain } : {}),
     ...(event ? { event } : {}),
+    ...(isObject(props) ? { props } : {}),
   }));
   return { kind: 'hits', hits };
 }
@@ -127,6 +128,7 @@ export function fromUmami(body: unknown): Translated {
   // Without a website id, the website is named by its domain (or found from the page host).
   if (websiteId === undefined && website !== '' && !/^[0-9a-f-]{36}$/i.test(website))
     hit.domain = website;
+  if (isObject(p.data)) hit.props = p.data;
   if (typeof p.name === 'string' && p.name !== '') {
     hit.event = {
       name: eventName(p.name),

@@ -1,9 +1,10 @@
 /**
  * The hit payload of `POST /api/event` (docs/ARCHITECTURE.md, The HTTP contract): `{page, referrer, screen_resolution,
- * language?, domain?, event?}`. Every field is bounded; a hit that fails here stores nothing.
+ * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { z } from 'zod';
 import { hasControlCharacter } from '../lib/text.ts';
+import { propsFrom } from './props.ts';
 
 export const MAX_URL = 2048;
 const MAX_SCREEN = 20_000;
@@ -17,6 +18,8 @@ export type Hit = {
   language: string | null;
   domain: string | null;
   event: HitEvent | null;
+  /** Custom properties, as sent (./props.ts). */
+  props: [name: string, value: string][];
   /** The snippet asked for Do Not Track to be honoured (`data-dnt="true"`). */
   dnt: boolean;
   /** The website's id, when the tracker names it so (Umami); else `domain` or the page host decide. */
@@ -155,6 +158,17 @@ const hitSchema = z.object({
     })
     .optional(),
   dnt: z.boolean({ error: 'dnt must be a boolean' }).optional(),
+  props: z
+    .unknown()
+    .transform((value, ctx) => {
+      if (value === null || value === undefined) return [];
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        ctx.addIssue({ code: 'custom', message: 'props must be an object of names and values' });
+        return z.NEVER;
+      }
+      return propsFrom(value as Record<string, unknown>);
+    })
+    .optional(),
 });
 
 export type HitParse = { ok: true; hit: Hit } | { ok: false; message: string };
@@ -177,6 +191,7 @@ export function parseHit(body: unknown): HitParse {
       language: d.language ?? null,
       domain: d.domain ?? null,
       event: d.event ?? null,
+      props: d.props ?? [],
       dnt: d.dnt === true,
     },
   };

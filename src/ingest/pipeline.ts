@@ -185,5 +185,6 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     resolution: hit.resolution,
     event: hit.event ? eventLabel(hit.event) : null,
     name: hit.event ? hit.event.name : 'pageview',
+    props: hit.props,
   };
 }

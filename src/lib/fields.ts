@@ -76,7 +76,7 @@ export function stringChoice<const T extends readonly string[]>(
 }
 
 /** A string field with a maximum length. */
-function text(name: string, max: number, description: string) {
+export function textField(name: string, max: number, description: string) {
   return field<string>({ type: 'string', maxLength: max, description }, (raw) => {
     if (typeof raw !== 'string')
       return { ok: false, message: `The ${label(name)} field must be a string.` };
@@ -94,7 +94,7 @@ function text(name: string, max: number, description: string) {
  * any case (see src/db/contains-text.ts).
  */
 export function searchField(description: string) {
-  const base = text('search', 255, description);
+  const base = textField('search', 255, description);
   return field<string>({ type: 'string', maxLength: 255, description }, (raw) => {
     const parsed = base.safeParse(raw);
     if (!parsed.success)

@@ -9,6 +9,7 @@ import {
   type Filter,
   type FilterDimension,
   type FilterOperator,
+  filteredProperty,
   isFilterDimension,
 } from '../counting/dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
@@ -101,6 +102,14 @@ const DIMENSION_LABELS: Record<FilterDimension, string> = {
   resolution: 'Screen resolution',
   event: 'Event',
 };
+
+/** A filter's dimension as a chip reads it: a custom property by its name. */
+function dimensionLabel(dimension: Filter['dimension']): string {
+  const property = filteredProperty(dimension);
+  return property === null
+    ? DIMENSION_LABELS[dimension as FilterDimension]
+    : `Property ${property}`;
+}
 
 const OPERATOR_LABELS: Record<FilterOperator, string> = {
   is: 'is',
@@ -210,12 +219,12 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
       <section class="filters" aria-label="Filters">
         <ul class="chips">
           {view.filters.map((f, i) => {
-            const label = `${DIMENSION_LABELS[f.dimension]} ${OPERATOR_LABELS[f.operator]} ${valueLabel(f.dimension, f.value)}`;
+            const label = `${dimensionLabel(f.dimension)} ${OPERATOR_LABELS[f.operator]} ${valueLabel(f.dimension, f.value)}`;
             const rest = { ...view, filters: view.filters.filter((_, j) => j !== i) };
             return (
               <li class="chip">
                 <span>
-                  {DIMENSION_LABELS[f.dimension]} {OPERATOR_LABELS[f.operator]}{' '}
+                  {dimensionLabel(f.dimension)} {OPERATOR_LABELS[f.operator]}{' '}
                   <strong>{valueLabel(f.dimension, f.value)}</strong>
                 </span>
                 <a href={viewHref(path, rest, keep)}>

@@ -11,10 +11,12 @@ import {
   FILTER_OPERATORS,
   type Filter,
   type FilterOperator,
+  filteredProperty,
   isFilterDimension,
   MAX_FILTER_LENGTH,
   MAX_FILTERS,
 } from '../counting/dimensions.ts';
+import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,
@@ -55,9 +57,14 @@ export function parseFilters(params: URLSearchParams): {
     const match = PARAM.exec(key);
     const dimension = match?.[1];
     const operator = match?.[2] ?? 'is';
-    if (!match || !dimension || !isFilterDimension(dimension)) {
+    const property = dimension ? filteredProperty(dimension) : null;
+    if (property !== null && (property === '' || property.length > MAX_PROP_NAME)) {
+      errors[key] = [`The ${key} filter must name a property of 1 to ${MAX_PROP_NAME} characters.`];
+      continue;
+    }
+    if (!match || !dimension || (property === null && !isFilterDimension(dimension))) {
       errors[key] = [
-        `The ${key} filter is unknown: filter by one of ${FILTER_DIMENSIONS.join(', ')}.`,
+        `The ${key} filter is unknown: filter by one of ${FILTER_DIMENSIONS.join(', ')}, or props:<name>.`,
       ];
       continue;
     }
@@ -83,7 +90,7 @@ export function parseFilters(params: URLSearchParams): {
       foldings += foldingsOf(value);
     }
     filters.push({
-      dimension,
+      dimension: dimension as Filter['dimension'],
       operator: operator as FilterOperator,
       value,
     });

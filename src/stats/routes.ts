@@ -188,9 +188,15 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
     const { q, filters } = checkedQuery(c, query);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
+    if (q.name === 'property' && !q.property)
+      throw validationFailed({
+        property: ['The property field is required when name is property.'],
+      });
     const source = await sourceOf(c.env, db, website.id, filters);
     const answer = await source.page({
-      name: q.name,
+      ...(q.name === 'property'
+        ? { name: 'property', property: q.property as string }
+        : { name: q.name }),
       from: q.from,
       to: q.to,
       search: q.search || undefined,

@@ -2,9 +2,10 @@
 import { z } from '@hono/zod-openapi';
 import { pageField, perPageField } from '../api/pagination.ts';
 import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
+import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
-import { field, searchField, stringChoice } from '../lib/fields.ts';
+import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
 
 const dateField = (name: 'from' | 'to') =>
   field<string>(
@@ -41,7 +42,16 @@ const filterParameter = z
   });
 
 export const statsQuerySchema = z.object({
-  name: stringChoice('name', STAT_NAMES, 'The statistic to return.'),
+  name: stringChoice(
+    'name',
+    [...STAT_NAMES, 'property'],
+    'The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events.',
+  ),
+  property: textField(
+    'property',
+    MAX_PROP_NAME,
+    'With name=property: the custom property whose values to return.',
+  ).optional(),
   from: dateField('from'),
   to: dateField('to'),
   search: searchField(

@@ -22,7 +22,7 @@ import {
   readerOf,
   type Unavailable,
 } from './engine/engine.ts';
-import { V1_STATISTICS, v1Filters } from './engine/v1.ts';
+import { V1_STATISTICS, v1Filters, v1Property } from './engine/v1.ts';
 import {
   figuresOf,
   type SeriesPoint,
@@ -37,8 +37,12 @@ export { isUnavailable, type Unavailable };
 
 type Dates = { from: string; to: string };
 
-/** A page of one statistic, without the website (the source knows it). */
-type PageQuery = Omit<StatsQuery, 'websiteId' | 'through'>;
+/**
+ * A page of one statistic, without the website (the source knows it), or of a custom
+ * property's values (`name: 'property'`, `property` its name).
+ */
+type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
+  ({ name: StatName } | { name: 'property'; property: string });
 
 /**
  * What a website's numbers are read from, as API v1's statistics (src/stats/engine/v1.ts):
@@ -57,11 +61,12 @@ export type Source<U = Unavailable> = {
 
 /** A statistic as a grouping of the engine. */
 function groupOf(
-  name: StatName,
+  name: StatName | { property: string },
   page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
   search?: string,
 ): GroupQuery {
-  const { dimension, metric } = V1_STATISTICS[name];
+  const { dimension, metric } =
+    typeof name === 'string' ? V1_STATISTICS[name] : v1Property(name.property);
   return {
     dimensions: [dimension],
     metrics: [metric],
@@ -85,7 +90,8 @@ function engineSource(reader: Reader, filters: Filter[]): Source {
     answer(reader, { from: range.from, to: range.to, filters: v1Filters(filters), groups });
   return {
     async page(q) {
-      const answers = await ask(q, [groupOf(q.name, q, q.search)]);
+      const name = q.name === 'property' ? { property: q.property } : q.name;
+      const answers = await ask(q, [groupOf(name, q, q.search)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
     },
     async tops(names, range, limit) {

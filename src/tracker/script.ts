@@ -6,6 +6,7 @@
  *   <script async src="https://HOST/js/script.js"
  *           data-domain="example.com"              (optional: sent as `domain`)
  *           data-host="https://stats.example.org"  (optional: where hits go; default: HOST)
+ *           data-props='{"author":"ana"}'         (optional: the page views' properties)
  *           data-dnt="true"></script>              (optional: honour Do Not Track / GPC)
  *
  * Every hit is `POST {host}/api/event` with a JSON body sent as text/plain (a CORS "simple"
@@ -19,18 +20,26 @@
 // the whole program. esbuild wraps the output in an IIFE and drops the empty export.
 export {};
 
+/** Custom properties: names and values (strings, numbers, booleans). */
+type Props = Record<string, unknown>;
+
 /** What a page passes to `window.pa.track`. */
 interface TrackedEvent {
   name: string;
   value?: number | string;
   unit?: string;
+  props?: Props;
 }
 
-/** `window.pa`: before the tracker loads, the snippet's stub queues events in `q`. */
+/**
+ * `window.pa`: before the tracker loads, the snippet's stub queues events in `q`; `props` are
+ * the properties of the page views from then on (else the tag's `data-props`).
+ */
 interface Pa {
   track?: (event: TrackedEvent) => void;
   q?: TrackedEvent[];
   loaded?: boolean;
+  props?: Props;
 }
 
 interface ScriptElement {
@@ -100,6 +109,11 @@ try {
     const endpoint = `${(attr('host') || new URL(script.src).origin).replace(/\/+$/, '')}/api/event`;
     const domain = attr('domain') || undefined;
     const dnt = attr('dnt') === 'true';
+    // The page views' properties: `pa.props` when the page sets it, else the tag's JSON.
+    let tagProps: Props | undefined;
+    try {
+      tagProps = JSON.parse(attr('props') as string) || undefined;
+    } catch {}
     // DNT and GPC are only honoured when the site opted in with data-dnt="true"; then nothing
     // at all is sent (queued and later events are dropped too).
     const optedOut =
@@ -116,9 +130,9 @@ try {
     // Fragments never make a new page (and browsers strip them from referrers too).
     const withoutHash = (url: string) => url.split('#')[0] as string;
 
-    const send = (event?: TrackedEvent) => {
+    const send = (event?: TrackedEvent, props?: Props) => {
       try {
-        // JSON.stringify leaves out the undefined fields (domain, dnt, event, value, unit).
+        // JSON.stringify leaves out the undefined fields (domain, dnt, event, value, unit, props).
         const body = JSON.stringify({
           page: location.href,
           referrer,
@@ -127,6 +141,7 @@ try {
           domain,
           dnt: dnt || undefined,
           event,
+          props,
         });
         // sendBeacon survives the page unloading; it returns false when its queue is full and
         // may be missing or throw, and then fetch with keepalive is the fallback.
@@ -146,7 +161,7 @@ try {
     // Copies only the known fields, so a page cannot smuggle anything else into a hit.
     const track = (event: TrackedEvent) => {
       if (!optedOut && event && event.name) {
-        send({ name: event.name, value: event.value, unit: event.unit });
+        send({ name: event.name, value: event.value, unit: event.unit }, event.props);
       }
     };
     pa.track = track;
@@ -161,7 +176,7 @@ try {
       }
       if (current) referrer = withoutHash(current);
       current = href;
-      send();
+      send(undefined, pa.props || tagProps);
     };
 
     if (!optedOut) {

@@ -24,12 +24,13 @@ let state: string;
 let worker: Unstable_DevWorker;
 let pages: Server;
 let siteId: number;
+let apiKey: string;
 let pagesPort: number;
 
 /** The shop: every path serves the same SPA shell with the Sightline snippet. */
 function shopHtml(trackerOrigin: string) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
-<script async src="${trackerOrigin}/js/script.js"></script></head>
+<script async src="${trackerOrigin}/js/script.js" data-props='{"author":"ana"}'></script></head>
 <body><h1>Shop</h1><a id="products" href="/products">Products</a></body></html>`;
 }
 
@@ -60,6 +61,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
         email: 'shop@example.com',
         password: 'shop owner password',
       });
+      apiKey = owner.apiKey;
       return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' })).id;
     });
     worker = await startWorker(state);
@@ -121,6 +123,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
           name: 'signup',
           value: 10,
           unit: 'usd',
+          props: { plan: 'pro', trial: true },
         });
       });
       await waitForHits(4);
@@ -153,6 +156,30 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
       event: { 'signup:10:usd': 1 },
     });
     expect(Object.keys(stats.resolution ?? {})).toEqual([expect.stringMatching(/^\d+x\d+$/)]);
+
+    // The page views carried the tag's properties, the event its own (Stats API v2).
+    const v2 = async (dimension: string) => {
+      const res = await worker.fetch('/api/v2/query', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          site_id: SITE,
+          metrics: ['pageviews', 'events'],
+          date_range: 'day',
+          dimensions: [dimension],
+        }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { results: unknown[] }).results;
+    };
+    expect(await v2('event:props:author')).toEqual([
+      { dimensions: ['ana'], metrics: [3, 3] },
+      { dimensions: ['(none)'], metrics: [0, 1] },
+    ]);
+    expect(await v2('event:props:trial')).toEqual([
+      { dimensions: ['(none)'], metrics: [3, 3] },
+      { dimensions: ['true'], metrics: [0, 1] },
+    ]);
   });
 
   it('drops headless Chromium as a bot, as it announces itself', async () => {

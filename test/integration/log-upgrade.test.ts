@@ -13,7 +13,7 @@ import type { Filter } from '../../src/counting/dimensions.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
-import { AS_VERSION_5, AS_VERSION_6, logHit, record } from '../support/event-log.ts';
+import { AS_VERSION_5, AS_VERSION_6, AS_VERSION_7, logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';
 
@@ -215,7 +215,7 @@ describe('a log of version 6', () => {
         channel: 'Email',
       }),
     );
-    expect(await meta(s.id, 'schema')).toBe(7);
+    expect(await meta(s.id, 'schema')).toBe(8);
     const ask = (dimensions: string[]) =>
       log.query({
         from: '2026-03-02',
@@ -232,6 +232,51 @@ describe('a log of version 6', () => {
             { dimensions: ['email', 'Email'], metrics: [1] },
           ],
           total: 2,
+        },
+      ],
+    });
+  });
+});
+
+describe('a log of version 7', () => {
+  it("gains its hits' properties: its rows have none, new hits theirs", async () => {
+    const s = await site('log-upgrade-7');
+    const log = websiteLog(env, s.id);
+    const at = { date: '2026-03-03', hour: '10', time: Date.parse('2026-03-03T10:00:00Z') };
+    await record(log, logHit(s.id, at));
+    await runInDurableObject(log, async (_instance, state) => {
+      await state.storage.deleteAlarm();
+      state.storage.sql.exec(AS_VERSION_7);
+    });
+    await evictDurableObject(log);
+    await record(
+      log,
+      logHit(s.id, { ...at, time: at.time + 60_000, ip: '203.0.113.9', props: [['plan', 'pro']] }),
+    );
+    expect(await meta(s.id, 'schema')).toBe(8);
+    expect(
+      await log.query({
+        from: at.date,
+        to: at.date,
+        filters: [],
+        groups: [
+          {
+            dimensions: ['event:props:plan'],
+            metrics: ['visitors'],
+            order: [],
+            limit: 10,
+            offset: 0,
+          },
+        ],
+      }),
+    ).toMatchObject({
+      ok: true,
+      value: [
+        {
+          rows: [
+            { dimensions: ['(none)'], metrics: [1] },
+            { dimensions: ['pro'], metrics: [1] },
+          ],
         },
       ],
     });

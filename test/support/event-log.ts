@@ -131,7 +131,13 @@ const VERSION_7_COLUMNS = [
   'region',
 ];
 
+/** SQL that takes a log's tables back to version 7: `log` without its hits' properties. */
+export const AS_VERSION_7 = `ALTER TABLE log DROP COLUMN props;
+UPDATE meta SET value = 7 WHERE key = 'schema';
+`;
+
 /** SQL that takes a log's tables back to version 6: `log` without the columns 7 added. */
-export const AS_VERSION_6 = `${VERSION_7_COLUMNS.map((c) => `ALTER TABLE log DROP COLUMN ${c};`).join('\n')}
+export const AS_VERSION_6 = `${AS_VERSION_7}
+${VERSION_7_COLUMNS.map((c) => `ALTER TABLE log DROP COLUMN ${c};`).join('\n')}
 UPDATE meta SET value = 6 WHERE key = 'schema';
 `;

@@ -92,7 +92,10 @@ export function referenceStatistic(
       }
       default: {
         const first = visitorOf(e);
-        return first !== undefined && matches(first[f.dimension], f);
+        const dimension = f.dimension as Exclude<Filter['dimension'], `props:${string}`>;
+        return (
+          first !== undefined && matches(first[dimension as keyof typeof first] as string | null, f)
+        );
       }
     }
   };

@@ -24,6 +24,7 @@ const EMPTY = {
   language: null,
   domain: null,
   event: null,
+  props: [],
   dnt: false,
 };
 
@@ -40,6 +41,7 @@ describe('parseHit: valid hits', () => {
       language: 'en-US',
       domain: 'example.com',
       event: { name: 'signup', value: 1, unit: 'seat' },
+      props: { plan: 'pro', seats: 3, trial: false, note: null, list: [1], '': 'x' },
       dnt: true,
     };
     const result = parseHit(body);
@@ -52,6 +54,11 @@ describe('parseHit: valid hits', () => {
       language: 'en-US',
       domain: 'example.com',
       event: { name: 'signup', value: '1', unit: 'seat' },
+      props: [
+        ['plan', 'pro'],
+        ['seats', '3'],
+        ['trial', 'false'],
+      ],
       dnt: true,
     });
   });

@@ -4,7 +4,7 @@
  * is a leaf. The values read exactly as v1 has always returned them (`sl:` dimensions of
  * src/counting/query-dimensions.ts).
  */
-import type { Filter } from '../../counting/dimensions.ts';
+import { type Filter, type FilterDimension, filteredProperty } from '../../counting/dimensions.ts';
 import type { FilterNode } from '../../counting/query.ts';
 import type { StatName } from '../../counting/statistics.ts';
 
@@ -35,7 +35,7 @@ export const V1_STATISTICS: Record<StatName, { dimension: string; metric: string
 };
 
 /** The filters' dimensions as the engine names them. */
-const V1_FILTER_DIMENSIONS: Record<Filter['dimension'], string> = {
+const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
   page: 'sl:page',
   event: 'sl:event',
   landing_page: 'visit:entry_page',
@@ -52,11 +52,27 @@ const V1_FILTER_DIMENSIONS: Record<Filter['dimension'], string> = {
   resolution: 'sl:resolution',
 };
 
+/** The engine's dimension of a v1 filter's: a custom property's is `sl:props:<name>`. */
+function v1FilterDimension(dimension: Filter['dimension']): string {
+  const property = filteredProperty(dimension);
+  return property === null
+    ? V1_FILTER_DIMENSIONS[dimension as FilterDimension]
+    : `sl:props:${property}`;
+}
+
+/**
+ * API v1's `name=property&property=<name>`: a custom property's values, each with the page
+ * views and custom events that carry it (none for the hits without it).
+ */
+export function v1Property(name: string): { dimension: string; metric: string } {
+  return { dimension: `sl:props:${name}`, metric: 'events' };
+}
+
 /** v1's filters as the engine's: `is` exact, `not` none of it, `contains` in any case. */
 export function v1Filters(filters: Filter[]): FilterNode[] {
   return filters.map((f) => ({
     op: f.operator === 'not' ? 'is_not' : f.operator,
-    dimension: V1_FILTER_DIMENSIONS[f.dimension],
+    dimension: v1FilterDimension(f.dimension),
     values: [f.value],
     caseSensitive: f.operator !== 'contains',
   }));

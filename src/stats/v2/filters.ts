@@ -7,7 +7,12 @@
  */
 import { RE2JS } from 're2js';
 import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
-import { QUERY_DIMENSIONS, UNANSWERED_DIMENSIONS } from '../../counting/query-dimensions.ts';
+import {
+  isQueryDimension,
+  MAX_PROP_NAME,
+  propertyName,
+  UNANSWERED_DIMENSIONS,
+} from '../../counting/query-dimensions.ts';
 import {
   foldingsOf,
   MAX_FOLDINGS_PER_QUESTION,
@@ -23,7 +28,7 @@ const MAX_CLAUSE_LENGTH = 1000;
 
 /** The dimensions a filter may name: those of events and visits, not times nor Sightline's own. */
 function isFilterDimension(key: string): boolean {
-  return (key.startsWith('event:') || key.startsWith('visit:')) && QUERY_DIMENSIONS.has(key);
+  return (key.startsWith('event:') || key.startsWith('visit:')) && isQueryDimension(key);
 }
 
 /** Why a dimension that is not one Sightline answers is refused (filters and dimensions alike). */
@@ -32,8 +37,9 @@ export function unansweredDimension(key: string): string | null {
   if (why) return `Invalid dimension \`${key}\`: ${why}`;
   if (key === 'event:goal')
     return 'Invalid dimension `event:goal`: the goals of a website are not configured in Sightline yet.';
-  if (key.startsWith('event:props:'))
-    return `Invalid dimension \`${key}\`: custom properties are not kept by Sightline yet.`;
+  const property = key.startsWith('event:props:') ? propertyName(key) : null;
+  if (key.startsWith('event:props:') && (property === null || property.length > MAX_PROP_NAME))
+    return `Invalid dimension \`${key.slice(0, 400)}\`: a custom property's name is 1 to ${MAX_PROP_NAME} characters.`;
   return null;
 }
 

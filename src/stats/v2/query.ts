@@ -118,7 +118,8 @@ function dimensionsOf(value: unknown): string[] {
     if (typeof d !== 'string') throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     const why = unansweredDimension(d);
     if (why) throw new QueryError(why);
-    if (!DIMENSIONS.includes(d)) throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
+    if (!DIMENSIONS.includes(d) && !d.startsWith('event:props:'))
+      throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     if (dimensions.includes(d))
       throw new QueryError(`Invalid dimensions: \`${d}\` is given twice.`);
     dimensions.push(d);

@@ -145,6 +145,7 @@ async function measureWrites(
   site: { id: number; domain: string },
   perSecond: number,
   day: number,
+  props?: (i: number) => Record<string, string | boolean>,
 ) {
   const sample: GeneratedHit[] = [];
   for (const hits of trafficDays({
@@ -169,7 +170,10 @@ async function measureWrites(
   const tally: Tally = { pageview: zero(), event: zero(), dropped: zero() };
   const start = end + day * DAY;
   const gap = 1000 / perSecond;
-  const paced = sample.map((hit, i) => ({ ...hit, req: { ...hit.req, now: start + i * gap } }));
+  const paced = sample.map((hit, i) => ({
+    body: props ? { ...hit.body, props: props(i) } : hit.body,
+    req: { ...hit.req, now: start + i * gap },
+  }));
   for (let i = 0; i < paced.length; i += 500) {
     const part = (await post('/bench/ingest', paced.slice(i, i + 500).map(wire))) as Tally;
     for (const k of Object.keys(tally) as (keyof Tally)[])
@@ -542,6 +546,22 @@ async function main() {
         log(`  writes per hit at ${rate}/s measured on ${tally.hits} hits`);
         at[rate] = tally;
       }
+      // A day more at 1 a second, every hit with five custom properties (issue #32): their
+      // texts repeat as a website's do (plans, authors, sections, a test's variants).
+      const withProps = await measureWrites(
+        post,
+        { id: benchSiteId, domain: BENCH_DOMAIN },
+        1,
+        RATES.length,
+        (i) => ({
+          plan: ['free', 'pro', 'team'][i % 3] as string,
+          author: `author-${i % 40}`,
+          section: `section-${i % 12}`,
+          variant: i % 2 ? 'A' : 'B',
+          logged_in: i % 5 === 0,
+        }),
+      );
+      log(`  writes per hit with five properties measured on ${withProps.hits} hits`);
       const each = <T>(f: (t: Awaited<ReturnType<typeof measureWrites>>) => T) =>
         Object.fromEntries(
           RATES.map((rate) => [rate, f(at[rate] as NonNullable<(typeof at)[typeof rate]>)]),
@@ -556,6 +576,10 @@ async function main() {
         freePlanAt: each((t) => freePlanCapacity(t.perPageview)),
         paidPerMillionAt: each((t) => paidCostPerMillion(t.perPageview)),
         flushPolicy: { events: FLUSH_EVENTS, withinMs: FLUSH_WITHIN_MS },
+        withFiveProps: {
+          rowsPerPageview: withProps.figures.rowsPerPageview,
+          perPageview: withProps.perPageview,
+        },
       };
     } finally {
       await bench.stop();

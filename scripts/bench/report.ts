@@ -70,6 +70,8 @@ export type BenchReport = {
     paidPerMillionAt: Record<Rate, { usd: number; parts: Record<keyof PerPageview, number> }>;
     /** When a log flushes: once this many events wait, or the oldest has waited this long. */
     flushPolicy: { events: number; withinMs: number };
+    /** A day at 1 page view a second, every hit with five custom properties. */
+    withFiveProps?: { rowsPerPageview: number; perPageview: PerPageview };
   };
   reads: Read[];
   /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
@@ -282,7 +284,13 @@ shared out over them in the last columns):
 | in D1 | ${RATES.map((rate) => per(rate).d1RowsWritten).join(' | ')} |
 | rows read in the log / in D1 | ${RATES.map((rate) => `${per(rate).doRowsRead} / ${per(rate).d1RowsRead}`).join(' | ')} |
 
-A page view writes its event in its log, the visitor's row when it starts a visit (the
+${
+  w.withFiveProps
+    ? `With five custom properties on every hit (a day at 1 a second; \`writes.withFiveProps\`), a page view writes **${w.withFiveProps.rowsPerPageview}** rows (${w.withFiveProps.perPageview.doRowsWritten} in the log, ${w.withFiveProps.perPageview.d1RowsWritten} in D1): properties are one column of the hit's row, their texts the dictionary's rows on first sight, and no roll-up row.
+
+`
+    : ''
+}A page view writes its event in its log, the visitor's row when it starts a visit (the
 short-lived row that decides "new visitor" and "new visit" without storing an address), and a
 text's first sight in the log's dictionary (one row; its next sights nothing); and its share of
 the flushes, one D1 row per distinct (statistic, date, value) of the events a flush sums —

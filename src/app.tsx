@@ -84,8 +84,8 @@ export function createApp() {
   // The one error path: JSON for the API and the hit endpoints, a page for everything else.
   app.onError((err, c) => {
     const answer = errorAnswer(err, c);
-    // Plausible's Stats API v2 says what went wrong as `{"error": …}`.
-    if (c.req.path.startsWith('/api/v2/'))
+    // Plausible's Stats API v2 and Sites API say what went wrong as `{"error": …}`.
+    if (c.req.path.startsWith('/api/v2/') || c.req.path.startsWith('/api/v1/sites/'))
       return c.json({ error: answer.body.message }, answer.status, answer.headers);
     return isJsonPath(c.req.path)
       ? c.json(answer.body, answer.status, answer.headers)

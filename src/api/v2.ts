@@ -11,6 +11,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { findOwnerIdByApiKey } from '../accounts/api-keys.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { listGoals } from '../goals/goals.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import {
@@ -77,7 +78,8 @@ export function createApiV2() {
         now: Date.now(),
         firstDate: all ? await firstDateOf(c.env, db, site.id) : null,
       });
-      return c.json(await answerQuery(readerOf(db, site.id, c.env), query));
+      const goals = await listGoals(db, site.id);
+      return c.json(await answerQuery(readerOf(db, site.id, c.env), query, goals));
     } catch (err) {
       if (err instanceof QueryError) throw new ApiError(400, err.message);
       throw err;

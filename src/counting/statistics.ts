@@ -218,3 +218,12 @@ export function rollupOf(events: Iterable<CountedEvent>): Increment[] {
   }
   return [...counts.values()].filter((row) => row[3] !== 0);
 }
+
+/**
+ * A custom event's name as the log keeps it: `:` separates the parts of Sightline's
+ * `name:value:unit`, so a name from another tracker ("Outbound Link: Click") keeps the
+ * look-alike U+A789 instead.
+ */
+export function storedEventName(name: string): string {
+  return name.replace(/:/g, '\uA789');
+}

@@ -107,6 +107,35 @@ export const websites = sqliteTable(
 export type WebsiteRow = typeof websites.$inferSelect;
 
 /**
+ * A website's goals (src/goals/goals.ts): an event goal (`eventName`: a custom event's
+ * name) or a page goal (`pagePath`: a path or pattern, `*` within a segment, `**` across),
+ * with the name the statistics show (unique per website) and, for an event goal, the
+ * currency its revenue is counted in.
+ */
+export const goals = sqliteTable(
+  'goals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    eventName: text('event_name'),
+    pagePath: text('page_path'),
+    displayName: text('display_name').notNull(),
+    /** ISO 4217 code (`EUR`), event goals only; null: no revenue. */
+    currency: text('currency'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('goals_display_name_unique').on(t.websiteId, t.displayName),
+    uniqueIndex('goals_event_unique').on(t.websiteId, t.eventName),
+    uniqueIndex('goals_page_unique').on(t.websiteId, t.pagePath),
+  ],
+);
+
+export type GoalRow = typeof goals.$inferSelect;
+
+/**
  * Daily roll-ups: one row per (website, statistic, local date, value). The primary key is
  * exactly the lookup order of every stats query, so a query is an index range scan.
  */

@@ -11,6 +11,8 @@
  * - phpAnalytics: its tracker's payload is the native one, `event` as `name:value:unit`.
  */
 
+import { storedEventName } from '../counting/statistics.ts';
+
 export type NativeHit = Record<string, unknown>;
 
 /** A translation: hits to process, or a reason not to count anything (still a 202). */
@@ -23,14 +25,6 @@ export type Translated =
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/**
- * Event names from other trackers may contain `:` ("Outbound Link: Click"), which separates
- * the parts of Sightline's `name:value:unit`; it is shown as the look-alike U+A789 instead.
- */
-export function eventName(name: string): string {
-  return name.replace(/:/g, '\uA789');
-}
 
 /** Value and unit of an event from its properties: revenue first, then `value`/`unit`. */
 function valueAndUnit(props: Record<string, unknown>, revenue: unknown) {
@@ -71,7 +65,7 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
     name === 'pageview'
       ? undefined
       : {
-          name: eventName(name),
+          name: storedEventName(name),
           ...valueAndUnit(isObject(props) ? props : {}, body.$ ?? body.revenue),
         };
   // `d` may list several sites ("a.com,b.com"): the hit counts once for each of them.
@@ -131,7 +125,7 @@ export function fromUmami(body: unknown): Translated {
   if (isObject(p.data)) hit.props = p.data;
   if (typeof p.name === 'string' && p.name !== '') {
     hit.event = {
-      name: eventName(p.name),
+      name: storedEventName(p.name),
       ...valueAndUnit(
         data,
         'revenue' in data ? { amount: data.revenue, currency: data.currency } : undefined,

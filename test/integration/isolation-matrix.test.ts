@@ -88,6 +88,8 @@ const w = {} as {
   bUnsubscribe: string;
   /** B's websites as B's key reads them at the start. */
   bRecords: unknown[];
+  /** A goal of B's private website. */
+  bGoal: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -167,7 +169,16 @@ beforeAll(async () => {
     password: await site(w.b, 'b-password', { ...withPassword, email: '1' }),
     deleted: await site(w.b, 'b-deleted', { privacy: '1', email: '1' }),
   };
-  for (const target of TARGETS) await bTraffic(target, w.bSites[target]);
+  for (const target of TARGETS) {
+    await bTraffic(target, w.bSites[target]);
+    const goal = await call(`/api/v1/websites/${w.bSites[target].id}/goals`, {
+      method: 'POST',
+      key: w.b.key,
+      body: { json: { event: `b_only_${target}_event`, display_name: `b-only-${target}-goal` } },
+    });
+    expect(goal.status).toBe(201);
+    if (target === 'private') w.bGoal = (goal.json as { data: { id: number } }).data.id;
+  }
   // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
   const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
     method: 'DELETE',
@@ -246,6 +257,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   report_sends: bySite,
   log_positions: bySite,
   website_purges: bySite,
+  goals: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -378,7 +390,15 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type ApiRoute = {
   method: Method;
   /** As the OpenAPI document names it. */
-  path: '/websites' | '/websites/{id}' | '/stats/{id}' | '/stats/{id}/summary';
+  path:
+    | '/websites'
+    | '/websites/{id}'
+    | '/stats/{id}'
+    | '/stats/{id}/summary'
+    | '/websites/{id}/goals'
+    | '/websites/{id}/goals/{goal_id}'
+    | '/sites/goals'
+    | '/sites/goals/{goal_id}';
   query?: string;
   form?: () => Record<string, string>;
   /** Routes without a website id: what A's key may see and do there instead. */
@@ -416,7 +436,42 @@ const API_ROUTES: ApiRoute[] = [
     }),
   ),
   { method: 'GET', path: '/stats/{id}/summary', query: 'from=2020-01-01&to=2029-12-31' },
+  { method: 'GET', path: '/websites/{id}/goals' },
+  { method: 'POST', path: '/websites/{id}/goals', form: () => ({ event: 'A was here' }) },
+  { method: 'DELETE', path: '/websites/{id}/goals/{goal_id}' },
+  { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
+  { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
+  { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
 ];
+
+/**
+ * Plausible's Sites API names a website by its domain: with A's key, each of B's domains
+ * answers as one never registered, and B's goal is not found through A's own website.
+ */
+async function sitesGoalsAsA(method: 'GET' | 'PUT' | 'DELETE') {
+  const ask = (domain: string) =>
+    attempt(() =>
+      call(
+        `/api/v1/sites/goals${method === 'DELETE' ? `/${w.bGoal}` : ''}${method === 'GET' ? `?site_id=${domain}` : ''}`,
+        {
+          method,
+          key: w.a.key,
+          ...(method === 'GET'
+            ? {}
+            : {
+                body: { json: { site_id: domain, goal_type: 'event', event_name: 'A was here' } },
+              }),
+        },
+      ),
+    );
+  const missing = await ask(MISSING.domain);
+  expect(missing.json).toEqual({ error: 'Site could not be found' });
+  for (const target of TARGETS) expectSame(await ask(w.bSites[target].domain), missing, target);
+  if (method === 'DELETE') {
+    const own = await ask(w.aSites.private.domain);
+    expect([own.status, own.json]).toEqual([404, { error: 'Goal could not be found' }]);
+  }
+}
 const hasId = (route: ApiRoute) => route.path.includes('{id}');
 /** A route as a test case, named `METHOD path?query`. */
 const apiCase = (route: ApiRoute) =>
@@ -425,7 +480,8 @@ const apiCase = (route: ApiRoute) =>
 function callApi(route: ApiRoute, id: number, options: CallOptions & { query?: string } = {}) {
   const { query: extra, ...rest } = options;
   const query = [route.query, extra].filter(Boolean).join('&');
-  return call(`/api/v1${route.path.replace('{id}', String(id))}${query ? `?${query}` : ''}`, {
+  const path = route.path.replace('{id}', String(id)).replace('{goal_id}', String(w.bGoal));
+  return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
     ...rest,
@@ -524,7 +580,10 @@ describe.each(NO_KEY)('API v1 with $kind', ({ options }) => {
     // The key is checked before anything is looked up: B's website id is not even read.
     const res = await attempt(() => callApi(route, w.bSites.private.id, options()));
     expect(res.status).toBe(401);
-    expect(res.json).toEqual(UNAUTHENTICATED);
+    // Plausible's Sites API says it as Plausible's do.
+    expect(res.json).toEqual(
+      route.path.startsWith('/sites/') ? { error: UNAUTHENTICATED.message } : UNAUTHENTICATED,
+    );
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

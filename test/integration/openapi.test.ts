@@ -19,10 +19,14 @@ describe('OpenAPI document and reference page', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://sightline.test/api/v1' }]);
     expect(keysAt(doc, 'paths').sort()).toEqual([
+      '/sites/goals',
+      '/sites/goals/{goal_id}',
       '/stats/{id}',
       '/stats/{id}/summary',
       '/websites',
       '/websites/{id}',
+      '/websites/{id}/goals',
+      '/websites/{id}/goals/{goal_id}',
     ]);
     expect(keysAt(doc, 'paths', '/websites').sort()).toEqual(['get', 'post']);
     expect(keysAt(doc, 'paths', '/websites/{id}').sort()).toEqual([

@@ -284,7 +284,11 @@ describe('errors', () => {
       /Invalid dimension/,
     ],
     ['the GeoNames city', { metrics: ['visitors'], dimensions: ['visit:city'] }, /visit:city_name/],
-    ['goals', { metrics: ['visitors'], dimensions: ['event:goal'] }, /event:goal/],
+    [
+      'a goal that is not configured',
+      { metrics: ['visitors'], filters: [['is', 'event:goal', ['Signup']]] },
+      /The goal `Signup` is not configured/,
+    ],
     [
       'a bad range',
       { metrics: ['visitors'], date_range: 'fortnight' },

@@ -1,7 +1,7 @@
 /** Other trackers' payloads (Plausible, Umami) translated into the native hit (docs/ARCHITECTURE.md, The HTTP contract). */
 import { describe, expect, it } from 'vitest';
+import { storedEventName } from '../../src/counting/statistics.ts';
 import {
-  eventName,
   fromPlausible,
   fromUmami,
   isPlausible,
@@ -26,11 +26,11 @@ function onlyHit(translated: Translated): NativeHit {
   return hits[0] as NativeHit;
 }
 
-describe('eventName', () => {
+describe('storedEventName', () => {
   it('replaces every ":" by the look-alike U+A789 and keeps everything else', () => {
-    expect(eventName('Outbound Link: Click')).toBe('Outbound Link\uA789 Click');
-    expect(eventName('a:b:c')).toBe('a\uA789b\uA789c');
-    expect(eventName('Signup')).toBe('Signup');
+    expect(storedEventName('Outbound Link: Click')).toBe('Outbound Link\uA789 Click');
+    expect(storedEventName('a:b:c')).toBe('a\uA789b\uA789c');
+    expect(storedEventName('Signup')).toBe('Signup');
   });
 });
 

@@ -4,9 +4,14 @@
  * `{"results": [{"metrics": […], "dimensions": […]}], "meta": {…}, "query": {…}}`, the query
  * echoed with its range as date-times in the website's time zone and its effective order.
  */
+
+import { type FilterNode, type GroupQuery, isLeaf } from '../../counting/query.ts';
+import { sortRows } from '../../event-log/query-values.ts';
 import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
 import { answer, isUnavailable, type Reader } from '../engine/engine.ts';
+import { type Goal, goalFilter } from '../goals.ts';
 import { QueryError } from './errors.ts';
+import { GOAL, withGoals } from './filters.ts';
 import type { V2Query } from './query.ts';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -63,34 +68,144 @@ function echoOf(q: V2Query): Record<string, unknown> {
   };
 }
 
-/** Asks the engine and answers as Plausible does; a range before the log's first date is a 400. */
-export async function answerQuery(reader: Reader, q: V2Query): Promise<Record<string, unknown>> {
-  const answers = await answer(reader, {
+/** The metrics worked out from others here: a goal's conversion rates, from its visitors. */
+const CONVERSION = ['conversion_rate', 'group_conversion_rate'];
+
+type Row = { metrics: (number | null)[]; dimensions: string[] };
+
+/**
+ * Asks the engine and answers as Plausible does; a range before the log's first date is a
+ * 400. Goals (docs/ARCHITECTURE.md, "Goals"): an `event:goal` filter is the hits that complete
+ * the goals it names; a grouping by `event:goal` is one question per goal (its hits), their
+ * rows joined, sorted and paged here; a conversion rate divides a row's visitors by the
+ * visitors of the range under the filters but those on goals and properties (one question
+ * more; per group of the other dimensions for `group_conversion_rate`).
+ */
+export async function answerQuery(
+  reader: Reader,
+  q: V2Query,
+  goals: Goal[] = [],
+): Promise<Record<string, unknown>> {
+  const filters = withGoals(q.filters, goals);
+  const range = {
     from: q.range.from,
     to: q.range.to,
     ...(q.range.between ? { between: q.range.between } : {}),
-    filters: q.filters,
-    groups: [
-      {
-        dimensions: q.grouped,
-        metrics: q.metrics,
-        order: q.order,
-        limit: q.pagination.limit,
-        offset: q.pagination.offset,
-      },
-    ],
-  });
-  if (isUnavailable(answers))
-    throw new QueryError(
-      `Invalid date_range: the website's events are kept from ${answers.firstDate}; a question with filters or these dimensions must start then or later.`,
+  };
+  const ask = async (groups: GroupQuery[], questionFilters: FilterNode[]) => {
+    const answers = await answer(reader, { ...range, filters: questionFilters, groups });
+    if (isUnavailable(answers))
+      throw new QueryError(
+        `Invalid date_range: the website's events are kept from ${answers.firstDate}; a question with filters or these dimensions must start then or later.`,
+      );
+    return answers;
+  };
+  // The engine counts visitors where a conversion rate is asked; it is worked out below.
+  const metrics = q.metrics.map((m) => (CONVERSION.includes(m) ? 'visitors' : m));
+  const engineOrder = q.order.map(([k, d]): [string, 'asc' | 'desc'] => [
+    CONVERSION.includes(k) ? 'visitors' : k,
+    d,
+  ]);
+  const goalAt = q.grouped.indexOf(GOAL);
+  const others = q.grouped.filter((d) => d !== GOAL);
+  let rows: Row[];
+  let total: number;
+  if (goalAt < 0) {
+    const [first] = await ask(
+      [
+        {
+          dimensions: q.grouped,
+          metrics,
+          order: engineOrder,
+          limit: q.pagination.limit,
+          offset: q.pagination.offset,
+        },
+      ],
+      filters,
     );
-  const [first] = answers;
+    rows = first?.rows ?? [];
+    total = first?.total ?? 0;
+  } else {
+    // Each goal's rows: enough of each for the page, whatever the order.
+    const each = await Promise.all(
+      goals.map((goal) =>
+        ask(
+          [
+            {
+              dimensions: others,
+              metrics,
+              order: engineOrder.filter(([k]) => k !== GOAL),
+              limit: q.pagination.offset + q.pagination.limit,
+              offset: 0,
+            },
+          ],
+          [...filters, goalFilter(goal)],
+        ).then(([a]) => ({ goal, a })),
+      ),
+    );
+    // A goal without a conversion has no row (by nothing else, the engine answers its zeros).
+    const converted = (row: Row) => others.length > 0 || row.metrics.some((m) => m !== 0);
+    rows = each.flatMap(({ goal, a }) =>
+      (a?.rows ?? []).filter(converted).map((row) => {
+        const dimensions = [...row.dimensions];
+        dimensions.splice(goalAt, 0, goal.displayName);
+        return { metrics: row.metrics, dimensions };
+      }),
+    );
+    total = others.length > 0 ? each.reduce((n, { a }) => n + (a?.total ?? 0), 0) : rows.length;
+  }
+  if (q.metrics.some((m) => CONVERSION.includes(m)))
+    rows = await withConversionRates(q, rows, others, (groups) =>
+      ask(groups, withoutGoals(filters, q.filters)),
+    );
+  if (goalAt >= 0) {
+    sortRows({ order: q.order, dimensions: q.grouped, metrics: q.metrics }, rows);
+    rows = rows.slice(q.pagination.offset, q.pagination.offset + q.pagination.limit);
+  }
   return {
-    results: (first?.rows ?? []).map((row) => ({
-      metrics: row.metrics,
-      dimensions: row.dimensions,
-    })),
-    meta: metaOf(q, first?.total ?? 0),
+    results: rows.map((row) => ({ metrics: row.metrics, dimensions: row.dimensions })),
+    meta: metaOf(q, total),
     query: echoOf(q),
   };
+}
+
+/** The filters but the top-level ones on goals and properties (a conversion rate's base). */
+function withoutGoals(resolved: FilterNode[], asked: FilterNode[]): FilterNode[] {
+  return resolved.filter((_, i) => {
+    const f = asked[i];
+    return !(f && isLeaf(f) && (f.dimension === GOAL || f.dimension.startsWith('event:props:')));
+  });
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The rows with their conversion rates: visitors ÷ the base's visitors × 100. */
+async function withConversionRates(
+  q: V2Query,
+  rows: Row[],
+  others: string[],
+  askBase: (groups: GroupQuery[]) => Promise<{ rows: Row[] }[]>,
+): Promise<Row[]> {
+  const grouped = q.metrics.includes('group_conversion_rate') && others.length > 0;
+  const [all, perGroup] = await askBase([
+    { dimensions: [], metrics: ['visitors'], order: [], limit: 1, offset: 0 },
+    ...(grouped
+      ? [{ dimensions: others, metrics: ['visitors'], order: [], limit: 10_000, offset: 0 }]
+      : []),
+  ]);
+  const base = all?.rows[0]?.metrics[0] ?? 0;
+  const bases = new Map(
+    (perGroup?.rows ?? []).map((row) => [row.dimensions.join('\u0000'), row.metrics[0] ?? 0]),
+  );
+  const goalAt = q.grouped.indexOf(GOAL);
+  return rows.map((row) => ({
+    dimensions: row.dimensions,
+    metrics: q.metrics.map((m, i) => {
+      const value = row.metrics[i] ?? 0;
+      if (!CONVERSION.includes(m)) return row.metrics[i] ?? null;
+      const key = row.dimensions.filter((_, at) => at !== goalAt).join('\u0000');
+      const of = m === 'group_conversion_rate' && grouped ? (bases.get(key) ?? 0) : base;
+      return of > 0 ? round1((value / of) * 100) : 0;
+    }),
+  }));
 }

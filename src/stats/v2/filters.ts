@@ -6,7 +6,12 @@
  * patterns of RE2's syntax (matched in linear time) no longer than so many characters.
  */
 import { RE2JS } from 're2js';
-import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
+import {
+  FILTER_OPERATORS,
+  type FilterNode,
+  type FilterOperator,
+  isLeaf,
+} from '../../counting/query.ts';
 import {
   isQueryDimension,
   MAX_PROP_NAME,
@@ -18,7 +23,11 @@ import {
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
 } from '../../db/contains-text.ts';
+import { type Goal, goalFilter } from '../goals.ts';
 import { QueryError } from './errors.ts';
+
+/** The dimension of goals: a goal's name. */
+export const GOAL = 'event:goal';
 
 /** Bounds of one question's filters. */
 const MAX_LEAVES = 30;
@@ -35,8 +44,6 @@ function isFilterDimension(key: string): boolean {
 export function unansweredDimension(key: string): string | null {
   const why = UNANSWERED_DIMENSIONS.get(key);
   if (why) return `Invalid dimension \`${key}\`: ${why}`;
-  if (key === 'event:goal')
-    return 'Invalid dimension `event:goal`: the goals of a website are not configured in Sightline yet.';
   const property = key.startsWith('event:props:') ? propertyName(key) : null;
   if (key.startsWith('event:props:') && (property === null || property.length > MAX_PROP_NAME))
     return `Invalid dimension \`${key.slice(0, 400)}\`: a custom property's name is 1 to ${MAX_PROP_NAME} characters.`;
@@ -56,7 +63,13 @@ function leafOf(filter: unknown[], budget: Budget, behavioural: boolean): Filter
     throw new QueryError(`Invalid filter '${shown(filter)}'.`);
   const unanswered = unansweredDimension(dimension);
   if (unanswered) throw new QueryError(unanswered);
-  if (!isFilterDimension(dimension)) throw new QueryError(`Invalid filter '${shown(filter)}'.`);
+  const goal = dimension === GOAL;
+  if (goal && op !== 'is' && op !== 'contains')
+    throw new QueryError(
+      `Invalid filter '${shown(filter)}': a goal is filtered with is or contains.`,
+    );
+  if (!goal && !isFilterDimension(dimension))
+    throw new QueryError(`Invalid filter '${shown(filter)}'.`);
   if (behavioural && !dimension.startsWith('event:'))
     throw new QueryError(
       'Invalid filters. Behavioral filters (has_done, has_not_done) can only be used with event dimension filters.',
@@ -144,9 +157,10 @@ function nodeOf(filter: unknown, budget: Budget, depth: number, behavioural: boo
   if (typeof op !== 'string' || !(FILTER_OPERATORS as readonly string[]).includes(op))
     throw new QueryError(`Unknown operator for filter '${shown(filter)}'.`);
   const leaf = leafOf(filter, budget, behavioural);
-  if (depth > 0 && !behavioural && (leaf as { dimension: string }).dimension === 'event:hostname')
+  const dimension = (leaf as { dimension: string }).dimension;
+  if (depth > 0 && !behavioural && (dimension === 'event:hostname' || dimension === GOAL))
     throw new QueryError(
-      'Invalid filters. Dimension `event:hostname` can only be filtered at the top level.',
+      `Invalid filters. Dimension \`${dimension}\` can only be filtered at the top level.`,
     );
   return leaf;
 }
@@ -157,6 +171,50 @@ export function parseFilters(filters: unknown): FilterNode[] {
   if (!Array.isArray(filters)) throw new QueryError(`Invalid filters '${shown(filters)}'.`);
   const budget: Budget = { leaves: 0, clauses: 0, foldings: 0 };
   return filters.map((f) => nodeOf(f, budget, 0, false));
+}
+
+/**
+ * The filters with each `event:goal` leaf made the hits that complete the goals it names
+ * (`is`: by their names, each one configured; `contains`: those whose names contain the
+ * text), `or`-ed together.
+ */
+export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
+  const node = (n: FilterNode): FilterNode => {
+    if (isLeaf(n)) {
+      if (n.dimension !== GOAL) return n;
+      const named = goals.filter((g) =>
+        n.values.some((v) =>
+          n.op === 'is'
+            ? n.caseSensitive
+              ? g.displayName === v
+              : g.displayName.toLowerCase() === v.toLowerCase()
+            : g.displayName.toLowerCase().includes(v.toLowerCase()),
+        ),
+      );
+      if (n.op === 'is')
+        for (const v of n.values)
+          if (
+            !goals.some(
+              (g) =>
+                g.displayName === v ||
+                (!n.caseSensitive && g.displayName.toLowerCase() === v.toLowerCase()),
+            )
+          )
+            throw new QueryError(
+              `Invalid filters. The goal \`${v}\` is not configured for this site. Find out how to configure goals in Sightline's README ("Goals").`,
+            );
+      // No goal named: the hits of a goal that does not exist (none).
+      if (named.length === 0)
+        return { op: 'is', dimension: 'event:name', values: [], caseSensitive: true };
+      const conditions = named.map(goalFilter);
+      return conditions.length === 1
+        ? (conditions[0] as FilterNode)
+        : { op: 'or', nodes: conditions };
+    }
+    if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
+    return { ...n, node: node(n.node) };
+  };
+  return filters.map(node);
 }
 
 /** Whether a question's top-level filters name `event:page` (as some metrics ask). */

@@ -11,7 +11,7 @@ import { QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
 import { daysBetween } from '../../lib/dates.ts';
 import { type DateRange, type RangeContext, resolveDateRange } from './date-range.ts';
 import { QueryError } from './errors.ts';
-import { filtersPage, parseFilters, unansweredDimension } from './filters.ts';
+import { filtersPage, GOAL, parseFilters, unansweredDimension } from './filters.ts';
 
 /** The metrics Sightline answers, in Plausible's names. */
 export const METRICS = [
@@ -23,12 +23,12 @@ export const METRICS = [
   'visit_duration',
   'events',
   'percentage',
+  'conversion_rate',
+  'group_conversion_rate',
 ];
 
 /** Metrics of Plausible's that Sightline cannot answer (yet), and why. */
 const UNANSWERED_METRICS = new Map([
-  ['conversion_rate', 'can only be queried with event:goal filters or dimensions'],
-  ['group_conversion_rate', 'can only be queried with event:goal filters or dimensions'],
   ['total_revenue', 'needs revenue goals, which are not configured in Sightline yet'],
   ['average_revenue', 'needs revenue goals, which are not configured in Sightline yet'],
   ['scroll_depth', 'is not measured by Sightline'],
@@ -118,7 +118,7 @@ function dimensionsOf(value: unknown): string[] {
     if (typeof d !== 'string') throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     const why = unansweredDimension(d);
     if (why) throw new QueryError(why);
-    if (!DIMENSIONS.includes(d) && !d.startsWith('event:props:'))
+    if (!DIMENSIONS.includes(d) && !d.startsWith('event:props:') && d !== GOAL)
       throw new QueryError(`Invalid dimension ${JSON.stringify(d)}`);
     if (dimensions.includes(d))
       throw new QueryError(`Invalid dimensions: \`${d}\` is given twice.`);
@@ -161,6 +161,13 @@ function checkCombinations(metrics: string[], dimensions: string[], filters: Fil
     throw new QueryError(
       `Session metric(s) ${list(session)} cannot be queried along with event dimension(s) ${list(events)}`,
     );
+  const goals =
+    dimensions.includes(GOAL) || filters.some((f) => 'dimension' in f && f.dimension === GOAL);
+  for (const m of ['conversion_rate', 'group_conversion_rate'])
+    if (metrics.includes(m) && !goals)
+      throw new QueryError(
+        `Metric \`${m}\` can only be queried with event:goal filters or dimensions.`,
+      );
   const eventMetrics = metrics.filter((m) => EVENT_METRICS.includes(m));
   const sessionDims = dimensions.filter((d) => SESSION_DIMENSIONS.includes(d));
   if (eventMetrics.length > 0 && sessionDims.length > 0)

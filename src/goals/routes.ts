@@ -1,0 +1,314 @@
+/**
+ * Goals through the API (./goals.ts): Sightline's `…/websites/{id}/goals`, and Plausible's
+ * Sites API goal endpoints (`PUT`, `GET /sites/goals`, `DELETE /sites/goals/{goal_id}`, the
+ * website named by its domain as `site_id`), with their shapes, so that tools written for
+ * Plausible manage Sightline's goals unchanged. Plausible's answer their errors as
+ * `{"error": …}` (src/app.tsx) and another owner's domain as an unknown one.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { errorResponses, jsonContent } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
+import { createDb } from '../db/client.ts';
+import type { GoalRow } from '../db/schema.ts';
+import type { AppEnv } from '../env.ts';
+import { readFields } from '../lib/body.ts';
+import { ApiError, notFound } from '../lib/errors.ts';
+import { findWebsite, findWebsiteByDomain } from '../websites/queries.ts';
+import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
+
+const idParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+const goalParams = idParam.extend({
+  goal_id: z.string().openapi({ param: { name: 'goal_id', in: 'path' }, example: '3' }),
+});
+const security = [{ bearerAuth: [] }];
+
+const goalSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 3 }),
+    event: z.string().nullable().openapi({ example: 'Signup' }),
+    page: z.string().nullable().openapi({ example: null }),
+    display_name: z.string().openapi({ example: 'Sign-ups' }),
+    currency: z.string().nullable().openapi({ example: 'EUR' }),
+  })
+  .openapi('Goal');
+
+const goalInputSchema = z
+  .object({
+    event: z
+      .string()
+      .optional()
+      .openapi({ description: "A custom event's name (1–120 characters)." }),
+    page: z.string().optional().openapi({
+      description: 'A path, or a pattern: `*` any characters within a segment, `**` across.',
+    }),
+    display_name: z.string().optional().openapi({
+      description: 'The name statistics show; default the event name or `Visit <page>`.',
+    }),
+    currency: z.string().optional().openapi({
+      description: 'ISO 4217 code: the goal counts revenue in it (event goals only).',
+    }),
+  })
+  .openapi('GoalInput');
+
+const bodyContent = {
+  'application/json': { schema: goalInputSchema },
+  'application/x-www-form-urlencoded': { schema: goalInputSchema },
+};
+
+const goalRoutes = {
+  list: createRoute({
+    method: 'get',
+    path: '/websites/{id}/goals',
+    tags: ['Goals'],
+    summary: "List a website's goals",
+    security,
+    request: { params: idParam },
+    responses: {
+      200: jsonContent(
+        z.object({ data: z.array(goalSchema), status: z.number().int() }),
+        'The goals, oldest first.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+  create: createRoute({
+    method: 'post',
+    path: '/websites/{id}/goals',
+    tags: ['Goals'],
+    summary: 'Add a goal',
+    description:
+      'An event goal (`event`) or a page goal (`page`), not both; a name unique to the website; a currency for an event goal that counts revenue.',
+    security,
+    request: { params: idParam, body: { required: true, content: bodyContent } },
+    responses: {
+      201: jsonContent(
+        z.object({ data: goalSchema, status: z.number().int().openapi({ example: 201 }) }),
+        'The new goal.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  delete: createRoute({
+    method: 'delete',
+    path: '/websites/{id}/goals/{goal_id}',
+    tags: ['Goals'],
+    summary: 'Delete a goal',
+    security,
+    request: { params: goalParams },
+    responses: {
+      200: jsonContent(
+        z.object({
+          id: z.number().int(),
+          object: z.literal('goal'),
+          deleted: z.literal(true),
+          status: z.number().int().openapi({ example: 200 }),
+        }),
+        'The goal was deleted.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+};
+
+/** Plausible's Sites API goal endpoints, documented; their handlers answer as Plausible's do. */
+const plausibleGoalSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 3 }),
+    display_name: z.string().openapi({ example: 'Signup' }),
+    goal_type: z.enum(['event', 'page']),
+    event_name: z.string().nullable().openapi({ example: 'Signup' }),
+    page_path: z.string().nullable().openapi({ example: null }),
+    custom_props: z.object({}),
+  })
+  .openapi('PlausibleGoal');
+const plausibleError = {
+  description: 'What went wrong: `{"error": "…"}`.',
+  content: { 'application/json': { schema: z.object({ error: z.string() }) } },
+};
+const siteQuery = z.object({
+  site_id: z.string().openapi({ description: "The website's domain.", example: 'example.com' }),
+});
+const sitesRoutes = [
+  createRoute({
+    method: 'get',
+    path: '/sites/goals',
+    tags: ['Goals'],
+    summary: "List a website's goals (Plausible's Sites API)",
+    security,
+    request: { query: siteQuery },
+    responses: {
+      200: jsonContent(
+        z.object({
+          goals: z.array(plausibleGoalSchema),
+          meta: z.object({
+            after: z.string().nullable(),
+            before: z.string().nullable(),
+            limit: z.number().int(),
+          }),
+        }),
+        'Every goal of the website, oldest first (one page).',
+      ),
+      400: plausibleError,
+      404: plausibleError,
+    },
+  }),
+  createRoute({
+    method: 'put',
+    path: '/sites/goals',
+    tags: ['Goals'],
+    summary: "Find or create a goal (Plausible's Sites API)",
+    description:
+      '`{site_id, goal_type: "event" | "page", event_name | page_path, display_name?, currency?}`: the goal of that event or page, made when there is none.',
+    security,
+    request: {
+      body: {
+        content: {
+          'application/json': {
+            schema: siteQuery.extend({
+              goal_type: z.enum(['event', 'page']),
+              event_name: z.string().optional(),
+              page_path: z.string().optional(),
+              display_name: z.string().optional(),
+              currency: z.string().optional(),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: jsonContent(
+        plausibleGoalSchema.extend({ domain: z.string() }),
+        'The goal, found or made.',
+      ),
+      400: plausibleError,
+      404: plausibleError,
+    },
+  }),
+  createRoute({
+    method: 'delete',
+    path: '/sites/goals/{goal_id}',
+    tags: ['Goals'],
+    summary: "Delete a goal (Plausible's Sites API)",
+    description: '`site_id` in the body (or the query).',
+    security,
+    request: {
+      params: z.object({
+        goal_id: z.string().openapi({ param: { name: 'goal_id', in: 'path' }, example: '3' }),
+      }),
+    },
+    responses: {
+      200: jsonContent(z.object({ deleted: z.literal(true) }), 'The goal was deleted.'),
+      400: plausibleError,
+      404: plausibleError,
+    },
+  }),
+];
+
+/** The owner's website `{id}`, else the 404 of a missing one. */
+async function ownWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
+}
+
+/** A goal id of a path: a positive integer, else none. */
+const goalIdOf = (raw: string | undefined) =>
+  raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
+
+/** A goal as Plausible's Sites API shows it. */
+const plausibleGoal = (row: GoalRow) => ({
+  id: row.id,
+  display_name: row.displayName,
+  goal_type: row.eventName !== null ? 'event' : 'page',
+  event_name: row.eventName,
+  page_path: row.pagePath,
+  custom_props: {},
+});
+
+/** Plausible's 400 for a request without what it needs. */
+const badRequest = (message: string) => new ApiError(400, message);
+
+export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
+  serveRoute(api, goalRoutes.list, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const rows = await listGoals(db, website.id);
+    return c.json({ data: rows.map(toGoalRecord), status: 200 });
+  });
+
+  serveRoute(api, goalRoutes.create, async (c, { id, body }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const { row } = await createGoal(db, website.id, goalInput(body));
+    return c.json({ data: toGoalRecord(row), status: 201 }, 201);
+  });
+
+  serveRoute(api, goalRoutes.delete, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const goalId = goalIdOf(c.req.param('goal_id'));
+    if (goalId === null || !(await deleteGoal(db, website.id, goalId))) throw notFound();
+    return c.json({ id: goalId, object: 'goal', deleted: true, status: 200 });
+  });
+
+  // Plausible's Sites API (https://plausible.io/docs/sites-api): the website by its domain.
+  for (const route of sitesRoutes) api.openAPIRegistry.registerPath(route);
+  const site = async (c: Context<AppEnv>, siteId: unknown, action: string) => {
+    if (typeof siteId !== 'string' || siteId === '')
+      throw badRequest(`Parameter \`site_id\` is required to ${action}`);
+    const db = createDb(c.env.DB);
+    const website = await findWebsiteByDomain(db, c.get('ownerId'), siteId);
+    if (!website) throw new ApiError(404, 'Site could not be found');
+    return { db, website };
+  };
+
+  api.get('/sites/goals', async (c) => {
+    const { db, website } = await site(c, c.req.query('site_id'), 'list goals');
+    const rows = await listGoals(db, website.id);
+    return c.json({
+      goals: rows.map(plausibleGoal),
+      meta: { after: null, before: null, limit: Math.max(100, rows.length) },
+    });
+  });
+
+  api.put('/sites/goals', async (c) => {
+    const body = await readFields(c.req);
+    const { db, website } = await site(c, body.site_id, 'create a goal');
+    const type = body.goal_type;
+    if (type !== 'event' && type !== 'page')
+      throw badRequest('Parameter `goal_type` is required to create a goal');
+    const field = type === 'event' ? 'event_name' : 'page_path';
+    if (typeof body[field] !== 'string' || body[field] === '')
+      throw badRequest(`Parameter \`${field}\` is required to create a goal`);
+    let input: ReturnType<typeof goalInput>;
+    try {
+      input = goalInput(
+        {
+          ...body,
+          event_name: type === 'event' ? body.event_name : undefined,
+          page_path: type === 'page' ? body.page_path : undefined,
+        },
+        { event: 'event_name', page: 'page_path' },
+      );
+    } catch (err) {
+      if (err instanceof ApiError) throw badRequest(`Something went wrong: ${err.message}`);
+      throw err;
+    }
+    const { row } = await createGoal(db, website.id, input, 'return');
+    return c.json({ domain: website.domain, ...plausibleGoal(row) });
+  });
+
+  api.delete('/sites/goals/:goal_id', async (c) => {
+    const body = await readFields(c.req);
+    const { db, website } = await site(c, body.site_id ?? c.req.query('site_id'), 'delete a goal');
+    const goalId = goalIdOf(c.req.param('goal_id'));
+    if (goalId === null || !(await deleteGoal(db, website.id, goalId)))
+      throw new ApiError(404, 'Goal could not be found');
+    return c.json({ deleted: true });
+  });
+}

@@ -54,8 +54,11 @@ export function filteredProperty(dimension: string): string | null {
     : null;
 }
 
+/** A goal's filter, `filter[goal]=<name>`: the hits that complete it (src/stats/goals.ts). */
+export const GOAL_FILTER = 'goal';
+
 export type Filter = {
-  dimension: FilterDimension | PropertyFilterDimension;
+  dimension: FilterDimension | PropertyFilterDimension | typeof GOAL_FILTER;
   operator: FilterOperator;
   value: string;
 };

@@ -12,6 +12,7 @@ import {
   type Filter,
   type FilterOperator,
   filteredProperty,
+  GOAL_FILTER,
   isFilterDimension,
   MAX_FILTER_LENGTH,
   MAX_FILTERS,
@@ -62,7 +63,12 @@ export function parseFilters(params: URLSearchParams): {
       errors[key] = [`The ${key} filter must name a property of 1 to ${MAX_PROP_NAME} characters.`];
       continue;
     }
-    if (!match || !dimension || (property === null && !isFilterDimension(dimension))) {
+    const goal = dimension === GOAL_FILTER;
+    if (goal && operator === 'not') {
+      errors[key] = [`The ${key} filter takes a goal's name, or [contains].`];
+      continue;
+    }
+    if (!match || !dimension || (property === null && !goal && !isFilterDimension(dimension))) {
       errors[key] = [
         `The ${key} filter is unknown: filter by one of ${FILTER_DIMENSIONS.join(', ')}, or props:<name>.`,
       ];

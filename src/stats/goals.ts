@@ -5,7 +5,7 @@
  * under that filter, by any dimension, under any other filter.
  */
 
-import type { FilterNode } from '../counting/query.ts';
+import { type FilterNode, isLeaf } from '../counting/query.ts';
 import { storedEventName } from '../counting/statistics.ts';
 import type { GoalRow } from '../db/schema.ts';
 
@@ -42,4 +42,56 @@ export function goalFilter(goal: Goal): FilterNode {
         values: [pagePattern(goal.pagePath ?? '')],
         caseSensitive: true,
       };
+}
+
+/** The dimension of goals in the query engine's questions: a goal's name. */
+export const GOAL = 'event:goal';
+
+/** A goal filter names a goal the website does not have. */
+export class UnknownGoal extends Error {
+  constructor(readonly goal: string) {
+    super(`The goal \`${goal}\` is not configured for this site.`);
+  }
+}
+
+/**
+ * The filters with each `event:goal` leaf made the hits that complete the goals it names
+ * (`is`: by their names, each one configured, else `UnknownGoal`; `contains`: those whose
+ * names contain the text, in any case), `or`-ed together.
+ */
+export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
+  const same = (a: string, b: string, caseSensitive: boolean) =>
+    caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
+  const node = (n: FilterNode): FilterNode => {
+    if (isLeaf(n)) {
+      if (n.dimension !== GOAL) return n;
+      if (n.op === 'is')
+        for (const v of n.values)
+          if (!goals.some((g) => same(g.displayName, v, n.caseSensitive))) throw new UnknownGoal(v);
+      const named = goals.filter((g) =>
+        n.values.some((v) =>
+          n.op === 'is'
+            ? same(g.displayName, v, n.caseSensitive)
+            : g.displayName.toLowerCase().includes(v.toLowerCase()),
+        ),
+      );
+      // No goal named: the hits of no goal (none).
+      if (named.length === 0)
+        return { op: 'is', dimension: 'event:name', values: [], caseSensitive: true };
+      const conditions = named.map(goalFilter);
+      return conditions.length === 1
+        ? (conditions[0] as FilterNode)
+        : { op: 'or', nodes: conditions };
+    }
+    if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
+    return { ...n, node: node(n.node) };
+  };
+  return filters.map(node);
+}
+
+/** The filters but the top-level ones on goals and properties (a conversion rate's base). */
+export function withoutGoals(filters: FilterNode[]): FilterNode[] {
+  return filters.filter(
+    (f) => !(isLeaf(f) && (f.dimension === GOAL || f.dimension.startsWith('event:props:'))),
+  );
 }

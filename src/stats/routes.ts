@@ -7,15 +7,22 @@ import type { Context } from 'hono';
 import { pageRange, pageUrl, pageWindow, pathOf } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../counting/dimensions.ts';
-import { createDb } from '../db/client.ts';
+import {
+  FILTER_DIMENSIONS,
+  type Filter,
+  GOAL_FILTER,
+  MAX_FILTERS,
+} from '../counting/dimensions.ts';
+import { createDb, type Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { listGoals } from '../goals/goals.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
 import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { foldingProblem, parseFilters } from './filters.ts';
+import { filterParam, foldingProblem, parseFilters } from './filters.ts';
+import { type Goal, UnknownGoal } from './goals.ts';
 import { formatNumber } from './overview.ts';
 import {
   statsQuerySchema,
@@ -165,6 +172,29 @@ function checkedQuery<Q extends { from: string; to: string; search?: string | un
   return { q, filters };
 }
 
+/** The website's goals, when its filters or statistic name one (else none: no D1 read). */
+async function goalsFor(db: Database, websiteId: number, filters: Filter[], asked = false) {
+  return asked || filters.some((f) => f.dimension === GOAL_FILTER) ? listGoals(db, websiteId) : [];
+}
+
+/** The website's numbers under its filters; a goal filter naming no goal of it is a 422. */
+async function filteredSource(
+  c: Context<AppEnv>,
+  websiteId: number,
+  filters: Filter[],
+  goals: Goal[],
+) {
+  try {
+    return await sourceOf(c.env, createDb(c.env.DB), websiteId, filters, goals);
+  } catch (err) {
+    if (err instanceof UnknownGoal)
+      throw validationFailed({
+        [filterParam({ dimension: GOAL_FILTER, operator: 'is' })]: [err.message],
+      });
+    throw err;
+  }
+}
+
 /** The 422 of a filtered range that starts before the oldest date the event log holds. */
 function unavailable(u: Unavailable): ApiError {
   return validationFailed({
@@ -178,9 +208,25 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const { q, filters } = checkedQuery(c, query);
-    const answer = await summaryOf(await sourceOf(c.env, db, website.id, filters), q);
+    const goals = await goalsFor(db, website.id, filters);
+    const answer = await summaryOf(await filteredSource(c, website.id, filters, goals), q);
     if (isUnavailable(answer)) throw unavailable(answer);
-    return c.json({ ...answer, status: 200 });
+    if (!filters.some((f) => f.dimension === GOAL_FILTER))
+      return c.json({ ...answer, status: 200 });
+    // Under a goal filter, the conversion rate: its visitors ÷ those of the other filters.
+    const others = filters.filter((f) => f.dimension !== GOAL_FILTER);
+    const base = await summaryOf(await sourceOf(c.env, db, website.id, others), q);
+    if (isUnavailable(base)) throw unavailable(base);
+    const rate = (converted: number, of: number) =>
+      of > 0 ? Math.round((converted / of) * 1000) / 10 : 0;
+    return c.json({
+      data: { ...answer.data, conversion_rate: rate(answer.data.visitors, base.data.visitors) },
+      previous: {
+        ...answer.previous,
+        conversion_rate: rate(answer.previous.visitors, base.previous.visitors),
+      },
+      status: 200,
+    });
   });
 
   serveRoute(api, statsRoute, async (c, { id, query }) => {
@@ -192,7 +238,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       throw validationFailed({
         property: ['The property field is required when name is property.'],
       });
-    const source = await sourceOf(c.env, db, website.id, filters);
+    const goals = await goalsFor(db, website.id, filters, q.name === 'goal');
+    const source = await filteredSource(c, website.id, filters, goals);
     const answer = await source.page({
       ...(q.name === 'property'
         ? { name: 'property', property: q.property as string }

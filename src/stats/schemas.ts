@@ -44,8 +44,8 @@ const filterParameter = z
 export const statsQuerySchema = z.object({
   name: stringChoice(
     'name',
-    [...STAT_NAMES, 'property'],
-    'The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events.',
+    [...STAT_NAMES, 'property', 'goal'],
+    "The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events; `goal`: each goal's name and its converting visitors.",
   ),
   property: textField(
     'property',
@@ -127,6 +127,11 @@ const figuresSchema = z
       example: 65,
     }),
     events: z.number().int().openapi({ description: 'Custom events.', example: 120 }),
+    conversion_rate: z.number().optional().openapi({
+      description:
+        'Only under a goal filter (`filter[goal]`): the visitors ÷ the visitors of the other filters, in percent, one decimal.',
+      example: 4.2,
+    }),
   })
   .openapi('Figures');
 

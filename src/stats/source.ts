@@ -8,7 +8,7 @@
  */
 
 import type { Filter } from '../counting/dimensions.ts';
-import type { GroupQuery } from '../counting/query.ts';
+import type { FilterNode, GroupQuery } from '../counting/query.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
@@ -23,6 +23,7 @@ import {
   type Unavailable,
 } from './engine/engine.ts';
 import { V1_STATISTICS, v1Filters, v1Property } from './engine/v1.ts';
+import { type Goal, goalFilter, withGoals } from './goals.ts';
 import {
   figuresOf,
   type SeriesPoint,
@@ -42,7 +43,7 @@ type Dates = { from: string; to: string };
  * property's values (`name: 'property'`, `property` its name).
  */
 type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
-  ({ name: StatName } | { name: 'property'; property: string });
+  ({ name: StatName | 'goal' } | { name: 'property'; property: string });
 
 /**
  * What a website's numbers are read from, as API v1's statistics (src/stats/engine/v1.ts):
@@ -77,6 +78,44 @@ function groupOf(
   };
 }
 
+/** The visitors of a question, as one grouping by nothing. */
+const VISITORS: GroupQuery = {
+  dimensions: [],
+  metrics: ['visitors'],
+  order: [],
+  limit: 1,
+  offset: 0,
+};
+
+/**
+ * API v1's `name=goal`: each goal with conversions, its name and its converting visitors
+ * (one question per goal), searched, sorted and paged as every statistic is.
+ */
+async function goalPage(
+  q: PageQuery,
+  goals: Goal[],
+  visitorsOf: (goal: Goal) => Promise<Answer[] | Unavailable>,
+): Promise<StatsPage | Unavailable> {
+  const rows: { value: string; count: number }[] = [];
+  let rowsRead = 0;
+  for (const goal of goals) {
+    if (q.search && !goal.displayName.toLowerCase().includes(q.search.toLowerCase())) continue;
+    const answers = await visitorsOf(goal);
+    if (isUnavailable(answers)) return answers;
+    const [first] = answers;
+    rowsRead += first?.rowsRead ?? 0;
+    const count = first?.rows[0]?.metrics[0] ?? 0;
+    if (count > 0) rows.push({ value: goal.displayName, count });
+  }
+  const sign = q.sort === 'asc' ? 1 : -1;
+  rows.sort((a, b) =>
+    q.sortBy === 'value'
+      ? sign * (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
+      : sign * (a.count - b.count) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+  );
+  return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length, rowsRead };
+}
+
 /** An engine's page of a statistic as API v1 reads it: values and counts. */
 const asPage = (a: Answer): StatsPage => ({
   rows: a.rows.map((row) => ({ value: row.dimensions[0] as string, count: row.metrics[0] ?? 0 })),
@@ -84,12 +123,23 @@ const asPage = (a: Answer): StatsPage => ({
   rowsRead: a.rowsRead,
 });
 
-/** The statistics of a website read by the query engine, under v1's filters. */
-function engineSource(reader: Reader, filters: Filter[]): Source {
-  const ask = (range: Dates, groups: GroupQuery[]) =>
-    answer(reader, { from: range.from, to: range.to, filters: v1Filters(filters), groups });
+/**
+ * The statistics of a website read by the query engine, under v1's filters (a goal's made
+ * the hits that complete it: src/stats/goals.ts, so `goals` are the website's when one is).
+ */
+function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): Source {
+  const engineFilters = withGoals(v1Filters(filters), goals);
+  const ask = (range: Dates, groups: GroupQuery[], more: FilterNode[] = []) =>
+    answer(reader, {
+      from: range.from,
+      to: range.to,
+      filters: [...engineFilters, ...more],
+      groups,
+    });
   return {
     async page(q) {
+      if (q.name === 'goal')
+        return goalPage(q, goals, (goal) => ask(q, [VISITORS], [goalFilter(goal)]));
       const name = q.name === 'property' ? { property: q.property } : q.name;
       const answers = await ask(q, [groupOf(name, q, q.search)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
@@ -154,8 +204,9 @@ export async function sourceOf(
   db: Database,
   websiteId: number,
   filters: Filter[],
+  goals: Goal[] = [],
 ): Promise<Source> {
-  return engineSource(readerOf(db, websiteId, env), filters);
+  return engineSource(readerOf(db, websiteId, env), filters, goals);
 }
 
 /**

@@ -251,3 +251,60 @@ describe('goals in the Stats API v2', () => {
     expect((nested.json as { error: string }).error).toContain('only be filtered at the top level');
   });
 });
+
+describe('goals in API v1', () => {
+  const stats = (query: string) =>
+    call(`/api/v1/stats/${s.id}?from=${DAY}&to=${DAY}&${query}`, { key: s.key });
+  const summary = (query: string) =>
+    call(`/api/v1/stats/${s.id}/summary?from=${DAY}&to=${DAY}&${query}`, { key: s.key });
+
+  it('lists the goals with their converting visitors: name=goal', async () => {
+    const res = await stats('name=goal');
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({
+      data: [
+        { value: 'Visit /b*', count: 2 },
+        { value: 'Visit /pricing', count: 2 },
+        { value: 'signup', count: 1 },
+      ],
+      total: 3,
+    });
+    expect((await stats('name=goal&search=PRIC')).json).toMatchObject({
+      data: [{ value: 'Visit /pricing', count: 2 }],
+      total: 1,
+    });
+    // Under a filter: the Safari visitor (Bob) read the blog only.
+    expect((await stats('name=goal&filter[browser]=Safari')).json).toMatchObject({
+      data: [{ value: 'Visit /b*', count: 1 }],
+    });
+  });
+
+  it('filters by goal, and the summary gives the conversion rate', async () => {
+    const res = await summary('filter[goal]=signup');
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect((res.json as { data: Record<string, number> }).data).toMatchObject({
+      visitors: 1,
+      conversion_rate: 33.3,
+    });
+    const chrome = await summary('filter[goal]=signup&filter[browser]=Chrome');
+    expect((chrome.json as { data: Record<string, number> }).data).toMatchObject({
+      visitors: 1,
+      conversion_rate: 50,
+    });
+    // Without a goal filter the summary is as it always was.
+    expect((await summary('')).json).not.toHaveProperty('data.conversion_rate');
+    // A goal filter keeps the hits that complete the goal: here the page views of /pricing.
+    expect((await stats('name=page&filter[goal][contains]=pricing')).json).toMatchObject({
+      data: [{ value: '/pricing', count: 2 }],
+    });
+  });
+
+  it('refuses a goal the website does not have, and [not]', async () => {
+    const unknown = await summary('filter[goal]=Nope');
+    expect(unknown.status).toBe(422);
+    expect(errorsOf(unknown)['filter[goal]']).toEqual([
+      'The goal `Nope` is not configured for this site.',
+    ]);
+    expect((await summary('filter[goal][not]=signup')).status).toBe(422);
+  });
+});

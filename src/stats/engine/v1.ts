@@ -4,9 +4,15 @@
  * is a leaf. The values read exactly as v1 has always returned them (`sl:` dimensions of
  * src/counting/query-dimensions.ts).
  */
-import { type Filter, type FilterDimension, filteredProperty } from '../../counting/dimensions.ts';
+import {
+  type Filter,
+  type FilterDimension,
+  filteredProperty,
+  GOAL_FILTER,
+} from '../../counting/dimensions.ts';
 import type { FilterNode } from '../../counting/query.ts';
 import type { StatName } from '../../counting/statistics.ts';
+import { GOAL } from '../goals.ts';
 
 /** Each statistic's dimension and metric. */
 export const V1_STATISTICS: Record<StatName, { dimension: string; metric: string }> = {
@@ -54,6 +60,7 @@ const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
 
 /** The engine's dimension of a v1 filter's: a custom property's is `sl:props:<name>`. */
 function v1FilterDimension(dimension: Filter['dimension']): string {
+  if (dimension === GOAL_FILTER) return GOAL;
   const property = filteredProperty(dimension);
   return property === null
     ? V1_FILTER_DIMENSIONS[dimension as FilterDimension]

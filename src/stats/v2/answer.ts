@@ -5,13 +5,12 @@
  * echoed with its range as date-times in the website's time zone and its effective order.
  */
 
-import { type FilterNode, type GroupQuery, isLeaf } from '../../counting/query.ts';
+import type { FilterNode, GroupQuery } from '../../counting/query.ts';
 import { sortRows } from '../../event-log/query-values.ts';
 import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
 import { answer, isUnavailable, type Reader } from '../engine/engine.ts';
-import { type Goal, goalFilter } from '../goals.ts';
+import { GOAL, type Goal, goalFilter, UnknownGoal, withGoals, withoutGoals } from '../goals.ts';
 import { QueryError } from './errors.ts';
-import { GOAL, withGoals } from './filters.ts';
 import type { V2Query } from './query.ts';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -86,7 +85,16 @@ export async function answerQuery(
   q: V2Query,
   goals: Goal[] = [],
 ): Promise<Record<string, unknown>> {
-  const filters = withGoals(q.filters, goals);
+  let filters: FilterNode[];
+  try {
+    filters = withGoals(q.filters, goals);
+  } catch (err) {
+    if (err instanceof UnknownGoal)
+      throw new QueryError(
+        `Invalid filters. ${err.message} Find out how to configure goals in Sightline's README ("Goals").`,
+      );
+    throw err;
+  }
   const range = {
     from: q.range.from,
     to: q.range.to,
@@ -156,7 +164,7 @@ export async function answerQuery(
   }
   if (q.metrics.some((m) => CONVERSION.includes(m)))
     rows = await withConversionRates(q, rows, others, (groups) =>
-      ask(groups, withoutGoals(filters, q.filters)),
+      ask(groups, withGoals(withoutGoals(q.filters), goals)),
     );
   if (goalAt >= 0) {
     sortRows({ order: q.order, dimensions: q.grouped, metrics: q.metrics }, rows);
@@ -167,14 +175,6 @@ export async function answerQuery(
     meta: metaOf(q, total),
     query: echoOf(q),
   };
-}
-
-/** The filters but the top-level ones on goals and properties (a conversion rate's base). */
-function withoutGoals(resolved: FilterNode[], asked: FilterNode[]): FilterNode[] {
-  return resolved.filter((_, i) => {
-    const f = asked[i];
-    return !(f && isLeaf(f) && (f.dimension === GOAL || f.dimension.startsWith('event:props:')));
-  });
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;

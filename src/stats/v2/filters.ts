@@ -6,12 +6,7 @@
  * patterns of RE2's syntax (matched in linear time) no longer than so many characters.
  */
 import { RE2JS } from 're2js';
-import {
-  FILTER_OPERATORS,
-  type FilterNode,
-  type FilterOperator,
-  isLeaf,
-} from '../../counting/query.ts';
+import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
 import {
   isQueryDimension,
   MAX_PROP_NAME,
@@ -23,11 +18,8 @@ import {
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
 } from '../../db/contains-text.ts';
-import { type Goal, goalFilter } from '../goals.ts';
+import { GOAL } from '../goals.ts';
 import { QueryError } from './errors.ts';
-
-/** The dimension of goals: a goal's name. */
-export const GOAL = 'event:goal';
 
 /** Bounds of one question's filters. */
 const MAX_LEAVES = 30;
@@ -171,50 +163,6 @@ export function parseFilters(filters: unknown): FilterNode[] {
   if (!Array.isArray(filters)) throw new QueryError(`Invalid filters '${shown(filters)}'.`);
   const budget: Budget = { leaves: 0, clauses: 0, foldings: 0 };
   return filters.map((f) => nodeOf(f, budget, 0, false));
-}
-
-/**
- * The filters with each `event:goal` leaf made the hits that complete the goals it names
- * (`is`: by their names, each one configured; `contains`: those whose names contain the
- * text), `or`-ed together.
- */
-export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
-  const node = (n: FilterNode): FilterNode => {
-    if (isLeaf(n)) {
-      if (n.dimension !== GOAL) return n;
-      const named = goals.filter((g) =>
-        n.values.some((v) =>
-          n.op === 'is'
-            ? n.caseSensitive
-              ? g.displayName === v
-              : g.displayName.toLowerCase() === v.toLowerCase()
-            : g.displayName.toLowerCase().includes(v.toLowerCase()),
-        ),
-      );
-      if (n.op === 'is')
-        for (const v of n.values)
-          if (
-            !goals.some(
-              (g) =>
-                g.displayName === v ||
-                (!n.caseSensitive && g.displayName.toLowerCase() === v.toLowerCase()),
-            )
-          )
-            throw new QueryError(
-              `Invalid filters. The goal \`${v}\` is not configured for this site. Find out how to configure goals in Sightline's README ("Goals").`,
-            );
-      // No goal named: the hits of a goal that does not exist (none).
-      if (named.length === 0)
-        return { op: 'is', dimension: 'event:name', values: [], caseSensitive: true };
-      const conditions = named.map(goalFilter);
-      return conditions.length === 1
-        ? (conditions[0] as FilterNode)
-        : { op: 'or', nodes: conditions };
-    }
-    if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
-    return { ...n, node: node(n.node) };
-  };
-  return filters.map(node);
 }
 
 /** Whether a question's top-level filters name `event:page` (as some metrics ask). */

@@ -9,9 +9,10 @@
 import type { FilterNode } from '../../counting/query.ts';
 import { QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
 import { daysBetween } from '../../lib/dates.ts';
+import { GOAL } from '../goals.ts';
 import { type DateRange, type RangeContext, resolveDateRange } from './date-range.ts';
 import { QueryError } from './errors.ts';
-import { filtersPage, GOAL, parseFilters, unansweredDimension } from './filters.ts';
+import { filtersPage, parseFilters, unansweredDimension } from './filters.ts';
 
 /** The metrics Sightline answers, in Plausible's names. */
 export const METRICS = [

@@ -10,6 +10,9 @@
  *   `visit_duration`: the visits' first to last page view, averaged in whole seconds;
  *   `views_per_visit`: page views of the visits per visit, two decimals;
  * - `percentage`: the group's visitors in percent of all visitors (one decimal);
+ * - `total_revenue`, `average_revenue`: the revenue of the group's custom events in the
+ *   question's currency (`LogQuery.currency`), summed or averaged over those events; events
+ *   in another currency count as conversions, their revenue not;
  * - API v1's sums: `sl:bounces`, `sl:duration` (seconds), `sl:custom_events`.
  */
 
@@ -17,9 +20,22 @@
  * The sums a chunk gives per group: page views, events, custom events, visitors and visits
  * (counted among the group's hits); and, over every page view of the group's visits, the
  * visits, the bounces (+1 at a visit's first page view, −1 at its second), the seconds and
- * the page views.
+ * the page views; the revenue in millionths of the question's currency, and the events that
+ * carry it.
  */
-export const PARTIALS = ['pv', 'ev', 'ce', 'vis', 'vst', 'svst', 'bnc', 'dur', 'vpv'] as const;
+export const PARTIALS = [
+  'pv',
+  'ev',
+  'ce',
+  'vis',
+  'vst',
+  'svst',
+  'bnc',
+  'dur',
+  'vpv',
+  'rev',
+  'rvn',
+] as const;
 export type PartialName = (typeof PARTIALS)[number];
 export type Partials = Record<PartialName, number>;
 
@@ -31,6 +47,9 @@ type Metric = {
   /** The figure from a group's partials (and the partials of all groups together). */
   value: (p: Partials, total: Partials) => number | null;
 };
+
+/** Revenue is kept in millionths of its currency (an integer: sums are exact). */
+export const REVENUE_UNIT = 1_000_000;
 
 const ratio = (part: number, whole: number, scale: number, digits: number) =>
   whole === 0 ? 0 : Number(((part * scale) / whole).toFixed(digits));
@@ -49,6 +68,11 @@ const QUERY_METRICS = new Map<string, Metric>([
       needs: ['vis'],
       value: (p, total) => (total.vis === 0 ? null : ratio(p.vis, total.vis, 100, 1)),
     },
+  ],
+  ['total_revenue', { needs: ['rev'], value: (p) => p.rev / REVENUE_UNIT }],
+  [
+    'average_revenue',
+    { needs: ['rev', 'rvn'], value: (p) => (p.rvn === 0 ? 0 : p.rev / p.rvn / REVENUE_UNIT) },
   ],
   ['sl:bounces', { needs: ['bnc'], value: (p) => p.bnc }],
   ['sl:duration', { needs: ['dur'], value: (p) => p.dur }],
@@ -73,4 +97,6 @@ export const noPartials = (): Partials => ({
   bnc: 0,
   dur: 0,
   vpv: 0,
+  rev: 0,
+  rvn: 0,
 });

@@ -61,6 +61,8 @@ export type LogQuery = {
   /** Joined by AND. */
   filters: FilterNode[];
   groups: GroupQuery[];
+  /** The currency (ISO 4217) revenue is counted in; other currencies' revenue is not. */
+  currency?: string;
 };
 
 /** A row: its dimensions' values as they read, its metrics in the order asked for. */

@@ -25,6 +25,8 @@ export type LogHit = EventDimensions &
      * an older Sightline has none.
      */
     props?: [name: string, value: string][];
+    /** A custom event's revenue: millionths of its currency (src/ingest/revenue.ts). */
+    revenue?: { amount: number; currency: string } | null;
   };
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */

@@ -106,9 +106,10 @@ export class LogReader {
       const step: Step = (work) => this.lane.run(work);
       // Reading the dictionary for the properties' names and the filters' values is a turn
       // of the lane too.
-      const { q, filter } = await step(() => {
+      const { q, filter, currency } = await step(() => {
         const q = propertiesById(this.dict, asked);
-        return { q, filter: resolveFilters(this.dict, q.filters) };
+        const currency = q.currency ? (this.dict.idOf(q.currency) ?? 0) : 0;
+        return { q, filter: resolveFilters(this.dict, q.filters), currency };
       });
       const plans: GroupPlan[] = q.groups.map((g, i) => ({
         q: i,
@@ -127,7 +128,7 @@ export class LogReader {
       };
       if (filter !== false)
         await this.eachChunk(q, tally, (chunk) => {
-          const statement = chunkStatement(filter, plans, chunk, q.between);
+          const statement = chunkStatement(filter, plans, chunk, q.between, currency);
           const rows = this.db.arrays(statement.text, ...statement.params);
           for (const row of rows) addRow(sums, shape, row as (number | null)[]);
           return rows.length;

@@ -148,6 +148,9 @@ type LogRow = {
   region: number | null;
   /** JSON: `{"<name's id>": <value's id>}`, the hit's custom properties; null for none. */
   props: string | null;
+  /** A custom event's revenue in millionths of `currency` (an id of `dict`). */
+  revenue: number | null;
+  currency: number | null;
 };
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -308,6 +311,8 @@ export function insertEvent(
     os_version: code(visitor.osVersion),
     region: code(visitor.region),
     props: propsOf(dict, hit.props),
+    revenue: hit.revenue?.amount ?? null,
+    currency: code(hit.revenue?.currency),
   };
   const columns = Object.keys(row);
   db.rows(

@@ -45,7 +45,9 @@ CREATE TABLE IF NOT EXISTS log (
   browser_version INTEGER,
   os_version INTEGER,
   region INTEGER,
-  props TEXT
+  props TEXT,
+  revenue INTEGER,
+  currency INTEGER
 );
 CREATE TABLE IF NOT EXISTS dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS visitors (
@@ -164,9 +166,12 @@ ALTER TABLE log ADD COLUMN browser_version INTEGER;
 ALTER TABLE log ADD COLUMN os_version INTEGER;
 ALTER TABLE log ADD COLUMN region INTEGER;
 `,
-  // A hit's custom properties: `{"<name's id>": <value's id>}` of `dict` (./log-rows.ts).
+  // A hit's custom properties: `{"<name's id>": <value's id>}` of `dict`; a custom event's
+  // revenue, in millionths of its currency (./log-rows.ts).
   8: `
 ALTER TABLE log ADD COLUMN props TEXT;
+ALTER TABLE log ADD COLUMN revenue INTEGER;
+ALTER TABLE log ADD COLUMN currency INTEGER;
 `,
 };
 

@@ -53,7 +53,8 @@ const LOG_COLUMNS = new Set(
   `id kind time day hour visitor visit firsts page event visit_views previous_page
   visit_seconds visit_hour landing referrer campaign visitor_hour country continent city
   language browser os device resolution hostname name landing_host source channel
-  utm_source utm_medium utm_content utm_term browser_version os_version region props`.split(/\s+/),
+  utm_source utm_medium utm_content utm_term browser_version os_version region props revenue
+  currency`.split(/\s+/),
 );
 
 /** What every sum reads, and what the visits' page views carry for them. */
@@ -83,6 +84,8 @@ type Context = {
   exits: boolean;
   /** Every kept row has a visitor and a visit (a condition of the filters says so). */
   owned: boolean;
+  /** The dictionary id of the currency revenue is counted in (0: none). */
+  currency: number;
 };
 
 function param(ctx: Context, value: string | number): string {
@@ -207,6 +210,8 @@ function hitSums(ctx: Context, dimensions: QueryDimension[]): SumSql {
         : ctx.owned
           ? `count(DISTINCT ${visitor})`
           : `count(DISTINCT CASE WHEN visitor > 0 THEN ${visitor} END)`,
+    rev: `sum(CASE WHEN currency = ${ctx.currency} THEN revenue ELSE 0 END)`,
+    rvn: `sum(currency = ${ctx.currency} AND revenue IS NOT NULL)`,
     vst: wholeVisits
       ? 'sum(kind = 0 AND firsts & 2 = 2)'
       : ctx.owned
@@ -342,6 +347,7 @@ export function chunkStatement(
   groups: GroupPlan[],
   chunk: Chunk,
   between?: [number, number],
+  currency = 0,
 ): Statement {
   const range = `id BETWEEN ?1 AND ?2 AND day BETWEEN ?3 AND ?4${between ? ' AND time BETWEEN ?5 AND ?6' : ''}`;
   const chunkParams: (string | number)[] = [chunk.low, chunk.high, chunk.first, chunk.last];
@@ -354,6 +360,7 @@ export function chunkStatement(
     onVisit: false,
     exits: false,
     owned: filter !== null && owns(filter),
+    currency,
   };
   const where = filter ? condition(ctx, filter) : '1';
   const dimensions = groups.flatMap((g) => g.dimensions.map(queryDimension));
@@ -387,6 +394,7 @@ export function chunkStatement(
     ...dimensions.flatMap((d) => (d.exit ? [] : [...columnsIn(d.sql), ...columnsIn(d.session)])),
     ...(reads.views > 0 && !ctx.onHit ? viewColumns : []),
     ...(groups.some((g) => g.partials.has('dur')) ? ['visit_seconds'] : []),
+    ...(groups.some((g) => g.partials.has('rev')) ? ['revenue', 'currency'] : []),
   ]);
   const materialized = (n: number) => (n > 1 ? 'MATERIALIZED ' : '');
   const tables = [

@@ -82,6 +82,7 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
     ...(domain ? { domain } : {}),
     ...(event ? { event } : {}),
     ...(isObject(props) ? { props } : {}),
+    ...(event && isObject(body.$ ?? body.revenue) ? { revenue: body.$ ?? body.revenue } : {}),
   }));
   return { kind: 'hits', hits };
 }
@@ -123,6 +124,7 @@ export function fromUmami(body: unknown): Translated {
   if (websiteId === undefined && website !== '' && !/^[0-9a-f-]{36}$/i.test(website))
     hit.domain = website;
   if (isObject(p.data)) hit.props = p.data;
+  if ('revenue' in data) hit.revenue = { amount: data.revenue, currency: data.currency };
   if (typeof p.name === 'string' && p.name !== '') {
     hit.event = {
       name: storedEventName(p.name),

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { hasControlCharacter } from '../lib/text.ts';
 import { propsFrom } from './props.ts';
+import { type Revenue, revenueFrom } from './revenue.ts';
 
 export const MAX_URL = 2048;
 const MAX_SCREEN = 20_000;
@@ -20,6 +21,8 @@ export type Hit = {
   event: HitEvent | null;
   /** Custom properties, as sent (./props.ts). */
   props: [name: string, value: string][];
+  /** A custom event's revenue (./revenue.ts): none for a page view or one not valid. */
+  revenue: Revenue | null;
   /** The snippet asked for Do Not Track to be honoured (`data-dnt="true"`). */
   dnt: boolean;
   /** The website's id, when the tracker names it so (Umami); else `domain` or the page host decide. */
@@ -169,6 +172,7 @@ const hitSchema = z.object({
       return propsFrom(value as Record<string, unknown>);
     })
     .optional(),
+  revenue: z.unknown().optional(),
 });
 
 export type HitParse = { ok: true; hit: Hit } | { ok: false; message: string };
@@ -192,6 +196,7 @@ export function parseHit(body: unknown): HitParse {
       domain: d.domain ?? null,
       event: d.event ?? null,
       props: d.props ?? [],
+      revenue: d.event ? revenueFrom(d.revenue) : null,
       dnt: d.dnt === true,
     },
   };

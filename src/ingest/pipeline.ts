@@ -186,5 +186,6 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     event: hit.event ? eventLabel(hit.event) : null,
     name: hit.event ? hit.event.name : 'pageview',
     props: hit.props,
+    revenue: hit.revenue,
   };
 }

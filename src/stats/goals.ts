@@ -89,6 +89,24 @@ export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
   return filters.map(node);
 }
 
+/** The goals a question's top-level `event:goal` filters name (revenue is counted in theirs). */
+export function goalsNamed(filters: FilterNode[], goals: Goal[]): Goal[] {
+  const leaves = filters.filter((f) => isLeaf(f) && f.dimension === GOAL);
+  return goals.filter((g) =>
+    leaves.some(
+      (f) =>
+        isLeaf(f) &&
+        f.values.some((v) =>
+          f.op === 'is'
+            ? f.caseSensitive
+              ? g.displayName === v
+              : g.displayName.toLowerCase() === v.toLowerCase()
+            : g.displayName.toLowerCase().includes(v.toLowerCase()),
+        ),
+    ),
+  );
+}
+
 /** The filters but the top-level ones on goals and properties (a conversion rate's base). */
 export function withoutGoals(filters: FilterNode[]): FilterNode[] {
   return filters.filter(

@@ -29,6 +29,8 @@ interface TrackedEvent {
   value?: number | string;
   unit?: string;
   props?: Props;
+  /** A purchase's worth: `{amount: 29.9, currency: 'EUR'}` (counted by a revenue goal). */
+  revenue?: { amount: number | string; currency: string };
 }
 
 /**
@@ -130,7 +132,7 @@ try {
     // Fragments never make a new page (and browsers strip them from referrers too).
     const withoutHash = (url: string) => url.split('#')[0] as string;
 
-    const send = (event?: TrackedEvent, props?: Props) => {
+    const send = (event?: TrackedEvent, props?: Props, revenue?: TrackedEvent['revenue']) => {
       try {
         // JSON.stringify leaves out the undefined fields (domain, dnt, event, value, unit, props).
         const body = JSON.stringify({
@@ -142,6 +144,7 @@ try {
           dnt: dnt || undefined,
           event,
           props,
+          revenue,
         });
         // sendBeacon survives the page unloading; it returns false when its queue is full and
         // may be missing or throw, and then fetch with keepalive is the fallback.
@@ -161,7 +164,11 @@ try {
     // Copies only the known fields, so a page cannot smuggle anything else into a hit.
     const track = (event: TrackedEvent) => {
       if (!optedOut && event && event.name) {
-        send({ name: event.name, value: event.value, unit: event.unit }, event.props);
+        send(
+          { name: event.name, value: event.value, unit: event.unit },
+          event.props,
+          event.revenue,
+        );
       }
     };
     pa.track = track;

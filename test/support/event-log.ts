@@ -133,6 +133,8 @@ const VERSION_7_COLUMNS = [
 
 /** SQL that takes a log's tables back to version 7: `log` without its hits' properties. */
 export const AS_VERSION_7 = `ALTER TABLE log DROP COLUMN props;
+ALTER TABLE log DROP COLUMN revenue;
+ALTER TABLE log DROP COLUMN currency;
 UPDATE meta SET value = 7 WHERE key = 'schema';
 `;
 

@@ -25,6 +25,7 @@ const EMPTY = {
   domain: null,
   event: null,
   props: [],
+  revenue: null,
   dnt: false,
 };
 
@@ -42,6 +43,7 @@ describe('parseHit: valid hits', () => {
       domain: 'example.com',
       event: { name: 'signup', value: 1, unit: 'seat' },
       props: { plan: 'pro', seats: 3, trial: false, note: null, list: [1], '': 'x' },
+      revenue: { amount: '29.90', currency: 'eur' },
       dnt: true,
     };
     const result = parseHit(body);
@@ -59,6 +61,7 @@ describe('parseHit: valid hits', () => {
         ['seats', '3'],
         ['trial', 'false'],
       ],
+      revenue: { amount: 29_900_000, currency: 'EUR' },
       dnt: true,
     });
   });

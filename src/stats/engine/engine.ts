@@ -83,7 +83,7 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
           for (const batch of asked.values()) void run(batch);
         });
       }
-      const key = JSON.stringify([q.from, q.to, q.between ?? null, q.filters]);
+      const key = JSON.stringify([q.from, q.to, q.between ?? null, q.filters, q.currency ?? null]);
       const batch = batches.get(key) ?? { q: { ...q, groups: [] }, callers: [] };
       batch.callers.push({ from: batch.q.groups.length, count: q.groups.length, done, fail });
       batch.q.groups.push(...q.groups);

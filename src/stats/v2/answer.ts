@@ -8,8 +8,16 @@
 import type { FilterNode, GroupQuery } from '../../counting/query.ts';
 import { sortRows } from '../../event-log/query-values.ts';
 import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
-import { answer, isUnavailable, type Reader } from '../engine/engine.ts';
-import { GOAL, type Goal, goalFilter, UnknownGoal, withGoals, withoutGoals } from '../goals.ts';
+import { type Answer, answer, isUnavailable, type Reader } from '../engine/engine.ts';
+import {
+  GOAL,
+  type Goal,
+  goalFilter,
+  goalsNamed,
+  UnknownGoal,
+  withGoals,
+  withoutGoals,
+} from '../goals.ts';
 import { QueryError } from './errors.ts';
 import type { V2Query } from './query.ts';
 
@@ -69,8 +77,40 @@ function echoOf(q: V2Query): Record<string, unknown> {
 
 /** The metrics worked out from others here: a goal's conversion rates, from its visitors. */
 const CONVERSION = ['conversion_rate', 'group_conversion_rate'];
+/** The metrics of revenue, in a goal's currency: Plausible's `{value, currency, short, long}`. */
+const REVENUE = ['total_revenue', 'average_revenue'];
+
+const WARNINGS = {
+  none: {
+    code: 'no_revenue_goals_matching',
+    warning: 'Revenue metrics are null as there are no matching revenue goals.',
+  },
+  several: {
+    code: 'no_single_revenue_currency',
+    warning:
+      'Revenue metrics are null as there are multiple currencies for the selected event:goals.',
+  },
+};
+
+/** An amount of a currency as Plausible writes it: `$96.3M` and `$96,336,315.00`. */
+function money(value: number, currency: string) {
+  const format = (options: Intl.NumberFormatOptions) =>
+    new Intl.NumberFormat('en-US', { style: 'currency', currency, ...options }).format(value);
+  return {
+    value: Math.round(value * 100) / 100,
+    currency,
+    short: format({ notation: 'compact', maximumFractionDigits: 1 }),
+    long: format({}),
+  };
+}
 
 type Row = { metrics: (number | null)[]; dimensions: string[] };
+
+/** Asks the engine one question of the range: its groupings under filters, in a currency. */
+type Ask = (groups: GroupQuery[], filters: FilterNode[], currency?: string) => Promise<Answer[]>;
+
+/** Rows of the question, how many there are, and the currency of each row's revenue. */
+type Found = { rows: Row[]; total: number; currencyOf: (row: Row) => string | null };
 
 /**
  * Asks the engine and answers as Plausible does; a range before the log's first date is a
@@ -78,16 +118,71 @@ type Row = { metrics: (number | null)[]; dimensions: string[] };
  * the goals it names; a grouping by `event:goal` is one question per goal (its hits), their
  * rows joined, sorted and paged here; a conversion rate divides a row's visitors by the
  * visitors of the range under the filters but those on goals and properties (one question
- * more; per group of the other dimensions for `group_conversion_rate`).
+ * more; per group of the other dimensions for `group_conversion_rate`); revenue is counted in
+ * the currency of the goals asked about (per goal by `event:goal`; else theirs when they have
+ * one, or none, with a warning).
  */
 export async function answerQuery(
   reader: Reader,
   q: V2Query,
   goals: Goal[] = [],
 ): Promise<Record<string, unknown>> {
-  let filters: FilterNode[];
+  const filters = goalFilters(q.filters, goals);
+  const ask: Ask = async (groups, questionFilters, currency) => {
+    const answers = await answer(reader, {
+      from: q.range.from,
+      to: q.range.to,
+      ...(q.range.between ? { between: q.range.between } : {}),
+      filters: questionFilters,
+      groups,
+      ...(currency ? { currency } : {}),
+    });
+    if (isUnavailable(answers))
+      throw new QueryError(
+        `Invalid date_range: the website's events are kept from ${answers.firstDate}; a question with filters or these dimensions must start then or later.`,
+      );
+    return answers;
+  };
+  const warnings: Record<string, (typeof WARNINGS)[keyof typeof WARNINGS]> = {};
+  const found =
+    q.grouped.indexOf(GOAL) < 0
+      ? await plainRows(q, goals, filters, ask, warnings)
+      : await rowsByGoal(q, goals, filters, ask);
+  let rows = found.rows;
+  const others = q.grouped.filter((d) => d !== GOAL);
+  if (q.metrics.some((m) => CONVERSION.includes(m)))
+    rows = await withConversionRates(q, rows, others, (groups) =>
+      ask(groups, withGoals(withoutGoals(q.filters), goals)),
+    );
+  if (q.grouped.includes(GOAL)) {
+    sortRows({ order: q.order, dimensions: q.grouped, metrics: q.metrics }, rows);
+    rows = rows.slice(q.pagination.offset, q.pagination.offset + q.pagination.limit);
+  }
+  const meta = metaOf(q, found.total);
+  if (Object.keys(warnings).length > 0) meta.metric_warnings = warnings;
+  return {
+    results: rows.map((row) => {
+      const currency = found.currencyOf(row);
+      return {
+        metrics: row.metrics.map((value, i) =>
+          REVENUE.includes(q.metrics[i] as string)
+            ? currency === null || value === null
+              ? null
+              : money(value, currency)
+            : value,
+        ),
+        dimensions: row.dimensions,
+      };
+    }),
+    meta,
+    query: echoOf(q),
+  };
+}
+
+/** The question's filters with its goals' made the hits that complete them (else a 400). */
+function goalFilters(filters: FilterNode[], goals: Goal[]): FilterNode[] {
   try {
-    filters = withGoals(q.filters, goals);
+    return withGoals(filters, goals);
   } catch (err) {
     if (err instanceof UnknownGoal)
       throw new QueryError(
@@ -95,85 +190,93 @@ export async function answerQuery(
       );
     throw err;
   }
-  const range = {
-    from: q.range.from,
-    to: q.range.to,
-    ...(q.range.between ? { between: q.range.between } : {}),
+}
+
+/** The metrics and order the engine is asked for: visitors where a conversion rate is. */
+function engineQuestion(q: V2Query) {
+  return {
+    metrics: q.metrics.map((m) => (CONVERSION.includes(m) ? 'visitors' : m)),
+    order: q.order.map(([k, d]): [string, 'asc' | 'desc'] => [
+      CONVERSION.includes(k) ? 'visitors' : k,
+      d,
+    ]),
   };
-  const ask = async (groups: GroupQuery[], questionFilters: FilterNode[]) => {
-    const answers = await answer(reader, { ...range, filters: questionFilters, groups });
-    if (isUnavailable(answers))
-      throw new QueryError(
-        `Invalid date_range: the website's events are kept from ${answers.firstDate}; a question with filters or these dimensions must start then or later.`,
-      );
-    return answers;
-  };
-  // The engine counts visitors where a conversion rate is asked; it is worked out below.
-  const metrics = q.metrics.map((m) => (CONVERSION.includes(m) ? 'visitors' : m));
-  const engineOrder = q.order.map(([k, d]): [string, 'asc' | 'desc'] => [
-    CONVERSION.includes(k) ? 'visitors' : k,
-    d,
-  ]);
+}
+
+/** A question without `event:goal` among its dimensions: one grouping, paged by the engine. */
+async function plainRows(
+  q: V2Query,
+  goals: Goal[],
+  filters: FilterNode[],
+  ask: Ask,
+  warnings: Record<string, (typeof WARNINGS)[keyof typeof WARNINGS]>,
+): Promise<Found> {
+  const currencies = [
+    ...new Set(goalsNamed(q.filters, goals).flatMap((g) => (g.currency ? [g.currency] : []))),
+  ];
+  const currency = currencies.length === 1 ? (currencies[0] as string) : null;
+  if (currency === null)
+    for (const m of q.metrics.filter((m) => REVENUE.includes(m)))
+      warnings[m] = currencies.length === 0 ? WARNINGS.none : WARNINGS.several;
+  const [first] = await ask(
+    [
+      {
+        dimensions: q.grouped,
+        ...engineQuestion(q),
+        limit: q.pagination.limit,
+        offset: q.pagination.offset,
+      },
+    ],
+    filters,
+    currency ?? undefined,
+  );
+  return { rows: first?.rows ?? [], total: first?.total ?? 0, currencyOf: () => currency };
+}
+
+/**
+ * A question by `event:goal`: one question per goal (its hits; its revenue in its currency),
+ * enough rows of each for the page, the goal's name put in its place.
+ */
+async function rowsByGoal(
+  q: V2Query,
+  goals: Goal[],
+  filters: FilterNode[],
+  ask: Ask,
+): Promise<Found> {
   const goalAt = q.grouped.indexOf(GOAL);
   const others = q.grouped.filter((d) => d !== GOAL);
-  let rows: Row[];
-  let total: number;
-  if (goalAt < 0) {
-    const [first] = await ask(
-      [
-        {
-          dimensions: q.grouped,
-          metrics,
-          order: engineOrder,
-          limit: q.pagination.limit,
-          offset: q.pagination.offset,
-        },
-      ],
-      filters,
-    );
-    rows = first?.rows ?? [];
-    total = first?.total ?? 0;
-  } else {
-    // Each goal's rows: enough of each for the page, whatever the order.
-    const each = await Promise.all(
-      goals.map((goal) =>
-        ask(
-          [
-            {
-              dimensions: others,
-              metrics,
-              order: engineOrder.filter(([k]) => k !== GOAL),
-              limit: q.pagination.offset + q.pagination.limit,
-              offset: 0,
-            },
-          ],
-          [...filters, goalFilter(goal)],
-        ).then(([a]) => ({ goal, a })),
-      ),
-    );
-    // A goal without a conversion has no row (by nothing else, the engine answers its zeros).
-    const converted = (row: Row) => others.length > 0 || row.metrics.some((m) => m !== 0);
-    rows = each.flatMap(({ goal, a }) =>
-      (a?.rows ?? []).filter(converted).map((row) => {
-        const dimensions = [...row.dimensions];
-        dimensions.splice(goalAt, 0, goal.displayName);
-        return { metrics: row.metrics, dimensions };
-      }),
-    );
-    total = others.length > 0 ? each.reduce((n, { a }) => n + (a?.total ?? 0), 0) : rows.length;
-  }
-  if (q.metrics.some((m) => CONVERSION.includes(m)))
-    rows = await withConversionRates(q, rows, others, (groups) =>
-      ask(groups, withGoals(withoutGoals(q.filters), goals)),
-    );
-  if (goalAt >= 0) {
-    sortRows({ order: q.order, dimensions: q.grouped, metrics: q.metrics }, rows);
-    rows = rows.slice(q.pagination.offset, q.pagination.offset + q.pagination.limit);
-  }
+  const { metrics, order } = engineQuestion(q);
+  const each = await Promise.all(
+    goals.map((goal) =>
+      ask(
+        [
+          {
+            dimensions: others,
+            metrics,
+            order: order.filter(([k]) => k !== GOAL),
+            limit: q.pagination.offset + q.pagination.limit,
+            offset: 0,
+          },
+        ],
+        [...filters, goalFilter(goal)],
+        goal.currency ?? undefined,
+      ).then(([a]) => ({ goal, a })),
+    ),
+  );
+  // A goal without a conversion has no row (by nothing else, the engine answers its zeros).
+  const converted = (row: Row) => others.length > 0 || row.metrics.some((m) => m !== 0);
+  const rows = each.flatMap(({ goal, a }) =>
+    (a?.rows ?? []).filter(converted).map((row) => {
+      const dimensions = [...row.dimensions];
+      dimensions.splice(goalAt, 0, goal.displayName);
+      return { metrics: row.metrics, dimensions };
+    }),
+  );
+  const byName = new Map(goals.map((g) => [g.displayName, g]));
   return {
-    results: rows.map((row) => ({ metrics: row.metrics, dimensions: row.dimensions })),
-    meta: metaOf(q, total),
-    query: echoOf(q),
+    rows,
+    total: others.length > 0 ? each.reduce((n, { a }) => n + (a?.total ?? 0), 0) : rows.length,
+    currencyOf: (row) => byName.get(row.dimensions[goalAt] as string)?.currency ?? null,
   };
 }
 

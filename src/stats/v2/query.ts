@@ -26,12 +26,12 @@ export const METRICS = [
   'percentage',
   'conversion_rate',
   'group_conversion_rate',
+  'total_revenue',
+  'average_revenue',
 ];
 
 /** Metrics of Plausible's that Sightline cannot answer (yet), and why. */
 const UNANSWERED_METRICS = new Map([
-  ['total_revenue', 'needs revenue goals, which are not configured in Sightline yet'],
-  ['average_revenue', 'needs revenue goals, which are not configured in Sightline yet'],
   ['scroll_depth', 'is not measured by Sightline'],
   ['time_on_page', 'is not measured by Sightline'],
   ['exit_rate', 'is not measured by Sightline'],
@@ -164,7 +164,7 @@ function checkCombinations(metrics: string[], dimensions: string[], filters: Fil
     );
   const goals =
     dimensions.includes(GOAL) || filters.some((f) => 'dimension' in f && f.dimension === GOAL);
-  for (const m of ['conversion_rate', 'group_conversion_rate'])
+  for (const m of ['conversion_rate', 'group_conversion_rate', 'total_revenue', 'average_revenue'])
     if (metrics.includes(m) && !goals)
       throw new QueryError(
         `Metric \`${m}\` can only be queried with event:goal filters or dimensions.`,

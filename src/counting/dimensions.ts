@@ -43,9 +43,9 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
  * A custom property's filter, `filter[props:<name>]`: the hits that carry the property with
  * that value (src/counting/query-dimensions.ts, "Custom properties").
  */
-export type PropertyFilterDimension = `props:${string}`;
+type PropertyFilterDimension = `props:${string}`;
 
-export const PROPERTY_FILTER_PREFIX = 'props:';
+const PROPERTY_FILTER_PREFIX = 'props:';
 
 /** The property a filter's dimension names, or null. */
 export function filteredProperty(dimension: string): string | null {

@@ -12,7 +12,7 @@ import { type GoalRow, goals } from '../db/schema.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 
-export const MAX_GOALS = 1000;
+const MAX_GOALS = 1000;
 const MAX_EVENT_NAME = 120;
 const MAX_PAGE_PATH = 255;
 const MAX_DISPLAY_NAME = 120;

@@ -3,6 +3,7 @@
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { z } from 'zod';
+import { storedEventName } from '../counting/statistics.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 import { propsFrom } from './props.ts';
 import { type Revenue, revenueFrom } from './revenue.ts';
@@ -23,6 +24,8 @@ export type Hit = {
   props: [name: string, value: string][];
   /** A custom event's revenue (./revenue.ts): none for a page view or one not valid. */
   revenue: Revenue | null;
+  /** A `#fragment` of the page makes a page of its own (the tag's `data-hash`). */
+  hash: boolean;
   /** The snippet asked for Do Not Track to be honoured (`data-dnt="true"`). */
   dnt: boolean;
   /** The website's id, when the tracker names it so (Umami); else `domain` or the page host decide. */
@@ -78,7 +81,11 @@ const eventValue = z.union(
 );
 
 const eventObject = z.object({
-  name: token('event.name', 64),
+  // A name may hold `:` ("Outbound Link: Click"): kept as the log keeps other trackers'.
+  name: z
+    .string({ error: 'event.name must be a string' })
+    .transform(storedEventName)
+    .pipe(token('event.name', 64)),
   value: eventValue.nullish().transform((v) => (v === '' ? null : (v ?? null))),
   unit: token('event.unit', 32)
     .nullish()
@@ -161,6 +168,7 @@ const hitSchema = z.object({
     })
     .optional(),
   dnt: z.boolean({ error: 'dnt must be a boolean' }).optional(),
+  hash: z.boolean({ error: 'hash must be a boolean' }).optional(),
   props: z
     .unknown()
     .transform((value, ctx) => {
@@ -197,6 +205,7 @@ export function parseHit(body: unknown): HitParse {
       event: d.event ?? null,
       props: d.props ?? [],
       revenue: d.event ? revenueFrom(d.revenue) : null,
+      hash: d.hash === true,
       dnt: d.dnt === true,
     },
   };

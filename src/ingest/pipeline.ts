@@ -155,6 +155,7 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     brands: req.headers.get('sec-ch-ua'),
   });
   const geo = geoFromCf(req.cf);
+  const page = pagePath(hit.page, excludedParams(site.excludeParams), hit.hash);
   const referrer = externalReferrer(hit.referrer, site.domain) ?? '';
   const campaign = campaignOf(hit.page);
   const utm = utmOf(hit.page);
@@ -172,7 +173,7 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     hour,
     ip: req.ip ?? '',
     userAgent,
-    page: pagePath(hit.page, excludedParams(site.excludeParams)),
+    page,
     hostname: hostnameOf(hit.page),
     referrer,
     campaign,
@@ -185,7 +186,11 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     resolution: hit.resolution,
     event: hit.event ? eventLabel(hit.event) : null,
     name: hit.event ? hit.event.name : 'pageview',
-    props: hit.props,
+    // A 404 names its page (as Plausible's does when the page did not).
+    props:
+      hit.event?.name === '404' && !hit.props.some(([name]) => name === 'path')
+        ? [...hit.props, ['path', page]]
+        : hit.props,
     revenue: hit.revenue,
   };
 }

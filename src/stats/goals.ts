@@ -17,7 +17,7 @@ export type Goal = Pick<GoalRow, 'eventName' | 'pagePath' | 'displayName' | 'cur
  * characters, `*` any within a segment, everything else as written; a query after the path
  * still matches (`/pricing` matches `/pricing?plan=pro`).
  */
-export function pagePattern(path: string): string {
+function pagePattern(path: string): string {
   const parts = path.split(/(\*\*|\*)/);
   const body = parts
     .map((part) =>

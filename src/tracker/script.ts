@@ -7,6 +7,9 @@
  *           data-domain="example.com"              (optional: sent as `domain`)
  *           data-host="https://stats.example.org"  (optional: where hits go; default: HOST)
  *           data-props='{"author":"ana"}'         (optional: the page views' properties)
+ *           data-hash                              (optional: a #fragment makes a new page)
+ *   /js/script.full.js adds tracking without code (./extra.ts): data-outbound-links,
+ *   data-file-downloads, data-tagged-events, data-form-submissions, data-404.
  *           data-dnt="true"></script>              (optional: honour Do Not Track / GPC)
  *
  * Every hit is `POST {host}/api/event` with a JSON body sent as text/plain (a CORS "simple"
@@ -42,6 +45,8 @@ interface Pa {
   q?: TrackedEvent[];
   loaded?: boolean;
   props?: Props;
+  /** The tag, for the extra parts (./extra.ts) to read its attributes. */
+  s?: ScriptElement;
 }
 
 interface ScriptElement {
@@ -53,7 +58,7 @@ interface ScriptElement {
 declare const window: {
   pa?: Pa;
   readonly doNotTrack?: string | null;
-  addEventListener(type: 'popstate', listener: () => void): void;
+  addEventListener(type: 'popstate' | 'hashchange', listener: () => void): void;
 };
 declare const document: {
   readonly currentScript: ScriptElement | null;
@@ -104,7 +109,7 @@ try {
     pa.loaded = true;
 
     // `currentScript` is set while a classic script (async included) first runs.
-    const scripts = document.querySelectorAll('script[src*="/js/script.js"]');
+    const scripts = document.querySelectorAll('script[src*="/js/script."]');
     const script = document.currentScript || (scripts[scripts.length - 1] as ScriptElement);
     const attr = (name: string) => script.getAttribute(`data-${name}`);
 
@@ -129,8 +134,9 @@ try {
     let referrer: string | null = document.referrer || null;
     // The URL of the last page view; '' until the first one.
     let current = '';
-    // Fragments never make a new page (and browsers strip them from referrers too).
-    const withoutHash = (url: string) => url.split('#')[0] as string;
+    // Fragments make no new page (browsers strip them from referrers too), but with data-hash.
+    const hash = attr('hash') !== null;
+    const withoutHash = (url: string) => (hash ? url : (url.split('#')[0] as string));
 
     const send = (event?: TrackedEvent, props?: Props, revenue?: TrackedEvent['revenue']) => {
       try {
@@ -145,6 +151,7 @@ try {
           event,
           props,
           revenue,
+          hash: hash || undefined,
         });
         // sendBeacon survives the page unloading; it returns false when its queue is full and
         // may be missing or throw, and then fetch with keepalive is the fallback.
@@ -198,6 +205,7 @@ try {
         };
       }
       window.addEventListener('popstate', pageview);
+      if (hash) window.addEventListener('hashchange', pageview);
       // Sends the view of a page prerendered at load once it is shown; on any other visibility
       // change the URL is the one already counted, so nothing is sent.
       document.addEventListener('visibilitychange', pageview);
@@ -205,6 +213,9 @@ try {
 
       // Events the page tracked before the tracker loaded, after their page view.
       queued.forEach(track);
+
+      // The tag, for tracking without code (./extra.ts, in /js/script.full.js).
+      pa.s = script;
     }
   }
 } catch {}

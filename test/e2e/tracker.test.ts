@@ -34,6 +34,19 @@ function shopHtml(trackerOrigin: string) {
 <body><h1>Shop</h1><a id="products" href="/products">Products</a></body></html>`;
 }
 
+/** A page that tracks without code: outbound links, downloads, tagged elements, 404s. */
+function toolsHtml(trackerOrigin: string, missing: boolean) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tools</title>
+${missing ? '<meta name="sightline" content="404">' : ''}
+<script async src="${trackerOrigin}/js/script.full.js" data-outbound-links data-file-downloads
+  data-tagged-events data-404></script></head>
+<body><a id="out" href="https://partner.example.org/offer">Partner</a>
+<a id="file" href="/files/price-list.pdf" download>Prices</a>
+<button id="cta" data-sightline-event="CTA Click" data-sightline-prop-plan="pro">Buy</button>
+<form id="news" data-sightline-event="Newsletter" onsubmit="return false"><button id="join">Join</button></form>
+</body></html>`;
+}
+
 async function rollups() {
   // Opening the (public) statistics page rolls the website's event log up into D1 first.
   const opened = await worker.fetch(`/stats/${SITE}`);
@@ -66,9 +79,15 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
     });
     worker = await startWorker(state);
     const trackerOrigin = `http://127.0.0.1:${worker.port}`;
-    pages = createServer((_, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(shopHtml(trackerOrigin));
+    pages = createServer((req, res) => {
+      res.writeHead(req.url === '/missing' ? 404 : 200, {
+        'content-type': 'text/html; charset=utf-8',
+      });
+      res.end(
+        req.url?.startsWith('/tools') || req.url === '/missing'
+          ? toolsHtml(trackerOrigin, req.url === '/missing')
+          : shopHtml(trackerOrigin),
+      );
     });
     await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
     pagesPort = (pages.address() as AddressInfo).port;
@@ -180,6 +199,63 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
       { dimensions: ['(none)'], metrics: [3, 3] },
       { dimensions: ['true'], metrics: [0, 1] },
     ]);
+  });
+
+  it('tracks outbound links, downloads, tagged elements and a 404 without code', async () => {
+    const browser = await launchBrowser([SITE], DESKTOP_CHROME);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://${SITE}:${pagesPort}/missing`);
+      await page.goto(`http://${SITE}:${pagesPort}/tools`);
+      await page.waitForFunction(() => (window as unknown as { pa?: { s?: unknown } }).pa?.s);
+      await page.click('#cta');
+      await page.click('#join');
+      await page.click('#file');
+      // The link leaves the page: its click is sent all the same, and never holds it up.
+      await page.click('#out', { noWaitAfter: true });
+      await page.waitForTimeout(1000);
+    } finally {
+      await browser.close();
+    }
+    const v2 = async (dimensions: string[]) => {
+      const res = await worker.fetch('/api/v2/query', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          site_id: SITE,
+          metrics: ['events'],
+          date_range: 'day',
+          dimensions,
+          filters: [['is_not', 'event:name', ['pageview', 'signup']]],
+        }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { results: { dimensions: string[] }[] }).results.map((r) =>
+        r.dimensions.join(' | '),
+      );
+    };
+    const deadline = Date.now() + 15_000;
+    let names: string[] = [];
+    while (names.length < 5 && Date.now() < deadline) {
+      names = await v2(['event:name']);
+      if (names.length < 5) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(names.sort()).toEqual(
+      ['404', 'CTA Click', 'File Download', 'Newsletter', 'Outbound Link: Click']
+        .map((n) => n.replace(/:/g, '\uA789'))
+        .sort(),
+    );
+    expect((await v2(['event:name', 'event:props:url'])).sort()).toEqual(
+      [
+        '404 | (none)',
+        'CTA Click | (none)',
+        `File Download | http://${SITE}:${pagesPort}/files/price-list.pdf`,
+        'Newsletter | (none)',
+        'Outbound Link\uA789 Click | https://partner.example.org/offer',
+      ].sort(),
+    );
+    expect(await v2(['event:props:plan'])).toContain('pro');
+    expect(await v2(['event:props:path'])).toContain('/missing');
   });
 
   it('drops headless Chromium as a bot, as it announces itself', async () => {

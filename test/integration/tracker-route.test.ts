@@ -1,6 +1,11 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { TRACKER_SCRIPT, TRACKER_VERSION } from '../../src/tracker/script.generated.ts';
+import {
+  TRACKER_FULL,
+  TRACKER_FULL_VERSION,
+  TRACKER_SCRIPT,
+  TRACKER_VERSION,
+} from '../../src/tracker/script.generated.ts';
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   exports.default.fetch(new Request(`https://sightline.test${path}`, { headers }));
@@ -29,5 +34,17 @@ describe('GET /js/script.js', () => {
     const res = await get('/js/script.js', { 'if-none-match': `W/"${TRACKER_VERSION}"` });
     expect(res.status).toBe(304);
     expect(await res.text()).toBe('');
+  });
+});
+
+describe('GET /js/script.full.js', () => {
+  it('serves the tracker with tracking without code, by its own version', async () => {
+    const res = await get('/js/script.full.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(`"${TRACKER_FULL_VERSION}"`);
+    expect(await res.text()).toBe(TRACKER_FULL);
+    expect(TRACKER_FULL).toContain('Outbound Link: Click');
+    const current = await get(`/js/script.full.js?v=${TRACKER_FULL_VERSION}`);
+    expect(current.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 });

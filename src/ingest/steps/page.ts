@@ -18,7 +18,12 @@ export function excludedParams(text: string): { all: boolean; names: Set<string>
   return { all, names };
 }
 
-export function pagePath(url: URL, exclude: { all: boolean; names: Set<string> }): string {
+/** The page as recorded: its path and the query parameters kept, and its `#fragment` with `data-hash`. */
+export function pagePath(
+  url: URL,
+  exclude: { all: boolean; names: Set<string> },
+  withHash = false,
+): string {
   let query = '';
   if (!exclude.all && url.search !== '') {
     // Rebuild from the raw pairs so that kept parameters stay exactly as the page wrote them.
@@ -38,7 +43,7 @@ export function pagePath(url: URL, exclude: { all: boolean; names: Set<string> }
       });
     query = kept.length > 0 ? `?${kept.join('&')}` : '';
   }
-  return readable(`${url.pathname}${query}`, MAX_PAGE);
+  return readable(`${url.pathname}${query}${withHash ? url.hash : ''}`, MAX_PAGE);
 }
 
 /** Never shown decoded: controls, format characters (bidi, zero-width), separators and spaces, unassigned, private use. */

@@ -13,6 +13,7 @@ import {
   propertyName,
   UNANSWERED_DIMENSIONS,
 } from '../../counting/query-dimensions.ts';
+import { storedEventName } from '../../counting/statistics.ts';
 import {
   foldingsOf,
   MAX_FOLDINGS_PER_QUESTION,
@@ -87,7 +88,9 @@ function leafOf(filter: unknown[], budget: Budget, behavioural: boolean): Filter
     !clauses.every((c) => typeof c === 'string' && c.length <= MAX_CLAUSE_LENGTH)
   )
     throw new QueryError(`Invalid filter '${shown(filter)}'.`);
-  const values = clauses as string[];
+  // An event's name is compared as the log keeps it (`:` as U+A789).
+  const values =
+    dimension === 'event:name' ? (clauses as string[]).map(storedEventName) : (clauses as string[]);
   if (
     dimension === 'visit:country' &&
     (op === 'is' || op === 'is_not') &&

@@ -10,6 +10,7 @@ import {
   type FilterDimension,
   type FilterOperator,
   filteredProperty,
+  GOAL_FILTER,
   isFilterDimension,
 } from '../counting/dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
@@ -22,6 +23,7 @@ import {
   type RangeName,
   type RequestedRange,
 } from '../lib/dates.ts';
+import type { Overview } from '../stats/dashboard.ts';
 import { filterParam } from '../stats/filters.ts';
 import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 
@@ -105,6 +107,7 @@ const DIMENSION_LABELS: Record<FilterDimension, string> = {
 
 /** A filter's dimension as a chip reads it: a custom property by its name. */
 function dimensionLabel(dimension: Filter['dimension']): string {
+  if (dimension === GOAL_FILTER) return 'Goal';
   const property = filteredProperty(dimension);
   return property === null
     ? DIMENSION_LABELS[dimension as FilterDimension]
@@ -306,6 +309,67 @@ export const ValueRows: FC<{
       </tr>
     ))}
   </tbody>
+);
+
+/** An amount of a currency, as people read it (`€1,234.50`). */
+const money = (amount: number, currency: string) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+
+/**
+ * The overview's goals: each goal with conversions — its converting visitors, completions,
+ * conversion rate and revenue — its name a link that filters the overview by it.
+ */
+export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: View }> = ({
+  goals,
+  domain,
+  view,
+}) => (
+  <section class="card panel" aria-labelledby="panel-goals">
+    <h2 id="panel-goals">Goals</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Goal</th>
+          <th scope="col" class="num">
+            Visitors
+          </th>
+          <th scope="col" class="num">
+            Conversions
+          </th>
+          <th scope="col" class="num">
+            Rate
+          </th>
+          <th scope="col" class="num">
+            Revenue
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {goals.map((g) => (
+          <tr>
+            <td>
+              <a
+                href={viewHref(
+                  `/stats/${domain}`,
+                  withFilter(view, {
+                    dimension: 'goal',
+                    operator: 'is',
+                    value: g.goal.displayName,
+                  }),
+                )}
+              >
+                {g.goal.displayName}
+              </a>
+            </td>
+            <td class="num">{formatNumber(g.visitors)}</td>
+            <td class="num">{formatNumber(g.events)}</td>
+            <td class="num">{g.rate}%</td>
+            <td class="num">{g.goal.currency ? money(g.revenue, g.goal.currency) : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </section>
 );
 
 /**

@@ -11,19 +11,21 @@ import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
 import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
-import { parseFilters } from '../stats/filters.ts';
+import { filterParam, parseFilters } from '../stats/filters.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
-import { firstDateOf, isUnavailable, sourceOf } from '../stats/source.ts';
+import { firstDateOf, isGoalFilter, isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
 import {
   change,
   FilterChips,
+  GoalsPanel,
   HiddenFields,
   PANELS,
   RangeNav,
@@ -45,12 +47,29 @@ async function viewOf(
   site: WebsiteRow,
   db: Database,
 ): Promise<{ view: View; refused: string[] }> {
-  const { filters, errors } = parseFilters(new URL(c.req.url).searchParams);
+  const parsed = parseFilters(new URL(c.req.url).searchParams);
+  const refused = Object.keys(parsed.errors);
+  // A goal filter names one of the website's goals, or it is said it could not be used.
+  let filters = parsed.filters;
+  if (filters.some(isGoalFilter)) {
+    const goals = await listGoals(db, site.id);
+    filters = filters.filter((f) => {
+      const known =
+        !isGoalFilter(f) ||
+        goals.some((g) =>
+          f.operator === 'contains'
+            ? g.displayName.toLowerCase().includes(f.value.toLowerCase())
+            : g.displayName === f.value,
+        );
+      if (!known) refused.push(filterParam(f));
+      return known;
+    });
+  }
   const query = c.req.query();
   const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
   return {
     view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
-    refused: Object.keys(errors),
+    refused,
   };
 }
 
@@ -99,6 +118,9 @@ function Panels({
 }) {
   return (
     <div class="panels">
+      {overview.goals.length > 0 ? (
+        <GoalsPanel goals={overview.goals} domain={domain} view={view} />
+      ) : null}
       {PANELS.map(([name, title], i) => {
         const data = overview.panels[i];
         return (

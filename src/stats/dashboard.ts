@@ -1,7 +1,8 @@
 /**
  * Every number of the statistics page's overview for one range under some filters: the
  * figures with the period before, the chart, the top values of each panel, the visitors of
- * the last five minutes and, with an `event` filter, the conversion rate. All of it comes
+ * the last five minutes and, with an `event` or goal filter, the conversion rate (their
+ * visitors ÷ the visitors of the other filters). All of it comes
  * from one source (./source.ts): the roll-ups, or the log when filtered.
  */
 
@@ -10,9 +11,18 @@ import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
+import { listGoals } from '../goals/goals.ts';
 import type { SeriesPoint, Summary } from './overview.ts';
 import type { StatsPage } from './queries.ts';
-import { isUnavailable, seriesOf, sourceOf, summaryOf, type Unavailable } from './source.ts';
+import {
+  type Conversions,
+  isGoalFilter,
+  isUnavailable,
+  seriesOf,
+  sourceOf,
+  summaryOf,
+  type Unavailable,
+} from './source.ts';
 
 /** Visitors who matched the filters in percent of all visitors of the range, one decimal. */
 type Conversion = { rate: number; previous: number };
@@ -24,8 +34,10 @@ export type Overview = {
   panels: StatsPage[];
   /** Visitors of the last five minutes (all of them: filters do not narrow it). */
   live: number;
-  /** With an `event` filter only. */
+  /** With an `event` or goal filter only. */
   conversion?: Conversion;
+  /** The website's goals with conversions, most converting visitors first, and their rates. */
+  goals: (Conversions & { rate: number })[];
 };
 
 /** How many values each panel of the overview shows. */
@@ -43,26 +55,39 @@ export async function overviewOf(
   filters: Filter[],
   panels: readonly StatName[],
 ): Promise<Overview | Unavailable> {
-  const source = await sourceOf(env, db, websiteId, filters);
-  const [summary, series, pages, live] = await Promise.all([
+  const goals = await listGoals(db, websiteId);
+  const source = await sourceOf(env, db, websiteId, filters, goals);
+  const [summary, series, pages, live, conversions] = await Promise.all([
     summaryOf(source, range),
     seriesOf(source, range),
     source.tops(panels, range, PANEL_ROWS),
     realtimeVisitors(env, websiteId, Date.now()),
+    source.conversions(goals, range),
   ]);
   if (isUnavailable(summary)) return summary;
   if (isUnavailable(series)) return series;
   if (isUnavailable(pages)) return pages;
-  const overview: Overview = { summary, series, panels: pages, live };
-  if (filters.some((f) => f.dimension === 'event')) {
-    // All visitors of the range, from the roll-ups once flushed: the hits of the last
-    // seconds count on both sides of the division.
-    const all = await summaryOf(await sourceOf(env, db, websiteId, []), range);
-    if (!isUnavailable(all))
+  if (isUnavailable(conversions)) return conversions;
+  const overview: Overview = { summary, series, panels: pages, live, goals: [] };
+  const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
+  let base = summary.data.visitors;
+  if (filters.some(converting)) {
+    // The visitors of the other filters (Plausible's definition), from the roll-ups once
+    // flushed when there are none: the hits of the last seconds count on both sides.
+    const others = filters.filter((f) => !converting(f));
+    const all = await summaryOf(await sourceOf(env, db, websiteId, others), range);
+    if (!isUnavailable(all)) {
+      base = all.data.visitors;
       overview.conversion = {
         rate: percent(summary.data.visitors, all.data.visitors),
         previous: percent(summary.previous.visitors, all.previous.visitors),
       };
+    }
   }
+  // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.
+  overview.goals = conversions
+    .filter((c) => c.visitors > 0 || c.events > 0)
+    .map((c) => ({ ...c, rate: percent(c.visitors, base) }))
+    .sort((a, b) => b.visitors - a.visitors || b.events - a.events);
   return overview;
 }

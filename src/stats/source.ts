@@ -7,12 +7,13 @@
  * the statistics page and the reports show is built here from a `Source`'s reads.
  */
 
-import type { Filter } from '../counting/dimensions.ts';
+import { type Filter, GOAL_FILTER } from '../counting/dimensions.ts';
 import type { FilterNode, GroupQuery } from '../counting/query.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
+import { listGoals } from '../goals/goals.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
 import {
   type Answer,
@@ -58,7 +59,12 @@ export type Source<U = Unavailable> = {
   tops(names: readonly StatName[], range: Dates, limit: number): Promise<StatsPage[] | U>;
   /** Statistics summed over a range: per value (every value), or per statistic (value ''). */
   sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
+  /** Each goal's conversions over a range: unique (visitors), total, and its revenue. */
+  conversions(goals: Goal[], range: Dates): Promise<Conversions[] | U>;
 };
+
+/** A goal's conversions: visitors who completed it, completions, revenue in its currency. */
+export type Conversions = { goal: Goal; visitors: number; events: number; revenue: number };
 
 /** A statistic as a grouping of the engine. */
 function groupOf(
@@ -129,12 +135,13 @@ const asPage = (a: Answer): StatsPage => ({
  */
 function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): Source {
   const engineFilters = withGoals(v1Filters(filters), goals);
-  const ask = (range: Dates, groups: GroupQuery[], more: FilterNode[] = []) =>
+  const ask = (range: Dates, groups: GroupQuery[], more: FilterNode[] = [], currency?: string) =>
     answer(reader, {
       from: range.from,
       to: range.to,
       filters: [...engineFilters, ...more],
       groups,
+      ...(currency ? { currency } : {}),
     });
   return {
     async page(q) {
@@ -143,6 +150,21 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
       const name = q.name === 'property' ? { property: q.property } : q.name;
       const answers = await ask(q, [groupOf(name, q, q.search)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
+    },
+    async conversions(list, range) {
+      const out: Conversions[] = [];
+      for (const goal of list) {
+        const answers = await ask(
+          range,
+          [{ ...VISITORS, metrics: ['visitors', 'events', 'total_revenue'] }],
+          [goalFilter(goal)],
+          goal.currency ?? undefined,
+        );
+        if (isUnavailable(answers)) return answers;
+        const [visitors = 0, events = 0, revenue = 0] = answers[0]?.rows[0]?.metrics ?? [];
+        out.push({ goal, visitors: visitors ?? 0, events: events ?? 0, revenue: revenue ?? 0 });
+      }
+      return out;
     },
     async tops(names, range, limit) {
       const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;
@@ -204,10 +226,15 @@ export async function sourceOf(
   db: Database,
   websiteId: number,
   filters: Filter[],
-  goals: Goal[] = [],
+  goals?: Goal[],
 ): Promise<Source> {
-  return engineSource(readerOf(db, websiteId, env), filters, goals);
+  // A goal filter is the hits that complete the goal: the website's goals say which.
+  const named = goals ?? (filters.some(isGoalFilter) ? await listGoals(db, websiteId) : []);
+  return engineSource(readerOf(db, websiteId, env), filters, named);
 }
+
+/** Whether a filter is on a goal (`filter[goal]`). */
+export const isGoalFilter = (f: Filter) => f.dimension === GOAL_FILTER;
 
 /**
  * A website's oldest date with data, once its log has flushed into the roll-ups (so that a

@@ -147,6 +147,48 @@ describe('the overview under filters', () => {
     expect(figures(html).slice(0, 3)).toEqual(['1', '1', '0']);
   });
 
+  it('shows the goals panel, links each goal to its filter, and rates it against the other filters', async () => {
+    const s = await publicSite();
+    for (const goal of [{ event: 'signup', currency: 'EUR' }, { page: '/pricing' }]) {
+      const res = await call(`/api/v1/websites/${s.id}/goals`, {
+        method: 'POST',
+        key: s.key,
+        body: { json: goal },
+      });
+      expect(res.status).toBe(201);
+    }
+    const html = await page(s.domain, '');
+    const panel = html.match(/<h2 id="panel-goals">Goals<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';
+    const goals = [
+      ...panel.matchAll(
+        /<tr><td><a href="([^"]*)">([^<]*)<\/a><\/td>((?:<td class="num">[^<]*<\/td>)+)<\/tr>/g,
+      ),
+    ].map((m) => [
+      unescapeHtml(m[2] ?? ''),
+      [...(m[3] ?? '').matchAll(/<td class="num">([^<]*)<\/td>/g)].map((c) =>
+        unescapeHtml(c[1] ?? ''),
+      ),
+    ]);
+    // Ann and Cy saw /pricing; Ann signed up (no revenue sent: €0.00). Three visitors.
+    expect(goals).toEqual([
+      ['Visit /pricing', ['2', '2', '66.7%', '']],
+      ['signup', ['1', '1', '33.3%', '€0.00']],
+    ]);
+    expect(unescapeHtml(panel)).toContain('filter%5Bgoal%5D=Visit+%2Fpricing');
+    // Filtered by the goal: its visitors, and the rate against every visitor of the range.
+    const filtered = await page(s.domain, '', 'filter[goal]=Visit%20/pricing');
+    expect(chips(filtered)).toEqual(['Goal is Visit /pricing']);
+    expect(totalCard(filtered, 'Conversion rate').value).toBe('66.7%');
+    expect(figures(filtered)[0]).toBe('2');
+    // With Chrome too (Ann and Cy): both of the two converted.
+    const chrome = await page(s.domain, '', 'filter[goal]=Visit%20/pricing&filter[browser]=Chrome');
+    expect(totalCard(chrome, 'Conversion rate').value).toBe('100%');
+    // A goal the website does not have is said so, and the rest of the page shows.
+    const unknown = await page(s.domain, '', 'filter[goal]=Nope');
+    expect(unknown).toContain('filter[goal]');
+    expect(figures(unknown)[0]).toBe('3');
+  });
+
   it('echoes hostile filter values only as escaped text, and matches them literally', async () => {
     const s = await publicSite();
     const hostile = '"><img src=x onerror=alert(1)>';

@@ -11,6 +11,7 @@ import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
 import { deleteWebsite, findWebsite, listWebsites, parseWebsiteId } from '../websites/queries.ts';
 import { changeWebsite, createWebsite } from '../websites/service.ts';
+import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from './goals.tsx';
 import { render } from './layout.tsx';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
 import {
@@ -152,7 +153,9 @@ async function editPage(
   site: WebsiteRow,
   values: FormValues,
   errors?: FieldErrors,
+  goal: { values?: GoalFormValues; errors?: FieldErrors } = {},
 ) {
+  const csrf = await csrfToken(c);
   return render(
     c,
     {
@@ -165,25 +168,36 @@ async function editPage(
               Website added. Paste the snippet below into every page of your site.
             </p>
           ) : null}
-          {c.req.query('saved') ? (
+          {c.req.query('saved') || c.req.query('goal') ? (
             <p class="notice" role="status">
-              Saved.
+              {c.req.query('goal') === 'added'
+                ? 'Goal added.'
+                : c.req.query('goal') === 'deleted'
+                  ? 'Goal deleted.'
+                  : 'Saved.'}
             </p>
           ) : null}
           <SnippetSection origin={new URL(c.req.url).origin} />
           <h2>Settings</h2>
           <WebsiteForm
             action={`/websites/${site.id}`}
-            csrf={await csrfToken(c)}
+            csrf={csrf}
             values={values}
             errors={errors}
             hasPassword={site.passwordHash !== null}
             editing
           />
+          <GoalsSection
+            site={site}
+            goals={await goalsOf(c, site)}
+            csrf={csrf}
+            values={goal.values}
+            errors={goal.errors}
+          />
         </>
       ),
     },
-    errors ? 422 : 200,
+    errors || goal.errors ? 422 : 200,
   );
 }
 
@@ -253,5 +267,12 @@ export function createWebsitePages() {
   pages.post('/:id', saveWebsite);
   pages.get('/:id/delete', deletePage);
   pages.post('/:id/delete', removeWebsite);
+  registerGoalPages(
+    pages,
+    siteOf,
+    formBody,
+    (c, site) => (values, errors) =>
+      editPage(c, site, valuesOf(site), undefined, { values, errors }),
+  );
   return pages;
 }

@@ -656,7 +656,8 @@ const fill = (path: string, vars: Vars) =>
   path
     .replace('{id}', String(vars.id))
     .replace('{domain}', vars.domain)
-    .replace('{token}', vars.token ?? MADE_UP_TOKEN);
+    .replace('{token}', vars.token ?? MADE_UP_TOKEN)
+    .replace('{goal}', String(w.bGoal));
 
 function sendPage(
   b: Browser,
@@ -726,6 +727,12 @@ const DASHBOARD_PAGES: PageRoute[] = [
   },
   { method: 'GET', path: '/websites/{id}/delete' },
   { method: 'POST', path: '/websites/{id}/delete' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/goals',
+    fields: () => ({ kind: 'event', target: 'A was here' }),
+  },
+  { method: 'POST', path: '/websites/{id}/goals/{goal}/delete' },
   {
     method: 'GET',
     path: '/account',
@@ -1058,6 +1065,7 @@ describe('afterwards', () => {
 /** Routes that name no owner's object and take no owner's credential. */
 const OUT_OF_SCOPE: [Method, string, string][] = [
   ['GET', '/js/script.js', 'the tracker: one public file'],
+  ['GET', '/js/script.full.js', 'the tracker with tracking without code: one public file'],
   ['GET', '/health', 'a liveness check: names no owner and no website'],
   ['GET', '/assets/app.0123456789ab.css', 'static assets'],
   ['GET', '/assets/app.0123456789ab.js', 'static assets'],

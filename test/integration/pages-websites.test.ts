@@ -284,6 +284,43 @@ describe('editing a website', () => {
   });
 });
 
+describe("a website's goals on its settings page", () => {
+  it('adds event and page goals, shows them, refuses a bad one with its message, deletes one', async () => {
+    const { owner, b } = await ownerSession('pages-goals');
+    const site = await makeWebsite(owner.key);
+    const add = async (fields: Record<string, string>) =>
+      b.post(`/websites/${site.id}/goals`, {
+        _csrf: await tokenOf(b, `/websites/${site.id}`),
+        ...fields,
+      });
+    const added = await add({ kind: 'event', target: 'Signup', currency: 'eur' });
+    expect([added.status, added.location]).toEqual([303, `/websites/${site.id}?goal=added#goals`]);
+    expect(
+      (await add({ kind: 'page', target: '/blog/**', display_name: 'Blog readers' })).status,
+    ).toBe(303);
+    const page = (await b.get(`/websites/${site.id}?goal=added`)).text;
+    expect(page).toContain('Goal added.');
+    expect(page).toContain('<td>Signup</td><td>Event Signup</td><td>EUR</td>');
+    expect(page).toContain('<td>Blog readers</td><td>Page /blog/**</td>');
+    const bad = await add({ kind: 'page', target: 'blog', currency: 'EUR' });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('The page field must be a path starting with /');
+    const goals = (await call(`/api/v1/websites/${site.id}/goals`, { key: owner.key })).json as {
+      data: { id: number; display_name: string }[];
+    };
+    expect(goals.data.map((g) => g.display_name)).toEqual(['Signup', 'Blog readers']);
+    const first = goals.data[0]?.id;
+    const deleted = await b.post(`/websites/${site.id}/goals/${first}/delete`, {
+      _csrf: await tokenOf(b, `/websites/${site.id}`),
+    });
+    expect(deleted.status).toBe(303);
+    const after = (await call(`/api/v1/websites/${site.id}/goals`, { key: owner.key })).json as {
+      data: unknown[];
+    };
+    expect(after.data).toHaveLength(1);
+  });
+});
+
 describe('statistics page passwords on the form', () => {
   it('refuses a new password under 8 characters, next to the field, and writes nothing', async () => {
     const { b } = await ownerSession();

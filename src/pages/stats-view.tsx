@@ -311,6 +311,68 @@ export const ValueRows: FC<{
   </tbody>
 );
 
+/**
+ * The overview's custom properties: a property named in the form (kept in the address as
+ * `property`), its values with their page views and events, each a link that filters the
+ * overview by it.
+ */
+export const PropertiesPanel: FC<{
+  property: string;
+  rows: { value: string; count: number }[] | null;
+  domain: string;
+  view: View;
+}> = ({ property, rows, domain, view }) => (
+  <section class="card panel" aria-labelledby="panel-properties">
+    <h2 id="panel-properties">Properties</h2>
+    <form method="get" action={`/stats/${domain}`}>
+      <HiddenFields params={viewParams(view)} />
+      <label>
+        Property <input name="property" value={property} maxlength={300} />
+      </label>{' '}
+      <button type="submit">Show</button>
+    </form>
+    {rows === null ? (
+      <p class="hint">Name a property your hits carry (plan, author, …) to see its values.</p>
+    ) : rows.length === 0 ? (
+      <p class="hint">No hit of this range carries it.</p>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{property}</th>
+            <th scope="col" class="num">
+              Hits
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              <td>
+                <a
+                  href={viewHref(
+                    `/stats/${domain}`,
+                    withFilter(view, {
+                      dimension: `props:${property}`,
+                      operator: 'is',
+                      value: row.value,
+                    }),
+                    { property },
+                  )}
+                  class="filter-link"
+                >
+                  {row.value}
+                </a>
+              </td>
+              <td class="num">{formatNumber(row.count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </section>
+);
+
 /** An amount of a currency, as people read it (`€1,234.50`). */
 const money = (amount: number, currency: string) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);

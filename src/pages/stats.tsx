@@ -7,6 +7,7 @@
  */
 import { type Context, Hono } from 'hono';
 import { isFilterDimension } from '../counting/dimensions.ts';
+import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
@@ -28,6 +29,7 @@ import {
   GoalsPanel,
   HiddenFields,
   PANELS,
+  PropertiesPanel,
   RangeNav,
   TITLES,
   UnavailableNotice,
@@ -110,17 +112,20 @@ function Panels({
   path,
   domain,
   view,
+  property,
 }: {
   overview: Overview;
   path: string;
   domain: string;
   view: View;
+  property: { name: string; rows: { value: string; count: number }[] | null };
 }) {
   return (
     <div class="panels">
       {overview.goals.length > 0 ? (
         <GoalsPanel goals={overview.goals} domain={domain} view={view} />
       ) : null}
+      <PropertiesPanel property={property.name} rows={property.rows} domain={domain} view={view} />
       {PANELS.map(([name, title], i) => {
         const data = overview.panels[i];
         return (
@@ -154,6 +159,24 @@ function Panels({
   );
 }
 
+/** The property the address names (`property`), and its first values over the view. */
+async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
+  const name = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
+  if (name === '') return { name, rows: null };
+  const source = await sourceOf(c.env, db, site.id, view.filters);
+  const page = await source.page({
+    name: 'property',
+    property: name,
+    from: view.range.from,
+    to: view.range.to,
+    sortBy: 'count',
+    sort: 'desc',
+    limit: 10,
+    offset: 0,
+  });
+  return { name, rows: isUnavailable(page) ? [] : page.rows };
+}
+
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
   const found = await readableSite(c);
@@ -166,6 +189,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const path = `/stats/${site.domain}`;
   const names = PANELS.map(([name]) => name);
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
+  const property = await propertyOf(c, site, db, view);
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
@@ -195,7 +219,13 @@ async function overviewPage(c: Context<AppEnv>) {
               metric={metric}
               hrefFor={(m) => viewHref(path, view, { chart: m === 'overview' ? undefined : m })}
             />
-            <Panels overview={overview} path={path} domain={site.domain} view={view} />
+            <Panels
+              overview={overview}
+              path={path}
+              domain={site.domain}
+              view={view}
+              property={property}
+            />
           </>
         )}
       </>

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { call } from '../support/api.ts';
+import { sendHit } from '../support/hits.ts';
 import {
   chartRows,
   hrefs,
@@ -16,6 +17,7 @@ import {
   totalCard,
   unescapeHtml,
 } from '../support/html.ts';
+import { freezeAt } from '../support/ingest-fixtures.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
 
 afterEach(() => {
@@ -187,6 +189,33 @@ describe('the overview under filters', () => {
     const unknown = await page(s.domain, '', 'filter[goal]=Nope');
     expect(unknown).toContain('filter[goal]');
     expect(figures(unknown)[0]).toBe('3');
+  });
+
+  it('shows a property named in the address, each value a link to its filter', async () => {
+    const s = await publicSite();
+    freezeAt(`${DAY}T15:00:00Z`);
+    for (const [ip, plan] of [
+      ['198.51.100.40', 'pro'],
+      ['198.51.100.41', 'pro'],
+      ['198.51.100.42', 'free'],
+    ] as const) {
+      const res = await sendHit({ page: `https://${s.domain}/signup`, props: { plan } }, { ip });
+      expect(res.status).toBe(202);
+    }
+    vi.useRealTimers();
+    const blank = await page(s.domain, '');
+    expect(blank).toContain('Name a property your hits carry');
+    const html = await page(s.domain, '', 'property=plan');
+    const panel =
+      html.match(/<h2 id="panel-properties">Properties<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';
+    expect(rowsOf(panel).map((r) => [r.value, r.count])).toEqual([
+      ['pro', '2'],
+      ['free', '1'],
+    ]);
+    expect(unescapeHtml(panel)).toContain('filter%5Bprops%3Aplan%5D=pro');
+    const filtered = await page(s.domain, '', 'filter[props:plan]=pro');
+    expect(chips(filtered)).toEqual(['Property plan is pro']);
+    expect(figures(filtered)[0]).toBe('2');
   });
 
   it('echoes hostile filter values only as escaped text, and matches them literally', async () => {

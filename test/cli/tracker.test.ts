@@ -216,6 +216,11 @@ function page(options: PageOptions = {}) {
       navigate(url);
       dispatch('window:popstate');
     },
+    /** A link to a `#fragment` of the page. */
+    hashTo(url: string) {
+      navigate(url);
+      dispatch('window:hashchange');
+    },
     show() {
       document.visibilityState = 'visible';
       dispatch('document:visibilitychange');
@@ -328,6 +333,22 @@ describe('tracker behaviour', () => {
       ['https://site.test/a', 'https://site.test/b'],
       ['https://site.test/b', 'https://site.test/a'],
     ]);
+  });
+
+  it('with data-hash, sends a page view per #fragment, saying so', () => {
+    const p = page({ href: 'https://site.test/#/', data: { hash: '' } });
+    p.load();
+    p.hashTo('https://site.test/#/about');
+    p.hashTo('https://site.test/#/about');
+    expect(p.hits.map((h) => [h.body.page, h.body.hash])).toEqual([
+      ['https://site.test/#/', true],
+      ['https://site.test/#/about', true],
+    ]);
+    // Without it, a fragment is no page (and no listener waits for one).
+    const plain = page({ href: 'https://site.test/#/' });
+    plain.load();
+    plain.hashTo('https://site.test/#/about');
+    expect(plain.hits.map((h) => h.body.hash)).toEqual([undefined]);
   });
 
   it('calls the original history methods with their this', () => {

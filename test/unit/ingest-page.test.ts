@@ -237,3 +237,11 @@ describe('campaignOf', () => {
     expect(campaignOf(new URL('https://a.com/?utm_campaign=%E0%A4%A'))).toBe('\uFFFD%A');
   });
 });
+
+describe('pagePath: a single-page app routed by #fragment (data-hash)', () => {
+  it('keeps the fragment only when asked', () => {
+    const url = new URL('https://a.com/app?x=1#/users/42');
+    expect(pagePath(url, excludedParams(''), true)).toBe('/app?x=1#/users/42');
+    expect(pagePath(url, excludedParams(''))).toBe('/app?x=1');
+  });
+});

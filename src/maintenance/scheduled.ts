@@ -15,6 +15,7 @@ import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../stats/compaction.ts';
+import { topGoals } from '../stats/dashboard.ts';
 import { metered, QueryBudget } from './budget.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
@@ -96,6 +97,7 @@ export async function runScheduled(
         batch: options.reports?.batch,
         queries,
         beforeReading: (websiteId) => flushBeforeReading(env, websiteId),
+        goalsOf: (websiteId, period) => topGoals(env, db, websiteId, period),
       },
     );
     console.log('reports', { ...reports, queries: queries.used });

@@ -1,4 +1,7 @@
-/** What a report says: totals with change, top pages, referrers and countries, a link. */
+/**
+ * What a report says: totals with change, top pages, referrers and countries, the top goals
+ * with their conversion rates (when the website has goals), a link.
+ */
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
 import {
@@ -28,11 +31,15 @@ const TOP: [name: 'page' | 'referrer' | 'country', title: string][] = [
   ['country', 'Top countries'],
 ];
 
+/** A report's top goals: each goal's name with its conversion rate, and its converting visitors. */
+export type GoalRows = { value: string; count: number }[];
+
 export async function reportData(
   db: Database,
   site: { id: number; domain: string },
   period: Period,
   links: { statsUrl: string; unsubscribeUrl: string },
+  goals: GoalRows = [],
 ): Promise<ReportData> {
   const rollups = rollupSource(db, site.id);
   const sums = await summaryOf(rollups, period);
@@ -56,6 +63,7 @@ export async function reportData(
       };
     }),
   );
+  if (goals.length > 0) top.push({ title: 'Top goals', rows: goals });
   return {
     domain: site.domain,
     period,

@@ -29,7 +29,14 @@ import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
-import { htmlOf, type ReportData, reportData, subjectOf, textOf } from './content.ts';
+import {
+  type GoalRows,
+  htmlOf,
+  type ReportData,
+  reportData,
+  subjectOf,
+  textOf,
+} from './content.ts';
 import { type Interval, lastCompletePeriod, type Period } from './period.ts';
 
 /** What sending needs: the binding (or a stand-in in tests) and the addresses. */
@@ -147,7 +154,7 @@ async function sendOne(
   site: Site,
   period: Period,
   now: number,
-  beforeReading: ((websiteId: number) => Promise<void>) | undefined,
+  hooks: ReportHooks,
 ): Promise<keyof ReportRun> {
   const context = { websiteId: site.id, period: period.key };
   const thisClaim = and(eq(reportSends.websiteId, site.id), eq(reportSends.period, period.key));
@@ -155,12 +162,18 @@ async function sendOne(
   let claimed: unknown;
   try {
     // Read-your-writes: the log's last hits are in the numbers (a failure: retried next run).
-    await beforeReading?.(site.id);
+    await hooks.beforeReading?.(site.id);
     const token = await unsubscribeToken(db, site.id);
-    const report = await reportData(db, site, period, {
-      statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
-      unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
-    });
+    const report = await reportData(
+      db,
+      site,
+      period,
+      {
+        statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
+        unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
+      },
+      (await hooks.goalsOf?.(site.id, period)) ?? [],
+    );
     raw = buildMessage(report, site.email, config);
     claimed = await db
       .insert(reportSends)
@@ -198,6 +211,14 @@ async function sendOne(
   return 'sent';
 }
 
+/** What reading a website's numbers needs besides D1's roll-ups (its event log). */
+type ReportHooks = {
+  /** Called before a website's numbers are read (its event log's flush). */
+  beforeReading?: (websiteId: number) => Promise<void>;
+  /** The website's top goals over the period, from its event log (none: no section). */
+  goalsOf?: (websiteId: number, period: Period) => Promise<GoalRows>;
+};
+
 export async function sendReports(
   base: Database,
   mailer: Mailer,
@@ -206,13 +227,8 @@ export async function sendReports(
   {
     batch = 200,
     queries = new QueryBudget(400),
-    beforeReading,
-  }: {
-    batch?: number;
-    queries?: QueryBudget;
-    /** Called before a website's numbers are read (its event log's flush). */
-    beforeReading?: (websiteId: number) => Promise<void>;
-  } = {},
+    ...hooks
+  }: { batch?: number; queries?: QueryBudget } & ReportHooks = {},
 ): Promise<ReportRun> {
   const db = metered(base, queries);
   const run: ReportRun = { sent: 0, failed: 0, skipped: 0 };
@@ -227,7 +243,7 @@ export async function sendReports(
         if (!room()) return run;
         cursor = site.id;
         handled++;
-        run[await sendOne(db, mailer, config, site, period, now, beforeReading)]++;
+        run[await sendOne(db, mailer, config, site, period, now, hooks)]++;
       }
       if (page.length < PAGE) break;
     }

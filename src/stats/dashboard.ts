@@ -91,3 +91,31 @@ export async function overviewOf(
     .sort((a, b) => b.visitors - a.visitors || b.events - a.events);
   return overview;
 }
+
+/**
+ * A website's top goals over a range, as its e-mail report lists them: each goal's name with
+ * its conversion rate, and its converting visitors (at most five; none without goals).
+ */
+export async function topGoals(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<{ value: string; count: number }[]> {
+  const goals = await listGoals(db, websiteId);
+  if (goals.length === 0) return [];
+  const source = await sourceOf(env, db, websiteId, [], goals);
+  const [conversions, summary] = await Promise.all([
+    source.conversions(goals, range),
+    summaryOf(source, range),
+  ]);
+  if (isUnavailable(conversions) || isUnavailable(summary)) return [];
+  return conversions
+    .filter((c) => c.visitors > 0)
+    .sort((a, b) => b.visitors - a.visitors)
+    .slice(0, 5)
+    .map((c) => ({
+      value: `${c.goal.displayName} (${percent(c.visitors, summary.data.visitors)}% conversion)`,
+      count: c.visitors,
+    }));
+}

@@ -4,8 +4,11 @@
  * conversion rates over the visitors the other filters keep — on a day of traffic whose
  * every number is known (test/support/three-visitors.ts).
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Answer, call, makeOwner, makeWebsite } from '../support/api.ts';
+import { reportData, textOf } from '../../src/reports/content.ts';
+import { topGoals } from '../../src/stats/dashboard.ts';
+import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
 
 type Site = Awaited<ReturnType<typeof threeVisitors>>;
@@ -306,5 +309,24 @@ describe('goals in API v1', () => {
       'The goal `Nope` is not configured for this site.',
     ]);
     expect((await summary('filter[goal][not]=signup')).status).toBe(422);
+  });
+});
+
+describe('goals in e-mail reports', () => {
+  it('lists the top goals with their conversion rates', async () => {
+    const rows = await topGoals(env, db(), s.id, { from: DAY, to: DAY });
+    expect(rows).toEqual([
+      { value: 'Visit /pricing (66.7% conversion)', count: 2 },
+      { value: 'Visit /b* (66.7% conversion)', count: 2 },
+      { value: 'signup (33.3% conversion)', count: 1 },
+    ]);
+    const report = await reportData(
+      db(),
+      { id: s.id, domain: s.domain },
+      { interval: 'weekly', from: DAY, to: DAY, key: DAY },
+      { statsUrl: 'https://sightline.test/stats', unsubscribeUrl: 'https://sightline.test/u' },
+      rows,
+    );
+    expect(textOf(report)).toContain('Top goals:\r\n        2  Visit /pricing (66.7% conversion)');
   });
 });

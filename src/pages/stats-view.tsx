@@ -370,6 +370,11 @@ export const PropertiesPanel: FC<{
         </tbody>
       </table>
     )}
+    {rows && rows.length > 0 ? (
+      <p class="actions">
+        <a href={viewHref(`/stats/${domain}/property.csv`, view, { property })}>CSV</a>
+      </p>
+    ) : null}
   </section>
 );
 
@@ -431,6 +436,9 @@ export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: Vi
         ))}
       </tbody>
     </table>
+    <p class="actions">
+      <a href={viewHref(`/stats/${domain}/goal.csv`, view)}>CSV</a>
+    </p>
   </section>
 );
 

@@ -233,16 +233,29 @@ async function overviewPage(c: Context<AppEnv>) {
   });
 }
 
-/** `/stats/{domain}/{name}.csv`: every value of a statistic over the view's range. */
+/**
+ * `/stats/{domain}/{name}.csv`: every value of a statistic over the view's range; `goal.csv`
+ * each goal's converting visitors, `property.csv?property=<name>` a property's values.
+ */
 async function statisticCsv(c: Context<AppEnv>) {
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
-  const name = statisticOf(c);
+  const asked = c.req.param('name');
+  const property = (c.req.query('property') ?? '').slice(0, MAX_PROP_NAME);
+  const which =
+    asked === 'goal.csv'
+      ? ({ name: 'goal' } as const)
+      : asked === 'property.csv' && property !== ''
+        ? ({ name: 'property', property } as const)
+        : { name: statisticOf(c) };
+  const name = which.name === 'property' ? `property-${property}` : which.name;
   const { view } = await viewOf(c, site, db);
-  const source = await sourceOf(c.env, db, site.id, view.filters);
+  // Each goal is a question of its own: the website's goals are the rows.
+  const goals = which.name === 'goal' ? await listGoals(db, site.id) : undefined;
+  const source = await sourceOf(c.env, db, site.id, view.filters, goals);
   const answer = await source.page({
-    name,
+    ...which,
     from: view.range.from,
     to: view.range.to,
     search: c.req.query('search') || undefined,
@@ -259,7 +272,7 @@ async function statisticCsv(c: Context<AppEnv>) {
   c.header('Content-Type', 'text/csv; charset=utf-8');
   c.header(
     'Content-Disposition',
-    `attachment; filename="${site.domain}-${name}-${view.range.from}-${view.range.to}.csv"`,
+    `attachment; filename="${site.domain}-${name.replace(/[^\w.-]/g, '_')}-${view.range.from}-${view.range.to}.csv"`,
   );
   return c.body(
     csvFile(

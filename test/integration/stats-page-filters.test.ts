@@ -177,6 +177,8 @@ describe('the overview under filters', () => {
       ['signup', ['1', '1', '33.3%', '€0.00']],
     ]);
     expect(unescapeHtml(panel)).toContain('filter%5Bgoal%5D=Visit+%2Fpricing');
+    const csv = await call(`/stats/${s.domain}/goal.csv?range=custom&from=${DAY}&to=${DAY}`);
+    expect(csv.text.trim().split('\r\n')).toEqual(['value,count', 'Visit /pricing,2', 'signup,1']);
     // Filtered by the goal: its visitors, and the rate against every visitor of the range.
     const filtered = await page(s.domain, '', 'filter[goal]=Visit%20/pricing');
     expect(chips(filtered)).toEqual(['Goal is Visit /pricing']);
@@ -213,6 +215,10 @@ describe('the overview under filters', () => {
       ['free', '1'],
     ]);
     expect(unescapeHtml(panel)).toContain('filter%5Bprops%3Aplan%5D=pro');
+    const csv = await call(
+      `/stats/${s.domain}/property.csv?range=custom&from=${DAY}&to=${DAY}&property=plan`,
+    );
+    expect(csv.text.trim().split('\r\n')).toEqual(['value,count', 'pro,2', 'free,1']);
     const filtered = await page(s.domain, '', 'filter[props:plan]=pro');
     expect(chips(filtered)).toEqual(['Property plan is pro']);
     expect(figures(filtered)[0]).toBe('2');

@@ -707,6 +707,7 @@ async function main() {
       const bytes = async (path: string) =>
         new Uint8Array(await (await fetch(`${base}${path}`)).arrayBuffer());
       const tracker = sizes(await bytes('/js/script.js'));
+      const trackerFull = sizes(await bytes('/js/script.full.js'));
       const html = await bytes(`/stats/${BENCH_DOMAIN}`);
       const text = new TextDecoder().decode(html);
       const assetPaths = [...text.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map(
@@ -725,6 +726,7 @@ async function main() {
       pageTimes.sort((a, b) => a - b);
       size = {
         tracker,
+        trackerFull,
         statsPage: {
           html: page,
           assets: assetPaths.length,

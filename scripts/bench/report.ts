@@ -107,6 +107,8 @@ export type BenchReport = {
   readYourWrites: Spread;
   sizes: {
     tracker: Sizes;
+    /** `/js/script.full.js`: with tracking without code (issue #32: at most 1,536 B gzipped). */
+    trackerFull?: Sizes;
     statsPage: { html: Sizes; assets: number; total: Sizes };
     statsPageP50Ms: number;
   };
@@ -462,7 +464,11 @@ latency, flush included, over ${r.readYourWrites.samples} samples: p50 **${r.rea
 
 | | Raw | gzip -9 | Brotli 11 |
 |---|---|---|---|
-| Tracker \`/js/script.js\` | ${n(r.sizes.tracker.raw)} B | ${n(r.sizes.tracker.gzip)} B | ${n(r.sizes.tracker.brotli)} B |
+| Tracker \`/js/script.js\` | ${n(r.sizes.tracker.raw)} B | ${n(r.sizes.tracker.gzip)} B | ${n(r.sizes.tracker.brotli)} B |${
+    r.sizes.trackerFull
+      ? `\n| With tracking without code \`/js/script.full.js\` | ${n(r.sizes.trackerFull.raw)} B | ${n(r.sizes.trackerFull.gzip)} B | ${n(r.sizes.trackerFull.brotli)} B |`
+      : ''
+  }
 | Statistics page, HTML (30 days, ${n(r.data.distinctPages)}-page site) | ${kb(r.sizes.statsPage.html.raw)} | ${kb(r.sizes.statsPage.html.gzip)} | ${kb(r.sizes.statsPage.html.brotli)} |
 | Statistics page + its ${r.sizes.statsPage.assets} assets (what a first visit transfers) | ${kb(r.sizes.statsPage.total.raw)} | ${kb(r.sizes.statsPage.total.gzip)} | ${kb(r.sizes.statsPage.total.brotli)} |
 

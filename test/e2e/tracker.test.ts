@@ -39,11 +39,13 @@ function toolsHtml(trackerOrigin: string, missing: boolean) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tools</title>
 ${missing ? '<meta name="sightline" content="404">' : ''}
 <script async src="${trackerOrigin}/js/script.full.js" data-outbound-links data-file-downloads
-  data-tagged-events data-404></script></head>
+  data-tagged-events data-form-submissions data-404 data-hash></script></head>
 <body><a id="out" href="https://partner.example.org/offer">Partner</a>
 <a id="file" href="/files/price-list.pdf" download>Prices</a>
 <button id="cta" data-sightline-event="CTA Click" data-sightline-prop-plan="pro">Buy</button>
 <form id="news" data-sightline-event="Newsletter" onsubmit="return false"><button id="join">Join</button></form>
+<form id="contact" onsubmit="return false"><button id="send">Send</button></form>
+<a id="tab" href="#/pricing">Pricing tab</a>
 </body></html>`;
 }
 
@@ -210,6 +212,9 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
       await page.waitForFunction(() => (window as unknown as { pa?: { s?: unknown } }).pa?.s);
       await page.click('#cta');
       await page.click('#join');
+      await page.click('#send');
+      // data-hash: a #fragment is a page of its own.
+      await page.click('#tab');
       await page.click('#file');
       // The link leaves the page: its click is sent all the same, and never holds it up.
       await page.click('#out', { noWaitAfter: true });
@@ -217,7 +222,10 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
     } finally {
       await browser.close();
     }
-    const v2 = async (dimensions: string[]) => {
+    const v2 = async (
+      dimensions: string[],
+      filters: unknown[] = [['is_not', 'event:name', ['pageview', 'signup']]],
+    ) => {
       const res = await worker.fetch('/api/v2/query', {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -226,7 +234,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
           metrics: ['events'],
           date_range: 'day',
           dimensions,
-          filters: [['is_not', 'event:name', ['pageview', 'signup']]],
+          filters,
         }),
       });
       expect(res.status).toBe(200);
@@ -236,12 +244,19 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
     };
     const deadline = Date.now() + 15_000;
     let names: string[] = [];
-    while (names.length < 5 && Date.now() < deadline) {
+    while (names.length < 6 && Date.now() < deadline) {
       names = await v2(['event:name']);
-      if (names.length < 5) await new Promise((resolve) => setTimeout(resolve, 250));
+      if (names.length < 6) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(names.sort()).toEqual(
-      ['404', 'CTA Click', 'File Download', 'Newsletter', 'Outbound Link: Click']
+      [
+        '404',
+        'CTA Click',
+        'File Download',
+        'Form: Submission',
+        'Newsletter',
+        'Outbound Link: Click',
+      ]
         .map((n) => n.replace(/:/g, '\uA789'))
         .sort(),
     );
@@ -250,9 +265,13 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
         '404 | (none)',
         'CTA Click | (none)',
         `File Download | http://${SITE}:${pagesPort}/files/price-list.pdf`,
+        'Form\uA789 Submission | (none)',
         'Newsletter | (none)',
         'Outbound Link\uA789 Click | https://partner.example.org/offer',
       ].sort(),
+    );
+    expect(await v2(['event:page'], [['is', 'event:name', ['pageview']]])).toEqual(
+      expect.arrayContaining(['/tools', '/tools#/pricing']),
     );
     expect(await v2(['event:props:plan'])).toContain('pro');
     expect(await v2(['event:props:path'])).toContain('/missing');

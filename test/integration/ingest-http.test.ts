@@ -121,8 +121,8 @@ describe('malformed and invalid hits', () => {
     ],
     ['a zero resolution', (d: string) => ({ page: `https://${d}/`, screen_resolution: '0x0' })],
     [
-      'an event name with ":"',
-      (d: string) => ({ page: `https://${d}/`, event: { name: 'sign:up' } }),
+      'an event name with a control character',
+      (d: string) => ({ page: `https://${d}/`, event: { name: 'sign\nup' } }),
     ],
     [
       'an event string with four parts',

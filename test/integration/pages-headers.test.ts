@@ -121,7 +121,9 @@ describe.each(PAGES)('%s', (name) => {
           new RegExp(`<(input|select|textarea)\\b[^>]*\\sid="${target}"`),
         );
     }
-    if (name === '/websites/new' || name === '/websites/:id') expect(count).toBe(8);
+    // The settings form, and on a website's page its goal form (kind, target, name, currency).
+    if (name === '/websites/new') expect(count).toBe(8);
+    if (name === '/websites/:id') expect(count).toBe(12);
     if (name === '/account') expect(count).toBe(3);
   });
 });

@@ -220,14 +220,43 @@ describe("the examples of Plausible's Stats API v2 documentation", () => {
     });
   });
 
-  it('Ex 9 and 10: revenue answers 400; a goal once it is configured', async () => {
-    const revenue = await ask({
+  it('Ex 9 and 10: goals answer once they are configured (revenue in one currency or none)', async () => {
+    const ex9 = {
       metrics: ['total_revenue'],
       date_range: 'all',
       filters: [['is', 'event:goal', ['PurchaseUSD', 'PurchaseEUR']]],
-    });
+    };
+    const revenue = await ask(ex9);
     expect(revenue.status).toBe(400);
-    expect((revenue.json as { error: string }).error).toContain('total_revenue');
+    expect((revenue.json as { error: string }).error).toContain(
+      'The goal `PurchaseUSD` is not configured',
+    );
+    for (const [event, currency] of [
+      ['PurchaseUSD', 'USD'],
+      ['PurchaseEUR', 'EUR'],
+    ])
+      expect(
+        (
+          await call(`/api/v1/websites/${s.id}/goals`, {
+            method: 'POST',
+            key: s.key,
+            body: { json: { event, currency } },
+          })
+        ).status,
+      ).toBe(201);
+    // Plausible's answer: two currencies, so no revenue, and the warning that says why.
+    expect((await ask(ex9)).json).toMatchObject({
+      results: [{ metrics: [null], dimensions: [] }],
+      meta: {
+        metric_warnings: {
+          total_revenue: {
+            code: 'no_single_revenue_currency',
+            warning:
+              'Revenue metrics are null as there are multiple currencies for the selected event:goals.',
+          },
+        },
+      },
+    });
     const question = {
       metrics: ['visitors'],
       date_range: 'all',

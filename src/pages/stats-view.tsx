@@ -74,9 +74,13 @@ export const PANELS: readonly [FilterDimension, string][] = [
   ['exit_page', 'Exit pages'],
 ];
 
+/** What a full view lists: a statistic, the goals, or a custom property's values. */
+export type Listed = StatName | 'goal' | 'property';
+
 /** The title of each statistic's full view. */
 export const TITLES = new Map<string, string>([
   ...PANELS,
+  ['goal', 'Goals'],
   ['pageviews', 'Page views'],
   ['pageviews_hours', 'Page views by hour'],
   ['visitors', 'Visitors'],
@@ -250,7 +254,7 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
  * A value of a statistic: for a filterable dimension, a link that filters the overview by
  * it (and, for pages and referrer hosts, a second link that opens it); else plain text.
  */
-const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View }> = ({
+const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }> = ({
   name,
   value,
   domain,
@@ -280,7 +284,7 @@ const ValueCell: FC<{ name: StatName; value: string; domain: string; view: View 
 
 /** The body of a statistic's table: one row per value with its count. */
 export const ValueRows: FC<{
-  name: StatName;
+  name: Listed;
   rows: { value: string; count: number }[];
   domain: string;
   view: View;
@@ -372,6 +376,7 @@ export const PropertiesPanel: FC<{
     )}
     {rows && rows.length > 0 ? (
       <p class="actions">
+        <a href={viewHref(`/stats/${domain}/property`, view, { property })}>Show all</a>
         <a href={viewHref(`/stats/${domain}/property.csv`, view, { property })}>CSV</a>
       </p>
     ) : null}
@@ -437,6 +442,7 @@ export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: Vi
       </tbody>
     </table>
     <p class="actions">
+      <a href={viewHref(`/stats/${domain}/goal`, view)}>Show all</a>
       <a href={viewHref(`/stats/${domain}/goal.csv`, view)}>CSV</a>
     </p>
   </section>

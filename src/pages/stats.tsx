@@ -28,6 +28,7 @@ import {
   FilterChips,
   GoalsPanel,
   HiddenFields,
+  type Listed,
   PANELS,
   PropertiesPanel,
   RangeNav,
@@ -234,26 +235,40 @@ async function overviewPage(c: Context<AppEnv>) {
 }
 
 /**
- * `/stats/{domain}/{name}.csv`: every value of a statistic over the view's range; `goal.csv`
- * each goal's converting visitors, `property.csv?property=<name>` a property's values.
+ * What a full view or CSV asks for (`:name`, `.csv` stripped): a statistic; `goal`, each goal's
+ * converting visitors; `property` with `?property=<name>`, that property's values — or the
+ * page's 404.
  */
+function listedOf(c: Context<AppEnv>) {
+  const asked = (c.req.param('name') ?? '').replace(/\.csv$/, '');
+  const property = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
+  if (asked === 'goal') return { name: 'goal' } as const;
+  if (asked === 'property' && property !== '') return { name: 'property', property } as const;
+  return { name: statisticOf(c) };
+}
+
+/** The source of a full view's or CSV's numbers: with the website's goals for `goal`. */
+async function listedSource(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  db: Database,
+  view: View,
+  listed: ReturnType<typeof listedOf>,
+) {
+  // Each goal is a question of its own: the website's goals are the rows.
+  const goals = listed.name === 'goal' ? await listGoals(db, site.id) : undefined;
+  return sourceOf(c.env, db, site.id, view.filters, goals);
+}
+
+/** `/stats/{domain}/{name}.csv`: every value of what a full view lists, over the view's range. */
 async function statisticCsv(c: Context<AppEnv>) {
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
-  const asked = c.req.param('name');
-  const property = (c.req.query('property') ?? '').slice(0, MAX_PROP_NAME);
-  const which =
-    asked === 'goal.csv'
-      ? ({ name: 'goal' } as const)
-      : asked === 'property.csv' && property !== ''
-        ? ({ name: 'property', property } as const)
-        : { name: statisticOf(c) };
-  const name = which.name === 'property' ? `property-${property}` : which.name;
+  const which = listedOf(c);
+  const name = which.name === 'property' ? `property-${which.property}` : which.name;
   const { view } = await viewOf(c, site, db);
-  // Each goal is a question of its own: the website's goals are the rows.
-  const goals = which.name === 'goal' ? await listGoals(db, site.id) : undefined;
-  const source = await sourceOf(c.env, db, site.id, view.filters, goals);
+  const source = await listedSource(c, site, db, view, which);
   const answer = await source.page({
     ...which,
     from: view.range.from,
@@ -297,7 +312,7 @@ type Listing = ReturnType<typeof listingOf>;
 
 /** The full view's search box and CSV link, and for a filterable statistic its "containing" filter. */
 function SearchForms(props: {
-  name: StatName;
+  name: Listed;
   title: string;
   path: string;
   overview: string;
@@ -335,7 +350,7 @@ function SearchForms(props: {
 
 /** A page of a statistic's values, sortable by either column, with links to the other pages. */
 function ValueTable(props: {
-  name: StatName;
+  name: Listed;
   title: string;
   domain: string;
   view: View;
@@ -386,13 +401,14 @@ async function statisticPage(c: Context<AppEnv>) {
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
-  const name = statisticOf(c);
+  const which = listedOf(c);
+  const { name } = which;
   const { view, refused } = await viewOf(c, site, db);
   const listing = listingOf(c);
   const { search, sortBy, sort, page } = listing;
-  const source = await sourceOf(c.env, db, site.id, view.filters);
+  const source = await listedSource(c, site, db, view, which);
   const data = await source.page({
-    name,
+    ...which,
     from: view.range.from,
     to: view.range.to,
     search: search || undefined,
@@ -403,8 +419,14 @@ async function statisticPage(c: Context<AppEnv>) {
   });
   const overview = `/stats/${site.domain}`;
   const path = `${overview}/${name}`;
-  const title = TITLES.get(name) ?? name;
-  const keep = { search, sort_by: sortBy, sort };
+  const title =
+    which.name === 'property' ? `Property ${which.property}` : (TITLES.get(name) ?? name);
+  const keep = {
+    search,
+    sort_by: sortBy,
+    sort,
+    ...(which.name === 'property' ? { property: which.property } : {}),
+  };
   const link = (extra: Record<string, string | number | undefined>) =>
     viewHref(path, view, { ...keep, ...extra });
   return render(c, {

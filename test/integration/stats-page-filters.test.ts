@@ -179,6 +179,13 @@ describe('the overview under filters', () => {
     expect(unescapeHtml(panel)).toContain('filter%5Bgoal%5D=Visit+%2Fpricing');
     const csv = await call(`/stats/${s.domain}/goal.csv?range=custom&from=${DAY}&to=${DAY}`);
     expect(csv.text.trim().split('\r\n')).toEqual(['value,count', 'Visit /pricing,2', 'signup,1']);
+    // The full view: every goal, searched, sorted and paged as every statistic.
+    const full = await page(s.domain, '/goal', 'sort_by=value&sort=asc');
+    expect(full).toContain('<h1>Goals</h1>');
+    expect(rowsOf(full).map((r) => [r.value, r.count])).toEqual([
+      ['Visit /pricing', '2'],
+      ['signup', '1'],
+    ]);
     // Filtered by the goal: its visitors, and the rate against every visitor of the range.
     const filtered = await page(s.domain, '', 'filter[goal]=Visit%20/pricing');
     expect(chips(filtered)).toEqual(['Goal is Visit /pricing']);
@@ -219,6 +226,10 @@ describe('the overview under filters', () => {
       `/stats/${s.domain}/property.csv?range=custom&from=${DAY}&to=${DAY}&property=plan`,
     );
     expect(csv.text.trim().split('\r\n')).toEqual(['value,count', 'pro,2', 'free,1']);
+    const full = await page(s.domain, '/property', 'property=plan&search=fr');
+    expect(full).toContain('<h1>Property plan</h1>');
+    expect(rowsOf(full).map((r) => [r.value, r.count])).toEqual([['free', '1']]);
+    expect(unescapeHtml(full)).toContain('property=plan');
     const filtered = await page(s.domain, '', 'filter[props:plan]=pro');
     expect(chips(filtered)).toEqual(['Property plan is pro']);
     expect(figures(filtered)[0]).toBe('2');

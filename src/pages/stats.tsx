@@ -18,6 +18,7 @@ import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import { filterParam, parseFilters } from '../stats/filters.ts';
+import { namesGoal } from '../stats/goals.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { firstDateOf, isGoalFilter, isUnavailable, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
@@ -60,9 +61,7 @@ async function viewOf(
       const known =
         !isGoalFilter(f) ||
         goals.some((g) =>
-          f.operator === 'contains'
-            ? g.displayName.toLowerCase().includes(f.value.toLowerCase())
-            : g.displayName === f.value,
+          namesGoal(g, { op: f.operator, caseSensitive: f.operator !== 'contains' }, f.value),
         );
       if (!known) refused.push(filterParam(f));
       return known;

@@ -55,26 +55,32 @@ export class UnknownGoal extends Error {
 }
 
 /**
+ * Whether a goal filter's value names `goal`: `is` its name (in any case when not
+ * case-sensitive), `contains` a part of it in any case.
+ */
+export function namesGoal(
+  goal: Goal,
+  filter: { op: string; caseSensitive: boolean },
+  value: string,
+): boolean {
+  const name = goal.displayName;
+  if (filter.op === 'contains') return name.toLowerCase().includes(value.toLowerCase());
+  return filter.caseSensitive ? name === value : name.toLowerCase() === value.toLowerCase();
+}
+
+/**
  * The filters with each `event:goal` leaf made the hits that complete the goals it names
  * (`is`: by their names, each one configured, else `UnknownGoal`; `contains`: those whose
  * names contain the text, in any case), `or`-ed together.
  */
 export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
-  const same = (a: string, b: string, caseSensitive: boolean) =>
-    caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
   const node = (n: FilterNode): FilterNode => {
     if (isLeaf(n)) {
       if (n.dimension !== GOAL) return n;
       if (n.op === 'is')
         for (const v of n.values)
-          if (!goals.some((g) => same(g.displayName, v, n.caseSensitive))) throw new UnknownGoal(v);
-      const named = goals.filter((g) =>
-        n.values.some((v) =>
-          n.op === 'is'
-            ? same(g.displayName, v, n.caseSensitive)
-            : g.displayName.toLowerCase().includes(v.toLowerCase()),
-        ),
-      );
+          if (!goals.some((g) => namesGoal(g, n, v))) throw new UnknownGoal(v);
+      const named = goals.filter((g) => n.values.some((v) => namesGoal(g, n, v)));
       // No goal named: the hits of no goal (none).
       if (named.length === 0)
         return { op: 'is', dimension: 'event:name', values: [], caseSensitive: true };
@@ -93,17 +99,7 @@ export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
 export function goalsNamed(filters: FilterNode[], goals: Goal[]): Goal[] {
   const leaves = filters.filter((f) => isLeaf(f) && f.dimension === GOAL);
   return goals.filter((g) =>
-    leaves.some(
-      (f) =>
-        isLeaf(f) &&
-        f.values.some((v) =>
-          f.op === 'is'
-            ? f.caseSensitive
-              ? g.displayName === v
-              : g.displayName.toLowerCase() === v.toLowerCase()
-            : g.displayName.toLowerCase().includes(v.toLowerCase()),
-        ),
-    ),
+    leaves.some((f) => isLeaf(f) && f.values.some((v) => namesGoal(g, f, v))),
   );
 }
 

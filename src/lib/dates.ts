@@ -41,25 +41,10 @@ export function addDays(date: string, days: number): string {
   return utcDate(Date.parse(`${date}T00:00:00Z`) + days * DAY);
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** The website-local date (`YYYY-MM-DD`) and hour (`00`–`23`) of an instant. */
 export function localDateHour(epochMs: number, timeZone: string): { date: string; hour: string } {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(new Date(epochMs))) parts[part.type] = part.value;
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour ?? '00' };
+  const wall = new Date(wallClock(epochMs, timeZone)).toISOString();
+  return { date: wall.slice(0, 10), hour: wall.slice(11, 13) };
 }
 
 /** A date as the days since 1970-01-01 (how the event log keeps it: 1970-01-02 is 1). */

@@ -47,6 +47,31 @@ function percent(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
 }
 
+/**
+ * The conversion rate of the visitors `filters` keep (their `summary`): their visitors ÷ the
+ * visitors of the filters but the `converting` ones (Plausible's definition; from the
+ * roll-ups once flushed when there are none, so the hits of the last seconds count on both
+ * sides), for the range and the period before, with that base's visitors.
+ */
+export async function conversionOf(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+  filters: Filter[],
+  summary: Summary,
+  converting: (f: Filter) => boolean,
+): Promise<(Conversion & { base: number }) | Unavailable> {
+  const others = filters.filter((f) => !converting(f));
+  const all = await summaryOf(await sourceOf(env, db, websiteId, others), range);
+  if (isUnavailable(all)) return all;
+  return {
+    rate: percent(summary.data.visitors, all.data.visitors),
+    previous: percent(summary.previous.visitors, all.previous.visitors),
+    base: all.data.visitors,
+  };
+}
+
 export async function overviewOf(
   env: Env,
   db: Database,
@@ -72,16 +97,10 @@ export async function overviewOf(
   const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
   let base = summary.data.visitors;
   if (filters.some(converting)) {
-    // The visitors of the other filters (Plausible's definition), from the roll-ups once
-    // flushed when there are none: the hits of the last seconds count on both sides.
-    const others = filters.filter((f) => !converting(f));
-    const all = await summaryOf(await sourceOf(env, db, websiteId, others), range);
-    if (!isUnavailable(all)) {
-      base = all.data.visitors;
-      overview.conversion = {
-        rate: percent(summary.data.visitors, all.data.visitors),
-        previous: percent(summary.previous.visitors, all.previous.visitors),
-      };
+    const conversion = await conversionOf(env, db, websiteId, range, filters, summary, converting);
+    if (!isUnavailable(conversion)) {
+      base = conversion.base;
+      overview.conversion = { rate: conversion.rate, previous: conversion.previous };
     }
   }
   // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.

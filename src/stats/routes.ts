@@ -13,7 +13,7 @@ import {
   GOAL_FILTER,
   MAX_FILTERS,
 } from '../counting/dimensions.ts';
-import { createDb, type Database } from '../db/client.ts';
+import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
@@ -21,6 +21,7 @@ import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { findWebsite } from '../websites/queries.ts';
+import { conversionOf } from './dashboard.ts';
 import { filterParam, foldingProblem, parseFilters } from './filters.ts';
 import { type Goal, UnknownGoal } from './goals.ts';
 import { formatNumber } from './overview.ts';
@@ -30,7 +31,7 @@ import {
   summaryQuerySchema,
   summaryResponseSchema,
 } from './schemas.ts';
-import { isUnavailable, sourceOf, summaryOf, type Unavailable } from './source.ts';
+import { isGoalFilter, isUnavailable, sourceOf, summaryOf, type Unavailable } from './source.ts';
 
 /** A one-page response for the documentation. */
 function example(summary: string, query: string, data: { value: string; count: number }[]) {
@@ -172,17 +173,15 @@ function checkedQuery<Q extends { from: string; to: string; search?: string | un
   return { q, filters };
 }
 
-/** The website's goals, when its filters or statistic name one (else none: no D1 read). */
-async function goalsFor(db: Database, websiteId: number, filters: Filter[], asked = false) {
-  return asked || filters.some((f) => f.dimension === GOAL_FILTER) ? listGoals(db, websiteId) : [];
-}
-
-/** The website's numbers under its filters; a goal filter naming no goal of it is a 422. */
+/**
+ * The website's numbers under its filters (with `goals`, the website's, when they are the
+ * rows); a goal filter naming no goal of it is a 422.
+ */
 async function filteredSource(
   c: Context<AppEnv>,
   websiteId: number,
   filters: Filter[],
-  goals: Goal[],
+  goals?: Goal[],
 ) {
   try {
     return await sourceOf(c.env, createDb(c.env.DB), websiteId, filters, goals);
@@ -208,23 +207,15 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const { q, filters } = checkedQuery(c, query);
-    const goals = await goalsFor(db, website.id, filters);
-    const answer = await summaryOf(await filteredSource(c, website.id, filters, goals), q);
+    const answer = await summaryOf(await filteredSource(c, website.id, filters), q);
     if (isUnavailable(answer)) throw unavailable(answer);
-    if (!filters.some((f) => f.dimension === GOAL_FILTER))
-      return c.json({ ...answer, status: 200 });
+    if (!filters.some(isGoalFilter)) return c.json({ ...answer, status: 200 });
     // Under a goal filter, the conversion rate: its visitors ÷ those of the other filters.
-    const others = filters.filter((f) => f.dimension !== GOAL_FILTER);
-    const base = await summaryOf(await sourceOf(c.env, db, website.id, others), q);
-    if (isUnavailable(base)) throw unavailable(base);
-    const rate = (converted: number, of: number) =>
-      of > 0 ? Math.round((converted / of) * 1000) / 10 : 0;
+    const rate = await conversionOf(c.env, db, website.id, q, filters, answer, isGoalFilter);
+    if (isUnavailable(rate)) throw unavailable(rate);
     return c.json({
-      data: { ...answer.data, conversion_rate: rate(answer.data.visitors, base.data.visitors) },
-      previous: {
-        ...answer.previous,
-        conversion_rate: rate(answer.previous.visitors, base.previous.visitors),
-      },
+      data: { ...answer.data, conversion_rate: rate.rate },
+      previous: { ...answer.previous, conversion_rate: rate.previous },
       status: 200,
     });
   });
@@ -238,7 +229,8 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       throw validationFailed({
         property: ['The property field is required when name is property.'],
       });
-    const goals = await goalsFor(db, website.id, filters, q.name === 'goal');
+    // Each goal is a question of its own: the website's goals are the rows.
+    const goals = q.name === 'goal' ? await listGoals(db, website.id) : undefined;
     const source = await filteredSource(c, website.id, filters, goals);
     const answer = await source.page({
       ...(q.name === 'property'

@@ -10,21 +10,12 @@ import { noPartials, type Partials, queryMetric } from '../../counting/query-met
 import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import { sortRows } from '../../event-log/query-values.ts';
+import { SUMMED } from '../overview.ts';
 import { queryStats, rollupSums } from '../queries.ts';
 import { V1_STATISTICS } from './v1.ts';
 
 /** A website's roll-ups: its id and last compacted month (../compaction.ts). */
 export type Rollups = { db: Database; websiteId: number; through: string | null };
-
-/** The roll-ups a sum over a range is made of, and the sums each gives (`rollupPartials`). */
-const SUMMED: readonly StatName[] = [
-  'visitors',
-  'visits',
-  'pageviews',
-  'bounces',
-  'visit_duration',
-  'event',
-];
 
 /** The metrics the sums of `SUMMED` give, per date or over the range. */
 const SUMMABLE = new Set([

@@ -6,6 +6,7 @@
  * reads (./log-reads.ts), its flush into D1 (./flush.ts), the hits of calls naming several
  * websites (./staging.ts), what it forgets (./retention.ts).
  */
+import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
 import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
@@ -13,6 +14,7 @@ import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './
 import { newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
+import { FlowReader } from './flow-reads.ts';
 import { flushDueAt, flushEvents, NO_COST, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
 import { LogReader } from './log-reads.ts';
@@ -57,6 +59,8 @@ export class EventLog {
   private readonly dict: Dictionary;
   /** Its filtered reads, taking turns in one lane (./log-reads.ts, ./read-lane.ts). */
   private readonly reader: LogReader;
+  /** Its funnels and journeys, read in the same lane (./flow-reads.ts). */
+  private readonly flows: FlowReader;
   /** The hits of calls naming several websites, staged until settled (./staging.ts). */
   private readonly staging: StagedCalls;
   /** Next visitor and visit numbers per date. */
@@ -98,7 +102,9 @@ export class EventLog {
   ) {
     this.db = new LogDb(storage.sql);
     this.dict = new Dictionary(this.db);
-    this.reader = new LogReader(this.db, this.dict, new ReadLane());
+    const lane = new ReadLane();
+    this.reader = new LogReader(this.db, this.dict, lane);
+    this.flows = new FlowReader(this.db, this.dict, lane, this.reader);
     this.hasTables = this.db.hasTable('meta');
     const transaction = (work: () => void) => storage.transactionSync(work);
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
@@ -333,6 +339,19 @@ export class EventLog {
   query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
     const none = q.groups.map(() => ({ rows: [], total: 0 }));
     return this.read(none, () => this.reader.query(q));
+  }
+
+  /** A funnel's visitors per step (./flow-reads.ts). */
+  funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
+    return this.read(
+      q.steps.map(() => 0),
+      () => this.flows.funnel(q),
+    );
+  }
+
+  /** A page of a journey's paths (./flow-reads.ts). */
+  journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
+    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
   }
 
   /** A read, answered `none` before the log's first hit; a failure is logged and answered. */

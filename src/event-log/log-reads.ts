@@ -29,7 +29,7 @@ import { groupRows, propertiesById, resolveFilters, type Step } from './query-va
 import type { ReadLane } from './read-lane.ts';
 
 /** What a read counts as it goes: its chunks (each one turn of the read lane). */
-type Tally = { chunks: number };
+export type Tally = { chunks: number };
 
 /**
  * What a chunk should cost: the rows its statement reads (SQLite's count), and each row it
@@ -156,7 +156,7 @@ export class LogReader {
    * before, or an older version wrote them and they are not converted yet: ./convert.ts) —
    * also when retention deleted some of its dates between two of its chunks.
    */
-  private async counted<T>(
+  async counted<T>(
     range: { from: string; to: string },
     work: (tally: Tally) => Promise<T>,
   ): Promise<LogRead<T>> {
@@ -183,7 +183,7 @@ export class LogReader {
    * `CHUNK_COST` at the cost per event of the chunk before, each in the read lane. `work`
    * answers the rows its statement returned.
    */
-  private async eachChunk(
+  async eachChunk(
     range: { from: string; to: string },
     tally: Tally,
     work: (chunk: Chunk) => number,

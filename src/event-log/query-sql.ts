@@ -337,6 +337,12 @@ function unionAll(terms: string[]): string {
   return unionAll(groups);
 }
 
+/** Each visit's last page view: its page and host (`exit_page`, `exit_hostname`). */
+const exitsTable = (range: string) =>
+  `exits AS MATERIALIZED (SELECT day, visitor, visit, page AS exit_page,
+      hostname AS exit_hostname, max(id) FROM log WHERE ${range} AND kind = 0 AND visit > 0
+      GROUP BY day, visitor, visit)`;
+
 /**
  * The statement of a chunk: the kept rows (`kept`: only the columns the groupings read), the
  * page views of their visits when a filter is on a hit (`views`), the visits' last page views
@@ -400,10 +406,7 @@ export function chunkStatement(
   const tables = [
     `kept AS ${materialized(reads.kept)}(SELECT ${[...wanted].join(', ')} FROM log WHERE ${range} AND ${where})`,
   ];
-  if (exits)
-    tables.unshift(`exits AS MATERIALIZED (SELECT day, visitor, visit, page AS exit_page,
-      hostname AS exit_hostname, max(id) FROM log WHERE ${range} AND kind = 0 AND visit > 0
-      GROUP BY day, visitor, visit)`);
+  if (exits) tables.unshift(exitsTable(range));
   if (reads.views > 0) {
     // Every page view of the kept visits: the kept page views themselves, unless a filter on a
     // hit kept only some of a visit's hits.
@@ -419,4 +422,29 @@ export function chunkStatement(
     text: `WITH ${tables.join(',\n')}\n${unionAll(built.flatMap((b) => b.arms))}`,
     params: [...chunkParams, ...ctx.params],
   };
+}
+
+/**
+ * The SQL of resolved filters on a chunk's rows (`range`: the chunk's condition, its
+ * parameters `?1`…), each a condition of its own, their parameters numbered from `first`;
+ * with the table of the visits' last page views (`exits`) when a condition reads it. For the
+ * reads of ./flow-sql.ts.
+ */
+export function conditionsOf(
+  range: string,
+  first: number,
+  filters: Resolved[],
+): { sql: string[]; params: (string | number)[]; tables: string[] } {
+  const ctx: Context = {
+    params: [],
+    first,
+    range,
+    onHit: false,
+    onVisit: false,
+    exits: false,
+    owned: false,
+    currency: 0,
+  };
+  const sql = filters.map((f) => condition(ctx, f));
+  return { sql, params: ctx.params, tables: ctx.exits ? [exitsTable(range)] : [] };
 }

@@ -64,6 +64,14 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.query(q);
   }
 
+  funnel(q: Parameters<EventLog['funnel']>[0]) {
+    return this.log.funnel(q);
+  }
+
+  journeys(q: Parameters<EventLog['journeys']>[0]) {
+    return this.log.journeys(q);
+  }
+
   destroy() {
     return this.log.destroy();
   }

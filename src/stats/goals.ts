@@ -27,21 +27,33 @@ function pagePattern(path: string): string {
   return `^${body}(\\?.*)?$`;
 }
 
+/** A custom event's hits of this name. */
+export const eventFilter = (name: string): FilterNode => ({
+  op: 'is',
+  dimension: 'event:name',
+  values: [storedEventName(name)],
+  caseSensitive: true,
+});
+
+/** The page views of the pages a path or pattern matches (`*`, `**`: `pagePattern`). */
+export const pageFilter = (path: string): FilterNode => ({
+  op: 'matches',
+  dimension: 'sl:page',
+  values: [pagePattern(path)],
+  caseSensitive: true,
+});
+
+/** No hit at all. */
+export const NO_HIT: FilterNode = {
+  op: 'is',
+  dimension: 'event:name',
+  values: [],
+  caseSensitive: true,
+};
+
 /** The hits that complete `goal`. */
 export function goalFilter(goal: Goal): FilterNode {
-  return goal.eventName !== null
-    ? {
-        op: 'is',
-        dimension: 'event:name',
-        values: [storedEventName(goal.eventName)],
-        caseSensitive: true,
-      }
-    : {
-        op: 'matches',
-        dimension: 'sl:page',
-        values: [pagePattern(goal.pagePath ?? '')],
-        caseSensitive: true,
-      };
+  return goal.eventName !== null ? eventFilter(goal.eventName) : pageFilter(goal.pagePath ?? '');
 }
 
 /** The dimension of goals in the query engine's questions: a goal's name. */
@@ -82,8 +94,7 @@ export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
           if (!goals.some((g) => namesGoal(g, n, v))) throw new UnknownGoal(v);
       const named = goals.filter((g) => n.values.some((v) => namesGoal(g, n, v)));
       // No goal named: the hits of no goal (none).
-      if (named.length === 0)
-        return { op: 'is', dimension: 'event:name', values: [], caseSensitive: true };
+      if (named.length === 0) return NO_HIT;
       const conditions = named.map(goalFilter);
       return conditions.length === 1
         ? (conditions[0] as FilterNode)

@@ -48,15 +48,14 @@ function matches(value: string | null, filter: Filter): boolean {
   return filter.operator === 'not' ? !is : is;
 }
 
-/** The counts per value of a statistic over the hits of `from`–`to` the filters keep. */
-export function referenceStatistic(
-  all: LoggedEvent[],
-  name: StatName,
-  from: string,
-  to: string,
+/**
+ * Whether the filters keep a hit of `events` (a hit's visit and visitor are read among
+ * them: the events of the range).
+ */
+export function keptByFilters(
+  events: LoggedEvent[],
   filters: Filter[],
-): Record<string, number> {
-  const events = all.filter((e) => e.date >= from && e.date <= to);
+): (e: LoggedEvent) => boolean {
   const { visitors, visits } = groups(events);
   const visitOf = (e: LoggedEvent) =>
     e.visit > 0 ? visits.get(`${e.date} ${e.visitor} ${e.visit}`) : undefined;
@@ -99,7 +98,25 @@ export function referenceStatistic(
       }
     }
   };
-  const kept = events.filter((e) => filters.every((f) => keeps(e, f)));
+  return (e) => filters.every((f) => keeps(e, f));
+}
+
+/** The counts per value of a statistic over the hits of `from`–`to` the filters keep. */
+export function referenceStatistic(
+  all: LoggedEvent[],
+  name: StatName,
+  from: string,
+  to: string,
+  filters: Filter[],
+): Record<string, number> {
+  const events = all.filter((e) => e.date >= from && e.date <= to);
+  const { visitors, visits } = groups(events);
+  const visitOf = (e: LoggedEvent) =>
+    e.visit > 0 ? visits.get(`${e.date} ${e.visitor} ${e.visit}`) : undefined;
+  const visitorOf = (e: LoggedEvent) =>
+    e.visitor > 0 ? visitors.get(`${e.date} ${e.visitor}`) : undefined;
+  const keeps = keptByFilters(events, filters);
+  const kept = events.filter(keeps);
   const out: Record<string, number> = {};
   const add = (value: string | null, by = 1) => {
     if (value === null || value === '') return;

@@ -1,0 +1,103 @@
+/**
+ * Funnels and journeys as API v1 and the statistics page answer them (docs/ARCHITECTURE.md,
+ * "Funnels and journeys"): a saved funnel's steps made filters of the hits that take them (a
+ * page pattern's page views, a custom event, a goal's conversions: ./goals.ts), asked of the
+ * website's event log under v1's filters, which choose the visits; the log counts
+ * (src/event-log/flow-reads.ts), the rates are worked out here.
+ */
+import type { Filter } from '../counting/dimensions.ts';
+import type { FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
+import type { FilterNode } from '../counting/query.ts';
+import type { Env } from '../env.ts';
+import { readLog } from '../event-log/client.ts';
+import type { Unavailable } from './engine/engine.ts';
+import { v1Filters } from './engine/v1.ts';
+import { eventFilter, type Goal, goalFilter, NO_HIT, pageFilter, withGoals } from './goals.ts';
+
+type Dates = { from: string; to: string };
+
+/** The hits that take a step; a goal the website no longer has is taken by none. */
+function stepFilter(step: FunnelStep, goals: Goal[]): FilterNode {
+  if ('page' in step) return pageFilter(step.page);
+  if ('event' in step) return eventFilter(step.event);
+  const goal = goals.find((g) => g.displayName === step.goal);
+  return goal ? goalFilter(goal) : NO_HIT;
+}
+
+/** What a step shows: its page pattern, its event's name or its goal's. */
+export const stepLabel = (step: FunnelStep): string =>
+  'page' in step ? step.page : 'event' in step ? step.event : step.goal;
+
+/** A step of a funnel's answer. */
+export type FunnelStepAnswer = {
+  step: number;
+  label: string;
+  visitors: number;
+  /** Percent of the first step's visitors, to two decimals. */
+  conversion_rate: number;
+  /** Visitors of the step before who did not take this one, and their percent of them. */
+  dropoff: number;
+  dropoff_rate: number;
+};
+
+/** `part` of `whole` in percent, to two decimals (0 of nothing). */
+const percent = (part: number, whole: number) =>
+  whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0;
+
+/** A funnel's steps with their visitors, conversion and drop-off. */
+export function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[] {
+  const first = visitors[0] ?? 0;
+  return steps.map((step, i) => {
+    const here = visitors[i] ?? 0;
+    const before = i === 0 ? here : (visitors[i - 1] ?? 0);
+    return {
+      step: i + 1,
+      label: stepLabel(step),
+      visitors: here,
+      conversion_rate: i === 0 ? (first > 0 ? 100 : 0) : percent(here, first),
+      dropoff: before - here,
+      dropoff_rate: percent(before - here, before),
+    };
+  });
+}
+
+/** The log's answer, or the first date it holds when the range starts before it. */
+async function fromLog<T>(
+  env: Env,
+  websiteId: number,
+  read: Parameters<typeof readLog<T>>[2],
+): Promise<T | Unavailable> {
+  const answer = await readLog(env, websiteId, read);
+  return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
+}
+
+/** A funnel's steps over a range under v1's filters (a goal filter's goals among `goals`). */
+export async function funnelOf(
+  env: Env,
+  websiteId: number,
+  funnel: { steps: FunnelStep[] },
+  range: Dates,
+  filters: Filter[],
+  goals: Goal[],
+): Promise<FunnelStepAnswer[] | Unavailable> {
+  const q = {
+    from: range.from,
+    to: range.to,
+    filters: withGoals(v1Filters(filters), goals),
+    steps: funnel.steps.map((step) => stepFilter(step, goals)),
+  };
+  const visitors = await fromLog(env, websiteId, (log) => log.funnel(q));
+  return Array.isArray(visitors) ? funnelSteps(funnel.steps, visitors) : visitors;
+}
+
+/** A page of the paths visits took from or to a page, under v1's filters. */
+export function journeysOf(
+  env: Env,
+  websiteId: number,
+  q: Omit<JourneyQuery, 'filters'>,
+  filters: Filter[],
+  goals: Goal[],
+): Promise<JourneyAnswer | Unavailable> {
+  const question = { ...q, filters: withGoals(v1Filters(filters), goals) };
+  return fromLog(env, websiteId, (log) => log.journeys(question));
+}

@@ -27,11 +27,13 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Filter } from '../src/counting/dimensions.ts';
+import type { FunnelStep, JourneyQuery } from '../src/counting/flows.ts';
 import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
 import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
 import { V1_STATISTICS, v1Filters } from '../src/stats/engine/v1.ts';
 import { filterParam } from '../src/stats/filters.ts';
+import { funnelQuestion } from '../src/stats/flows.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -316,6 +318,45 @@ const V2_QUESTIONS: {
   },
 ];
 
+/**
+ * Funnels and journeys measured on the benchmark site (issue #33's figures): a four-step
+ * funnel from the home page to a sign-up, and the two pages visits viewed after the pricing
+ * page, over 30 and 365 days.
+ */
+const FUNNEL_STEPS: FunnelStep[] = [
+  { page: '/' },
+  { page: '/pricing' },
+  { page: '/docs/**' },
+  { event: 'signup' },
+];
+const FLOW_QUESTIONS = [30, 365].flatMap((days) => [
+  {
+    key: `funnel${days}`,
+    title: 'A four-step funnel: `/` → `/pricing` → `/docs/**` → event `signup`',
+    days,
+    target: days === 30 ? 300 : 2000,
+    funnel: funnelQuestion(FUNNEL_STEPS, { from: isoDay(end - days * DAY), to: lastDay }, [], []),
+  },
+  {
+    key: `journey${days}`,
+    title: 'A two-step journey: the pages viewed after `/pricing`',
+    days,
+    target: days === 30 ? 300 : 2000,
+    journey: {
+      from: isoDay(end - days * DAY),
+      to: lastDay,
+      filters: [],
+      page: '/pricing',
+      direction: 'next',
+      steps: 2,
+      sortBy: 'count',
+      sort: 'desc',
+      limit: 25,
+      offset: 0,
+    } satisfies JourneyQuery,
+  },
+]);
+
 /** A v2 question as the engine takes it (order as Plausible's default, 25 rows). */
 const v2Question = (q: (typeof V2_QUESTIONS)[number]) => ({
   from: isoDay(end - q.days * DAY),
@@ -432,6 +473,7 @@ async function main() {
     const reads: BenchReport['reads'] = [];
     const filteredReads: BenchReport['filteredReads'] = [];
     const v2Reads: BenchReport['v2Reads'] = [];
+    const flowReads: BenchReport['flowReads'] = [];
     let eventsImported = 0;
     let compaction: BenchReport['compaction'] = {
       months: 0,
@@ -531,6 +573,15 @@ async function main() {
         v2Reads.push({ key: q.key, title: q.title, days: q.days, target: q.target, ...r });
       }
       log('  Stats API v2 questions measured');
+      for (const { key, title, days, target, ...question } of FLOW_QUESTIONS) {
+        const r = await measuredRead(post, '/bench/flows', {
+          websiteId: benchSiteId,
+          ...question,
+          runs: config.runs,
+        });
+        flowReads.push({ key, title, days, target, ...r });
+      }
+      log('  funnels and journeys measured');
 
       // Per-hit writes: the website with its year in its log takes the next days' traffic, a
       // day at each rate, the log flushing when its policy says.
@@ -665,6 +716,23 @@ async function main() {
           }),
         }),
       );
+      // …and the funnel and journey of section 3c over the year, through API v1.
+      const saved = await fetch(`${base}/api/v1/websites/${benchSiteId}/funnels`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${benchSite.apiKey}`,
+          'content-type': 'application/json',
+          'cf-connecting-ip': '172.16.0.10',
+        },
+        body: JSON.stringify({ name: 'Sign-up', steps: FUNNEL_STEPS }),
+      });
+      if (saved.status !== 201) throw new Error(`saving the funnel: ${saved.status}`);
+      const funnelId = ((await saved.json()) as { data: { id: number } }).data.id;
+      const year = `from=${yearFrom}&to=${lastDay}`;
+      questions.push(
+        () => api(`/stats/${benchSiteId}/funnels/${funnelId}?${year}`, 10),
+        () => api(`/stats/${benchSiteId}/journeys?page=/pricing&direction=next&steps=2&${year}`, 11),
+      );
       const underReads = await hitsUnderReads({
         seconds: config.durationSeconds,
         readers: 4,
@@ -765,6 +833,7 @@ async function main() {
       reads,
       filteredReads,
       v2Reads,
+      flowReads,
       compaction,
       eventsImported,
       throughput,

@@ -78,6 +78,11 @@ export type BenchReport = {
   filteredReads: (Read & { /** The filters as query parameters. */ filters: string })[];
   /** Questions of the Stats API v2 asked of the query engine (issue #31's figures). */
   v2Reads?: (Omit<Read, 'statistic'> & { key: string; title: string; target: number })[];
+  /**
+   * Funnels and journeys asked of the site's log (issue #33's figures): rows returned are the
+   * steps or paths, "in all" the first step's visitors or the paths.
+   */
+  flowReads?: (Omit<Read, 'statistic'> & { key: string; title: string; target: number })[];
   /** The complete months compacted into month and year roll-ups before the reads. */
   compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
   /** Events in the site's log when the filtered reads were measured. */
@@ -404,6 +409,17 @@ Rows read are D1's for the roll-ups, the object's for the log.
 | Question | Days | Rows read | Returned / in all | p50 / p95 ms | Target p50 |
 |---|---|---|---|---|---|
 ${(r.v2Reads ?? []).map((q) => `| ${q.title} (\`v2Reads.${q.key}\`) | ${q.days} | ${n(q.rowsRead)} | ${n(q.rowsReturned)} / ${n(q.distinctValues)} | **${q.p50Ms}** / ${q.p95Ms} | ≤ ${q.target} |`).join('\n')}
+
+## 3c. Funnels and journeys
+
+Asked of the website's log inside workerd (src/event-log/flow-reads.ts), ${r.config.runs} times each,
+in the chunks of whole dates every read of the log takes (hits come between them). For a funnel,
+"returned / in all" is its steps / the first step's visitors; for a journey, the paths on the
+first page / the paths in all.
+
+| Question | Days | Rows read | Returned / in all | p50 / p95 ms | Target p50 |
+|---|---|---|---|---|---|
+${(r.flowReads ?? []).map((q) => `| ${q.title} (\`flowReads.${q.key}\`) | ${q.days} | ${n(q.rowsRead)} | ${n(q.rowsReturned)} / ${n(q.distinctValues)} | **${q.p50Ms}** / ${q.p95Ms} | ≤ ${q.target} |`).join('\n')}
 
 ## 4. Ingestion throughput
 

@@ -23,8 +23,13 @@
  *   (src/stats/engine/engine.ts `answer`: the roll-ups or the website's real object, as the
  *   Stats APIs ask) `runs` times; answers the first grouping's rows read (D1's or the
  *   object's), rows returned and rows in all, and every run's latency in milliseconds.
+ * - `POST /bench/flows` `{websiteId, funnel | journey, runs}`: asks the website's log a
+ *   funnel's or a journey's question (src/event-log/flow-reads.ts) `runs` times; answers the
+ *   rows read, the steps or paths returned, the first step's visitors or the paths in all,
+ *   and every run's latency.
  */
 
+import type { FunnelQuery, JourneyQuery } from '../../src/counting/flows.ts';
 import type { LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
@@ -375,6 +380,35 @@ export default {
         distinctValues: first?.total ?? 0,
         samples,
       });
+    }
+    if (pathname === '/bench/flows') {
+      // A funnel's or a journey's question asked of the site's log `runs` times.
+      const q = (await request.json()) as {
+        websiteId: number;
+        funnel?: FunnelQuery;
+        journey?: JourneyQuery;
+        runs: number;
+      };
+      const log = websiteLog(env, q.websiteId);
+      const samples: number[] = [];
+      let last: { rowsRead: number; rowsReturned: number; distinctValues: number } | undefined;
+      for (let i = 0; i < q.runs; i++) {
+        const started = performance.now();
+        const read = q.funnel
+          ? await log.funnel(q.funnel)
+          : await log.journeys(q.journey as JourneyQuery);
+        samples.push(performance.now() - started);
+        if (!read.ok) throw new Error('the log did not answer');
+        const value = read.value;
+        last = Array.isArray(value)
+          ? { rowsRead: read.rowsRead, rowsReturned: value.length, distinctValues: value[0] ?? 0 }
+          : {
+              rowsRead: read.rowsRead,
+              rowsReturned: value.rows.length,
+              distinctValues: value.total,
+            };
+      }
+      return Response.json({ ...last, samples });
     }
     if (pathname === '/bench/flush') {
       const { websiteIds } = (await request.json()) as { websiteIds: number[] };

@@ -22,10 +22,13 @@ export const pageField = field<number>(
   },
 ).optional();
 
-/** Absolute URL of `page` for the current request, keeping every other query parameter. */
-export function pageUrl(requestUrl: string, page: number): string {
+/**
+ * Absolute URL of `page` for the current request, keeping every other query parameter
+ * (`name`: the parameter that numbers pages).
+ */
+export function pageUrl(requestUrl: string, page: number, name = 'page'): string {
   const url = new URL(requestUrl);
-  url.searchParams.set('page', String(page));
+  url.searchParams.set(name, String(page));
   return url.toString();
 }
 
@@ -44,6 +47,36 @@ export function pageWindow(total: number, page: number, perPage: number) {
 /** `from`/`to` of a page: 1-based positions of its first and last row, null when empty. */
 export function pageRange(offset: number, count: number) {
   return count > 0 ? { from: offset + 1, to: offset + count } : { from: null, to: null };
+}
+
+/**
+ * A page of rows as the statistics answer it (Laravel's paginator: `current_page`, `data`,
+ * the pages' URLs, `from`/`to`, `total`); `name`: the parameter that numbers pages.
+ */
+export function statsPage<T>(
+  requestUrl: string,
+  at: { page: number; perPage: number; name?: string },
+  rows: T[],
+  total: number,
+) {
+  const { page, perPage, name = 'page' } = at;
+  const { lastPage, offset } = pageWindow(total, page, perPage);
+  const range = pageRange(offset, rows.length);
+  return {
+    current_page: page,
+    data: rows,
+    first_page_url: pageUrl(requestUrl, 1, name),
+    from: range.from,
+    last_page: lastPage,
+    last_page_url: pageUrl(requestUrl, lastPage, name),
+    next_page_url: page < lastPage ? pageUrl(requestUrl, page + 1, name) : null,
+    path: pathOf(requestUrl),
+    per_page: perPage,
+    prev_page_url: page > 1 ? pageUrl(requestUrl, page - 1, name) : null,
+    to: range.to,
+    total,
+    status: 200,
+  };
 }
 
 export const linksSchema = z

@@ -45,6 +45,9 @@ export type JourneyQuery = {
   direction: 'next' | 'previous';
   /** 1 to `JOURNEY_STEPS`. */
   steps: number;
+  /** By visits (ties by path) or by path, as API v1's statistics sort (`count`, `value`). */
+  sortBy: 'count' | 'value';
+  sort: 'asc' | 'desc';
   limit: number;
   offset: number;
 };
@@ -52,5 +55,5 @@ export type JourneyQuery = {
 /** A path, in the order the visits walked it, and how many visits took it. */
 export type JourneyRow = { path: string[]; visits: number };
 
-/** A page of paths, most visits first, and how many paths there are in all. */
+/** A page of paths, and how many paths there are in all. */
 export type JourneyAnswer = { rows: JourneyRow[]; total: number };

@@ -69,7 +69,7 @@ export class FlowReader {
     });
   }
 
-  /** A page of the paths visits took from (or to) the page, most visits first. */
+  /** A page of the paths visits took from (or to) the page, sorted as asked. */
   journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
     return this.reader.counted(q, async (tally) => {
       const { filter, page } = await this.lane.run(() => ({
@@ -113,8 +113,11 @@ export class FlowReader {
       return { path: q.direction === 'next' ? path : path.reverse(), visits };
     });
     const keys = new Map(rows.map((row) => [row, row.path.join('\u0000')]));
-    rows.sort(
-      (a, b) => b.visits - a.visits || byCodePoint(keys.get(a) as string, keys.get(b) as string),
+    const sign = q.sort === 'asc' ? 1 : -1;
+    const byPath = (a: JourneyRow, b: JourneyRow) =>
+      byCodePoint(keys.get(a) as string, keys.get(b) as string);
+    rows.sort((a, b) =>
+      q.sortBy === 'value' ? sign * byPath(a, b) : sign * (a.visits - b.visits) || byPath(a, b),
     );
     return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
   }

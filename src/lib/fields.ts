@@ -19,6 +19,7 @@ type OpenApiDoc = Partial<{
   example: unknown;
   maxLength: number;
   minimum: number;
+  maximum: number;
 }>;
 
 /**

@@ -32,6 +32,7 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(-
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{word-break:break-all}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0 1rem}.chips{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0;padding:0}.chip{display:flex;gap:.5rem;align-items:center;border:1px solid var(--line);background:var(--card);border-radius:999px;padding:.2rem .4rem .2rem .75rem}.chip a{text-decoration:none;font-weight:700;padding:0 .35rem}
 .filter-link{color:inherit;text-decoration:none}.filter-link:hover{text-decoration:underline;color:var(--accent)}.open-link{text-decoration:none;font-size:.85rem}
+svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fill:var(--line)}svg.bar .fill{fill:var(--accent)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 

@@ -13,13 +13,19 @@ import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts
 import { createDb, type Database } from '../db/client.ts';
 import { type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { listGoals } from '../goals/goals.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
+import { resolveRange } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
+import { filterParam, parseFilters } from '../stats/filters.ts';
+import { namesGoal } from '../stats/goals.ts';
+import { firstDateOf, isGoalFilter } from '../stats/source.ts';
 import { normalizeDomain } from '../websites/domain.ts';
 import { Field, render } from './layout.tsx';
+import type { View } from './stats-view.tsx';
 
 /** A missing website, a private one and an unknown statistic look exactly alike. */
 export const notFound = () => new ApiError(404, 'There are no statistics here.');
@@ -143,4 +149,38 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
     });
     return c.redirect(`/stats/${site.domain}`, 303);
   });
+}
+
+/**
+ * The view an address asks for, and the filter parameters it named that could not be used.
+ * "All time" starts at the website's oldest date with data: in the roll-ups once the log has
+ * flushed into them, so that a hit not rolled up yet is within it.
+ */
+export async function viewOf(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  db: Database,
+): Promise<{ view: View; refused: string[] }> {
+  const parsed = parseFilters(new URL(c.req.url).searchParams);
+  const refused = Object.keys(parsed.errors);
+  // A goal filter names one of the website's goals, or it is said it could not be used.
+  let filters = parsed.filters;
+  if (filters.some(isGoalFilter)) {
+    const goals = await listGoals(db, site.id);
+    filters = filters.filter((f) => {
+      const known =
+        !isGoalFilter(f) ||
+        goals.some((g) =>
+          namesGoal(g, { op: f.operator, caseSensitive: f.operator !== 'contains' }, f.value),
+        );
+      if (!known) refused.push(filterParam(f));
+      return known;
+    });
+  }
+  const query = c.req.query();
+  const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
+  return {
+    view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
+    refused,
+  };
 }

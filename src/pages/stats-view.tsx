@@ -278,6 +278,19 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }>
           </a>
         </>
       ) : null}
+      {name === 'page' ? (
+        <>
+          {' '}
+          <a
+            href={viewHref(`/stats/${domain}/journeys`, view, { page: value })}
+            class="open-link"
+            title="What did they do next?"
+          >
+            <span aria-hidden="true">→</span>
+            <span class="sr-only">What did visitors of {text} do next</span>
+          </a>
+        </>
+      ) : null}
     </>
   );
 };

@@ -14,15 +14,14 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
-import { resolveRange, seriesUnitOf } from '../lib/dates.ts';
+import { seriesUnitOf } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
-import { filterParam, parseFilters } from '../stats/filters.ts';
-import { namesGoal } from '../stats/goals.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
-import { firstDateOf, isGoalFilter, isUnavailable, sourceOf } from '../stats/source.ts';
+import { isUnavailable, sourceOf } from '../stats/source.ts';
+import { registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
-import { notFound, readableSite, registerPasswordRoute } from './stats-access.tsx';
+import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
 import {
   change,
@@ -40,40 +39,6 @@ import {
   viewHref,
   viewParams,
 } from './stats-view.tsx';
-
-/**
- * The view an address asks for, and the filter parameters it named that could not be used.
- * "All time" starts at the website's oldest date with data: in the roll-ups once the log has
- * flushed into them, so that a hit not rolled up yet is within it.
- */
-async function viewOf(
-  c: Context<AppEnv>,
-  site: WebsiteRow,
-  db: Database,
-): Promise<{ view: View; refused: string[] }> {
-  const parsed = parseFilters(new URL(c.req.url).searchParams);
-  const refused = Object.keys(parsed.errors);
-  // A goal filter names one of the website's goals, or it is said it could not be used.
-  let filters = parsed.filters;
-  if (filters.some(isGoalFilter)) {
-    const goals = await listGoals(db, site.id);
-    filters = filters.filter((f) => {
-      const known =
-        !isGoalFilter(f) ||
-        goals.some((g) =>
-          namesGoal(g, { op: f.operator, caseSensitive: f.operator !== 'contains' }, f.value),
-        );
-      if (!known) refused.push(filterParam(f));
-      return known;
-    });
-  }
-  const query = c.req.query();
-  const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
-  return {
-    view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
-    refused,
-  };
-}
 
 /** The statistic named in the path (`:name`, `.csv` stripped), or the page's 404. */
 function statisticOf(c: Context<AppEnv>): StatName {
@@ -458,6 +423,7 @@ export function createStatsPages() {
   const pages = new Hono<AppEnv>();
   registerPasswordRoute(pages);
   pages.get('/:domain', overviewPage);
+  registerFlowPages(pages);
   pages.get('/:domain/:name{[a-z_]+\\.csv}', statisticCsv);
   pages.get('/:domain/:name{[a-z_]+}', statisticPage);
   return pages;

@@ -6,7 +6,7 @@
  * (src/event-log/flow-reads.ts), the rates are worked out here.
  */
 import type { Filter } from '../counting/dimensions.ts';
-import type { FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
+import type { FunnelQuery, FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
 import type { FilterNode } from '../counting/query.ts';
 import type { Env } from '../env.ts';
 import { readLog } from '../event-log/client.ts';
@@ -71,6 +71,21 @@ async function fromLog<T>(
   return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
 }
 
+/** A funnel's question to the log: its steps and v1's filters as the engine's. */
+export function funnelQuestion(
+  steps: FunnelStep[],
+  range: Dates,
+  filters: Filter[],
+  goals: Goal[],
+): FunnelQuery {
+  return {
+    from: range.from,
+    to: range.to,
+    filters: withGoals(v1Filters(filters), goals),
+    steps: steps.map((step) => stepFilter(step, goals)),
+  };
+}
+
 /** A funnel's steps over a range under v1's filters (a goal filter's goals among `goals`). */
 export async function funnelOf(
   env: Env,
@@ -80,12 +95,7 @@ export async function funnelOf(
   filters: Filter[],
   goals: Goal[],
 ): Promise<FunnelStepAnswer[] | Unavailable> {
-  const q = {
-    from: range.from,
-    to: range.to,
-    filters: withGoals(v1Filters(filters), goals),
-    steps: funnel.steps.map((step) => stepFilter(step, goals)),
-  };
+  const q = funnelQuestion(funnel.steps, range, filters, goals);
   const visitors = await fromLog(env, websiteId, (log) => log.funnel(q));
   return Array.isArray(visitors) ? funnelSteps(funnel.steps, visitors) : visitors;
 }

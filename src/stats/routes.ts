@@ -4,7 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { pageRange, pageUrl, pageWindow, pathOf } from '../api/pagination.ts';
+import { statsPage } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import {
@@ -57,9 +57,9 @@ function example(summary: string, query: string, data: { value: string; count: n
 }
 
 /** How the filters are documented on both routes. */
-const FILTERS_DOCUMENTATION = ` Filters narrow every number: \`filter[<dimension>]=<value>\` keeps the hits with that value, \`filter[<dimension>][not]=<value>\` those without it, \`filter[<dimension>][contains]=<text>\` those whose value contains the text in any case; several combine with AND (at most ${MAX_FILTERS}). Dimensions: ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(', ')}; values exactly as this API returns them. \`page\` and \`event\` keep the matching hits; \`landing_page\`, \`exit_page\`, \`referrer\` and \`campaign\` every hit of the visits that have the value; the others every hit of the visitors that have it that day. Each statistic then counts over the kept hits as it does over all of them. Filtered answers are read from the website's event log: a range that starts before the oldest date it holds (see EVENT_RETENTION_DAYS) is a 422 naming \`from\`.`;
+export const FILTERS_DOCUMENTATION = ` Filters narrow every number: \`filter[<dimension>]=<value>\` keeps the hits with that value, \`filter[<dimension>][not]=<value>\` those without it, \`filter[<dimension>][contains]=<text>\` those whose value contains the text in any case; several combine with AND (at most ${MAX_FILTERS}). Dimensions: ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(', ')}; values exactly as this API returns them. \`page\` and \`event\` keep the matching hits; \`landing_page\`, \`exit_page\`, \`referrer\` and \`campaign\` every hit of the visits that have the value; the others every hit of the visitors that have it that day. Each statistic then counts over the kept hits as it does over all of them. Filtered answers are read from the website's event log: a range that starts before the oldest date it holds (see EVENT_RETENTION_DAYS) is a 422 naming \`from\`.`;
 
-const idParam = z.object({
+export const idParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
 });
 
@@ -126,7 +126,7 @@ const summaryRoute = createRoute({
 });
 
 /** The website of `{id}` when it is the owner's; else the 404 of a missing one. */
-async function readableWebsite(c: Context<AppEnv>, id: number) {
+export async function readableWebsite(c: Context<AppEnv>, id: number) {
   const db = createDb(c.env.DB);
   const website = await findWebsite(db, c.get('ownerId'), id);
   if (!website) throw notFound();
@@ -140,7 +140,7 @@ async function readableWebsite(c: Context<AppEnv>, id: number) {
  * The validated query and its filters (`filter[…]`, src/stats/filters.ts): one 422 names
  * every bad field and filter. A range whose `to` is before its `from` is a 422 naming `to`.
  */
-function checkedQuery<Q extends { from: string; to: string; search?: string | undefined }>(
+export function checkedQuery<Q extends { from: string; to: string; search?: string | undefined }>(
   c: Context<AppEnv>,
   query: () => Q,
 ): { q: Q; filters: Filter[] } {
@@ -186,16 +186,19 @@ async function filteredSource(
   try {
     return await sourceOf(c.env, createDb(c.env.DB), websiteId, filters, goals);
   } catch (err) {
-    if (err instanceof UnknownGoal)
-      throw validationFailed({
-        [filterParam({ dimension: GOAL_FILTER, operator: 'is' })]: [err.message],
-      });
-    throw err;
+    throw goalFilterFailure(err);
   }
 }
 
+/** A goal filter naming no goal of the website is a 422 naming it; anything else as it was. */
+export function goalFilterFailure(err: unknown): unknown {
+  return err instanceof UnknownGoal
+    ? validationFailed({ [filterParam({ dimension: GOAL_FILTER, operator: 'is' })]: [err.message] })
+    : err;
+}
+
 /** The 422 of a filtered range that starts before the oldest date the event log holds. */
-function unavailable(u: Unavailable): ApiError {
+export function unavailable(u: Unavailable): ApiError {
   return validationFailed({
     from: [
       `The from field must be ${u.firstDate} or later: filtered statistics are kept from that date.`,
@@ -245,23 +248,6 @@ export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
       offset: (page - 1) * perPage,
     });
     if (isUnavailable(answer)) throw unavailable(answer);
-    const { rows, total } = answer;
-    const { lastPage, offset } = pageWindow(total, page, perPage);
-    const range = pageRange(offset, rows.length);
-    return c.json({
-      current_page: page,
-      data: rows,
-      first_page_url: pageUrl(c.req.url, 1),
-      from: range.from,
-      last_page: lastPage,
-      last_page_url: pageUrl(c.req.url, lastPage),
-      next_page_url: page < lastPage ? pageUrl(c.req.url, page + 1) : null,
-      path: pathOf(c.req.url),
-      per_page: perPage,
-      prev_page_url: page > 1 ? pageUrl(c.req.url, page - 1) : null,
-      to: range.to,
-      total,
-      status: 200,
-    });
+    return c.json(statsPage(c.req.url, { page, perPage }, answer.rows, answer.total));
   });
 }

@@ -7,7 +7,7 @@ import { STAT_NAMES } from '../counting/statistics.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
 
-const dateField = (name: 'from' | 'to') =>
+export const dateField = (name: 'from' | 'to') =>
   field<string>(
     {
       type: 'string',
@@ -31,7 +31,7 @@ const dateField = (name: 'from' | 'to') =>
  * parsed from the raw query string (./filters.ts, which also takes `[not]` and `[contains]`):
  * no request has a parameter named `filter` for this schema to see.
  */
-const filterParameter = z
+export const filterParameter = z
   .record(z.enum(FILTER_DIMENSIONS), z.string())
   .optional()
   .openapi({

@@ -322,7 +322,10 @@ describe('funnels and journeys on random traffic', () => {
           const answer = await journeysOf(
             env,
             s.id,
-            { from: range[0], to: range[1], page, direction, steps, limit: 10_000, offset: 0 },
+            {
+              ...{ from: range[0], to: range[1], page, direction, steps },
+              ...{ sortBy: 'count', sort: 'desc', limit: 10_000, offset: 0 },
+            },
             filters,
             [],
           );

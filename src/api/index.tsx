@@ -5,6 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
+import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
@@ -56,6 +57,7 @@ export function createApi() {
   );
   registerWebsiteRoutes(api);
   registerGoalRoutes(api);
+  registerFunnelRoutes(api);
   registerStatsRoutes(api);
   return api;
 }

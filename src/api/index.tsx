@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
+import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
@@ -57,6 +58,7 @@ export function createApi() {
   );
   registerWebsiteRoutes(api);
   registerGoalRoutes(api);
+  registerFunnelRoutes(api);
   registerFlowRoutes(api);
   registerStatsRoutes(api);
   return api;

@@ -136,6 +136,28 @@ export const goals = sqliteTable(
 export type GoalRow = typeof goals.$inferSelect;
 
 /**
+ * A website's funnels (src/funnels/funnels.ts): a name unique to the website and 2 to 8
+ * steps — each a page (a path or pattern), a custom event or a goal — kept as the JSON the
+ * API answers (`[{"page":"/pricing"},{"event":"Signup"}]`), since they are only ever read
+ * whole.
+ */
+export const funnels = sqliteTable(
+  'funnels',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    steps: text('steps').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('funnels_name_unique').on(t.websiteId, t.name)],
+);
+
+export type FunnelRow = typeof funnels.$inferSelect;
+
+/**
  * Daily roll-ups: one row per (website, statistic, local date, value). The primary key is
  * exactly the lookup order of every stats query, so a query is an index range scan.
  */

@@ -11,6 +11,12 @@ import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
 import { deleteWebsite, findWebsite, listWebsites, parseWebsiteId } from '../websites/queries.ts';
 import { changeWebsite, createWebsite } from '../websites/service.ts';
+import {
+  type FunnelFormValues,
+  FunnelsSection,
+  funnelsOf,
+  registerFunnelPages,
+} from './funnels.tsx';
 import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from './goals.tsx';
 import { render } from './layout.tsx';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
@@ -148,13 +154,29 @@ function SnippetSection({ origin }: { origin: string }) {
   );
 }
 
+/** What the settings page says was done: a goal or a funnel added or deleted, or saved. */
+function savedNotice(c: Context<AppEnv>): string {
+  for (const [flag, noun] of [
+    ['goal', 'Goal'],
+    ['funnel', 'Funnel'],
+  ] as const) {
+    const done = c.req.query(flag);
+    if (done === 'added' || done === 'deleted') return `${noun} ${done}.`;
+  }
+  return 'Saved.';
+}
+
 async function editPage(
   c: Context<AppEnv>,
   site: WebsiteRow,
   values: FormValues,
   errors?: FieldErrors,
-  goal: { values?: GoalFormValues; errors?: FieldErrors } = {},
+  forms: {
+    goal?: { values: GoalFormValues; errors: FieldErrors };
+    funnel?: { values: FunnelFormValues; errors: FieldErrors };
+  } = {},
 ) {
+  const { goal, funnel } = forms;
   const csrf = await csrfToken(c);
   return render(
     c,
@@ -168,13 +190,9 @@ async function editPage(
               Website added. Paste the snippet below into every page of your site.
             </p>
           ) : null}
-          {c.req.query('saved') || c.req.query('goal') ? (
+          {c.req.query('saved') || c.req.query('goal') || c.req.query('funnel') ? (
             <p class="notice" role="status">
-              {c.req.query('goal') === 'added'
-                ? 'Goal added.'
-                : c.req.query('goal') === 'deleted'
-                  ? 'Goal deleted.'
-                  : 'Saved.'}
+              {savedNotice(c)}
             </p>
           ) : null}
           <SnippetSection origin={new URL(c.req.url).origin} />
@@ -191,13 +209,20 @@ async function editPage(
             site={site}
             goals={await goalsOf(c, site)}
             csrf={csrf}
-            values={goal.values}
-            errors={goal.errors}
+            values={goal?.values}
+            errors={goal?.errors}
+          />
+          <FunnelsSection
+            site={site}
+            funnels={await funnelsOf(c, site)}
+            csrf={csrf}
+            values={funnel?.values}
+            errors={funnel?.errors}
           />
         </>
       ),
     },
-    errors || goal.errors ? 422 : 200,
+    errors || goal || funnel ? 422 : 200,
   );
 }
 
@@ -272,7 +297,14 @@ export function createWebsitePages() {
     siteOf,
     formBody,
     (c, site) => (values, errors) =>
-      editPage(c, site, valuesOf(site), undefined, { values, errors }),
+      editPage(c, site, valuesOf(site), undefined, { goal: { values, errors } }),
+  );
+  registerFunnelPages(
+    pages,
+    siteOf,
+    formBody,
+    (c, site) => (values, errors) =>
+      editPage(c, site, valuesOf(site), undefined, { funnel: { values, errors } }),
   );
   return pages;
 }

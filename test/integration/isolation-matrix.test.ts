@@ -90,6 +90,8 @@ const w = {} as {
   bRecords: unknown[];
   /** A goal of B's private website. */
   bGoal: number;
+  /** A funnel of B's private website. */
+  bFunnel: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -178,6 +180,18 @@ beforeAll(async () => {
     });
     expect(goal.status).toBe(201);
     if (target === 'private') w.bGoal = (goal.json as { data: { id: number } }).data.id;
+    const funnel = await call(`/api/v1/websites/${w.bSites[target].id}/funnels`, {
+      method: 'POST',
+      key: w.b.key,
+      body: {
+        json: {
+          name: `b-only-${target}-funnel`,
+          steps: [{ page: `/b-only-${target}-page` }, { event: `b_only_${target}_event` }],
+        },
+      },
+    });
+    expect(funnel.status).toBe(201);
+    if (target === 'private') w.bFunnel = (funnel.json as { data: { id: number } }).data.id;
   }
   // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
   const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
@@ -258,6 +272,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   log_positions: bySite,
   website_purges: bySite,
   goals: bySite,
+  funnels: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -397,6 +412,8 @@ type ApiRoute = {
     | '/stats/{id}/summary'
     | '/websites/{id}/goals'
     | '/websites/{id}/goals/{goal_id}'
+    | '/websites/{id}/funnels'
+    | '/websites/{id}/funnels/{funnel_id}'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -414,6 +431,12 @@ const takeover = () => ({
   exclude_ips: '0.0.0.0/0',
   timezone: 'Pacific/Kiritimati',
   owner_id: String(w.a.id),
+});
+
+/** A funnel of A's, were it ever saved (a form sends its steps as JSON text). */
+const funnelFields = () => ({
+  name: 'A was here',
+  steps: JSON.stringify([{ page: '/a-was-here' }, { event: 'A was here' }]),
 });
 
 const API_ROUTES: ApiRoute[] = [
@@ -439,6 +462,11 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'GET', path: '/websites/{id}/goals' },
   { method: 'POST', path: '/websites/{id}/goals', form: () => ({ event: 'A was here' }) },
   { method: 'DELETE', path: '/websites/{id}/goals/{goal_id}' },
+  { method: 'GET', path: '/websites/{id}/funnels', query: 'per_page=100' },
+  { method: 'POST', path: '/websites/{id}/funnels', form: funnelFields },
+  { method: 'GET', path: '/websites/{id}/funnels/{funnel_id}' },
+  { method: 'PUT', path: '/websites/{id}/funnels/{funnel_id}', form: funnelFields },
+  { method: 'DELETE', path: '/websites/{id}/funnels/{funnel_id}' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -477,10 +505,17 @@ const hasId = (route: ApiRoute) => route.path.includes('{id}');
 const apiCase = (route: ApiRoute) =>
   [`${route.method} ${route.path}${route.query ? `?${route.query}` : ''}`, route] as const;
 
-function callApi(route: ApiRoute, id: number, options: CallOptions & { query?: string } = {}) {
-  const { query: extra, ...rest } = options;
+function callApi(
+  route: ApiRoute,
+  id: number,
+  options: CallOptions & { query?: string; funnel?: number } = {},
+) {
+  const { query: extra, funnel = w.bFunnel, ...rest } = options;
   const query = [route.query, extra].filter(Boolean).join('&');
-  const path = route.path.replace('{id}', String(id)).replace('{goal_id}', String(w.bGoal));
+  const path = route.path
+    .replace('{id}', String(id))
+    .replace('{goal_id}', String(w.bGoal))
+    .replace('{funnel_id}', String(funnel));
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -575,6 +610,32 @@ describe("API v1 with A's key", () => {
   );
 });
 
+describe("B's funnel through A's own website", () => {
+  it.each(API_ROUTES.filter((route) => route.path.includes('{funnel_id}')).map(apiCase))(
+    '%s: the 404 of a missing funnel',
+    async (_, route) => {
+      const own = w.aSites.private.id;
+      const missing = await attempt(() =>
+        callApi(route, own, { key: w.a.key, funnel: MISSING.id }),
+      );
+      expect(missing.json).toEqual(NOT_FOUND);
+      expectSame(await attempt(() => callApi(route, own, { key: w.a.key })), missing, 'funnel');
+    },
+  );
+
+  it("POST /websites/{id}/funnels/{funnel}/delete: the page's 404 of a missing funnel", async () => {
+    const path = (funnel: number) => `/websites/${w.aSites.private.id}/funnels/${funnel}/delete`;
+    const missing = await attempt(() => asA().post(path(MISSING.id), { _csrf: w.aCsrf }));
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('There is no such funnel.');
+    expectSame(
+      await attempt(() => asA().post(path(w.bFunnel), { _csrf: w.aCsrf })),
+      missing,
+      'funnel',
+    );
+  });
+});
+
 describe.each(NO_KEY)('API v1 with $kind', ({ options }) => {
   it.each(API_ROUTES.map(apiCase))('%s is the 401', async (_, route) => {
     // The key is checked before anything is looked up: B's website id is not even read.
@@ -657,7 +718,8 @@ const fill = (path: string, vars: Vars) =>
     .replace('{id}', String(vars.id))
     .replace('{domain}', vars.domain)
     .replace('{token}', vars.token ?? MADE_UP_TOKEN)
-    .replace('{goal}', String(w.bGoal));
+    .replace('{goal}', String(w.bGoal))
+    .replace('{funnel}', String(w.bFunnel));
 
 function sendPage(
   b: Browser,
@@ -733,6 +795,12 @@ const DASHBOARD_PAGES: PageRoute[] = [
     fields: () => ({ kind: 'event', target: 'A was here' }),
   },
   { method: 'POST', path: '/websites/{id}/goals/{goal}/delete' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/funnels',
+    fields: () => ({ name: 'A was here', steps: '/a-was-here\nevent:A was here' }),
+  },
+  { method: 'POST', path: '/websites/{id}/funnels/{funnel}/delete' },
   {
     method: 'GET',
     path: '/account',

@@ -25,6 +25,8 @@ describe('OpenAPI document and reference page', () => {
       '/stats/{id}/summary',
       '/websites',
       '/websites/{id}',
+      '/websites/{id}/funnels',
+      '/websites/{id}/funnels/{funnel_id}',
       '/websites/{id}/goals',
       '/websites/{id}/goals/{goal_id}',
     ]);
@@ -68,6 +70,27 @@ describe('OpenAPI document and reference page', () => {
       in: 'query',
       schema: { type: 'integer', enum: [10, 25, 50, 100] },
     });
+    // Funnels: paged as the website list, a step one of three shapes.
+    expect(keysAt(doc, 'paths', '/websites/{id}/funnels/{funnel_id}').sort()).toEqual([
+      'delete',
+      'get',
+      'put',
+    ]);
+    expect(parameter(at(doc, 'paths', '/websites/{id}/funnels', 'get'), 'per_page')).toEqual(
+      perPage,
+    );
+    expect(at(doc, 'paths', '/websites/{id}/funnels', 'post', 'tags')).toEqual(['Funnels']);
+    expect(keysAt(doc, 'components', 'schemas', 'Funnel', 'properties')).toEqual([
+      'id',
+      'name',
+      'steps',
+      'created_at',
+    ]);
+    expect(
+      (at(doc, 'components', 'schemas', 'FunnelStep', 'anyOf') as { required: string[] }[]).map(
+        (s) => s.required,
+      ),
+    ).toEqual([['page'], ['event'], ['goal']]);
     expect(at(doc, 'components', 'schemas', 'Website', 'properties', 'password', 'type')).toBe(
       'boolean',
     );

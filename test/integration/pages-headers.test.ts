@@ -121,9 +121,10 @@ describe.each(PAGES)('%s', (name) => {
           new RegExp(`<(input|select|textarea)\\b[^>]*\\sid="${target}"`),
         );
     }
-    // The settings form, and on a website's page its goal form (kind, target, name, currency).
+    // The settings form, and on a website's page its goal form (kind, target, name, currency)
+    // and its funnel form (name, steps).
     if (name === '/websites/new') expect(count).toBe(8);
-    if (name === '/websites/:id') expect(count).toBe(12);
+    if (name === '/websites/:id') expect(count).toBe(14);
     if (name === '/account') expect(count).toBe(3);
   });
 });

@@ -1,0 +1,263 @@
+/**
+ * Funnels through the API (./funnels.ts): `…/websites/{id}/funnels` to list (paged as the
+ * website list is) and add, `…/funnels/{funnel_id}` to show, replace and delete. Another
+ * owner's website, a funnel of another website and an id that names nothing are the same 404.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import {
+  linksSchema,
+  metaSchema,
+  pageField,
+  pageRange,
+  pageUrl,
+  pageWindow,
+  pathOf,
+  perPageField,
+} from '../api/pagination.ts';
+import { errorResponses, jsonContent } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
+import { createDb } from '../db/client.ts';
+import type { AppEnv } from '../env.ts';
+import { notFound } from '../lib/errors.ts';
+import { findWebsite } from '../websites/queries.ts';
+import {
+  createFunnel,
+  deleteFunnel,
+  findFunnel,
+  pageOfFunnels,
+  parseFunnelId,
+  updateFunnel,
+} from './funnels.ts';
+
+const idParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+const funnelParams = idParam.extend({
+  funnel_id: z.string().openapi({ param: { name: 'funnel_id', in: 'path' }, example: '2' }),
+});
+const security = [{ bearerAuth: [] }];
+const TAGS = ['Funnels'];
+
+const stepSchema = z
+  .union([
+    z.object({
+      page: z.string().openapi({
+        description:
+          'A path starting with / (at most 255 characters, no spaces), or a pattern: `*` any characters within a segment, `**` across.',
+        example: '/signup/**',
+      }),
+    }),
+    z.object({
+      event: z.string().openapi({
+        description: "A custom event's name (1–120 characters, not `pageview`).",
+        example: 'Signup',
+      }),
+    }),
+    z.object({
+      goal: z.string().openapi({
+        description: "The display name of one of the website's goals.",
+        example: 'Sign-ups',
+      }),
+    }),
+  ])
+  .openapi('FunnelStep', { description: 'Exactly one of `page`, `event` or `goal`.' });
+
+const funnelSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 2 }),
+    name: z.string().openapi({ example: 'Signup' }),
+    steps: z.array(stepSchema).openapi({
+      example: [{ page: '/pricing' }, { page: '/signup/**' }, { event: 'Signup' }],
+    }),
+    created_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+  })
+  .openapi('Funnel');
+
+const funnelInputSchema = z
+  .object({
+    name: z.string().openapi({ description: 'Unique to the website; 1–120 characters.' }),
+    steps: z.array(stepSchema).min(2).max(8).openapi({ description: '2 to 8 steps, in order.' }),
+  })
+  .openapi('FunnelInput');
+
+const bodyContent = {
+  'application/json': { schema: funnelInputSchema },
+  'application/x-www-form-urlencoded': {
+    schema: z.object({
+      name: z.string(),
+      steps: z.string().openapi({ description: 'The list of steps as JSON text.' }),
+    }),
+  },
+};
+
+const one = (status: number, description: string) =>
+  jsonContent(
+    z.object({ data: funnelSchema, status: z.number().int().openapi({ example: status }) }),
+    description,
+  );
+
+const funnelRoutes = {
+  list: createRoute({
+    method: 'get',
+    path: '/websites/{id}/funnels',
+    tags: TAGS,
+    summary: "List a website's funnels",
+    description: 'The funnels, oldest first, a page at a time.',
+    security,
+    request: {
+      params: idParam,
+      query: z.object({ per_page: perPageField(25), page: pageField }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({
+          data: z.array(funnelSchema),
+          links: linksSchema,
+          meta: metaSchema,
+          status: z.number().int(),
+        }),
+        'A page of funnels.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  create: createRoute({
+    method: 'post',
+    path: '/websites/{id}/funnels',
+    tags: TAGS,
+    summary: 'Add a funnel',
+    description:
+      'A name unique to the website and 2 to 8 steps; a bad step is a 422 naming it (`steps.2.page`, steps counted from 1). At most 100 funnels a website.',
+    security,
+    request: { params: idParam, body: { required: true, content: bodyContent } },
+    responses: {
+      201: one(201, 'The new funnel.'),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  show: createRoute({
+    method: 'get',
+    path: '/websites/{id}/funnels/{funnel_id}',
+    tags: TAGS,
+    summary: 'Show a funnel',
+    security,
+    request: { params: funnelParams },
+    responses: {
+      200: one(200, 'The funnel.'),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+  update: createRoute({
+    method: 'put',
+    path: '/websites/{id}/funnels/{funnel_id}',
+    tags: TAGS,
+    summary: 'Replace a funnel',
+    description: 'A new name and steps, checked as a new funnel is.',
+    security,
+    request: { params: funnelParams, body: { required: true, content: bodyContent } },
+    responses: {
+      200: one(200, 'The changed funnel.'),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  delete: createRoute({
+    method: 'delete',
+    path: '/websites/{id}/funnels/{funnel_id}',
+    tags: TAGS,
+    summary: 'Delete a funnel',
+    security,
+    request: { params: funnelParams },
+    responses: {
+      200: jsonContent(
+        z.object({
+          id: z.number().int(),
+          object: z.literal('funnel'),
+          deleted: z.literal(true),
+          status: z.number().int().openapi({ example: 200 }),
+        }),
+        'The funnel was deleted.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+};
+
+/** The owner's website `{id}`, else the 404 of a missing one. */
+async function ownWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
+}
+
+/** The `{funnel_id}` of the path, else the 404 of a missing funnel. */
+function funnelIdOf(c: Context<AppEnv>): number {
+  const id = parseFunnelId(c.req.param('funnel_id'));
+  if (id === null) throw notFound();
+  return id;
+}
+
+export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
+  serveRoute(api, funnelRoutes.list, async (c, { id, query }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const { per_page = 25, page = 1 } = query();
+    const offset = (page - 1) * per_page;
+    const { rows, total } = await pageOfFunnels(db, website.id, per_page, offset);
+    const { lastPage } = pageWindow(total, page, per_page);
+    const range = pageRange(offset, rows.length);
+    return c.json({
+      data: rows,
+      links: {
+        first: pageUrl(c.req.url, 1),
+        last: pageUrl(c.req.url, lastPage),
+        prev: page > 1 ? pageUrl(c.req.url, page - 1) : null,
+        next: page < lastPage ? pageUrl(c.req.url, page + 1) : null,
+      },
+      meta: {
+        current_page: page,
+        from: range.from,
+        last_page: lastPage,
+        path: pathOf(c.req.url),
+        per_page,
+        to: range.to,
+        total,
+      },
+      status: 200,
+    });
+  });
+
+  serveRoute(api, funnelRoutes.create, async (c, { id, body }) => {
+    const { db, website } = await ownWebsite(c, id);
+    return c.json({ data: await createFunnel(db, website.id, body), status: 201 }, 201);
+  });
+
+  serveRoute(api, funnelRoutes.show, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const funnel = await findFunnel(db, website.id, funnelIdOf(c));
+    if (!funnel) throw notFound();
+    return c.json({ data: funnel, status: 200 });
+  });
+
+  serveRoute(api, funnelRoutes.update, async (c, { id, body }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const funnel = await updateFunnel(db, website.id, funnelIdOf(c), body);
+    if (!funnel) throw notFound();
+    return c.json({ data: funnel, status: 200 });
+  });
+
+  serveRoute(api, funnelRoutes.delete, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const funnelId = funnelIdOf(c);
+    if (!(await deleteFunnel(db, website.id, funnelId))) throw notFound();
+    return c.json({ id: funnelId, object: 'funnel', deleted: true, status: 200 });
+  });
+}

@@ -731,7 +731,8 @@ async function main() {
       const year = `from=${yearFrom}&to=${lastDay}`;
       questions.push(
         () => api(`/stats/${benchSiteId}/funnels/${funnelId}?${year}`, 10),
-        () => api(`/stats/${benchSiteId}/journeys?page=/pricing&direction=next&steps=2&${year}`, 11),
+        () =>
+          api(`/stats/${benchSiteId}/journeys?page=/pricing&direction=next&steps=2&${year}`, 11),
       );
       const underReads = await hitsUnderReads({
         seconds: config.durationSeconds,

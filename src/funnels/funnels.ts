@@ -6,7 +6,9 @@
  * rules, so that a funnel's step and a goal of the same page or event mean the same thing.
  * At most 100 funnels a website. Steps are kept and answered as given (trimmed).
  */
+
 import { and, asc, count, eq } from 'drizzle-orm';
+import { FUNNEL_STEPS, type FunnelStep } from '../counting/flows.ts';
 import type { Database } from '../db/client.ts';
 import { type FunnelRow, funnels, goals } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
@@ -14,8 +16,6 @@ import { type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
 
-const MIN_STEPS = 2;
-const MAX_STEPS = 8;
 const MAX_FUNNELS = 100;
 const MAX_NAME = 120;
 const MAX_EVENT_NAME = 120;
@@ -23,9 +23,6 @@ const MAX_PAGE_PATH = 255;
 
 const STEP_SHAPE = 'A step has either a page, an event or a goal.';
 const NAME_TAKEN = 'Another funnel of the website has this name.';
-
-/** One step of a funnel, exactly one of a page, a custom event or a goal. */
-export type FunnelStep = { page: string } | { event: string } | { goal: string };
 
 /** A funnel as the API shows it. */
 export type FunnelRecord = { id: number; name: string; steps: FunnelStep[]; created_at: string };
@@ -160,8 +157,11 @@ async function checkFunnel(
   }
   const raw = stepsOf(fields.steps);
   const steps: FunnelStep[] = [];
-  if (!Array.isArray(raw) || raw.length < MIN_STEPS || raw.length > MAX_STEPS)
-    fail('steps', `The steps field must be a list of ${MIN_STEPS} to ${MAX_STEPS} steps.`);
+  if (!Array.isArray(raw) || raw.length < FUNNEL_STEPS.min || raw.length > FUNNEL_STEPS.max)
+    fail(
+      'steps',
+      `The steps field must be a list of ${FUNNEL_STEPS.min} to ${FUNNEL_STEPS.max} steps.`,
+    );
   else {
     const usesGoals = raw.some((s) => s !== null && typeof s === 'object' && 'goal' in s);
     const goalNames = usesGoals ? await goalNamesOf(db, websiteId) : new Set<string>();

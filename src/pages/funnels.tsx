@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
+import type { FunnelStep } from '../counting/flows.ts';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -12,7 +13,6 @@ import {
   createFunnel,
   deleteFunnel,
   type FunnelRecord,
-  type FunnelStep,
   listFunnels,
   parseFunnelId,
 } from '../funnels/funnels.ts';

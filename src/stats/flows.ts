@@ -25,7 +25,7 @@ function stepFilter(step: FunnelStep, goals: Goal[]): FilterNode {
 }
 
 /** What a step shows: its page pattern, its event's name or its goal's. */
-export const stepLabel = (step: FunnelStep): string =>
+const stepLabel = (step: FunnelStep): string =>
   'page' in step ? step.page : 'event' in step ? step.event : step.goal;
 
 /** A step of a funnel's answer. */
@@ -45,7 +45,7 @@ const percent = (part: number, whole: number) =>
   whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0;
 
 /** A funnel's steps with their visitors, conversion and drop-off. */
-export function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[] {
+function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[] {
   const first = visitors[0] ?? 0;
   return steps.map((step, i) => {
     const here = visitors[i] ?? 0;

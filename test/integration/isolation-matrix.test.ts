@@ -92,6 +92,8 @@ const w = {} as {
   bGoal: number;
   /** A funnel of B's private website. */
   bFunnel: number;
+  /** A funnel of each of B's websites. */
+  bFunnels: Partial<Record<Target, number>>;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -171,6 +173,7 @@ beforeAll(async () => {
     password: await site(w.b, 'b-password', { ...withPassword, email: '1' }),
     deleted: await site(w.b, 'b-deleted', { privacy: '1', email: '1' }),
   };
+  w.bFunnels = {};
   for (const target of TARGETS) {
     await bTraffic(target, w.bSites[target]);
     const goal = await call(`/api/v1/websites/${w.bSites[target].id}/goals`, {
@@ -191,7 +194,8 @@ beforeAll(async () => {
       },
     });
     expect(funnel.status).toBe(201);
-    if (target === 'private') w.bFunnel = (funnel.json as { data: { id: number } }).data.id;
+    w.bFunnels[target] = (funnel.json as { data: { id: number } }).data.id;
+    if (target === 'private') w.bFunnel = w.bFunnels[target];
   }
   // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
   const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
@@ -410,6 +414,8 @@ type ApiRoute = {
     | '/websites/{id}'
     | '/stats/{id}'
     | '/stats/{id}/summary'
+    | '/stats/{id}/funnels/{funnel_id}'
+    | '/stats/{id}/journeys'
     | '/websites/{id}/goals'
     | '/websites/{id}/goals/{goal_id}'
     | '/websites/{id}/funnels'
@@ -459,6 +465,12 @@ const API_ROUTES: ApiRoute[] = [
     }),
   ),
   { method: 'GET', path: '/stats/{id}/summary', query: 'from=2020-01-01&to=2029-12-31' },
+  {
+    method: 'GET',
+    path: '/stats/{id}/funnels/{funnel_id}',
+    query: 'from=2020-01-01&to=2029-12-31',
+  },
+  { method: 'GET', path: '/stats/{id}/journeys', query: 'page=/&from=2020-01-01&to=2029-12-31' },
   { method: 'GET', path: '/websites/{id}/goals' },
   { method: 'POST', path: '/websites/{id}/goals', form: () => ({ event: 'A was here' }) },
   { method: 'DELETE', path: '/websites/{id}/goals/{goal_id}' },
@@ -703,7 +715,8 @@ describe("Stats API v2 with A's key", () => {
 // Pages
 // ---------------------------------------------------------------------------------------
 
-type Vars = Site & { token?: string };
+/** `funnel`: a funnel of the website (else B's private one's); `page`: a page it has. */
+type Vars = Site & { token?: string; funnel?: number; page?: string };
 type PageRoute = {
   method: 'GET' | 'POST';
   /** `{id}`, `{domain}` and `{token}` are filled in per request. */
@@ -719,7 +732,8 @@ const fill = (path: string, vars: Vars) =>
     .replace('{domain}', vars.domain)
     .replace('{token}', vars.token ?? MADE_UP_TOKEN)
     .replace('{goal}', String(w.bGoal))
-    .replace('{funnel}', String(w.bFunnel));
+    .replace('{funnel}', String(vars.funnel ?? w.bFunnel))
+    .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
   b: Browser,
@@ -944,6 +958,10 @@ const STATS_PAGES: PageRoute[] = [
     { method: 'GET', path: `/stats/{domain}/${name}` },
     { method: 'GET', path: `/stats/{domain}/${name}.csv` },
   ]),
+  { method: 'GET', path: '/stats/{domain}/funnels/{funnel}' },
+  { method: 'GET', path: '/stats/{domain}/funnels/{funnel}.csv' },
+  { method: 'GET', path: '/stats/{domain}/journeys?page={page}' },
+  { method: 'GET', path: '/stats/{domain}/journeys.csv?page={page}' },
   { method: 'POST', path: '/stats/{domain}/password', fields: () => ({ password: 'a guess' }) },
 ];
 
@@ -1008,7 +1026,8 @@ describe.each(STATS_VISITORS)('statistics pages, $kind', ({ browser }) => {
               await throttleKey('stats-site', String(site.id)),
             ]
           : [];
-      const res = await attempt(() => sendPage(b, route, site), throttles(guessed));
+      const vars = { ...site, funnel: w.bFunnels[target], page: `/b-only-${target}-page` };
+      const res = await attempt(() => sendPage(b, route, vars), throttles(guessed));
       expectStatsAnswer(route, target, res, missing);
     }
   });
@@ -1085,7 +1104,7 @@ describe('guards', () => {
       ...API_ROUTES.map((r) => [r.method, `/api/v1${fill(r.path, { id: 1, domain: '' })}`]),
       ...[...DASHBOARD_PAGES, ...STATS_PAGES, ...UNSUBSCRIBE_PAGES].map((r) => [
         r.method,
-        fill(r.path, { id: 1, domain: 'example.com', token: 'f'.repeat(32) }),
+        fill(r.path, { id: 1, domain: 'example.com', token: 'f'.repeat(32) }).split('?')[0],
       ]),
       ...OUT_OF_SCOPE.map(([method, path]) => [method, path]),
       ['POST', '/api/v2/query'],

@@ -20,10 +20,17 @@ type Document = { paths: Record<string, Record<string, Operation>> };
 let key: string;
 let doc: Document;
 let siteId: number;
+let funnelId: number;
 
 beforeAll(async () => {
   ({ key } = await makeOwner('openapi-routes'));
   siteId = (await makeWebsite(key, { domain: 'openapi-routes.example.com' })).id;
+  const funnel = await call(`/api/v1/websites/${siteId}/funnels`, {
+    method: 'POST',
+    key,
+    body: { json: { name: 'Sign-up', steps: [{ page: '/' }, { event: 'Signup' }] } },
+  });
+  funnelId = (funnel.json as { data: { id: number } }).data.id;
   doc = (await call('/api/v1/openapi.json')).json as Document;
 });
 
@@ -50,7 +57,7 @@ describe('the OpenAPI document and the routes served', () => {
         // Plausible's Sites API answers as Plausible's does (test/integration/goals.test.ts).
         if (method !== 'get' || path.startsWith('/sites/')) continue;
         const query = (op.parameters ?? []).filter((p) => p.in === 'query');
-        const url = `/api/v1${path.replace('{id}', String(siteId))}`;
+        const url = `/api/v1${path.replace('{id}', String(siteId)).replace('{funnel_id}', String(funnelId))}`;
         for (const param of query) {
           if (param.required) {
             const res = await call(url, { key });

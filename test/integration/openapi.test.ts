@@ -22,6 +22,8 @@ describe('OpenAPI document and reference page', () => {
       '/sites/goals',
       '/sites/goals/{goal_id}',
       '/stats/{id}',
+      '/stats/{id}/funnels/{funnel_id}',
+      '/stats/{id}/journeys',
       '/stats/{id}/summary',
       '/websites',
       '/websites/{id}',

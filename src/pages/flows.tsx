@@ -317,6 +317,39 @@ async function journeysCsv(c: Context<AppEnv>) {
   );
 }
 
+/**
+ * The overview's funnels and journeys: each saved funnel linked to its view, and a page box
+ * that opens its journeys — all under the overview's range and filters.
+ */
+export const FlowsPanel: FC<{
+  funnels: { id: number; name: string }[];
+  domain: string;
+  view: View;
+}> = ({ funnels, domain, view }) => (
+  <section class="card panel" aria-labelledby="panel-flows">
+    <h2 id="panel-flows">Funnels and journeys</h2>
+    {funnels.length > 0 ? (
+      <ul>
+        {funnels.map((f) => (
+          <li>
+            <a href={viewHref(`/stats/${domain}/funnels/${f.id}`, view)}>{f.name}</a>
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p class="hint">No funnels yet: the website's settings page adds them.</p>
+    )}
+    <form method="get" action={`/stats/${domain}/journeys`} class="actions search">
+      <HiddenFields params={viewParams(view)} />
+      <label for="flows-page">Where visitors went from the page</label>
+      <input id="flows-page" name="page" type="search" placeholder="/pricing" required />
+      <button type="submit" class="secondary">
+        Show
+      </button>
+    </form>
+  </section>
+);
+
 /** Registers the views before the statistics' `/:domain/:name`, which would take `journeys`. */
 export function registerFlowPages(pages: Hono<AppEnv>) {
   pages.get('/:domain/funnels/:funnel{[0-9]+\\.csv}', funnelCsv);

@@ -12,6 +12,7 @@ import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { listFunnels } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
@@ -19,7 +20,7 @@ import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
-import { registerFlowPages } from './flows.tsx';
+import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
@@ -78,18 +79,21 @@ function Panels({
   domain,
   view,
   property,
+  funnels,
 }: {
   overview: Overview;
   path: string;
   domain: string;
   view: View;
   property: { name: string; rows: { value: string; count: number }[] | null };
+  funnels: { id: number; name: string }[];
 }) {
   return (
     <div class="panels">
       {overview.goals.length > 0 ? (
         <GoalsPanel goals={overview.goals} domain={domain} view={view} />
       ) : null}
+      <FlowsPanel funnels={funnels} domain={domain} view={view} />
       <PropertiesPanel property={property.name} rows={property.rows} domain={domain} view={view} />
       {PANELS.map(([name, title], i) => {
         const data = overview.panels[i];
@@ -155,6 +159,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const names = PANELS.map(([name]) => name);
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
   const property = await propertyOf(c, site, db, view);
+  const funnels = await listFunnels(db, site.id);
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
@@ -190,6 +195,7 @@ async function overviewPage(c: Context<AppEnv>) {
               domain={site.domain}
               view={view}
               property={property}
+              funnels={funnels}
             />
           </>
         )}

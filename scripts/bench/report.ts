@@ -445,8 +445,8 @@ object alone costs most of that, so that figure measures the local simulator mor
 
 One client sends hits to the benchmark's website one after another for ${hl.seconds} s, alone, then while
 ${hl.readers} clients keep asking the heaviest filtered questions of the same website over 365 days through
-the Stats APIs (\`exit_page\`, \`page\` and \`country\` of section 3, and v2's pages by country of
-section 3b, one after another):
+the Stats APIs (\`exit_page\`, \`page\` and \`country\` of section 3, v2's pages by country of
+section 3b, and the funnel and the journey of section 3c through API v1, one after another):
 
 | | Hits | p50 ms | p99 ms | max ms |
 |---|---|---|---|---|

@@ -26,26 +26,26 @@ export const pageField = field<number>(
  * Absolute URL of `page` for the current request, keeping every other query parameter
  * (`name`: the parameter that numbers pages).
  */
-export function pageUrl(requestUrl: string, page: number, name = 'page'): string {
+function pageUrl(requestUrl: string, page: number, name = 'page'): string {
   const url = new URL(requestUrl);
   url.searchParams.set(name, String(page));
   return url.toString();
 }
 
-export function pathOf(requestUrl: string): string {
+function pathOf(requestUrl: string): string {
   const url = new URL(requestUrl);
   return `${url.origin}${url.pathname}`;
 }
 
 /** Offsets and bounds of one page of `total` rows. */
-export function pageWindow(total: number, page: number, perPage: number) {
+function pageWindow(total: number, page: number, perPage: number) {
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const offset = (page - 1) * perPage;
   return { lastPage, offset };
 }
 
 /** `from`/`to` of a page: 1-based positions of its first and last row, null when empty. */
-export function pageRange(offset: number, count: number) {
+function pageRange(offset: number, count: number) {
   return count > 0 ? { from: offset + 1, to: offset + count } : { from: null, to: null };
 }
 
@@ -75,6 +75,37 @@ export function statsPage<T>(
     prev_page_url: page > 1 ? pageUrl(requestUrl, page - 1, name) : null,
     to: range.to,
     total,
+    status: 200,
+  };
+}
+
+/** A page of a list as the API's lists answer it: `data`, `links` and `meta`. */
+export function listPage<T>(
+  requestUrl: string,
+  at: { page: number; perPage: number },
+  rows: T[],
+  total: number,
+) {
+  const { page, perPage } = at;
+  const { lastPage, offset } = pageWindow(total, page, perPage);
+  const range = pageRange(offset, rows.length);
+  return {
+    data: rows,
+    links: {
+      first: pageUrl(requestUrl, 1),
+      last: pageUrl(requestUrl, lastPage),
+      prev: page > 1 ? pageUrl(requestUrl, page - 1) : null,
+      next: page < lastPage ? pageUrl(requestUrl, page + 1) : null,
+    },
+    meta: {
+      current_page: page,
+      from: range.from,
+      last_page: lastPage,
+      path: pathOf(requestUrl),
+      per_page: perPage,
+      to: range.to,
+      total,
+    },
     status: 200,
   };
 }

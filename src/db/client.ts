@@ -7,3 +7,12 @@ export function createDb(d1: D1Database) {
 }
 
 export type Database = ReturnType<typeof createDb>;
+
+/**
+ * Whether a write failed on a unique index over `columns` (`websites.domain`): D1's message
+ * says so, on the error itself or on the one drizzle wraps it in (`cause`).
+ */
+export function isUniqueConflict(err: unknown, columns: string): boolean {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return `${String(err)} ${String(cause)}`.includes(`UNIQUE constraint failed: ${columns}`);
+}

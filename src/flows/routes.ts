@@ -22,13 +22,9 @@ import {
   readableWebsite,
   unavailable,
 } from '../stats/routes.ts';
+import { summaryQuerySchema } from '../stats/schemas.ts';
 import { isGoalFilter, isUnavailable } from '../stats/source.ts';
-import {
-  funnelQuerySchema,
-  funnelResponseSchema,
-  journeyQuerySchema,
-  journeyResponseSchema,
-} from './schemas.ts';
+import { funnelResponseSchema, journeyQuerySchema, journeyResponseSchema } from './schemas.ts';
 
 const security = [{ bearerAuth: [] }];
 
@@ -46,7 +42,7 @@ const funnelRoute = createRoute({
     params: idParam.extend({
       funnel_id: z.string().openapi({ param: { name: 'funnel_id', in: 'path' }, example: '2' }),
     }),
-    query: funnelQuerySchema,
+    query: summaryQuerySchema,
   },
   responses: {
     200: {

@@ -1,18 +1,10 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
 import { z } from '@hono/zod-openapi';
 import { pageField, perPageField } from '../api/pagination.ts';
+import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS } from '../counting/flows.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';
 import { dateField, filterParameter } from '../stats/schemas.ts';
-
-/** The longest page a journey starts from (as the tracker keeps a page). */
-const MAX_PAGE = 2048;
-
-export const funnelQuerySchema = z.object({
-  from: dateField('from'),
-  to: dateField('to'),
-  filter: filterParameter,
-});
 
 const stepSchema = z
   .object({
@@ -48,7 +40,11 @@ export const funnelResponseSchema = z
   .openapi('FunnelResult');
 
 export const journeyQuerySchema = z.object({
-  page: textField('page', MAX_PAGE, 'The page the paths go from or to, as `name=page` shows it.'),
+  page: textField(
+    'page',
+    MAX_FILTER_LENGTH,
+    'The page the paths go from or to, as `name=page` shows it.',
+  ),
   direction: stringChoice(
     'direction',
     ['next', 'previous'],

@@ -9,7 +9,7 @@
 
 import { and, asc, count, eq } from 'drizzle-orm';
 import { FUNNEL_STEPS, type FunnelStep } from '../counting/flows.ts';
-import type { Database } from '../db/client.ts';
+import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type FunnelRow, funnels, goals } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
@@ -174,12 +174,6 @@ async function checkFunnel(
   return { name, steps };
 }
 
-/** True when a write failed on the index that keeps a website's funnel names unique. */
-function isNameConflict(err: unknown): boolean {
-  const cause = err instanceof Error ? err.cause : undefined;
-  return `${String(err)} ${String(cause)}`.includes('UNIQUE constraint failed: funnels.');
-}
-
 /** A website's funnels, oldest first. */
 export async function listFunnels(db: Database, websiteId: number): Promise<FunnelRecord[]> {
   const rows = await db
@@ -267,7 +261,8 @@ export async function updateFunnel(
       .get();
     return row && toFunnelRecord(row);
   } catch (err) {
-    if (isNameConflict(err)) throw validationFailed({ name: [NAME_TAKEN] });
+    if (isUniqueConflict(err, 'funnels.website_id, funnels.name'))
+      throw validationFailed({ name: [NAME_TAKEN] });
     throw err;
   }
 }

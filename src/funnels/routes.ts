@@ -5,16 +5,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import {
-  linksSchema,
-  metaSchema,
-  pageField,
-  pageRange,
-  pageUrl,
-  pageWindow,
-  pathOf,
-  perPageField,
-} from '../api/pagination.ts';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { errorResponses, jsonContent } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
@@ -212,27 +203,7 @@ export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
     const { per_page = 25, page = 1 } = query();
     const offset = (page - 1) * per_page;
     const { rows, total } = await pageOfFunnels(db, website.id, per_page, offset);
-    const { lastPage } = pageWindow(total, page, per_page);
-    const range = pageRange(offset, rows.length);
-    return c.json({
-      data: rows,
-      links: {
-        first: pageUrl(c.req.url, 1),
-        last: pageUrl(c.req.url, lastPage),
-        prev: page > 1 ? pageUrl(c.req.url, page - 1) : null,
-        next: page < lastPage ? pageUrl(c.req.url, page + 1) : null,
-      },
-      meta: {
-        current_page: page,
-        from: range.from,
-        last_page: lastPage,
-        path: pathOf(c.req.url),
-        per_page,
-        to: range.to,
-        total,
-      },
-      status: 200,
-    });
+    return c.json(listPage(c.req.url, { page, perPage: per_page }, rows, total));
   });
 
   serveRoute(api, funnelRoutes.create, async (c, { id, body }) => {

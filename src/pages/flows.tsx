@@ -7,43 +7,29 @@
  */
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
+import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS, type JourneyAnswer } from '../counting/flows.ts';
 import type { AppEnv } from '../env.ts';
 import { findFunnel, parseFunnelId } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
-import { ApiError } from '../lib/errors.ts';
 import { type FunnelStepAnswer, funnelOf, journeysOf } from '../stats/flows.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { isUnavailable, type Unavailable } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, viewOf } from './stats-access.tsx';
 import {
+  csvDownload,
   FilterChips,
   HiddenFields,
+  pageNumber,
   RangeNav,
   UnavailableNotice,
+  unavailableCsv,
   type View,
   viewHref,
   viewParams,
 } from './stats-view.tsx';
-
-/** The 422 of a CSV whose filtered range starts before the oldest date the log holds. */
-const unavailableCsv = (u: Unavailable) =>
-  new ApiError(
-    422,
-    `Filtered statistics are kept from ${u.firstDate} on: choose a range that starts then or later.`,
-  );
-
-/** A CSV download named after the website, what it holds and the range. */
-function csvResponse(c: Context<AppEnv>, name: string, view: View, csv: string) {
-  c.header('Content-Type', 'text/csv; charset=utf-8');
-  c.header(
-    'Content-Disposition',
-    `attachment; filename="${name.replace(/[^\w.-]/g, '_')}-${view.range.from}-${view.range.to}.csv"`,
-  );
-  return c.body(csv);
-}
 
 /** The funnel of the address and its steps over the view, or the page's 404. */
 async function funnelView(c: Context<AppEnv>) {
@@ -53,8 +39,7 @@ async function funnelView(c: Context<AppEnv>) {
   const id = parseFunnelId((c.req.param('funnel') ?? '').replace(/\.csv$/, ''));
   const funnel = id === null ? undefined : await findFunnel(db, site.id, id);
   if (!funnel) throw notFound();
-  const { view, refused } = await viewOf(c, site, db);
-  const goals = await listGoals(db, site.id);
+  const { view, refused, goals = await listGoals(db, site.id) } = await viewOf(c, site, db);
   const steps = await funnelOf(c.env, site.id, funnel, view.range, view.filters, goals);
   return { site, funnel, view, refused, steps };
 }
@@ -152,7 +137,7 @@ async function funnelCsv(c: Context<AppEnv>) {
     s.dropoff,
     s.dropoff_rate,
   ]);
-  return csvResponse(c, `${site.domain}-funnel-${funnel.name}`, view, csvFile(header, rows));
+  return csvDownload(c, `${site.domain}-funnel-${funnel.name}`, view, csvFile(header, rows));
 }
 
 const PER_PAGE = 25;
@@ -161,13 +146,10 @@ const PER_PAGE = 25;
 function journeyOf(c: Context<AppEnv>) {
   const steps = Number.parseInt(c.req.query('steps') ?? '1', 10);
   return {
-    page: (c.req.query('page') ?? '').trim().slice(0, 2048),
+    page: (c.req.query('page') ?? '').trim().slice(0, MAX_FILTER_LENGTH),
     direction: c.req.query('direction') === 'previous' ? ('previous' as const) : ('next' as const),
     steps: steps >= 1 && steps <= JOURNEY_STEPS ? steps : 1,
-    number: Math.max(
-      1,
-      Math.min(1_000_000, Number.parseInt(c.req.query('page_number') ?? '1', 10) || 1),
-    ),
+    number: pageNumber(c.req.query('page_number')),
   };
 }
 type Journey = ReturnType<typeof journeyOf>;
@@ -178,10 +160,8 @@ async function journeyView(c: Context<AppEnv>, perPage: number) {
   if (found instanceof Response) return found;
   const { site, db } = found;
   const journey = journeyOf(c);
-  const { view, refused } = await viewOf(c, site, db);
-  const goals = view.filters.some((f) => f.dimension === 'goal')
-    ? await listGoals(db, site.id)
-    : [];
+  // The goals a goal filter names: read by `viewOf`, which checks them.
+  const { view, refused, goals = [] } = await viewOf(c, site, db);
   const answer: JourneyAnswer | Unavailable =
     journey.page === ''
       ? { rows: [], total: 0 }
@@ -309,7 +289,7 @@ async function journeysCsv(c: Context<AppEnv>) {
   if (isUnavailable(answer)) throw unavailableCsv(answer);
   const pages = Array.from({ length: journey.steps + 1 }, (_, i) => `page_${i + 1}`);
   const rows = answer.rows.map((row) => [...pages.map((_, i) => row.path[i] ?? ''), row.visits]);
-  return csvResponse(
+  return csvDownload(
     c,
     `${site.domain}-journeys-${journey.direction}`,
     view,

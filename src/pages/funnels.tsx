@@ -17,6 +17,7 @@ import {
   parseFunnelId,
 } from '../funnels/funnels.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { formText } from './form.ts';
 
 /** The funnel form's fields as sent, to show them again with the messages. */
 export type FunnelFormValues = Record<'name' | 'steps', string>;
@@ -147,7 +148,7 @@ export function registerFunnelPages(
   pages.post('/:id/funnels', async (c) => {
     const site = await siteOf(c);
     const body = await formBody(c);
-    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+    const text = (name: string) => formText(body[name]);
     const values: FunnelFormValues = { name: text('name'), steps: text('steps') };
     const steps = stepsOfLines(values.steps);
     try {

@@ -10,6 +10,7 @@ import type { GoalRow, WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { createGoal, deleteGoal, goalInput, listGoals } from '../goals/goals.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { formText } from './form.ts';
 
 /** The goal form's fields as sent, to show them again with the messages. */
 export type GoalFormValues = Record<'kind' | 'target' | 'display_name' | 'currency', string>;
@@ -114,7 +115,7 @@ export function registerGoalPages(
   pages.post('/:id/goals', async (c) => {
     const site = await siteOf(c);
     const body = await formBody(c);
-    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+    const text = (name: string) => formText(body[name]);
     const values: GoalFormValues = {
       kind: text('kind') === 'page' ? 'page' : 'event',
       target: text('target'),

@@ -11,7 +11,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../accounts/password.ts';
 import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
-import { type WebsiteRow, websites } from '../db/schema.ts';
+import { type GoalRow, type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
@@ -152,25 +152,28 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
 }
 
 /**
- * The view an address asks for, and the filter parameters it named that could not be used.
- * "All time" starts at the website's oldest date with data: in the roll-ups once the log has
- * flushed into them, so that a hit not rolled up yet is within it.
+ * The view an address asks for, and the filter parameters it named that could not be used
+ * (with the website's goals when a goal filter made it read them). "All time" starts at the
+ * website's oldest date with data: in the roll-ups once the log has flushed into them, so
+ * that a hit not rolled up yet is within it.
  */
 export async function viewOf(
   c: Context<AppEnv>,
   site: WebsiteRow,
   db: Database,
-): Promise<{ view: View; refused: string[] }> {
+): Promise<{ view: View; refused: string[]; goals?: GoalRow[] }> {
   const parsed = parseFilters(new URL(c.req.url).searchParams);
   const refused = Object.keys(parsed.errors);
   // A goal filter names one of the website's goals, or it is said it could not be used.
   let filters = parsed.filters;
+  let goals: GoalRow[] | undefined;
   if (filters.some(isGoalFilter)) {
-    const goals = await listGoals(db, site.id);
+    const named = await listGoals(db, site.id);
+    goals = named;
     filters = filters.filter((f) => {
       const known =
         !isGoalFilter(f) ||
-        goals.some((g) =>
+        named.some((g) =>
           namesGoal(g, { op: f.operator, caseSensitive: f.operator !== 'contains' }, f.value),
         );
       if (!known) refused.push(filterParam(f));
@@ -182,5 +185,6 @@ export async function viewOf(
   return {
     view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
     refused,
+    ...(goals ? { goals } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * from — range navigation, filter chips, tables of values (the chart: ./stats-chart.tsx).
  * Nothing here reads a number; the stats domain (src/stats/) gives them.
  */
+import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import {
   type Filter,
@@ -14,6 +15,7 @@ import {
   isFilterDimension,
 } from '../counting/dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
+import type { AppEnv } from '../env.ts';
 import {
   MAX_DATE,
   MAX_RANGE_DAYS,
@@ -23,9 +25,11 @@ import {
   type RangeName,
   type RequestedRange,
 } from '../lib/dates.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { filterParam } from '../stats/filters.ts';
 import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
+import type { Unavailable } from '../stats/source.ts';
 
 /** What a statistics page's address holds: the range and the filters. */
 export type View = { range: RequestedRange; filters: Filter[] };
@@ -484,3 +488,24 @@ export const UnavailableNotice: FC<{
     </p>
   );
 };
+
+/** The 422 of a CSV whose filtered range starts before the oldest date the log holds. */
+export const unavailableCsv = (u: Unavailable) =>
+  new ApiError(
+    422,
+    `Filtered statistics are kept from ${u.firstDate} on: choose a range that starts then or later.`,
+  );
+
+/** A CSV download named after the website, what it holds and the range. */
+export function csvDownload(c: Context<AppEnv>, name: string, view: View, csv: string) {
+  c.header('Content-Type', 'text/csv; charset=utf-8');
+  c.header(
+    'Content-Disposition',
+    `attachment; filename="${name.replace(/[^\w.-]/g, '_')}-${view.range.from}-${view.range.to}.csv"`,
+  );
+  return c.body(csv);
+}
+
+/** A page number from the address: 1 to 1,000,000, 1 when it is not one. */
+export const pageNumber = (raw: string | undefined): number =>
+  Math.max(1, Math.min(1_000_000, Number.parseInt(raw ?? '1', 10) || 1));

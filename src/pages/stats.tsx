@@ -16,7 +16,6 @@ import { listFunnels } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
-import { ApiError } from '../lib/errors.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
@@ -26,15 +25,18 @@ import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-a
 import { Chart, chartMetric } from './stats-chart.tsx';
 import {
   change,
+  csvDownload,
   FilterChips,
   GoalsPanel,
   HiddenFields,
   type Listed,
   PANELS,
   PropertiesPanel,
+  pageNumber,
   RangeNav,
   TITLES,
   UnavailableNotice,
+  unavailableCsv,
   ValueRows,
   type View,
   viewHref,
@@ -249,17 +251,11 @@ async function statisticCsv(c: Context<AppEnv>) {
     limit: 100_000,
     offset: 0,
   });
-  if (isUnavailable(answer))
-    throw new ApiError(
-      422,
-      `Filtered statistics are kept from ${answer.firstDate} on: choose a range that starts then or later.`,
-    );
-  c.header('Content-Type', 'text/csv; charset=utf-8');
-  c.header(
-    'Content-Disposition',
-    `attachment; filename="${site.domain}-${name.replace(/[^\w.-]/g, '_')}-${view.range.from}-${view.range.to}.csv"`,
-  );
-  return c.body(
+  if (isUnavailable(answer)) throw unavailableCsv(answer);
+  return csvDownload(
+    c,
+    `${site.domain}-${name}`,
+    view,
     csvFile(
       ['value', 'count'],
       answer.rows.map((r) => [r.value, r.count]),
@@ -275,7 +271,7 @@ function listingOf(c: Context<AppEnv>) {
     search: (c.req.query('search') ?? '').slice(0, 255),
     sortBy: c.req.query('sort_by') === 'value' ? ('value' as const) : ('count' as const),
     sort: c.req.query('sort') === 'asc' ? ('asc' as const) : ('desc' as const),
-    page: Math.max(1, Math.min(1_000_000, Number.parseInt(c.req.query('page') ?? '1', 10) || 1)),
+    page: pageNumber(c.req.query('page')),
   };
 }
 type Listing = ReturnType<typeof listingOf>;

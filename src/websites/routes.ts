@@ -4,14 +4,7 @@
  * handler calls one domain function and shapes the response.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import {
-  linksSchema,
-  metaSchema,
-  pageRange,
-  pageUrl,
-  pageWindow,
-  pathOf,
-} from '../api/pagination.ts';
+import { linksSchema, listPage, metaSchema } from '../api/pagination.ts';
 import { errorResponses, jsonContent } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
@@ -141,27 +134,9 @@ export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
       limit: per_page,
       offset: (page - 1) * per_page,
     });
-    const { lastPage, offset } = pageWindow(total, page, per_page);
-    const range = pageRange(offset, rows.length);
-    return c.json({
-      data: rows.map(toWebsiteRecord),
-      links: {
-        first: pageUrl(c.req.url, 1),
-        last: pageUrl(c.req.url, lastPage),
-        prev: page > 1 ? pageUrl(c.req.url, page - 1) : null,
-        next: page < lastPage ? pageUrl(c.req.url, page + 1) : null,
-      },
-      meta: {
-        current_page: page,
-        from: range.from,
-        last_page: lastPage,
-        path: pathOf(c.req.url),
-        per_page,
-        to: range.to,
-        total,
-      },
-      status: 200,
-    });
+    return c.json(
+      listPage(c.req.url, { page, perPage: per_page }, rows.map(toWebsiteRecord), total),
+    );
   });
 
   serveRoute(api, websiteRoutes.show, async (c, { id }) => {

@@ -4,7 +4,7 @@
  * written unless every field is valid.
  */
 import { hashPassword } from '../accounts/password.ts';
-import type { Database } from '../db/client.ts';
+import { type Database, isUniqueConflict } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
@@ -25,10 +25,6 @@ const DOMAIN_TAKEN = 'The domain has already been taken.';
 function ordered(errors: FieldErrors): FieldErrors {
   const keys = Object.keys(errors).sort((a, b) => FIELD_ORDER.indexOf(a) - FIELD_ORDER.indexOf(b));
   return Object.fromEntries(keys.map((key) => [key, errors[key] ?? []]));
-}
-
-function isDomainConflict(err: unknown): boolean {
-  return String(err).includes('UNIQUE constraint failed: websites.domain');
 }
 
 /** The columns a valid input sets (fields that were not sent are left out). */
@@ -79,7 +75,8 @@ export async function createWebsite(
     return row;
   } catch (err) {
     // Two requests raced for the same domain: the unique index decided.
-    if (isDomainConflict(err)) throw validationFailed({ domain: [DOMAIN_TAKEN] });
+    if (isUniqueConflict(err, 'websites.domain'))
+      throw validationFailed({ domain: [DOMAIN_TAKEN] });
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import type { AppEnv } from '../env.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
+import { IMPORT_BODY_LIMIT, registerImportRoutes } from '../imports/routes.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
@@ -47,19 +48,26 @@ export function createApi() {
   // Counted per client address before any key is looked up (random keys cost a D1 read).
   api.use('*', addressRateLimit('api'));
   api.use('*', bearerAuth());
-  api.use(
-    '*',
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: API_BODY_LIMIT,
+      maxSize,
       onError: () => {
         throw new ApiError(413, 'The request body is too large.');
       },
-    }),
+    });
+  const fields = limit(API_BODY_LIMIT);
+  const files = limit(IMPORT_BODY_LIMIT);
+  // An import's body is a file; every other body is fields.
+  api.use('*', (c, next) =>
+    c.req.method === 'POST' && /\/websites\/[^/]+\/imports$/.test(c.req.path)
+      ? files(c, next)
+      : fields(c, next),
   );
   registerWebsiteRoutes(api);
   registerGoalRoutes(api);
   registerFunnelRoutes(api);
   registerFlowRoutes(api);
+  registerImportRoutes(api);
   registerStatsRoutes(api);
   return api;
 }

@@ -30,6 +30,15 @@ export const errorResponses = {
     errorSchema(404, 'Resource not found.'),
     'No such website, or it belongs to another owner (the same answer either way).',
   ),
+  409: json(
+    errorSchema(409, 'The website has events of its own on these dates.'),
+    'The request conflicts with what the website holds.',
+  ),
+  413: json(errorSchema(413, 'The request body is too large.'), 'The body is too large.'),
+  415: json(
+    errorSchema(415, 'The body must be a zip, a gzip or a CSV.'),
+    'The body is of a type the route does not read.',
+  ),
   422: json(validationSchema, 'A parameter is invalid; `errors` names every bad field.'),
 } as const;
 

@@ -56,6 +56,10 @@ export function serveRoute<R extends RouteDefinition>(
   const query = route.request?.query as z.ZodObject | undefined;
   const required = query ? requiredFields(query) : [];
   const path = route.path.replace(/\{(\w+)\}/g, ':$1');
+  // A body of fields (JSON, a form) is read here; any other (an import's file) is the handler's.
+  const readsFields = Object.keys(route.request?.body?.content ?? {}).some((type) =>
+    /json|form/.test(type),
+  );
   api.on(route.method.toUpperCase(), path, async (c) => {
     let id = 0;
     if (route.request?.params) {
@@ -69,7 +73,7 @@ export function serveRoute<R extends RouteDefinition>(
       if (!parsed.ok) throw validationFailed(parsed.errors);
       return parsed.data as QueryOf<R>;
     };
-    const body = route.request?.body ? await readFields(c.req) : {};
+    const body = readsFields ? await readFields(c.req) : {};
     return handler(c, { id, query: validQuery, body });
   });
 }

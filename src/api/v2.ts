@@ -79,7 +79,8 @@ export function createApiV2() {
         firstDate: all ? await firstDateOf(c.env, db, site.id) : null,
       });
       const goals = await listGoals(db, site.id);
-      return c.json(await answerQuery(readerOf(db, site.id, c.env), query, goals));
+      const readerFor = (imports: boolean) => readerOf(db, site.id, c.env, { imports });
+      return c.json(await answerQuery(readerFor, query, goals));
     } catch (err) {
       if (err instanceof QueryError) throw new ApiError(400, err.message);
       throw err;

@@ -66,7 +66,7 @@ const cityName: Label = (stored) => {
   const city = name(stored);
   return city === null ? null : city.replace(/, [A-Za-z0-9]{1,3}$/, '');
 };
-const DEVICES = new Map([
+export const DEVICES = new Map([
   ['desktop', 'Desktop'],
   ['mobile', 'Mobile'],
   ['tablet', 'Tablet'],
@@ -74,7 +74,7 @@ const DEVICES = new Map([
 ]);
 const device: Label = (stored) => DEVICES.get(stored) ?? (stored === 'Unknown' ? null : stored);
 /** Browsers and systems by the names Plausible gives them; an unknown one has no value. */
-const PLAUSIBLE_NAMES = new Map<string, string | null>([
+export const PLAUSIBLE_NAMES = new Map<string, string | null>([
   ['Edge', 'Microsoft Edge'],
   ['macOS', 'Mac'],
   ['Linux', 'GNU/Linux'],

@@ -158,6 +158,46 @@ export const funnels = sqliteTable(
 export type FunnelRow = typeof funnels.$inferSelect;
 
 /**
+ * Imported history (docs/ARCHITECTURE.md, "Imported history"): one row per import of a file
+ * (Plausible's, GoatCounter's or Umami's export) into a website. An import is `pending` while
+ * its rows are written, `complete` once readers may see them, `deleting` while its rows are
+ * removed (by the request that deleted it, or the hourly maintenance).
+ */
+export const imports = sqliteTable('imports', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  websiteId: integer('website_id')
+    .notNull()
+    .references(() => websites.id, { onDelete: 'cascade' }),
+  source: text('source').notNull(),
+  fromDate: text('from_date').notNull(),
+  toDate: text('to_date').notNull(),
+  rows: integer('rows').notNull().default(0),
+  status: text('status').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+export type ImportRow = typeof imports.$inferSelect;
+
+/**
+ * The roll-ups an import brought: the rows of `stats` (statistic, local date, value, count),
+ * each marked with its import. Readers add the complete imports' rows to `stats` for the
+ * dates each is the newest import of (src/imports/store.ts `importedSegments`). No secondary
+ * index, so a row imported is a row written; `WITHOUT ROWID`, like `stats` (added by hand).
+ */
+export const importedStats = sqliteTable(
+  'imported_stats',
+  {
+    websiteId: integer('website_id').notNull(),
+    name: text('name').notNull(),
+    date: text('date').notNull(),
+    value: text('value').notNull(),
+    importId: integer('import_id').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.name, t.date, t.value, t.importId] })],
+);
+
+/**
  * Daily roll-ups: one row per (website, statistic, local date, value). The primary key is
  * exactly the lookup order of every stats query, so a query is an index range scan.
  */

@@ -11,6 +11,7 @@ import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
+import { sweepImports } from '../imports/store.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
@@ -29,6 +30,9 @@ const DELETED_WEBSITES_QUERIES = 100;
  * left: up to five statements a website.
  */
 const COMPACTION_QUERIES = 110;
+
+/** Statements for removing imports' rows: 5,000 rows each. */
+const IMPORT_QUERIES = 20;
 
 /** Settings of a run; the defaults are the production ones (tests make them small). */
 export type ScheduledOptions = {
@@ -67,6 +71,11 @@ export async function runScheduled(
       destroyLog: (websiteId) => destroyLog(env, websiteId),
     }),
   );
+  await step('imports', async () => {
+    // Imports deleted, replaced or left pending lose their rows (src/imports/store.ts).
+    const share = queries.share(IMPORT_QUERIES);
+    return { importRowsDeleted: await sweepImports(metered(db, share)) };
+  });
   await step('month roll-ups', async () => {
     const share = queries.share(Math.min(COMPACTION_QUERIES, Math.floor(queries.left / 5)));
     const compacted = await compactMonths(metered(db, share), now, { queries: share });

@@ -11,6 +11,7 @@ import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.t
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
+import type { ImportedSegment } from '../imports/store.ts';
 import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
 
 export type StatsQuery = {
@@ -25,6 +26,8 @@ export type StatsQuery = {
   sort: 'asc' | 'desc';
   limit: number;
   offset: number;
+  /** The imported history to add (../imports/store.ts `importedSegments`); none when absent. */
+  imported?: readonly ImportedSegment[] | undefined;
 };
 
 export type StatsPage = {
@@ -55,6 +58,7 @@ function rollupRows(q: {
   through: string | null;
   /** Merged in value order: one statistic only. */
   ordered?: boolean;
+  imported?: readonly ImportedSegment[] | undefined;
 }): SQL {
   if (!Number.isSafeInteger(q.websiteId)) throw new Error('not a website id');
   const names = q.names.map((name) => {
@@ -74,23 +78,35 @@ function rollupRows(q: {
     (n, [, column, ranges]) => n + ranges.reduce((m, range) => m + keyCount(column, range), 0),
     0,
   );
+  const importedArms = (q.imported ?? []).flatMap((s) => {
+    const from = s.from > q.from ? s.from : q.from;
+    const to = s.to < q.to ? s.to : q.to;
+    if (from > to || !Number.isSafeInteger(s.importId)) return [];
+    return [
+      `${arm('imported_stats', 'date', `BETWEEN ${literal(from)} AND ${literal(to)}`)} AND import_id = ${s.importId}`,
+    ];
+  });
   const text =
     keys <= MAX_ARMS
       ? compound(
-          tables.flatMap(([table, column, ranges]) =>
-            ranges.flatMap((range) =>
-              keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
+          [
+            ...tables.flatMap(([table, column, ranges]) =>
+              ranges.flatMap((range) =>
+                keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
+              ),
             ),
-          ),
+            ...importedArms,
+          ],
           q.ordered ? 'value' : undefined,
         )
-      : compound(
-          tables.flatMap(([table, column, ranges]) =>
+      : compound([
+          ...tables.flatMap(([table, column, ranges]) =>
             ranges.map((r) =>
               arm(table, column, `BETWEEN ${literal(r.from)} AND ${literal(r.to)}`),
             ),
           ),
-        );
+          ...importedArms,
+        ]);
   return sql.raw(text);
 }
 
@@ -222,7 +238,11 @@ export type ValueSum = { name: StatName; value: string; count: number };
  */
 export async function rollupSums(
   db: Database,
-  q: { websiteId: number; through: string | null },
+  q: {
+    websiteId: number;
+    through: string | null;
+    imported?: readonly ImportedSegment[] | undefined;
+  },
   names: readonly StatName[],
   range: { from: string; to: string },
   perValue: boolean,

@@ -14,6 +14,7 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
+import { firstImportedDate } from '../imports/store.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
 import {
   type Answer,
@@ -246,7 +247,12 @@ export async function firstDateOf(
   websiteId: number,
 ): Promise<string | null> {
   await flushBeforeReading(env, websiteId);
-  return firstRollupDate(db, websiteId);
+  const [own, imported] = await Promise.all([
+    firstRollupDate(db, websiteId),
+    firstImportedDate(db, websiteId),
+  ]);
+  // Imported history counts too (docs/ARCHITECTURE.md, "Imported history").
+  return own === null ? imported : imported === null || own < imported ? own : imported;
 }
 
 /** The six figures of a range and of the period of equal length just before it. */

@@ -31,7 +31,7 @@ const CONTINENTS: Record<string, string> = {
 
 let regionNames: Intl.DisplayNames | undefined;
 
-function countryName(code: string): string {
+export function countryName(code: string): string {
   // Cloudflare uses XX for unknown and T1 for Tor; neither is a region Intl knows.
   if (code === 'T1') return 'Tor';
   try {

@@ -10,6 +10,7 @@
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { flushBeforeReading, readLog } from '../../event-log/client.ts';
+import { type ImportedSegment, importedSegments } from '../../imports/store.ts';
 import { compactedThrough } from '../compaction.ts';
 import { type Rollups, rollupAnswer, rollupsAnswer } from './rollups.ts';
 
@@ -36,6 +37,13 @@ export type Reader = {
   through: () => Promise<string | null>;
   /** Flushes the website's log into its roll-ups, once, before the first read of them. */
   flush: () => Promise<void>;
+  /**
+   * The imported history its roll-up reads add (docs/ARCHITECTURE.md, "Imported history"),
+   * read once; none when the reader leaves imports out.
+   */
+  imported: () => Promise<ImportedSegment[]>;
+  /** Whether answers so far included imported history, or left out some that was in range. */
+  imports: { included: boolean; skipped: boolean };
   /**
    * Asks the website's log: the groupings of questions asked together (in one turn of the
    * event loop) over the same range and filters share one read, one pass over the log.
@@ -91,11 +99,25 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
     });
 }
 
-/** A website's reader, its last compacted month read once. */
-export function readerOf(db: Rollups['db'], websiteId: number, env?: Env): Reader {
+/**
+ * A website's reader, its last compacted month read once; with `imports` false (API v2's
+ * `include.imports`), its answers leave imported history out.
+ */
+export function readerOf(
+  db: Rollups['db'],
+  websiteId: number,
+  env?: Env,
+  { imports = true }: { imports?: boolean } = {},
+): Reader {
   let through: Promise<string | null> | undefined;
   let flushed: Promise<void> | undefined;
+  let imported: Promise<ImportedSegment[]> | undefined;
   return {
+    imported: () => {
+      imported ??= imports ? importedSegments(db, websiteId) : Promise.resolve([]);
+      return imported;
+    },
+    imports: { included: false, skipped: false },
     db,
     websiteId,
     ...(env ? { env } : {}),
@@ -121,12 +143,18 @@ function byRollups(q: LogQuery): boolean[] {
 export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
   const fromRollups = byRollups(q);
   const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
+  const imported = (await reader.imported()).filter((s) => s.from <= q.to && s.to >= q.from);
+  if (imported.length > 0) {
+    if (fromRollups.some(Boolean)) reader.imports.included = true;
+    if (fromRollups.some((r) => !r)) reader.imports.skipped = true;
+  }
   if (fromRollups.some(Boolean)) {
     await reader.flush();
     const rollups: Rollups = {
       db: reader.db,
       websiteId: reader.websiteId,
       through: await reader.through(),
+      imported,
     };
     await Promise.all(
       q.groups.map(async (g, i) => {

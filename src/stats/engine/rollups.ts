@@ -10,12 +10,19 @@ import { noPartials, type Partials, queryMetric } from '../../counting/query-met
 import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import { sortRows } from '../../event-log/query-values.ts';
+import type { ImportedSegment } from '../../imports/store.ts';
 import { SUMMED } from '../overview.ts';
 import { queryStats, rollupSums } from '../queries.ts';
 import { V1_STATISTICS } from './v1.ts';
 
 /** A website's roll-ups: its id and last compacted month (../compaction.ts). */
-export type Rollups = { db: Database; websiteId: number; through: string | null };
+export type Rollups = {
+  db: Database;
+  websiteId: number;
+  through: string | null;
+  /** The imported history to add, if any (../../imports/store.ts). */
+  imported?: readonly ImportedSegment[];
+};
 
 /** The metrics the sums of `SUMMED` give, per date or over the range. */
 const SUMMABLE = new Set([
@@ -94,6 +101,7 @@ export async function rollupAnswer(
       sort: first?.[1] ?? 'desc',
       limit: g.limit,
       offset: g.offset,
+      imported: r.imported,
     });
     return {
       rows: page.rows.map((row) => ({ dimensions: [row.value], metrics: [row.count] })),

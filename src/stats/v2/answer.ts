@@ -46,13 +46,27 @@ function timeLabels(dimension: string, range: { from: string; to: string }): str
   }
 }
 
+/** Whether an answer included imported history, or why not (Plausible's `meta` keys). */
+type ImportsOutcome = { included: boolean; reason?: string };
+
+const IMPORT_WARNINGS: Record<string, string> = {
+  unsupported_query:
+    'Imported stats are not included in the results because query parameters are not supported. For more information, see: https://plausible.io/docs/stats-api#filtering-imported-stats',
+  unsupported_interval:
+    'Imported stats are not included because the time dimension (i.e. the interval) is too short.',
+};
+
 /** What `include` adds to `meta`. */
-function metaOf(q: V2Query, total: number): Record<string, unknown> {
+function metaOf(q: V2Query, total: number, imports: ImportsOutcome): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
-  if (q.include.imports) {
-    // Sightline keeps no imported history yet: there is nothing to include.
-    meta.imports_included = false;
-    meta.imports_skip_reason = 'no_imported_data';
+  const shown = q.include.imports === true || imports.included || imports.reason !== undefined;
+  if (q.include.imports !== false && shown) {
+    meta.imports_included = imports.included;
+    if (!imports.included) {
+      const reason = imports.reason ?? 'no_imported_data';
+      meta.imports_skip_reason = reason;
+      if (IMPORT_WARNINGS[reason]) meta.imports_warning = IMPORT_WARNINGS[reason];
+    }
   }
   const time = q.grouped.find((d) => d.startsWith('time:'));
   if (q.include.time_labels && time) meta.time_labels = timeLabels(time, q.range);
@@ -123,10 +137,36 @@ type Found = { rows: Row[]; total: number; currencyOf: (row: Row) => string | nu
  * one, or none, with a warning).
  */
 export async function answerQuery(
-  reader: Reader,
+  readerFor: (imports: boolean) => Reader,
   q: V2Query,
   goals: Goal[] = [],
 ): Promise<Record<string, unknown>> {
+  let reader = readerFor(q.include.imports !== false);
+  let answer = await answerWith(reader, q, goals);
+  let imports: ImportsOutcome = { included: reader.imports.included };
+  if (reader.imports.skipped) {
+    // Some of its groupings cannot include imported history (a filter, a dimension the
+    // imports do not hold): the whole answer leaves it out, so that its parts agree.
+    if (reader.imports.included) {
+      reader = readerFor(false);
+      answer = await answerWith(reader, q, goals);
+    }
+    const hourly = q.grouped.some((d) => d === 'time:hour' || d === 'time:minute');
+    imports = { included: false, reason: hourly ? 'unsupported_interval' : 'unsupported_query' };
+  }
+  return {
+    results: answer.results,
+    meta: { ...metaOf(q, answer.total, imports), ...answer.meta },
+    query: answer.query,
+  };
+}
+
+/** The answer of one reader: results and the metric warnings (`meta` is the caller's). */
+async function answerWith(
+  reader: Reader,
+  q: V2Query,
+  goals: Goal[],
+): Promise<{ results: unknown[]; meta: Record<string, unknown>; query: unknown; total: number }> {
   const filters = goalFilters(q.filters, goals);
   const ask: Ask = async (groups, questionFilters, currency) => {
     const answers = await answer(reader, {
@@ -158,9 +198,10 @@ export async function answerQuery(
     sortRows({ order: q.order, dimensions: q.grouped, metrics: q.metrics }, rows);
     rows = rows.slice(q.pagination.offset, q.pagination.offset + q.pagination.limit);
   }
-  const meta = metaOf(q, found.total);
+  const meta: Record<string, unknown> = {};
   if (Object.keys(warnings).length > 0) meta.metric_warnings = warnings;
   return {
+    total: found.total,
     results: rows.map((row) => {
       const currency = found.currencyOf(row);
       return {

@@ -1,0 +1,125 @@
+/**
+ * What every import format shares: the roll-up rows its files add up to (`Tally`), a
+ * record's cells read by their header's names (`Columns`), and the error that names the
+ * file, the line and the column a malformed file went wrong at.
+ */
+import type { Increment } from '../counting/statistics.ts';
+import { isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
+
+/** A malformed file: where (file, line from 1, column by its header's name) and what. */
+export class ImportError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    readonly column: string | null,
+    readonly reason: string,
+  ) {
+    super(
+      `${file}${line === null ? '' : `, line ${line}`}${column === null ? '' : `, column "${column}"`}: ${reason}`,
+    );
+  }
+}
+
+/** The longest value a roll-up keeps (as pages are stored: src/ingest/steps/page.ts). */
+const MAX_VALUE = 255;
+
+/**
+ * The roll-up rows an import adds, summed per (statistic, date, value) until `take` hands
+ * them on to be written (the caller takes them once `size` is large), and the range of
+ * dates they cover.
+ */
+export class Tally {
+  private rows = new Map<string, Increment>();
+  from: string | null = null;
+  to: string | null = null;
+
+  add(name: string, date: string, value: string, count: number): void {
+    if (count === 0 || value === '') return;
+    const kept = value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
+    const key = `${name}\u0000${date}\u0000${kept}`;
+    const row = this.rows.get(key);
+    if (row) row[3] += count;
+    else this.rows.set(key, [name, date, kept, count]);
+    if (this.from === null || date < this.from) this.from = date;
+    if (this.to === null || date > this.to) this.to = date;
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** The rows summed so far, which the tally forgets. */
+  take(): Increment[] {
+    const rows = [...this.rows.values()];
+    this.rows.clear();
+    return rows;
+  }
+}
+
+/** A file's records, read by the names its header gives its columns. */
+export class Columns {
+  private readonly at: Map<string, number>;
+
+  constructor(
+    readonly file: string,
+    header: string[],
+  ) {
+    this.at = new Map(header.map((name, i) => [name.trim().toLowerCase(), i]));
+  }
+
+  has(name: string): boolean {
+    return this.at.has(name);
+  }
+
+  /** The index of a column the file must have. */
+  required(name: string): number {
+    const i = this.at.get(name);
+    if (i === undefined) throw new ImportError(this.file, 1, name, 'the header has no such column');
+    return i;
+  }
+
+  /** A cell by its column's name ('' when the file has no such column). */
+  text(cells: string[], name: string): string {
+    const i = this.at.get(name);
+    return i === undefined ? '' : (cells[i] ?? '').trim();
+  }
+
+  /** A count: a whole number from 0 (0 when the file has no such column or the cell is empty). */
+  count(cells: string[], line: number, name: string): number {
+    const text = this.text(cells, name);
+    if (text === '') return 0;
+    if (!/^\d{1,15}$/.test(text))
+      throw new ImportError(this.file, line, name, `not a whole number: "${text.slice(0, 40)}"`);
+    return Number(text);
+  }
+
+  /** A date `YYYY-MM-DD`. */
+  date(cells: string[], line: number, name: string): string {
+    const text = this.text(cells, name);
+    if (!isCalendarDate(text) || text < MIN_DATE || text > MAX_DATE)
+      throw new ImportError(
+        this.file,
+        line,
+        name,
+        `not a date (YYYY-MM-DD): "${text.slice(0, 40)}"`,
+      );
+    return text;
+  }
+}
+
+/** The reader of one import format: a handler per file, and what only the whole import gives. */
+export type FormatReader = {
+  /** The handler of a file, or an `ImportError` when the format has no such file. */
+  file(name: string): FileHandler;
+  /** Called once every file has been read, before the rows are written for the last time. */
+  finish(): void;
+  /** The range the files say they cover (Plausible's file names), if they do. */
+  declared(): { from: string; to: string } | null;
+};
+
+export type FileHandler = {
+  /** The file's first record. */
+  header(cells: string[]): void;
+  /** Each record after it, with its line. */
+  record(cells: string[], line: number): void;
+};

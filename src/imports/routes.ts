@@ -1,0 +1,196 @@
+/**
+ * Imports through the API (./run.ts): `POST …/websites/{id}/imports?source=…` with the file as
+ * the body, `GET …/imports` to list a website's imports, `DELETE …/imports/{import_id}` to
+ * remove one and its rows. Another owner's website, an import of another website and an id
+ * that names nothing are the same 404.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
+import { errorResponses, jsonContent } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
+import { createDb } from '../db/client.ts';
+import type { AppEnv } from '../env.ts';
+import { flushBeforeReading } from '../event-log/client.ts';
+import { mediaType } from '../lib/body.ts';
+import { ApiError, notFound } from '../lib/errors.ts';
+import { findWebsite } from '../websites/queries.ts';
+import { packingOf } from './files.ts';
+import { ImportError } from './format.ts';
+import { importFailed, runImport } from './run.ts';
+import {
+  deleteImport,
+  IMPORT_SOURCES,
+  type ImportSource,
+  listImports,
+  parseImportId,
+} from './store.ts';
+
+/** The largest import the API takes: what a Worker request may carry (Free and Pro plans). */
+export const IMPORT_BODY_LIMIT = 100 * 1024 * 1024;
+
+const idParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+const security = [{ bearerAuth: [] }];
+const TAGS = ['Imports'];
+
+const importSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 4 }),
+    source: z.enum(IMPORT_SOURCES).openapi({ example: 'plausible' }),
+    from: z.string().openapi({ example: '2023-02-09' }),
+    to: z.string().openapi({ example: '2024-01-23' }),
+    rows: z.number().int().openapi({ description: 'Records read from the files.', example: 5120 }),
+    created_at: z.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
+  })
+  .openapi('Import');
+
+const fileBody = z.string().openapi({ format: 'binary' });
+
+const importRoutes = {
+  create: createRoute({
+    method: 'post',
+    path: '/websites/{id}/imports',
+    tags: TAGS,
+    summary: 'Import history',
+    description:
+      "The file is the body, at most 100 MB (larger ones: `npm run import`): Plausible's CSV export (its zip, or one of its CSVs), GoatCounter's CSV export (`.csv.gz` or the CSV), or Umami's `website_event` CSV (or the zip holding it). All or nothing: a malformed file is a 422 naming the file, the line and the column, and imports nothing. A new import replaces, for its dates, every earlier one. Dates with the website's own events are a 409 unless `overlap=own_wins`, which keeps its own counts for those dates.",
+    security,
+    request: {
+      params: idParam,
+      query: z.object({
+        source: z.enum(IMPORT_SOURCES),
+        overlap: z.enum(['refuse', 'own_wins']).optional().openapi({
+          description: 'What to do on dates the website has events of its own (default `refuse`).',
+        }),
+        file_name: z.string().max(255).optional().openapi({
+          description: "A lone CSV's file name (Plausible's names its table and dates).",
+          example: 'imported_pages_20230209_20240123.csv',
+        }),
+      }),
+      body: {
+        required: true,
+        content: {
+          'application/zip': { schema: fileBody },
+          'application/gzip': { schema: fileBody },
+          'text/csv': { schema: fileBody },
+        },
+      },
+    },
+    responses: {
+      201: jsonContent(
+        z.object({ data: importSchema, status: z.number().int().openapi({ example: 201 }) }),
+        'The import, now counted.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      409: errorResponses[409],
+      413: errorResponses[413],
+      415: errorResponses[415],
+      422: errorResponses[422],
+    },
+  }),
+  list: createRoute({
+    method: 'get',
+    path: '/websites/{id}/imports',
+    tags: TAGS,
+    summary: "List a website's imports",
+    description: 'The imports counted, newest first, a page at a time.',
+    security,
+    request: {
+      params: idParam,
+      query: z.object({ per_page: perPageField(25), page: pageField }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({
+          data: z.array(importSchema),
+          links: linksSchema,
+          meta: metaSchema,
+          status: z.number().int(),
+        }),
+        'A page of imports.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  delete: createRoute({
+    method: 'delete',
+    path: '/websites/{id}/imports/{import_id}',
+    tags: TAGS,
+    summary: 'Delete an import',
+    description: 'The import stops counting at once; its rows are removed.',
+    security,
+    request: {
+      params: idParam.extend({
+        import_id: z.string().openapi({ param: { name: 'import_id', in: 'path' }, example: '4' }),
+      }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({
+          id: z.number().int(),
+          object: z.literal('import'),
+          deleted: z.literal(true),
+          status: z.number().int().openapi({ example: 200 }),
+        }),
+        'The import was deleted.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+};
+
+/** The owner's website `{id}`, else the 404 of a missing one. */
+async function ownWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
+}
+
+export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
+  serveRoute(api, importRoutes.create, async (c, { id, query }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const q = query();
+    const packing = packingOf(mediaType(c.req), q.file_name);
+    if (!packing)
+      throw new ApiError(
+        415,
+        'The body must be a zip (application/zip), a gzip (application/gzip) or a CSV (text/csv).',
+      );
+    const body = c.req.raw.body;
+    if (!body) throw new ApiError(422, 'The body is empty.', { body: ['The body is empty.'] });
+    try {
+      const done = await runImport(db, website, body, {
+        source: q.source as ImportSource,
+        packing,
+        fileName: q.file_name,
+        overlap: q.overlap === 'own_wins',
+        flush: () => flushBeforeReading(c.env, website.id),
+      });
+      return c.json({ data: done.record, status: 201 }, 201);
+    } catch (err) {
+      throw err instanceof ImportError ? importFailed(err) : err;
+    }
+  });
+
+  serveRoute(api, importRoutes.list, async (c, { id, query }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const { per_page = 25, page = 1 } = query();
+    const all = await listImports(db, website.id);
+    const rows = all.slice((page - 1) * per_page, page * per_page);
+    return c.json(listPage(c.req.url, { page, perPage: per_page }, rows, all.length));
+  });
+
+  serveRoute(api, importRoutes.delete, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const importId = parseImportId(c.req.param('import_id'));
+    if (importId === null || !(await deleteImport(db, website.id, importId))) throw notFound();
+    return c.json({ id: importId, object: 'import', deleted: true, status: 200 });
+  });
+}

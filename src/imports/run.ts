@@ -1,0 +1,158 @@
+/**
+ * One import, start to end (docs/ARCHITECTURE.md, "Imported history"): the body's files read
+ * as they stream in (./files.ts), each record handed to its format's reader, the roll-up rows
+ * written 20,000 at a time to the pending import (./store.ts), and, once every file has been
+ * read, the import made visible in one batch — or, at the first malformed record, nothing:
+ * its rows are removed and the error names the file, the line and the column.
+ */
+import type { Database } from '../db/client.ts';
+import { CsvError, CsvReader } from '../lib/csv.ts';
+import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { logError } from '../lib/log.ts';
+import { filePieces, ImportFileError, type Packing } from './files.ts';
+import { type FileHandler, type FormatReader, ImportError, Tally } from './format.ts';
+import { goatCounterReader } from './goatcounter.ts';
+import { plausibleReader } from './plausible.ts';
+import { RawCounter } from './raw.ts';
+import {
+  abandonImport,
+  beginImport,
+  commitImport,
+  type ImportRecord,
+  type ImportSource,
+  listImports,
+  ownDatesWithin,
+  removeDeletedImports,
+  writeImported,
+} from './store.ts';
+import { umamiReader } from './umami.ts';
+
+export type ImportOptions = {
+  source: ImportSource;
+  packing: Packing;
+  /** The name of a lone CSV (or gzip) as the user gave it. */
+  fileName?: string | undefined;
+  /** The owner lets the import cover dates with events of the website's own (which win). */
+  overlap: boolean;
+  /** Brings the website's roll-ups up to date before its own dates are looked at. */
+  flush?: () => Promise<void>;
+};
+
+export type ImportResult = {
+  record: ImportRecord;
+  /** The records read from the files (header lines not counted). */
+  records: number;
+  /** The rows D1 wrote: the imported roll-up rows and the import's own. */
+  rowsWritten: number;
+};
+
+/** Roll-up rows held before they are written. */
+const WRITE_EVERY = 20_000;
+
+function readerFor(source: ImportSource, tally: Tally, timeZone: string): FormatReader {
+  if (source === 'plausible') return plausibleReader(tally);
+  const counter = new RawCounter(tally, timeZone);
+  return source === 'goatcounter' ? goatCounterReader(counter) : umamiReader(counter);
+}
+
+/** The 422 of a malformed file: its message names the file, the line and the column. */
+export const importFailed = (err: ImportError) =>
+  new ApiError(422, err.message, { [err.file]: [err.message] } as FieldErrors);
+
+/** Imports a body into a website; throws `ImportError` (nothing kept) or an `ApiError`. */
+export async function runImport(
+  db: Database,
+  site: { id: number; timezone: string },
+  body: ReadableStream<Uint8Array>,
+  o: ImportOptions,
+): Promise<ImportResult> {
+  const tally = new Tally();
+  const reader = readerFor(o.source, tally, site.timezone);
+  const importId = await beginImport(db, site.id, o.source);
+  let rowsWritten = 0;
+  const write = async (all: boolean) => {
+    if (all || tally.size >= WRITE_EVERY)
+      rowsWritten += await writeImported(db, site.id, importId, tally.take());
+  };
+  try {
+    const records = await readFiles(body, o, reader, () => write(false));
+    reader.finish();
+    await write(true);
+    const range =
+      reader.declared() ?? (tally.from && tally.to ? { from: tally.from, to: tally.to } : null);
+    if (!range) throw new ImportError(o.fileName ?? 'the upload', null, null, 'nothing to import');
+    await o.flush?.();
+    const own = await ownDatesWithin(db, site.id, range);
+    if (own && !o.overlap)
+      throw new ApiError(
+        409,
+        `The website has events of its own on ${own.count} of these dates (${own.first} to ${own.last}). Import with overlap=own_wins to keep its own counts for those dates and the import's for the others.`,
+      );
+    rowsWritten += await commitImport(db, site.id, importId, {
+      ...range,
+      rows: records,
+      ownWin: own !== null,
+    });
+    // The imports this one covers whole were marked for deletion as it was committed.
+    await removeDeletedImports(db, site.id);
+    const record = (await listImports(db, site.id)).find((r) => r.id === importId);
+    if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
+    return { record, records, rowsWritten };
+  } catch (err) {
+    await abandonImport(db, site.id, importId).catch((e) =>
+      logError('import not removed', { websiteId: site.id, importId }, e),
+    );
+    throw err;
+  }
+}
+
+type OpenFile = { name: string; handler: FileHandler; csv: CsvReader; header: boolean };
+
+/** Reads every file of a body into its handler; returns the records read. */
+async function readFiles(
+  body: ReadableStream<Uint8Array>,
+  o: ImportOptions,
+  reader: FormatReader,
+  written: () => Promise<void>,
+): Promise<number> {
+  let records = 0;
+  let current = null as OpenFile | null;
+  try {
+    for await (const piece of filePieces(body, o.packing, o.fileName)) {
+      if (current?.name !== piece.file)
+        current = {
+          name: piece.file,
+          handler: reader.file(piece.file),
+          csv: new CsvReader(),
+          header: false,
+        };
+      const file = current;
+      try {
+        const read = file.csv.push(piece.text);
+        if (piece.done) read.push(...file.csv.end());
+        for (const r of read) {
+          if (!file.header) {
+            file.handler.header(r.cells);
+            file.header = true;
+          } else {
+            file.handler.record(r.cells, r.line);
+            records++;
+          }
+        }
+      } catch (err) {
+        if (err instanceof CsvError) throw new ImportError(file.name, err.line, null, err.message);
+        throw err;
+      }
+      if (piece.done) {
+        if (!file.header) throw new ImportError(file.name, null, null, 'the file is empty');
+        current = null;
+      }
+      await written();
+    }
+  } catch (err) {
+    if (err instanceof ImportFileError)
+      throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
+    throw err;
+  }
+  return records;
+}

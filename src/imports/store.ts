@@ -1,0 +1,327 @@
+/**
+ * Imported history in D1 (docs/ARCHITECTURE.md, "Imported history"): an import's rows are
+ * written while it is `pending`, which no reader sees, and become visible all at once when
+ * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
+ * see, and its rows are deleted at once (or by the hourly maintenance, `sweepImports`).
+ * Of overlapping imports, the newest counts for each date (`importedSegments`): importing a
+ * period again replaces it; an older import left with no date of its own is deleted.
+ */
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { Increment } from '../counting/statistics.ts';
+import type { Database } from '../db/client.ts';
+import { type ImportRow, imports } from '../db/schema.ts';
+import { addDays, apiTimestamp } from '../lib/dates.ts';
+import { ApiError } from '../lib/errors.ts';
+
+export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
+export type ImportSource = (typeof IMPORT_SOURCES)[number];
+
+/** An import as the API shows it. */
+export type ImportRecord = {
+  id: number;
+  source: string;
+  from: string;
+  to: string;
+  rows: number;
+  created_at: string;
+};
+
+const toImportRecord = (row: ImportRow): ImportRecord => ({
+  id: row.id,
+  source: row.source,
+  from: row.fromDate,
+  to: row.toDate,
+  rows: row.rows,
+  created_at: apiTimestamp(row.createdAt),
+});
+
+/** Starts an import: its row, `pending` until `commitImport`. */
+export async function beginImport(
+  db: Database,
+  websiteId: number,
+  source: ImportSource,
+): Promise<number> {
+  const row = await db
+    .insert(imports)
+    .values({
+      websiteId,
+      source,
+      fromDate: '',
+      toDate: '',
+      status: 'pending',
+      createdAt: Date.now(),
+    })
+    .returning({ id: imports.id })
+    .get();
+  return row.id;
+}
+
+/** Rows a statement upserts at most (one JSON value carries them: D1 binds 100 values). */
+const ROWS_PER_STATEMENT = 2_000;
+
+/**
+ * Adds increments (statistic, local date, value, count) to a pending import's rows: one row
+ * written per (statistic, date, value), a repeated key adding to its count. Returns the rows
+ * D1 wrote.
+ */
+export async function writeImported(
+  db: Database,
+  websiteId: number,
+  importId: number,
+  increments: Increment[],
+): Promise<number> {
+  const d1 = db.$client;
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT)
+    statements.push(
+      d1
+        .prepare(
+          `INSERT INTO imported_stats (website_id, name, date, value, import_id, count)
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3 FROM json_each(?3)
+          WHERE true
+          ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count`,
+        )
+        .bind(websiteId, importId, JSON.stringify(increments.slice(i, i + ROWS_PER_STATEMENT))),
+    );
+  if (statements.length === 0) return 0;
+  const results = await d1.batch(statements);
+  return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
+}
+
+/** Dates a website has events of its own (page views or custom events rolled up). */
+const OWN_DATES = `SELECT DISTINCT date FROM stats WHERE website_id = ?1 AND name IN ('pageviews', 'event') AND date BETWEEN ?2 AND ?3`;
+
+/** The first and last of a website's own dates within a range, if it has any. */
+export async function ownDatesWithin(
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<{ first: string; last: string; count: number } | null> {
+  const row = await db.$client
+    .prepare(`SELECT min(date) AS first, max(date) AS last, count(*) AS count FROM (${OWN_DATES})`)
+    .bind(websiteId, range.from, range.to)
+    .first<{ first: string | null; last: string | null; count: number }>();
+  return row?.first && row.last ? { first: row.first, last: row.last, count: row.count } : null;
+}
+
+/**
+ * Makes a pending import visible, in one batch: its range and rows noted, its rows on dates
+ * the website has events of its own removed when the owner let it overlap them (Sightline's
+ * own counts win), and each earlier import whose dates it covers whole marked for deletion.
+ * Returns the rows D1 wrote.
+ */
+export async function commitImport(
+  db: Database,
+  websiteId: number,
+  importId: number,
+  done: { from: string; to: string; rows: number; ownWin: boolean },
+): Promise<number> {
+  const d1 = db.$client;
+  const statements = [
+    d1
+      .prepare(
+        `UPDATE imports SET status = 'complete', from_date = ?2, to_date = ?3, rows = ?4
+        WHERE id = ?1 AND status = 'pending'`,
+      )
+      .bind(importId, done.from, done.to, done.rows),
+    d1
+      .prepare(
+        `UPDATE imports SET status = 'deleting'
+        WHERE website_id = ?1 AND id <> ?2 AND status = 'complete' AND from_date >= ?3 AND to_date <= ?4`,
+      )
+      .bind(websiteId, importId, done.from, done.to),
+  ];
+  if (done.ownWin)
+    statements.unshift(
+      d1
+        .prepare(
+          `DELETE FROM imported_stats WHERE website_id = ?1 AND import_id = ?4 AND date IN (${OWN_DATES})`,
+        )
+        .bind(websiteId, done.from, done.to, importId),
+    );
+  const results = await d1.batch(statements);
+  const committed = results[results.length - 2]?.meta.changes ?? 0;
+  if (committed !== 1) throw new ApiError(409, 'The import was deleted while it ran.');
+  return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
+}
+
+/** A website's complete imports, newest first. */
+export async function listImports(db: Database, websiteId: number): Promise<ImportRecord[]> {
+  const rows = await db
+    .select()
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
+    .orderBy(desc(imports.id))
+    .all();
+  return rows.map(toImportRecord);
+}
+
+/** Parses an import id of a path; null when it is not one. */
+export function parseImportId(text: string | undefined): number | null {
+  if (!text || !/^[1-9]\d{0,15}$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/**
+ * Deletes a complete import of a website, and then its rows: it is hidden from readers at
+ * once, its rows removed in bounded chunks (the rest, if this request stops, by the hourly
+ * maintenance). False when the website has no such import.
+ */
+export async function deleteImport(
+  db: Database,
+  websiteId: number,
+  importId: number,
+): Promise<boolean> {
+  const marked = await db
+    .update(imports)
+    .set({ status: 'deleting' })
+    .where(
+      and(
+        eq(imports.id, importId),
+        eq(imports.websiteId, websiteId),
+        eq(imports.status, 'complete'),
+      ),
+    )
+    .run();
+  if ((marked.meta.changes ?? 0) === 0) return false;
+  await removeDeletedImports(db, websiteId);
+  return true;
+}
+
+/** Marks an import that failed for deletion and removes its rows. */
+export async function abandonImport(
+  db: Database,
+  websiteId: number,
+  importId: number,
+): Promise<void> {
+  await db.update(imports).set({ status: 'deleting' }).where(eq(imports.id, importId)).run();
+  await removeDeletedImports(db, websiteId);
+}
+
+/** Rows deleted per statement. */
+const DELETE_CHUNK = 5_000;
+
+/**
+ * Removes the rows of a website's imports marked `deleting`, then those imports, `DELETE_CHUNK`
+ * rows a statement, at most `budget` rows. Returns the rows deleted.
+ */
+export async function removeDeletedImports(
+  db: Database,
+  websiteId: number,
+  budget = 1_000_000,
+): Promise<number> {
+  const d1 = db.$client;
+  const doomed = await db
+    .select({ id: imports.id })
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'deleting')))
+    .all();
+  let deleted = 0;
+  for (const { id } of doomed) {
+    let finished = false;
+    while (deleted < budget) {
+      const result = await d1
+        .prepare(
+          `DELETE FROM imported_stats WHERE (website_id, name, date, value, import_id) IN (
+            SELECT website_id, name, date, value, import_id FROM imported_stats
+            WHERE website_id = ?1 AND import_id = ?2 LIMIT ?3)`,
+        )
+        .bind(websiteId, id, DELETE_CHUNK)
+        .run();
+      const changes = result.meta.changes ?? 0;
+      deleted += changes;
+      if (changes < DELETE_CHUNK) {
+        finished = true;
+        break;
+      }
+    }
+    if (!finished) break;
+    await db.delete(imports).where(eq(imports.id, id)).run();
+  }
+  return deleted;
+}
+
+/** How long a pending import may run before the maintenance takes it for failed. */
+const PENDING_FOR_MS = 60 * 60 * 1000;
+
+/**
+ * The hourly maintenance's part: imports that were deleted, replaced or abandoned (pending
+ * for over an hour: the request that ran it stopped) lose their rows, at most `budget`.
+ */
+export async function sweepImports(db: Database, budget = 50_000): Promise<number> {
+  await db
+    .update(imports)
+    .set({ status: 'deleting' })
+    .where(
+      and(
+        eq(imports.status, 'pending'),
+        sql`${imports.createdAt} < ${Date.now() - PENDING_FOR_MS}`,
+      ),
+    )
+    .run();
+  const websites = await db
+    .selectDistinct({ websiteId: imports.websiteId })
+    .from(imports)
+    .where(eq(imports.status, 'deleting'))
+    .limit(100)
+    .all();
+  let deleted = 0;
+  for (const { websiteId } of websites) {
+    if (deleted >= budget) break;
+    deleted += await removeDeletedImports(db, websiteId, budget - deleted);
+  }
+  return deleted;
+}
+
+/** A run of dates for which one import's rows count. */
+export type ImportedSegment = { importId: number; from: string; to: string };
+
+/**
+ * The dates each complete import of a website counts for: its own range, less the dates of
+ * every newer import (the newest import of a date wins), oldest first. Few imports, so this
+ * is worked out here from their ranges.
+ */
+export async function importedSegments(
+  db: Database,
+  websiteId: number,
+): Promise<ImportedSegment[]> {
+  const rows = await db
+    .select({ id: imports.id, from: imports.fromDate, to: imports.toDate })
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
+    .orderBy(asc(imports.id))
+    .all();
+  const segments: ImportedSegment[] = [];
+  rows.forEach((row, i) => {
+    let pieces = [{ from: row.from, to: row.to }];
+    for (const newer of rows.slice(i + 1)) pieces = pieces.flatMap((p) => withoutRange(p, newer));
+    for (const p of pieces) segments.push({ importId: row.id, ...p });
+  });
+  return segments;
+}
+
+/** A range less another: none, one or two ranges. */
+function withoutRange(
+  a: { from: string; to: string },
+  b: { from: string; to: string },
+): { from: string; to: string }[] {
+  if (b.to < a.from || b.from > a.to) return [a];
+  const out: { from: string; to: string }[] = [];
+  if (a.from < b.from) out.push({ from: a.from, to: dayBefore(b.from) });
+  if (a.to > b.to) out.push({ from: dayAfter(b.to), to: a.to });
+  return out;
+}
+
+const dayBefore = (date: string) => addDays(date, -1);
+const dayAfter = (date: string) => addDays(date, 1);
+
+/** The oldest date of a website's imported history, or null. */
+export async function firstImportedDate(db: Database, websiteId: number): Promise<string | null> {
+  const row = await db
+    .select({ first: sql<string | null>`min(${imports.fromDate})` })
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
+    .get();
+  return row?.first ?? null;
+}

@@ -5,6 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env.ts';
+import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
@@ -68,6 +69,7 @@ export function createApi() {
   registerFunnelRoutes(api);
   registerFlowRoutes(api);
   registerImportRoutes(api);
+  registerExportRoutes(api);
   registerStatsRoutes(api);
   return api;
 }

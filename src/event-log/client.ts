@@ -109,6 +109,17 @@ export function realtimeVisitors(env: Env, websiteId: number, now: number): Prom
   );
 }
 
+/** The website's events, oldest first, as a stream of NDJSON or CSV lines (./export-reads.ts). */
+export function exportLog(
+  env: Env,
+  websiteId: number,
+  format: 'ndjson' | 'csv',
+): Promise<ReadableStream<Uint8Array>> {
+  return askLog(env, websiteId, 'The events could not be read; try again in a moment.', (log) =>
+    log.exportEvents(format),
+  );
+}
+
 /** Deletes everything a deleted website's log stores (the purge of its data). */
 export async function destroyLog(env: Env, websiteId: number): Promise<void> {
   await askLog(env, websiteId, 'The website could not be deleted; try again in a moment.', (log) =>

@@ -14,6 +14,7 @@ import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './
 import { newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
+import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
 import { flushDueAt, flushEvents, NO_COST, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
@@ -61,6 +62,7 @@ export class EventLog {
   private readonly reader: LogReader;
   /** Its funnels and journeys, read in the same lane (./flow-reads.ts). */
   private readonly flows: FlowReader;
+  private readonly lane: ReadLane;
   /** The hits of calls naming several websites, staged until settled (./staging.ts). */
   private readonly staging: StagedCalls;
   /** Next visitor and visit numbers per date. */
@@ -102,9 +104,9 @@ export class EventLog {
   ) {
     this.db = new LogDb(storage.sql);
     this.dict = new Dictionary(this.db);
-    const lane = new ReadLane();
-    this.reader = new LogReader(this.db, this.dict, lane);
-    this.flows = new FlowReader(this.db, this.dict, lane, this.reader);
+    this.lane = new ReadLane();
+    this.reader = new LogReader(this.db, this.dict, this.lane);
+    this.flows = new FlowReader(this.db, this.dict, this.lane, this.reader);
     this.hasTables = this.db.hasTable('meta');
     const transaction = (work: () => void) => storage.transactionSync(work);
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
@@ -352,6 +354,11 @@ export class EventLog {
   /** A page of a journey's paths (./flow-reads.ts). */
   journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
     return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
+  }
+
+  /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */
+  exportEvents(format: 'ndjson' | 'csv'): ReadableStream<Uint8Array> {
+    return exportStream(this.db, this.dict, this.lane, format, () => this.hasTables);
   }
 
   /** A read, answered `none` before the log's first hit; a failure is logged and answered. */

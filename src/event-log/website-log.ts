@@ -72,6 +72,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.journeys(q);
   }
 
+  exportEvents(format: 'ndjson' | 'csv') {
+    return this.log.exportEvents(format);
+  }
+
   destroy() {
     return this.log.destroy();
   }

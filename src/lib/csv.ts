@@ -7,9 +7,14 @@ function csvCell(value: string | number): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** One line of a file, with its line break. */
+export function csvLine(row: (string | number)[]): string {
+  return `${row.map(csvCell).join(',')}\r\n`;
+}
+
 /** A whole file: a header line, then a line per row. */
 export function csvFile(header: string[], rows: (string | number)[][]): string {
-  return `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  return [header, ...rows].map(csvLine).join('');
 }
 
 /** A record of a CSV file read: its cells and the line it starts on (from 1). */

@@ -263,11 +263,22 @@ export async function rollupSums(
 
 /** A website's oldest date with any roll-up, or null when it has none. */
 export async function firstRollupDate(db: Database, websiteId: number): Promise<string | null> {
-  // Every hit is a page view or a custom event: the oldest date is one of these two.
+  return (await rollupDates(db, websiteId))?.from ?? null;
+}
+
+/** A website's oldest and newest dates with roll-ups of its own events, or null. */
+export async function rollupDates(
+  db: Database,
+  websiteId: number,
+): Promise<{ from: string; to: string } | null> {
+  // Every hit is a page view or a custom event: the dates are those of these two.
   const row = await db
-    .select({ first: sql<string | null>`min(${stats.date})` })
+    .select({
+      from: sql<string | null>`min(${stats.date})`,
+      to: sql<string | null>`max(${stats.date})`,
+    })
     .from(stats)
     .where(and(eq(stats.websiteId, websiteId), inArray(stats.name, ['pageviews', 'event'])))
     .get();
-  return row?.first ?? null;
+  return row?.from && row.to ? { from: row.from, to: row.to } : null;
 }

@@ -1,0 +1,200 @@
+/**
+ * The event log as a file (docs/ARCHITECTURE.md, "Exports"): every stored page view and custom
+ * event, oldest first, one line each — NDJSON or CSV — with the columns of `EVENT_COLUMNS`,
+ * its texts read from the dictionary. Streamed: each piece is one statement of `PAGE` events
+ * in the read lane, so that hits come between pieces as they do between a read's chunks, and
+ * memory holds a piece, never the log.
+ */
+import { csvLine } from '../lib/csv.ts';
+import type { Dictionary } from './dictionary.ts';
+import type { LogDb } from './log-db.ts';
+import type { ReadLane } from './read-lane.ts';
+
+/** The columns of an exported event, in order (the README documents each). */
+export const EVENT_COLUMNS = [
+  'id',
+  'time',
+  'date',
+  'hour',
+  'kind',
+  'name',
+  'label',
+  'page',
+  'hostname',
+  'visitor',
+  'visit',
+  'new_visitor',
+  'new_visit',
+  'visit_views',
+  'visit_seconds',
+  'entry_page',
+  'referrer',
+  'source',
+  'channel',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_term',
+  'country',
+  'region',
+  'city',
+  'continent',
+  'language',
+  'browser',
+  'browser_version',
+  'os',
+  'os_version',
+  'device',
+  'screen',
+  'props',
+  'revenue',
+  'currency',
+] as const;
+
+/** Events a piece reads. */
+const PAGE = 5_000;
+
+/** The log's columns whose values are dictionary ids, by the exported column they fill. */
+const TEXTS: Record<string, string> = {
+  name: 'name',
+  label: 'event',
+  page: 'page',
+  hostname: 'hostname',
+  entry_page: 'landing',
+  referrer: 'referrer',
+  source: 'source',
+  channel: 'channel',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'campaign',
+  utm_content: 'utm_content',
+  utm_term: 'utm_term',
+  country: 'country',
+  region: 'region',
+  city: 'city',
+  continent: 'continent',
+  language: 'language',
+  browser: 'browser',
+  browser_version: 'browser_version',
+  os: 'os',
+  os_version: 'os_version',
+  device: 'device',
+  screen: 'resolution',
+  currency: 'currency',
+};
+
+/** Places are kept as `code:name`: the export gives the code (a city, its name). */
+const PLACE_CODES = new Set(['country', 'region', 'continent']);
+
+type Row = Record<string, number | string | null>;
+
+/** `YYYY-MM-DD` of a day number (days since 1970-01-01). */
+const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+/** The events after `after`, up to `PAGE`, as records of `EVENT_COLUMNS`. */
+function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
+  const rows = db.rows<Record<string, number | string | null>>(
+    `SELECT id, kind, time, day, hour, visitor, visit, firsts, visit_views, visit_seconds, props, revenue,
+      ${Object.values(TEXTS).join(', ')}
+    FROM log WHERE id > ? ORDER BY id LIMIT ?`,
+    after,
+    PAGE,
+  );
+  const ids = new Set<number>();
+  const props = rows.map((row) => {
+    for (const column of Object.values(TEXTS)) {
+      const id = row[column];
+      if (typeof id === 'number') ids.add(id);
+    }
+    const parsed = row.props ? (JSON.parse(String(row.props)) as Record<string, number>) : null;
+    if (parsed)
+      for (const [name, value] of Object.entries(parsed)) {
+        ids.add(Number(name));
+        ids.add(value);
+      }
+    return parsed;
+  });
+  const text = dict.decodeAll(ids);
+  return rows.map((row, i) => {
+    const out: Row = {
+      id: row.id as number,
+      time: new Date(row.time as number).toISOString(),
+      date: dateOf(row.day as number),
+      hour: row.hour as number,
+      kind: row.kind === 1 ? 'event' : 'pageview',
+      visitor: row.visitor as number,
+      visit: row.visit as number,
+      new_visitor: ((row.firsts as number) & 1) === 1 ? 1 : 0,
+      new_visit: ((row.firsts as number) & 2) === 2 ? 1 : 0,
+      visit_views: row.visit_views ?? null,
+      visit_seconds: row.visit_seconds ?? 0,
+      revenue: row.revenue === null ? null : (row.revenue as number) / 1_000_000,
+    };
+    for (const [column, source] of Object.entries(TEXTS)) {
+      const id = row[source];
+      const value = typeof id === 'number' ? (text.get(id) ?? null) : null;
+      out[column] =
+        value !== null && PLACE_CODES.has(column)
+          ? (value.split(':', 1)[0] ?? value)
+          : column === 'city' && value !== null
+            ? value.slice(value.indexOf(':') + 1)
+            : value;
+    }
+    const p = props[i];
+    out.props = p
+      ? JSON.stringify(
+          Object.fromEntries(
+            Object.entries(p).map(([name, value]) => [
+              text.get(Number(name)) ?? '',
+              text.get(value) ?? '',
+            ]),
+          ),
+        )
+      : null;
+    return out;
+  });
+}
+
+/** One record as a line of its format. */
+function lineOf(row: Row, format: 'ndjson' | 'csv'): string {
+  if (format === 'ndjson') {
+    const record: Record<string, unknown> = {};
+    for (const column of EVENT_COLUMNS)
+      record[column] =
+        column === 'props' && row.props ? JSON.parse(String(row.props)) : row[column];
+    return `${JSON.stringify(record)}\n`;
+  }
+  return csvLine(EVENT_COLUMNS.map((column) => row[column] ?? ''));
+}
+
+/**
+ * The whole log as a stream of lines, oldest first; a CSV starts with its header. Each piece
+ * is read when the stream's reader asks for it, in the read lane.
+ */
+export function exportStream(
+  db: LogDb,
+  dict: Dictionary,
+  lane: ReadLane,
+  format: 'ndjson' | 'csv',
+  hasTables: () => boolean,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let after = 0;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let text = '';
+      if (!started) {
+        started = true;
+        if (format === 'csv') text += csvLine([...EVENT_COLUMNS]);
+      }
+      const piece = hasTables() ? await lane.run(() => pieceOf(db, dict, after)) : [];
+      for (const row of piece) text += lineOf(row, format);
+      const last = piece[piece.length - 1];
+      if (last) after = last.id as number;
+      if (text !== '') controller.enqueue(encoder.encode(text));
+      if (piece.length < PAGE) controller.close();
+    },
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Exports through the API: `GET …/websites/{id}/export?format=plausible` (the website's own
+ * numbers as Plausible's CSV export, ./plausible.ts) and `format=events` (its event log, NDJSON
+ * or, with `as=csv`, CSV: src/event-log/export-reads.ts), each streamed as a download.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { errorResponses } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
+import { createDb } from '../db/client.ts';
+import type { AppEnv } from '../env.ts';
+import { exportLog, flushBeforeReading } from '../event-log/client.ts';
+import { localDateHour } from '../lib/dates.ts';
+import { notFound } from '../lib/errors.ts';
+import { readerOf } from '../stats/engine/engine.ts';
+import { rollupDates } from '../stats/queries.ts';
+import { findWebsite } from '../websites/queries.ts';
+import { plausibleExport, plausibleZipName } from './plausible.ts';
+
+const file = (type: string, description: string) => ({
+  description,
+  content: { [type]: { schema: z.string().openapi({ format: 'binary' }) } },
+});
+
+const exportRoute = createRoute({
+  method: 'get',
+  path: '/websites/{id}/export',
+  tags: ['Exports'],
+  summary: "Export a website's data",
+  description:
+    "`format=plausible`: the website's own numbers as Plausible's CSV export (a zip of ten tables, which Plausible and Sightline import). `format=events`: every event of its log, oldest first, as NDJSON (`as=csv`: CSV); the README lists the columns. Streamed as a download; imported history is not exported.",
+  security: [{ bearerAuth: [] }],
+  request: {
+    params: z.object({
+      id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+    }),
+    query: z.object({
+      format: z.enum(['plausible', 'events']),
+      as: z.enum(['ndjson', 'csv']).optional().openapi({
+        description: "The events' file format (default `ndjson`).",
+      }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The file.',
+      content: {
+        ...file('application/zip', "Plausible's CSV export.").content,
+        ...file('application/x-ndjson', 'The events, a JSON object a line.').content,
+        ...file('text/csv', 'The events, a header line and a line each.').content,
+      },
+    },
+    401: errorResponses[401],
+    404: errorResponses[404],
+    422: errorResponses[422],
+  },
+});
+
+/** Headers of a download. */
+const download = (type: string, name: string) => ({
+  'content-type': type,
+  'content-disposition': `attachment; filename="${name}"`,
+  'cache-control': 'no-store',
+});
+
+export function registerExportRoutes(api: OpenAPIHono<AppEnv>) {
+  serveRoute(api, exportRoute, async (c, { id, query }) => {
+    const db = createDb(c.env.DB);
+    const website = await findWebsite(db, c.get('ownerId'), id);
+    if (!website) throw notFound();
+    const q = query();
+    const today = localDateHour(Date.now(), website.timezone).date;
+    if (q.format === 'plausible') {
+      await flushBeforeReading(c.env, website.id);
+      const range = await rollupDates(db, website.id);
+      const reader = readerOf(db, website.id, c.env, { imports: false });
+      return new Response(plausibleExport(reader, range), {
+        headers: download('application/zip', plausibleZipName(website.domain, today)),
+      });
+    }
+    const as = q.as ?? 'ndjson';
+    const stream = await exportLog(c.env, website.id, as);
+    const name = `${website.domain.replaceAll('.', '_')}_events_${today.replaceAll('-', '')}.${as}`;
+    return new Response(stream, {
+      headers: download(as === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson', name),
+    });
+  });
+}

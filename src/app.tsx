@@ -19,6 +19,7 @@ import { createAuthPages } from './pages/auth.tsx';
 import { renderErrorPage } from './pages/error-page.tsx';
 import { readableForm } from './pages/form.ts';
 import { formRateLimit } from './pages/form-limit.ts';
+import { UPLOAD_LIMIT } from './pages/imports.tsx';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
 import { createStatsPages } from './pages/stats.tsx';
@@ -42,14 +43,23 @@ function createPages() {
       throw err instanceof HTTPException && err.status === 403 ? formNotVerified() : err;
     }
   });
-  pages.use(
-    '*',
+  const formLimit = (maxSize: number, message: string) =>
     bodyLimit({
-      maxSize: 64 * 1024,
+      maxSize,
       onError: () => {
-        throw new ApiError(413, 'The form is too large.');
+        throw new ApiError(413, message);
       },
-    }),
+    });
+  const forms = formLimit(64 * 1024, 'The form is too large.');
+  const uploads = formLimit(
+    UPLOAD_LIMIT,
+    'The file is larger than 50 MB: import it with npm run import.',
+  );
+  // An import's upload carries a file; every other form is fields.
+  pages.use('*', (c, next) =>
+    c.req.method === 'POST' && /^\/websites\/[^/]+\/imports$/.test(c.req.path)
+      ? uploads(c, next)
+      : forms(c, next),
   );
   pages.use('*', readableForm());
   pages.post('/login', formRateLimit('login'));

@@ -11,7 +11,7 @@ import type { LogDb } from './log-db.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** The columns of an exported event, in order (the README documents each). */
-export const EVENT_COLUMNS = [
+const EVENT_COLUMNS = [
   'id',
   'time',
   'date',

@@ -141,9 +141,9 @@ const PIECE_ROWS = 5_000_000;
 
 const compact = (date: string) => date.replaceAll('-', '');
 
-/** The zip's file name: `example_com_20261125.zip`. */
+/** The zip's file name: `example_com_20261125.zip` (`today` as `YYYYMMDD`). */
 export const plausibleZipName = (domain: string, today: string) =>
-  `${domain.replaceAll('.', '_')}_${compact(today)}.zip`;
+  `${domain.replaceAll('.', '_')}_${today}.zip`;
 
 /** One table's rows over a piece of the range, as CSV lines. */
 async function tableRows(reader: Reader, t: Table, range: { from: string; to: string }) {
@@ -232,7 +232,7 @@ export function plausibleExport(
 }
 
 /** A stream that pulls from an async iterator. */
-export function streamOf(chunks: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+function streamOf(chunks: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await chunks.next();

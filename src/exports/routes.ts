@@ -8,13 +8,9 @@ import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { exportLog, flushBeforeReading } from '../event-log/client.ts';
-import { localDateHour } from '../lib/dates.ts';
 import { notFound } from '../lib/errors.ts';
-import { readerOf } from '../stats/engine/engine.ts';
-import { rollupDates } from '../stats/queries.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { plausibleExport, plausibleZipName } from './plausible.ts';
+import { exportResponse } from './exports.ts';
 
 const file = (type: string, description: string) => ({
   description,
@@ -55,33 +51,11 @@ const exportRoute = createRoute({
   },
 });
 
-/** Headers of a download. */
-const download = (type: string, name: string) => ({
-  'content-type': type,
-  'content-disposition': `attachment; filename="${name}"`,
-  'cache-control': 'no-store',
-});
-
 export function registerExportRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, exportRoute, async (c, { id, query }) => {
     const db = createDb(c.env.DB);
     const website = await findWebsite(db, c.get('ownerId'), id);
     if (!website) throw notFound();
-    const q = query();
-    const today = localDateHour(Date.now(), website.timezone).date;
-    if (q.format === 'plausible') {
-      await flushBeforeReading(c.env, website.id);
-      const range = await rollupDates(db, website.id);
-      const reader = readerOf(db, website.id, c.env, { imports: false });
-      return new Response(plausibleExport(reader, range), {
-        headers: download('application/zip', plausibleZipName(website.domain, today)),
-      });
-    }
-    const as = q.as ?? 'ndjson';
-    const stream = await exportLog(c.env, website.id, as);
-    const name = `${website.domain.replaceAll('.', '_')}_events_${today.replaceAll('-', '')}.${as}`;
-    return new Response(stream, {
-      headers: download(as === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson', name),
-    });
+    return exportResponse(c.env, db, website, query());
   });
 }

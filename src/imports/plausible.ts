@@ -20,7 +20,7 @@ import { countryName } from '../ingest/steps/geo.ts';
 import { Columns, type FileHandler, type FormatReader, ImportError, type Tally } from './format.ts';
 
 /** The tables of Plausible's export, by the name in their file's name. */
-export const PLAUSIBLE_TABLES = [
+const PLAUSIBLE_TABLES = [
   'visitors',
   'sources',
   'pages',

@@ -18,6 +18,7 @@ import {
   registerFunnelPages,
 } from './funnels.tsx';
 import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from './goals.tsx';
+import { ImportsSection, importsOf, registerImportPages } from './imports.tsx';
 import { render } from './layout.tsx';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
 import {
@@ -159,6 +160,7 @@ function savedNotice(c: Context<AppEnv>): string {
   for (const [flag, noun] of [
     ['goal', 'Goal'],
     ['funnel', 'Funnel'],
+    ['import', 'Import'],
   ] as const) {
     const done = c.req.query(flag);
     if (done === 'added' || done === 'deleted') return `${noun} ${done}.`;
@@ -174,9 +176,10 @@ async function editPage(
   forms: {
     goal?: { values: GoalFormValues; errors: FieldErrors };
     funnel?: { values: FunnelFormValues; errors: FieldErrors };
+    imports?: { error: string; status: 409 | 422 };
   } = {},
 ) {
-  const { goal, funnel } = forms;
+  const { goal, funnel, imports } = forms;
   const csrf = await csrfToken(c);
   return render(
     c,
@@ -190,7 +193,10 @@ async function editPage(
               Website added. Paste the snippet below into every page of your site.
             </p>
           ) : null}
-          {c.req.query('saved') || c.req.query('goal') || c.req.query('funnel') ? (
+          {c.req.query('saved') ||
+          c.req.query('goal') ||
+          c.req.query('funnel') ||
+          c.req.query('import') ? (
             <p class="notice" role="status">
               {savedNotice(c)}
             </p>
@@ -219,10 +225,16 @@ async function editPage(
             values={funnel?.values}
             errors={funnel?.errors}
           />
+          <ImportsSection
+            site={site}
+            imports={await importsOf(c, site)}
+            csrf={csrf}
+            error={imports?.error}
+          />
         </>
       ),
     },
-    errors || goal || funnel ? 422 : 200,
+    imports?.status ?? (errors || goal || funnel ? 422 : 200),
   );
 }
 
@@ -305,6 +317,13 @@ export function createWebsitePages() {
     formBody,
     (c, site) => (values, errors) =>
       editPage(c, site, valuesOf(site), undefined, { funnel: { values, errors } }),
+  );
+  registerImportPages(
+    pages,
+    siteOf,
+    formBody,
+    (c, site) => (error, status) =>
+      editPage(c, site, valuesOf(site), undefined, { imports: { error, status } }),
   );
   return pages;
 }

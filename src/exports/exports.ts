@@ -1,0 +1,46 @@
+/**
+ * A website's data as a download (docs/ARCHITECTURE.md, "Exports"), for the API and the
+ * settings page alike: its own numbers as Plausible's CSV export (./plausible.ts), or its
+ * event log as NDJSON or CSV (src/event-log/export-reads.ts), streamed.
+ */
+import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
+import type { Env } from '../env.ts';
+import { exportLog, flushBeforeReading } from '../event-log/client.ts';
+import { localDateHour } from '../lib/dates.ts';
+import { readerOf } from '../stats/engine/engine.ts';
+import { rollupDates } from '../stats/queries.ts';
+import { plausibleExport, plausibleZipName } from './plausible.ts';
+
+export type ExportFormat = { format: 'plausible' | 'events'; as?: 'ndjson' | 'csv' | undefined };
+
+/** Headers of a download. */
+const download = (type: string, name: string) => ({
+  'content-type': type,
+  'content-disposition': `attachment; filename="${name}"`,
+  'cache-control': 'no-store',
+});
+
+/** The download of a website's data in a format. */
+export async function exportResponse(
+  env: Env,
+  db: Database,
+  website: WebsiteRow,
+  q: ExportFormat,
+): Promise<Response> {
+  const today = localDateHour(Date.now(), website.timezone).date.replaceAll('-', '');
+  if (q.format === 'plausible') {
+    await flushBeforeReading(env, website.id);
+    const range = await rollupDates(db, website.id);
+    const reader = readerOf(db, website.id, env, { imports: false });
+    return new Response(plausibleExport(reader, range), {
+      headers: download('application/zip', plausibleZipName(website.domain, today)),
+    });
+  }
+  const as = q.as ?? 'ndjson';
+  const stream = await exportLog(env, website.id, as);
+  const name = `${website.domain.replaceAll('.', '_')}_events_${today}.${as}`;
+  return new Response(stream, {
+    headers: download(as === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson', name),
+  });
+}

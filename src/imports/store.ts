@@ -250,22 +250,16 @@ const PENDING_FOR_MS = 60 * 60 * 1000;
  * for over an hour: the request that ran it stopped) lose their rows, at most `budget`.
  */
 export async function sweepImports(db: Database, budget = 50_000): Promise<number> {
-  await db
-    .update(imports)
-    .set({ status: 'deleting' })
-    .where(
-      and(
-        eq(imports.status, 'pending'),
-        sql`${imports.createdAt} < ${Date.now() - PENDING_FOR_MS}`,
-      ),
-    )
-    .run();
+  const stale = sql`${imports.status} = 'pending' AND ${imports.createdAt} < ${Date.now() - PENDING_FOR_MS}`;
+  // One statement when there is nothing to do (the hourly run's usual case).
   const websites = await db
     .selectDistinct({ websiteId: imports.websiteId })
     .from(imports)
-    .where(eq(imports.status, 'deleting'))
+    .where(sql`${imports.status} = 'deleting' OR (${stale})`)
     .limit(100)
     .all();
+  if (websites.length === 0) return 0;
+  await db.update(imports).set({ status: 'deleting' }).where(stale).run();
   let deleted = 0;
   for (const { websiteId } of websites) {
     if (deleted >= budget) break;

@@ -94,6 +94,8 @@ const w = {} as {
   bFunnel: number;
   /** A funnel of each of B's websites. */
   bFunnels: Partial<Record<Target, number>>;
+  /** An import of B's private website. */
+  bImport: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -196,6 +198,19 @@ beforeAll(async () => {
     expect(funnel.status).toBe(201);
     w.bFunnels[target] = (funnel.json as { data: { id: number } }).data.id;
     if (target === 'private') w.bFunnel = w.bFunnels[target];
+    const imported = await call(
+      `/api/v1/websites/${w.bSites[target].id}/imports?source=plausible&file_name=imported_pages_20200101_20200101.csv`,
+      {
+        method: 'POST',
+        key: w.b.key,
+        body: {
+          raw: `date,page,pageviews\n2020-01-01,/b-only-${target}-page,3\n`,
+          type: 'text/csv',
+        },
+      },
+    );
+    expect(imported.status).toBe(201);
+    if (target === 'private') w.bImport = (imported.json as { data: { id: number } }).data.id;
   }
   // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
   const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
@@ -277,6 +292,8 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   website_purges: bySite,
   goals: bySite,
   funnels: bySite,
+  imports: bySite,
+  imported_stats: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -420,6 +437,9 @@ type ApiRoute = {
     | '/websites/{id}/goals/{goal_id}'
     | '/websites/{id}/funnels'
     | '/websites/{id}/funnels/{funnel_id}'
+    | '/websites/{id}/imports'
+    | '/websites/{id}/imports/{import_id}'
+    | '/websites/{id}/export'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -479,6 +499,11 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'GET', path: '/websites/{id}/funnels/{funnel_id}' },
   { method: 'PUT', path: '/websites/{id}/funnels/{funnel_id}', form: funnelFields },
   { method: 'DELETE', path: '/websites/{id}/funnels/{funnel_id}' },
+  { method: 'GET', path: '/websites/{id}/imports', query: 'per_page=100' },
+  { method: 'POST', path: '/websites/{id}/imports', query: 'source=plausible' },
+  { method: 'DELETE', path: '/websites/{id}/imports/{import_id}' },
+  { method: 'GET', path: '/websites/{id}/export', query: 'format=plausible' },
+  { method: 'GET', path: '/websites/{id}/export', query: 'format=events&as=csv' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -527,7 +552,8 @@ function callApi(
   const path = route.path
     .replace('{id}', String(id))
     .replace('{goal_id}', String(w.bGoal))
-    .replace('{funnel_id}', String(funnel));
+    .replace('{funnel_id}', String(funnel))
+    .replace('{import_id}', String(w.bImport));
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -648,6 +674,31 @@ describe("B's funnel through A's own website", () => {
   });
 });
 
+describe("B's import through A's own website", () => {
+  it('DELETE /websites/{id}/imports/{import_id}: the 404 of a missing import', async () => {
+    const path = (id: number) => `/api/v1/websites/${w.aSites.private.id}/imports/${id}`;
+    const missing = await attempt(() => call(path(MISSING.id), { method: 'DELETE', key: w.a.key }));
+    expect(missing.json).toEqual(NOT_FOUND);
+    expectSame(
+      await attempt(() => call(path(w.bImport), { method: 'DELETE', key: w.a.key })),
+      missing,
+      'import',
+    );
+  });
+
+  it("POST /websites/{id}/imports/{import}/delete: the page's 404 of a missing import", async () => {
+    const path = (id: number) => `/websites/${w.aSites.private.id}/imports/${id}/delete`;
+    const missing = await attempt(() => asA().post(path(MISSING.id), { _csrf: w.aCsrf }));
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('There is no such import.');
+    expectSame(
+      await attempt(() => asA().post(path(w.bImport), { _csrf: w.aCsrf })),
+      missing,
+      'import',
+    );
+  });
+});
+
 describe.each(NO_KEY)('API v1 with $kind', ({ options }) => {
   it.each(API_ROUTES.map(apiCase))('%s is the 401', async (_, route) => {
     // The key is checked before anything is looked up: B's website id is not even read.
@@ -733,6 +784,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{token}', vars.token ?? MADE_UP_TOKEN)
     .replace('{goal}', String(w.bGoal))
     .replace('{funnel}', String(vars.funnel ?? w.bFunnel))
+    .replace('{import}', String(w.bImport))
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -815,6 +867,10 @@ const DASHBOARD_PAGES: PageRoute[] = [
     fields: () => ({ name: 'A was here', steps: '/a-was-here\nevent:A was here' }),
   },
   { method: 'POST', path: '/websites/{id}/funnels/{funnel}/delete' },
+  { method: 'POST', path: '/websites/{id}/imports', fields: () => ({ source: 'plausible' }) },
+  { method: 'POST', path: '/websites/{id}/imports/{import}/delete' },
+  { method: 'GET', path: '/websites/{id}/export?format=plausible' },
+  { method: 'GET', path: '/websites/{id}/export?format=events' },
   {
     method: 'GET',
     path: '/account',

@@ -27,10 +27,13 @@ describe('OpenAPI document and reference page', () => {
       '/stats/{id}/summary',
       '/websites',
       '/websites/{id}',
+      '/websites/{id}/export',
       '/websites/{id}/funnels',
       '/websites/{id}/funnels/{funnel_id}',
       '/websites/{id}/goals',
       '/websites/{id}/goals/{goal_id}',
+      '/websites/{id}/imports',
+      '/websites/{id}/imports/{import_id}',
     ]);
     expect(keysAt(doc, 'paths', '/websites').sort()).toEqual(['get', 'post']);
     expect(keysAt(doc, 'paths', '/websites/{id}').sort()).toEqual([
@@ -82,6 +85,30 @@ describe('OpenAPI document and reference page', () => {
       perPage,
     );
     expect(at(doc, 'paths', '/websites/{id}/funnels', 'post', 'tags')).toEqual(['Funnels']);
+    // Imports: the file is the body (a zip, a gzip or a CSV); exports are downloads.
+    expect(
+      keysAt(doc, 'paths', '/websites/{id}/imports', 'post', 'requestBody', 'content').sort(),
+    ).toEqual(['application/gzip', 'application/zip', 'text/csv']);
+    expect(keysAt(doc, 'paths', '/websites/{id}/imports', 'post', 'responses').sort()).toEqual([
+      '201',
+      '401',
+      '404',
+      '409',
+      '413',
+      '415',
+      '422',
+    ]);
+    expect(keysAt(doc, 'components', 'schemas', 'Import', 'properties')).toEqual([
+      'id',
+      'source',
+      'from',
+      'to',
+      'rows',
+      'created_at',
+    ]);
+    expect(
+      keysAt(doc, 'paths', '/websites/{id}/export', 'get', 'responses', '200', 'content').sort(),
+    ).toEqual(['application/x-ndjson', 'application/zip', 'text/csv']);
     expect(keysAt(doc, 'components', 'schemas', 'Funnel', 'properties')).toEqual([
       'id',
       'name',

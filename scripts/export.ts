@@ -1,0 +1,68 @@
+/**
+ * `npm run export -- --website example.com --format plausible|events [--as csv] [--out FILE]
+ *   [--url URL] [--key KEY]`
+ * Downloads a website's data through a running Sightline's API (`GET …/websites/{id}/export`):
+ * `plausible`, its numbers as Plausible's CSV export (a zip); `events`, its event log as NDJSON
+ * or CSV. Streams to FILE (default: the name the server gives), never holding the file in
+ * memory. `--url` defaults to `npm run dev`'s http://localhost:8787; the key is `--key` or
+ * `SIGHTLINE_API_KEY`.
+ */
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { fail, parseOptions } from './lib/d1.ts';
+
+const USAGE =
+  'usage: npm run export -- --website DOMAIN --format plausible|events [--as ndjson|csv] [--out FILE] [--url URL] [--key KEY]';
+
+const { values } = parseOptions(() =>
+  parseArgs({
+    options: {
+      website: { type: 'string' },
+      format: { type: 'string' },
+      as: { type: 'string' },
+      out: { type: 'string' },
+      url: { type: 'string', default: 'http://localhost:8787' },
+      key: { type: 'string' },
+    },
+    strict: true,
+  }),
+);
+const key = values.key ?? process.env.SIGHTLINE_API_KEY;
+if (!values.website || !values.format) fail(USAGE);
+if (!key) fail('an API key is needed: --key KEY or SIGHTLINE_API_KEY');
+if (values.format !== 'plausible' && values.format !== 'events')
+  fail('--format must be plausible or events');
+const base = values.url.replace(/\/+$/, '');
+const headers = { authorization: `Bearer ${key}` };
+
+/** The id of the key's website with this domain, looked up a page of the list at a time. */
+async function websiteId(domain: string): Promise<number> {
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${base}/api/v1/websites?per_page=100&page=${page}`, { headers });
+    if (!res.ok) fail(`${base}: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as {
+      data: { id: number; domain: string }[];
+      meta: { last_page: number };
+    };
+    const found = body.data.find((w) => w.domain === domain.toLowerCase());
+    if (found) return found.id;
+    if (page >= body.meta.last_page) fail(`the key's owner has no website ${domain}`);
+  }
+}
+
+const id = await websiteId(values.website);
+const query = new URLSearchParams({
+  format: values.format,
+  ...(values.as ? { as: values.as } : {}),
+});
+const started = performance.now();
+const res = await fetch(`${base}/api/v1/websites/${id}/export?${query}`, { headers });
+if (!res.ok || !res.body) fail(`${res.status} ${await res.text()}`);
+const named = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+const out = values.out ?? named ?? `export-${id}`;
+const file = createWriteStream(out);
+await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), file);
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+process.stdout.write(`Wrote ${out}: ${(file.bytesWritten / 1e6).toFixed(1)} MB in ${seconds} s.\n`);

@@ -6,9 +6,9 @@
  * whatever the file's size. All or nothing: a malformed file names the file, the line and the
  * column, and imports nothing. Prints what it read and wrote, and the time it took.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { websites } from '../src/db/schema.ts';
@@ -51,7 +51,33 @@ try {
 const domain = normalizeDomain(website);
 if (!domain.ok) fail(`${website}: not a domain`);
 
+/** A file read a piece at a time, when the import asks for the next (never ahead of it). */
+function fileStream(path: string): ReadableStream<Uint8Array> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      handle ??= await open(path);
+      const piece = new Uint8Array(256 * 1024);
+      const { bytesRead } = await handle.read(piece, 0, piece.length);
+      if (bytesRead === 0) {
+        await handle.close();
+        controller.close();
+      } else controller.enqueue(piece.subarray(0, bytesRead));
+    },
+    async cancel() {
+      await handle?.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
 const started = performance.now();
+// This process's peak memory, sampled (the database runs in wrangler's own process).
+let peak = process.memoryUsage().rss;
+let heap = process.memoryUsage().heapUsed;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage().rss);
+  heap = Math.max(heap, process.memoryUsage().heapUsed);
+}, 50);
 try {
   const done = await withDatabase(
     { remote: values.remote, persistTo: values['persist-to'] },
@@ -59,8 +85,7 @@ try {
       const site = await db.select().from(websites).where(eq(websites.domain, domain.domain)).get();
       if (!site)
         fail(`no website ${domain.domain}${values.remote ? '' : ' in the local database'}`);
-      const body = Readable.toWeb(createReadStream(file, { highWaterMark: 256 * 1024 }));
-      return runImport(db, site, body as ReadableStream<Uint8Array>, {
+      return runImport(db, site, fileStream(file), {
         source: source as ImportSource,
         packing,
         fileName: basename(file),
@@ -68,11 +93,13 @@ try {
       });
     },
   );
+  clearInterval(sampler);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const { record } = done;
   process.stdout.write(
-    `Imported ${record.source} ${record.from} to ${record.to} into ${domain.domain}: ${done.records.toLocaleString('en-US')} records of ${(size / 1e6).toFixed(1)} MB, ${done.rowsWritten.toLocaleString('en-US')} rows written, in ${seconds} s (import ${record.id}).\n`,
+    `Imported ${record.source} ${record.from} to ${record.to} into ${domain.domain}: ${done.records.toLocaleString('en-US')} records of ${(size / 1e6).toFixed(1)} MB, ${done.rowsWritten.toLocaleString('en-US')} rows written, in ${seconds} s (import ${record.id}; peak memory ${Math.round(peak / 1e6)} MB, of it JavaScript's heap ${Math.round(heap / 1e6)} MB).\n`,
   );
 } catch (err) {
+  clearInterval(sampler);
   fail(err instanceof ImportError || err instanceof Error ? err.message : String(err));
 }

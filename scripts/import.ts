@@ -54,20 +54,23 @@ if (!domain.ok) fail(`${website}: not a domain`);
 /** A file read a piece at a time, when the import asks for the next (never ahead of it). */
 function fileStream(path: string): ReadableStream<Uint8Array> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      handle ??= await open(path);
-      const piece = new Uint8Array(256 * 1024);
-      const { bytesRead } = await handle.read(piece, 0, piece.length);
-      if (bytesRead === 0) {
-        await handle.close();
-        controller.close();
-      } else controller.enqueue(piece.subarray(0, bytesRead));
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        handle ??= await open(path);
+        const piece = new Uint8Array(256 * 1024);
+        const { bytesRead } = await handle.read(piece, 0, piece.length);
+        if (bytesRead === 0) {
+          await handle.close();
+          controller.close();
+        } else controller.enqueue(piece.subarray(0, bytesRead));
+      },
+      async cancel() {
+        await handle?.close();
+      },
     },
-    async cancel() {
-      await handle?.close();
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }
 
 const started = performance.now();

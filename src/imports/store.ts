@@ -16,6 +16,16 @@ import { ApiError } from '../lib/errors.ts';
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
 
+/**
+ * What each source's imported history does not carry (docs/ARCHITECTURE.md, "Imported
+ * history"): those statistics are absent for its dates, not zero.
+ */
+export const NOT_IMPORTED: Record<ImportSource, string> = {
+  plausible: 'hours of the day, screen sizes, languages, continents and cities',
+  goatcounter: 'screen sizes, languages, continents, cities and campaigns other than its own',
+  umami: 'continents and cities',
+};
+
 /** An import as the API shows it. */
 export type ImportRecord = {
   id: number;
@@ -143,6 +153,27 @@ export async function commitImport(
   const committed = results[results.length - 2]?.meta.changes ?? 0;
   if (committed !== 1) throw new ApiError(409, 'The import was deleted while it ran.');
   return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
+}
+
+/** A website's complete imports whose dates meet a range, oldest first. */
+export async function importsWithin(
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<ImportRecord[]> {
+  const rows = await db
+    .select()
+    .from(imports)
+    .where(
+      and(
+        eq(imports.websiteId, websiteId),
+        eq(imports.status, 'complete'),
+        sql`${imports.fromDate} <= ${range.to} AND ${imports.toDate} >= ${range.from}`,
+      ),
+    )
+    .orderBy(asc(imports.id))
+    .all();
+  return rows.map(toImportRecord);
 }
 
 /** A website's complete imports, newest first. */

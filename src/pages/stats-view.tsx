@@ -16,6 +16,7 @@ import {
 } from '../counting/dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { AppEnv } from '../env.ts';
+import { type ImportRecord, type ImportSource, NOT_IMPORTED } from '../imports/store.ts';
 import {
   MAX_DATE,
   MAX_RANGE_DAYS,
@@ -208,6 +209,34 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
       </nav>
     </>
   );
+};
+
+/**
+ * Whether the range holds imported history (docs/ARCHITECTURE.md, "Imported history"): what
+ * it adds and what it cannot do; under filters, that it is left out.
+ */
+export const ImportedNotice: FC<{ imports: ImportRecord[]; filtered: boolean }> = ({
+  imports,
+  filtered,
+}) => {
+  if (imports.length === 0) return null;
+  const named = imports
+    .map((i) => `${SOURCE_LABELS[i.source as ImportSource] ?? i.source} (${i.from} – ${i.to})`)
+    .join(', ');
+  const missing = [...new Set(imports.map((i) => NOT_IMPORTED[i.source as ImportSource]))];
+  return (
+    <p class="notice" role="note">
+      {filtered
+        ? `This range holds imported history from ${named}, left out here: filters apply to Sightline's own events only.`
+        : `This range includes imported history from ${named}. Filters, the hourly chart, journeys and funnels use Sightline's own events only; imported data has no ${missing.join('; no ')}.`}
+    </p>
+  );
+};
+
+const SOURCE_LABELS: Record<ImportSource, string> = {
+  plausible: 'Plausible',
+  goatcounter: 'GoatCounter',
+  umami: 'Umami',
 };
 
 /**

@@ -14,6 +14,7 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listFunnels } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
+import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
@@ -29,6 +30,7 @@ import {
   FilterChips,
   GoalsPanel,
   HiddenFields,
+  ImportedNotice,
   type Listed,
   PANELS,
   PropertiesPanel,
@@ -162,6 +164,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
   const property = await propertyOf(c, site, db, view);
   const funnels = await listFunnels(db, site.id);
+  const imported = await importsWithin(db, site.id, range);
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
@@ -180,6 +183,7 @@ async function overviewPage(c: Context<AppEnv>) {
           {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
         </p>
         <FilterChips path={path} view={view} keep={keep} refused={refused} />
+        <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
         {isUnavailable(overview) ? (
           <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={keep} />
         ) : (
@@ -395,6 +399,7 @@ async function statisticPage(c: Context<AppEnv>) {
   };
   const link = (extra: Record<string, string | number | undefined>) =>
     viewHref(path, view, { ...keep, ...extra });
+  const imported = await importsWithin(db, site.id, view.range);
   return render(c, {
     title: `${title} · ${site.domain}`,
     children: (
@@ -405,6 +410,7 @@ async function statisticPage(c: Context<AppEnv>) {
         <h1>{title}</h1>
         <RangeNav path={path} view={view} keep={keep} />
         <FilterChips path={path} view={view} keep={keep} refused={refused} />
+        <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
         <SearchForms {...{ name, title, path, overview, view, listing }} />
         {isUnavailable(data) ? (
           <UnavailableNotice path={path} view={view} firstDate={data.firstDate} keep={keep} />

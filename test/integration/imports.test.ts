@@ -6,7 +6,8 @@
  */
 import { gzipSync, strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
+import { type Answer, call, db, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
+import { type Browser, csrfFrom, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
 
@@ -468,5 +469,86 @@ describe("Umami's events", () => {
     expect(res.json.message).toBe(
       'upload.csv, line 2, column "created_at": not a time: "yesterday"',
     );
+  });
+});
+
+describe('the settings page', () => {
+  /** Posts the upload form as a browser does: multipart, with the session and its token. */
+  const upload = async (b: Browser, siteId: number, fields: Record<string, string>, file: File) => {
+    const page = await b.get(`/websites/${siteId}`);
+    const form = new FormData();
+    form.append('_csrf', csrfFrom(page.text));
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('file', file);
+    const { exports } = await import('cloudflare:workers');
+    const res = await exports.default.fetch(
+      new Request(`${ORIGIN}/websites/${siteId}/imports`, {
+        method: 'POST',
+        body: form,
+        redirect: 'manual',
+        headers: {
+          origin: ORIGIN,
+          'cf-connecting-ip': b.ip,
+          cookie: [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        },
+      }),
+    );
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  };
+
+  it('uploads, lists, notes on the statistics page, and deletes an import', async () => {
+    const owner = await makeOwner('imports-page');
+    const site = await makeWebsite(owner.key, { domain: `imports-${++sites}.example.com` });
+    const b = await signedIn(owner);
+    const file = new File([PAGES], 'imported_pages_20230209_20230210.csv', { type: 'text/csv' });
+    const done = await upload(b, site.id, { source: 'plausible' }, file);
+    expect(done.status, done.text).toBe(303);
+    expect(done.location).toBe(`/websites/${site.id}?import=added#imports`);
+    const settings = await b.get(done.location as string);
+    expect(settings.text).toContain('Import added.');
+    expect(settings.text).toContain('2023-02-09 to 2023-02-10');
+    expect(settings.text).toContain(`/websites/${site.id}/export?format=plausible`);
+    const stats = await b.get(`/stats/${site.domain}?range=custom&from=2023-02-01&to=2023-02-28`);
+    expect(stats.text).toContain('This range includes imported history from Plausible');
+    expect(stats.text).toContain('/pricing');
+    const filtered = await b.get(
+      `/stats/${site.domain}?range=custom&from=2023-02-01&to=2023-02-28&filter[page]=/`,
+    );
+    expect(filtered.text).toContain('left out here: filters apply');
+    const id = /\/imports\/(\d+)\/delete/.exec(settings.text)?.[1];
+    const gone = await b.post(`/websites/${site.id}/imports/${id}/delete`, {
+      _csrf: csrfFrom(settings.text),
+    });
+    expect([gone.status, gone.location]).toEqual([
+      303,
+      `/websites/${site.id}?import=deleted#imports`,
+    ]);
+    expect((await b.get(`/websites/${site.id}`)).text).toContain('No imports yet.');
+  });
+
+  it('shows a malformed file’s error by the form, and imports nothing', async () => {
+    const owner = await makeOwner('imports-page-bad');
+    const site = await makeWebsite(owner.key, { domain: `imports-${++sites}.example.com` });
+    const b = await signedIn(owner);
+    const file = new File([PAGES.replace('54', 'x')], 'pages_20230209_20230210.csv', {
+      type: 'text/csv',
+    });
+    const res = await upload(b, site.id, { source: 'plausible' }, file);
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('pages_20230209_20230210.csv, line 3, column &quot;pageviews&quot;');
+    expect(res.text).toContain('No imports yet.');
+  });
+
+  it('downloads the exports', async () => {
+    const owner = await makeOwner('imports-page-export');
+    const site = await makeWebsite(owner.key, { domain: `imports-${++sites}.example.com` });
+    const b = await signedIn(owner);
+    const zip = await b.get(`/websites/${site.id}/export?format=plausible`);
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    const events = await b.get(`/websites/${site.id}/export?format=events&as=csv`);
+    expect(events.status).toBe(200);
+    expect(events.text.startsWith('id,time,date,hour,kind')).toBe(true);
+    expect((await b.get(`/websites/${site.id}/export?format=pdf`)).status).toBe(404);
   });
 });

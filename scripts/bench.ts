@@ -30,13 +30,17 @@ import type { Filter } from '../src/counting/dimensions.ts';
 import type { FunnelStep, JourneyQuery } from '../src/counting/flows.ts';
 import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
+import { createDb } from '../src/db/client.ts';
 import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
+import { runImport } from '../src/imports/run.ts';
 import { V1_STATISTICS, v1Filters } from '../src/stats/engine/v1.ts';
 import { filterParam } from '../src/stats/filters.ts';
 import { funnelQuestion } from '../src/stats/flows.ts';
+import { createWebsite } from '../src/websites/service.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
+import { SqliteD1 } from './bench/sqlite-d1.ts';
 import {
   benchConfig,
   hitsUnderReads,
@@ -433,6 +437,81 @@ async function importEvents(
   }
 }
 
+/**
+ * The year out through the API — as Plausible's CSV export and as the event log — and the zip
+ * back in, into a new website, through the API (section 3d).
+ */
+async function exportAndImport(base: string, siteId: number, key: string) {
+  const headers = { authorization: `Bearer ${key}`, 'cf-connecting-ip': '172.16.9.1' };
+  const seconds = (since: number) => round((performance.now() - since) / 1000, 1);
+  let at = performance.now();
+  const zipRes = await fetch(`${base}/api/v1/websites/${siteId}/export?format=plausible`, {
+    headers,
+  });
+  if (!zipRes.ok) throw new Error(`the export answered ${zipRes.status}`);
+  const zip = new Uint8Array(await zipRes.arrayBuffer());
+  const plausibleExport = { seconds: seconds(at), bytes: zip.length };
+  at = performance.now();
+  const eventsRes = await fetch(`${base}/api/v1/websites/${siteId}/export?format=events`, {
+    headers,
+  });
+  if (!eventsRes.ok || !eventsRes.body) throw new Error(`the export answered ${eventsRes.status}`);
+  let bytes = 0;
+  let events = 0;
+  for await (const chunk of eventsRes.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const byte of chunk) if (byte === 10) events++;
+  }
+  const eventsExport = { seconds: seconds(at), bytes, events };
+  const made = await fetch(`${base}/api/v1/websites`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ domain: 'bench-import.example.com' }),
+  });
+  const copy = ((await made.json()) as { data: { id: number } }).data.id;
+  at = performance.now();
+  const imported = await fetch(`${base}/api/v1/websites/${copy}/imports?source=plausible`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/zip' },
+    body: zip,
+  });
+  const answer = (await imported.json()) as { data?: { rows: number } };
+  const apiImport = {
+    seconds: seconds(at),
+    status: imported.status,
+    records: answer.data?.rows ?? 0,
+  };
+  return { zip, figures: { plausibleExport, eventsExport, apiImport } };
+}
+
+/** The same import's rows written, counted over the local D1 file (SQLite's changes). */
+async function importRowsWritten(file: string, siteId: number, zip: Uint8Array) {
+  const d1 = new SqliteD1(file);
+  try {
+    const db = createDb(d1.asBinding());
+    const owner = d1.db.prepare('SELECT owner_id FROM websites WHERE id = ?').get(siteId) as {
+      owner_id: number;
+    };
+    const site = await createWebsite(db, owner.owner_id, { domain: 'bench-rows.example.com' });
+    const at = performance.now();
+    const body = new Blob([zip as Uint8Array<ArrayBuffer>]).stream();
+    const done = await runImport(db, site, body, {
+      source: 'plausible',
+      packing: 'zip',
+      overlap: false,
+    });
+    return {
+      records: done.records,
+      values: done.values,
+      rowsWritten: done.rowsWritten,
+      perValue: round(done.rowsWritten / Math.max(1, done.values), 3),
+      seconds: round((performance.now() - at) / 1000, 1),
+    };
+  } finally {
+    d1.close();
+  }
+}
+
 async function main() {
   const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
   try {
@@ -642,6 +721,8 @@ async function main() {
     let throughput: BenchReport['throughput'];
     let readLatency: BenchReport['readYourWrites'];
     let size: BenchReport['sizes'];
+    let transfer: Awaited<ReturnType<typeof exportAndImport>> | undefined;
+    let imports: BenchReport['imports'];
     try {
       const base = `http://127.0.0.1:${dev.port}`;
       const hitPool: GeneratedHit[] = [];
@@ -804,8 +885,17 @@ async function main() {
         statsPageP50Ms: round(percentile(pageTimes, 50)),
       };
       log('  sizes measured');
+      transfer = await exportAndImport(base, benchSiteId, benchSite.apiKey);
+      log('  exports and the API import measured');
     } finally {
       await dev.stop();
+    }
+    if (transfer) {
+      imports = {
+        ...transfer.figures,
+        rowsWritten: await importRowsWritten(file, benchSiteId, transfer.zip),
+      };
+      log(`  the import's rows written: ${imports.rowsWritten.perValue} a value`);
     }
 
     const report: BenchReport = {
@@ -835,6 +925,7 @@ async function main() {
       filteredReads,
       v2Reads,
       flowReads,
+      imports,
       compaction,
       eventsImported,
       throughput,

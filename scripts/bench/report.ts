@@ -83,6 +83,24 @@ export type BenchReport = {
    * steps or paths, "in all" the first step's visitors or the paths.
    */
   flowReads?: (Omit<Read, 'statistic'> & { key: string; title: string; target: number })[];
+  /**
+   * A website's data out and in (issue #34): its year as Plausible's CSV export and as its
+   * event log, downloaded through the API under `wrangler dev`; the zip imported into a new
+   * website through the API; and the same import's rows written, counted over the local D1
+   * file (SQLite's changes: a row inserted or updated is one written).
+   */
+  imports?: {
+    plausibleExport: { seconds: number; bytes: number };
+    eventsExport: { seconds: number; bytes: number; events: number };
+    apiImport: { seconds: number; status: number; records: number };
+    rowsWritten: {
+      records: number;
+      values: number;
+      rowsWritten: number;
+      perValue: number;
+      seconds: number;
+    };
+  };
   /** The complete months compacted into month and year roll-ups before the reads. */
   compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
   /** Events in the site's log when the filtered reads were measured. */
@@ -119,6 +137,25 @@ export type BenchReport = {
   };
   runSeconds: number;
 };
+
+/** Section 3d: the year out as files, and back in as imported history. */
+function importsSection(r: BenchReport): string {
+  const i = r.imports;
+  if (!i) return 'Not measured in this run.';
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  return `The benchmark's website, its ${r.data.days} days, through the API of \`wrangler dev\`
+(docs/ARCHITECTURE.md, "Imported history" and "Exports"):
+
+| What | Time | Size | |
+|---|---|---|---|
+| \`GET …/export?format=plausible\`: the numbers as Plausible's CSV export (\`imports.plausibleExport\`) | ${i.plausibleExport.seconds} s | ${mb(i.plausibleExport.bytes)} MB zip | |
+| \`GET …/export?format=events\`: the event log as NDJSON, streamed (\`imports.eventsExport\`) | ${i.eventsExport.seconds} s | ${mb(i.eventsExport.bytes)} MB | ${n(i.eventsExport.events)} events |
+| \`POST …/imports?source=plausible\`: that zip into a new website (\`imports.apiImport\`) | ${i.apiImport.seconds} s | | ${n(i.apiImport.records)} records, answered ${i.apiImport.status} |
+
+The same import counted over the local D1 file (\`imports.rowsWritten\`): ${n(i.rowsWritten.records)} records
+holding ${n(i.rowsWritten.values)} values (a count of a statistic each) wrote **${n(i.rowsWritten.rowsWritten)}** rows:
+**${i.rowsWritten.perValue}** a value (target ≤ 1), in ${i.rowsWritten.seconds} s.`;
+}
 
 /**
  * D1 rows read by each statistic over 365 days before month and year roll-ups (summed from
@@ -420,6 +457,10 @@ first page / the paths in all.
 | Question | Days | Rows read | Returned / in all | p50 / p95 ms | Target p50 |
 |---|---|---|---|---|---|
 ${(r.flowReads ?? []).map((q) => `| ${q.title} (\`flowReads.${q.key}\`) | ${q.days} | ${n(q.rowsRead)} | ${n(q.rowsReturned)} / ${n(q.distinctValues)} | **${q.p50Ms}** / ${q.p95Ms} | ≤ ${q.target} |`).join('\n')}
+
+## 3d. Exports and imports
+
+${importsSection(r)}
 
 ## 4. Ingestion throughput
 

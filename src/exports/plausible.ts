@@ -134,9 +134,9 @@ const TABLES: Table[] = [
 ];
 
 /** Days a question of the export covers. */
-const PIECE_DAYS = 366;
+const PIECE_DAYS = 92;
 
-/** The most rows one question may have (a year of a busy website's pages). */
+/** The most rows one question may have (a quarter of a busy website's pages). */
 const PIECE_ROWS = 5_000_000;
 
 const compact = (date: string) => date.replaceAll('-', '');

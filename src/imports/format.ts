@@ -32,9 +32,12 @@ export class Tally {
   private rows = new Map<string, Increment>();
   from: string | null = null;
   to: string | null = null;
+  /** The values added (a record's counts, each of a statistic): what the rows written are per. */
+  values = 0;
 
   add(name: string, date: string, value: string, count: number): void {
     if (count === 0 || value === '') return;
+    this.values++;
     const kept = value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
     const key = `${name}\u0000${date}\u0000${kept}`;
     const row = this.rows.get(key);

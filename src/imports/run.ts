@@ -42,6 +42,8 @@ export type ImportResult = {
   record: ImportRecord;
   /** The records read from the files (header lines not counted). */
   records: number;
+  /** The values the records held (each count of a statistic): at most one row written each. */
+  values: number;
   /** The rows D1 wrote: the imported roll-up rows and the import's own. */
   rowsWritten: number;
 };
@@ -97,7 +99,7 @@ export async function runImport(
     await removeDeletedImports(db, site.id);
     const record = (await listImports(db, site.id)).find((r) => r.id === importId);
     if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
-    return { record, records, rowsWritten };
+    return { record, records, values: tally.values, rowsWritten };
   } catch (err) {
     await abandonImport(db, site.id, importId).catch((e) =>
       logError('import not removed', { websiteId: site.id, importId }, e),

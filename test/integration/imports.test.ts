@@ -4,6 +4,7 @@
  * nothing on a malformed file (a 422 naming file, line and column); a period imported again
  * replacing the last; overlaps with the website's own events; deletion; another owner's ids.
  */
+import fc from 'fast-check';
 import { gzipSync, strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Answer, call, db, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
@@ -550,5 +551,77 @@ describe('the settings page', () => {
     expect(events.status).toBe(200);
     expect(events.text.startsWith('id,time,date,hour,kind')).toBe(true);
     expect((await b.get(`/websites/${site.id}/export?format=pdf`)).status).toBe(404);
+  });
+});
+
+describe('overlapping imports, at random', () => {
+  /** A date of February 2023 (1–28). */
+  const day = (d: number) => `2023-02-${String(d).padStart(2, '0')}`;
+
+  it('each date counts the newest import that covers it, and a deleted import stops counting', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc
+            .tuple(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1, max: 28 }))
+            .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.nat(),
+        async (ranges, pick) => {
+          const site = await newSite();
+          // Import k gives every date of its range the count 100 k + the day.
+          const ids: number[] = [];
+          for (const [k, [from, to]] of ranges.entries()) {
+            const rows = [['date', 'visitors']];
+            for (let d = from; d <= to; d++) rows.push([day(d), String(100 * (k + 1) + d)]);
+            const res = await post(
+              site.id,
+              `source=plausible&file_name=visitors_${day(from).replaceAll('-', '')}_${day(to).replaceAll('-', '')}.csv`,
+              csv(rows),
+              'text/csv',
+            );
+            expect(res.status, res.text).toBe(201);
+            ids.push((res.json.data as { id: number }).id);
+          }
+          // Each date: the newest import covering it.
+          const expected: Record<string, number> = {};
+          for (let d = 1; d <= 28; d++) {
+            for (let k = ranges.length - 1; k >= 0; k--) {
+              const [from, to] = ranges[k] as readonly [number, number];
+              if (d < from || d > to) continue;
+              expected[day(d)] = 100 * (k + 1) + d;
+              break;
+            }
+          }
+          expect(await stat(site.id, 'visitors')).toEqual(expected);
+          // Deleting a listed import: its dates count the next newest still listed, or nothing
+          // (an import that a newer one covered whole was deleted when that one came).
+          const listed = await call(`/api/v1/websites/${site.id}/imports?per_page=100`, { key });
+          const listedIds = (listed.json.data as { id: number }[]).map((i) => i.id);
+          const victim = listedIds[pick % listedIds.length] as number;
+          const res = await call(`/api/v1/websites/${site.id}/imports/${victim}`, {
+            method: 'DELETE',
+            key,
+          });
+          expect(res.status).toBe(200);
+          const gone = new Set([ids.indexOf(victim)]);
+          // Imports deleted when a newer one covered them whole do not come back.
+          const after: Record<string, number> = {};
+          for (let d = 1; d <= 28; d++) {
+            for (let k = ranges.length - 1; k >= 0; k--) {
+              const [from, to] = ranges[k] as readonly [number, number];
+              // The deleted import's dates fall back to the next newest that covers them.
+              if (d < from || d > to || !listedIds.includes(ids[k] as number) || gone.has(k))
+                continue;
+              after[day(d)] = 100 * (k + 1) + d;
+              break;
+            }
+          }
+          expect(await stat(site.id, 'visitors')).toEqual(after);
+        },
+      ),
+      { numRuns: 12, seed: 34 },
+    );
   });
 });

@@ -6,10 +6,8 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { errorResponses } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
-import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { notFound } from '../lib/errors.ts';
-import { findWebsite } from '../websites/queries.ts';
+import { readableWebsite } from '../stats/routes.ts';
 import { exportResponse } from './exports.ts';
 
 const file = (type: string, description: string) => ({
@@ -53,9 +51,8 @@ const exportRoute = createRoute({
 
 export function registerExportRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, exportRoute, async (c, { id, query }) => {
-    const db = createDb(c.env.DB);
-    const website = await findWebsite(db, c.get('ownerId'), id);
-    if (!website) throw notFound();
+    // An export reads all of a website: readers' limits apply (src/lib/rate-limit.ts).
+    const { db, website } = await readableWebsite(c, id);
     return exportResponse(c.env, db, website, query());
   });
 }

@@ -76,8 +76,9 @@ export async function runImport(
     if (all || tally.size >= WRITE_EVERY)
       rowsWritten += await writeImported(db, site.id, importId, tally.take());
   };
+  let records: number;
   try {
-    const records = await readFiles(body, o, reader, () => write(false));
+    records = await readFiles(body, o, reader, () => write(false));
     reader.finish();
     await write(true);
     const range =
@@ -95,17 +96,20 @@ export async function runImport(
       rows: records,
       ownWin: own !== null,
     });
-    // The imports this one covers whole were marked for deletion as it was committed.
-    await removeDeletedImports(db, site.id);
-    const record = (await listImports(db, site.id)).find((r) => r.id === importId);
-    if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
-    return { record, records, values: tally.values, rowsWritten };
   } catch (err) {
     await abandonImport(db, site.id, importId).catch((e) =>
       logError('import not removed', { websiteId: site.id, importId }, e),
     );
     throw err;
   }
+  // Counted from here on. The imports this one covers whole were marked for deletion as it
+  // was committed: their rows go now (or with the hourly maintenance, should this fail).
+  await removeDeletedImports(db, site.id).catch((e) =>
+    logError('replaced imports not removed yet', { websiteId: site.id }, e),
+  );
+  const record = (await listImports(db, site.id)).find((r) => r.id === importId);
+  if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
+  return { record, records, values: tally.values, rowsWritten };
 }
 
 type OpenFile = { name: string; handler: FileHandler; csv: CsvReader; header: boolean };

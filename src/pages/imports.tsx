@@ -23,6 +23,8 @@ import {
   parseImportId,
 } from '../imports/store.ts';
 import { ApiError } from '../lib/errors.ts';
+import { clientAddressKey } from '../lib/ip.ts';
+import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { formText } from './form.ts';
 
 /** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
@@ -203,6 +205,9 @@ export function registerImportPages(
     const as = c.req.query('as') ?? 'ndjson';
     if ((format !== 'plausible' && format !== 'events') || (as !== 'csv' && as !== 'ndjson'))
       throw new ApiError(404, 'There is no such export.');
+    // An export reads all of a website: readers' limits apply (src/lib/rate-limit.ts).
+    if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, true)))
+      throw tooManyRequests();
     return exportResponse(c.env, createDb(c.env.DB), site, { format, as });
   });
 }

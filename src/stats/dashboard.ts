@@ -12,6 +12,7 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
+import { importsWithin } from '../imports/store.ts';
 import type { SeriesPoint, Summary } from './overview.ts';
 import type { StatsPage } from './queries.ts';
 import {
@@ -63,7 +64,11 @@ export async function conversionOf(
   converting: (f: Filter) => boolean,
 ): Promise<(Conversion & { base: number }) | Unavailable> {
   const others = filters.filter((f) => !converting(f));
-  const all = await summaryOf(await sourceOf(env, db, websiteId, others), range);
+  // Converting visitors are Sightline's own (the log's): so are those they are divided by.
+  const all = await summaryOf(
+    await sourceOf(env, db, websiteId, others, undefined, { imports: false }),
+    range,
+  );
   if (isUnavailable(all)) return all;
   return {
     rate: percent(summary.data.visitors, all.data.visitors),
@@ -95,7 +100,11 @@ export async function overviewOf(
   if (isUnavailable(conversions)) return conversions;
   const overview: Overview = { summary, series, panels: pages, live, goals: [] };
   const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
-  let base = summary.data.visitors;
+  const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
+  let base =
+    shown.length > 0 && filters.length === 0
+      ? await ownVisitors(env, db, websiteId, range, summary)
+      : summary.data.visitors;
   if (filters.some(converting)) {
     const conversion = await conversionOf(env, db, websiteId, range, filters, summary, converting);
     if (!isUnavailable(conversion)) {
@@ -104,11 +113,29 @@ export async function overviewOf(
     }
   }
   // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.
-  overview.goals = conversions
-    .filter((c) => c.visitors > 0 || c.events > 0)
+  overview.goals = shown
     .map((c) => ({ ...c, rate: percent(c.visitors, base) }))
     .sort((a, b) => b.visitors - a.visitors || b.events - a.events);
   return overview;
+}
+
+/**
+ * The visitors of an unfiltered range that are Sightline's own — `summary`'s, unless the range
+ * holds imported history, which goals' conversions (read from the log) never include.
+ */
+async function ownVisitors(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+  summary: Summary,
+): Promise<number> {
+  if ((await importsWithin(db, websiteId, range)).length === 0) return summary.data.visitors;
+  const own = await summaryOf(
+    await sourceOf(env, db, websiteId, [], [], { imports: false }),
+    range,
+  );
+  return isUnavailable(own) ? summary.data.visitors : own.data.visitors;
 }
 
 /**
@@ -129,12 +156,13 @@ export async function topGoals(
     summaryOf(source, range),
   ]);
   if (isUnavailable(conversions) || isUnavailable(summary)) return [];
+  const base = await ownVisitors(env, db, websiteId, range, summary);
   return conversions
     .filter((c) => c.visitors > 0)
     .sort((a, b) => b.visitors - a.visitors)
     .slice(0, 5)
     .map((c) => ({
-      value: `${c.goal.displayName} (${percent(c.visitors, summary.data.visitors)}% conversion)`,
+      value: `${c.goal.displayName} (${percent(c.visitors, base)}% conversion)`,
       count: c.visitors,
     }));
 }

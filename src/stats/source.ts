@@ -220,7 +220,8 @@ export function rollupSource(db: Database, websiteId: number): Source<never> {
 /**
  * The source of a website's numbers under these filters: the query engine, which reads its
  * roll-ups once its log has flushed into them (so every hit answered 202 is counted), or its
- * log under filters.
+ * log under filters. With `imports` false, its roll-ups leave imported history out (the base
+ * of a conversion rate, whose converting visitors are the log's own).
  */
 export async function sourceOf(
   env: Env,
@@ -228,10 +229,11 @@ export async function sourceOf(
   websiteId: number,
   filters: Filter[],
   goals?: Goal[],
+  { imports = true }: { imports?: boolean } = {},
 ): Promise<Source> {
   // A goal filter is the hits that complete the goal: the website's goals say which.
   const named = goals ?? (filters.some(isGoalFilter) ? await listGoals(db, websiteId) : []);
-  return engineSource(readerOf(db, websiteId, env), filters, named);
+  return engineSource(readerOf(db, websiteId, env, { imports }), filters, named);
 }
 
 /** Whether a filter is on a goal (`filter[goal]`). */

@@ -625,3 +625,51 @@ describe('overlapping imports, at random', () => {
     );
   });
 });
+
+describe('conversion rates', () => {
+  it("divide Sightline's own converting visitors by its own visitors, not the imported", async () => {
+    const site = await newSite();
+    const goal = await call(`/api/v1/websites/${site.id}/goals`, {
+      method: 'POST',
+      key,
+      body: { json: { event: 'Signup' } },
+    });
+    expect(goal.status).toBe(201);
+    freezeAt('2023-02-10T12:00:00Z');
+    for (const [who, event] of [
+      [1, true],
+      [2, false],
+    ] as const) {
+      const page = `https://${site.domain}/`;
+      const ip = `192.0.2.${who}`;
+      expect((await sendHit({ page }, { ip, ua: CHROME_WINDOWS })).status).toBe(202);
+      if (event)
+        expect(
+          (await sendHit({ page, event: { name: 'Signup' } }, { ip, ua: CHROME_WINDOWS })).status,
+        ).toBe(202);
+    }
+    vi.useRealTimers();
+    // A hundred imported visitors the day before, who could not have converted as far as
+    // Sightline knows.
+    const visitors = csv([
+      ['date', 'visitors'],
+      ['2023-02-09', 100],
+    ]);
+    const res = await post(
+      site.id,
+      'source=plausible&file_name=visitors_20230209_20230209.csv',
+      visitors,
+      'text/csv',
+    );
+    expect(res.status, res.text).toBe(201);
+    const page = await call(`/stats/${site.domain}?range=custom&from=2023-02-09&to=2023-02-10`, {
+      key,
+    });
+    expect(page.text).toContain('<td class="num">50%</td>');
+    const filtered = await call(
+      `/stats/${site.domain}?range=custom&from=2023-02-09&to=2023-02-10&filter[goal]=Signup`,
+      { key },
+    );
+    expect(filtered.text).toContain('<p class="big">50%</p>');
+  });
+});

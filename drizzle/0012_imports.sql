@@ -15,6 +15,7 @@ CREATE TABLE `imports` (
 	`from_date` text NOT NULL,
 	`to_date` text NOT NULL,
 	`rows` integer DEFAULT 0 NOT NULL,
+	`statistics` text DEFAULT '' NOT NULL,
 	`status` text NOT NULL,
 	`created_at` integer NOT NULL,
 	FOREIGN KEY (`website_id`) REFERENCES `websites`(`id`) ON UPDATE no action ON DELETE cascade

@@ -172,6 +172,8 @@ export const imports = sqliteTable('imports', {
   fromDate: text('from_date').notNull(),
   toDate: text('to_date').notNull(),
   rows: integer('rows').notNull().default(0),
+  /** The statistics it carries, comma-separated: for its dates it replaces older imports of these. */
+  statistics: text('statistics').notNull().default(''),
   status: text('status').notNull(),
   createdAt: integer('created_at').notNull(),
 });
@@ -181,7 +183,7 @@ export type ImportRow = typeof imports.$inferSelect;
 /**
  * The roll-ups an import brought: the rows of `stats` (statistic, local date, value, count),
  * each marked with its import. Readers add the complete imports' rows to `stats` for the
- * dates each is the newest import of (src/imports/store.ts `importedSegments`). No secondary
+ * dates and statistics each is the newest import of (src/imports/store.ts `importedSegments`). No secondary
  * index, so a row imported is a row written; `WITHOUT ROWID`, like `stats` (added by hand).
  */
 export const importedStats = sqliteTable(

@@ -118,6 +118,11 @@ export type FormatReader = {
   finish(): void;
   /** The range the files say they cover (Plausible's file names), if they do. */
   declared(): { from: string; to: string } | null;
+  /**
+   * The statistics the files carry, found in them or not (an empty table of Plausible's says
+   * there was nothing): for its dates, the import replaces older imports of these only.
+   */
+  statistics(): string[];
 };
 
 export type FileHandler = {

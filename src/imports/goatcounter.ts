@@ -9,7 +9,7 @@
 import { countryName } from '../ingest/steps/geo.ts';
 import { type FileHandler, type FormatReader, ImportError } from './format.ts';
 import { referrerHost } from './plausible.ts';
-import { deviceOfWidth, type RawCounter } from './raw.ts';
+import { deviceOfWidth, RAW_STATISTICS, type RawCounter } from './raw.ts';
 
 const COLUMNS = [
   '2Path',
@@ -119,5 +119,6 @@ export function goatCounterReader(counter: RawCounter): FormatReader {
     },
     finish: () => counter.finish(),
     declared: () => null,
+    statistics: () => RAW_STATISTICS,
   };
 }

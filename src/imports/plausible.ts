@@ -108,6 +108,20 @@ const TABLES: Record<Table, RowReader> = {
     add('os', ownName(cols.text(cells, 'operating_system')), cols.count(cells, line, 'visitors')),
 };
 
+/** The statistics each table gives (the table in this file's comment). */
+const TABLE_STATISTICS: Record<Table, string[]> = {
+  visitors: ['visitors', 'pageviews', 'visits', 'bounces', 'visit_duration'],
+  sources: ['referrer', 'campaign'],
+  pages: ['page'],
+  entry_pages: ['landing_page'],
+  exit_pages: ['exit_page'],
+  custom_events: ['event'],
+  locations: ['country'],
+  devices: ['device'],
+  browsers: ['browser'],
+  operating_systems: ['os'],
+};
+
 /** The column each table must have besides `date`: what it counts by. */
 const KEY_COLUMN: Partial<Record<Table, string>> = {
   pages: 'page',
@@ -124,6 +138,7 @@ const KEY_COLUMN: Partial<Record<Table, string>> = {
 export function plausibleReader(tally: Tally): FormatReader {
   let from: string | null = null;
   let to: string | null = null;
+  const tables = new Set<Table>();
   return {
     file(name): FileHandler {
       const named = plausibleFileName(name);
@@ -137,6 +152,7 @@ export function plausibleReader(tally: Tally): FormatReader {
         );
       if (named.from > named.to)
         throw new ImportError(name, null, null, 'the dates in its name end before they start');
+      tables.add(named.table);
       from = from === null || named.from < from ? named.from : from;
       to = to === null || named.to > to ? named.to : to;
       let cols: Columns | undefined;
@@ -164,5 +180,6 @@ export function plausibleReader(tally: Tally): FormatReader {
     },
     finish() {},
     declared: () => (from !== null && to !== null ? { from, to } : null),
+    statistics: () => [...tables].flatMap((t) => TABLE_STATISTICS[t]),
   };
 }

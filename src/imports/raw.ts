@@ -51,6 +51,30 @@ type Visit = {
   views: number;
 };
 
+/** Every statistic counted from single hits (continents and cities are never known). */
+export const RAW_STATISTICS = [
+  'pageviews',
+  'pageviews_hours',
+  'page',
+  'event',
+  'visitors',
+  'visitors_hours',
+  'browser',
+  'os',
+  'device',
+  'country',
+  'language',
+  'resolution',
+  'visits',
+  'visits_hours',
+  'landing_page',
+  'referrer',
+  'campaign',
+  'exit_page',
+  'bounces',
+  'visit_duration',
+];
+
 /** Counts raw hits into a tally; `finish` counts the visitors and visits. */
 export class RawCounter {
   private visitors = new Map<string, VisitorDay>();

@@ -94,6 +94,7 @@ export async function runImport(
     rowsWritten += await commitImport(db, site.id, importId, {
       ...range,
       rows: records,
+      statistics: reader.statistics(),
       ownWin: own !== null,
     });
   } catch (err) {

@@ -3,8 +3,8 @@
  * written while it is `pending`, which no reader sees, and become visible all at once when
  * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
  * see, and its rows are deleted at once (or by the hourly maintenance, `sweepImports`).
- * Of overlapping imports, the newest counts for each date (`importedSegments`): importing a
- * period again replaces it; an older import left with no date of its own is deleted.
+ * Of overlapping imports, the newest counts for each date and statistic (`importedSegments`):
+ * importing a period again replaces it; an older import a newer one covers whole is deleted.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Increment } from '../counting/statistics.ts';
@@ -114,32 +114,61 @@ export async function ownDatesWithin(
   return row?.first && row.last ? { first: row.first, last: row.last, count: row.count } : null;
 }
 
+/** A complete import's dates and statistics. */
+type Covering = { id: number; from: string; to: string; statistics: string[] };
+
+const statisticsOf = (text: string) => (text === '' ? [] : text.split(','));
+
+/** A website's complete imports, oldest first. */
+async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
+  const rows = await db
+    .select({
+      id: imports.id,
+      from: imports.fromDate,
+      to: imports.toDate,
+      statistics: imports.statistics,
+    })
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
+    .orderBy(asc(imports.id))
+    .all();
+  return rows.map((r) => ({ ...r, statistics: statisticsOf(r.statistics) }));
+}
+
 /**
- * Makes a pending import visible, in one batch: its range and rows noted, its rows on dates
- * the website has events of its own removed when the owner let it overlap them (Sightline's
- * own counts win), and each earlier import whose dates it covers whole marked for deletion.
- * Returns the rows D1 wrote.
+ * Makes a pending import visible, in one batch: its range, records and statistics noted, its
+ * rows on dates the website has events of its own removed when the owner let it overlap them
+ * (Sightline's own counts win), and each earlier import it covers whole — every date and every
+ * statistic — marked for deletion. Returns the rows D1 wrote.
  */
 export async function commitImport(
   db: Database,
   websiteId: number,
   importId: number,
-  done: { from: string; to: string; rows: number; ownWin: boolean },
+  done: { from: string; to: string; rows: number; statistics: string[]; ownWin: boolean },
 ): Promise<number> {
   const d1 = db.$client;
+  const covered = (await completeImports(db, websiteId))
+    .filter(
+      (i) =>
+        i.from >= done.from &&
+        i.to <= done.to &&
+        i.statistics.every((name) => done.statistics.includes(name)),
+    )
+    .map((i) => i.id);
   const statements = [
     d1
       .prepare(
-        `UPDATE imports SET status = 'complete', from_date = ?2, to_date = ?3, rows = ?4
+        `UPDATE imports SET status = 'complete', from_date = ?2, to_date = ?3, rows = ?4, statistics = ?5
         WHERE id = ?1 AND status = 'pending'`,
       )
-      .bind(importId, done.from, done.to, done.rows),
+      .bind(importId, done.from, done.to, done.rows, done.statistics.join(',')),
     d1
       .prepare(
         `UPDATE imports SET status = 'deleting'
-        WHERE website_id = ?1 AND id <> ?2 AND status = 'complete' AND from_date >= ?3 AND to_date <= ?4`,
+        WHERE website_id = ?1 AND status = 'complete' AND id IN (SELECT value FROM json_each(?2))`,
       )
-      .bind(websiteId, importId, done.from, done.to),
+      .bind(websiteId, JSON.stringify(covered)),
   ];
   if (done.ownWin)
     statements.unshift(
@@ -299,29 +328,34 @@ export async function sweepImports(db: Database, budget = 50_000): Promise<numbe
   return deleted;
 }
 
-/** A run of dates for which one import's rows count. */
-export type ImportedSegment = { importId: number; from: string; to: string };
+/** A run of dates for which one import's rows of some statistics count. */
+export type ImportedSegment = { importId: number; from: string; to: string; names: string[] };
 
 /**
- * The dates each complete import of a website counts for: its own range, less the dates of
- * every newer import (the newest import of a date wins), oldest first. Few imports, so this
- * is worked out here from their ranges.
+ * The dates each complete import of a website counts for, per statistic: its own range, less
+ * the dates of every newer import of the same statistic (the newest import of a date and
+ * statistic wins), oldest first. Few imports, so this is worked out here from their ranges.
  */
 export async function importedSegments(
   db: Database,
   websiteId: number,
 ): Promise<ImportedSegment[]> {
-  const rows = await db
-    .select({ id: imports.id, from: imports.fromDate, to: imports.toDate })
-    .from(imports)
-    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
-    .orderBy(asc(imports.id))
-    .all();
+  const all = await completeImports(db, websiteId);
   const segments: ImportedSegment[] = [];
-  rows.forEach((row, i) => {
-    let pieces = [{ from: row.from, to: row.to }];
-    for (const newer of rows.slice(i + 1)) pieces = pieces.flatMap((p) => withoutRange(p, newer));
-    for (const p of pieces) segments.push({ importId: row.id, ...p });
+  all.forEach((row, i) => {
+    const byRange = new Map<string, ImportedSegment>();
+    for (const name of row.statistics) {
+      let pieces = [{ from: row.from, to: row.to }];
+      for (const newer of all.slice(i + 1))
+        if (newer.statistics.includes(name)) pieces = pieces.flatMap((p) => withoutRange(p, newer));
+      for (const p of pieces) {
+        const key = `${p.from}/${p.to}`;
+        const segment = byRange.get(key) ?? { importId: row.id, ...p, names: [] };
+        segment.names.push(name);
+        byRange.set(key, segment);
+      }
+    }
+    segments.push(...byRange.values());
   });
   return segments;
 }

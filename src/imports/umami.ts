@@ -9,7 +9,7 @@
 import { countryName } from '../ingest/steps/geo.ts';
 import { languageOf } from '../ingest/steps/language.ts';
 import { Columns, type FileHandler, type FormatReader, ImportError } from './format.ts';
-import type { RawCounter } from './raw.ts';
+import { RAW_STATISTICS, type RawCounter } from './raw.ts';
 
 /** Umami's browser ids (detect-browser's) as the names Sightline keeps. */
 const BROWSERS: Record<string, string> = {
@@ -121,5 +121,6 @@ export function umamiReader(counter: RawCounter): FormatReader {
       counter.finish();
     },
     declared: () => null,
+    statistics: () => RAW_STATISTICS,
   };
 }

@@ -78,12 +78,14 @@ function rollupRows(q: {
     (n, [, column, ranges]) => n + ranges.reduce((m, range) => m + keyCount(column, range), 0),
     0,
   );
+  // Each import over the dates and statistics it counts for (../imports/store.ts).
   const importedArms = (q.imported ?? []).flatMap((s) => {
     const from = s.from > q.from ? s.from : q.from;
     const to = s.to < q.to ? s.to : q.to;
-    if (from > to || !Number.isSafeInteger(s.importId)) return [];
+    const own = q.names.filter((name) => s.names.includes(name)).map((name) => `'${name}'`);
+    if (from > to || own.length === 0 || !Number.isSafeInteger(s.importId)) return [];
     return [
-      `${arm('imported_stats', 'date', `BETWEEN ${literal(from)} AND ${literal(to)}`)} AND import_id = ${s.importId}`,
+      `SELECT name, value, count FROM imported_stats WHERE website_id = ${q.websiteId} AND name IN (${own.join(', ')}) AND date BETWEEN ${literal(from)} AND ${literal(to)} AND import_id = ${s.importId}`,
     ];
   });
   const text =

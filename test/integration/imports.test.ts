@@ -216,6 +216,16 @@ describe("Plausible's export", () => {
     );
     expect(res.status, res.text).toBe(201);
     expect(await stat(site.id, 'page')).toEqual({ '/': 257, '/pricing': 54 });
+    // Another table of the same dates, uploaded on its own, replaces nothing but its own.
+    const visitors = await post(
+      site.id,
+      'source=plausible&file_name=imported_visitors_20230209_20230210.csv',
+      VISITORS,
+      'text/csv',
+    );
+    expect(visitors.status, visitors.text).toBe(201);
+    expect(await stat(site.id, 'page')).toEqual({ '/': 257, '/pricing': 54 });
+    expect(await stat(site.id, 'visitors')).toEqual({ '2023-02-09': 119, '2023-02-10': 10 });
   });
 
   it('a malformed file is a 422 naming file, line and column, and imports nothing', async () => {

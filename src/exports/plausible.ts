@@ -168,8 +168,9 @@ async function tableRows(reader: Reader, t: Table, range: { from: string; to: st
 
 /** The first date of a range the log holds whole (a range starts later under retention). */
 async function heldFrom(reader: Reader, range: { from: string; to: string }): Promise<string> {
+  // Two dimensions: a grouping only the log answers (the roll-ups would answer one).
   const probe: GroupQuery = {
-    dimensions: ['event:page'],
+    dimensions: ['event:hostname', 'event:page'],
     metrics: ['pageviews'],
     order: [],
     limit: 1,

@@ -4,10 +4,15 @@
  * original's over every range (the round trip) — and its event log as NDJSON and CSV.
  */
 
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { websiteLog } from '../../src/event-log/client.ts';
+import { EventLog } from '../../src/event-log/event-log.ts';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
+import { logHit, record } from '../support/event-log.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
 
@@ -211,5 +216,38 @@ describe('the event log', () => {
     expect(lines[0]?.startsWith('id,time,date,hour,kind,name,label,page,hostname')).toBe(true);
     const ndjson = strFromU8((await download(`/websites/${site.id}/export?format=events`)).bytes);
     expect(lines).toHaveLength(ndjson.trimEnd().split('\n').length + 1);
+  });
+});
+
+describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () => {
+  it("starts Plausible's export at the first date the log holds whole", async () => {
+    const s = await makeWebsite(key, { domain: 'exports-retention.example.com', privacy: '0' });
+    const now = Date.now();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const old = now - 40 * 86_400_000;
+    const recent = now - 86_400_000;
+    const held = day(old + 86_400_000);
+    await runInDurableObject(websiteLog(env, s.id), async (_instance, state) => {
+      const log = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '30' });
+      for (const time of [old, recent])
+        await record(log, logHit(s.id, { time, date: day(time), hour: '10' }));
+      expect(await log.flush()).toMatchObject({ ok: true, events: 2 });
+      await log.alarm(); // forgets the events older than 30 days
+    });
+    await evictDurableObject(websiteLog(env, s.id));
+    const { res, bytes } = await download(`/websites/${s.id}/export?format=plausible`);
+    expect(res.status).toBe(200);
+    const files = unzipSync(bytes);
+    const compact = (d: string) => d.replaceAll('-', '');
+    const name = `imported_visitors_${compact(held)}_${compact(day(recent))}.csv`;
+    expect(Object.keys(files)).toContain(name);
+    expect(
+      strFromU8(files[name] as Uint8Array)
+        .trimEnd()
+        .split('\r\n'),
+    ).toEqual([
+      'date,visitors,pageviews,bounces,visits,visit_duration',
+      `${day(recent)},1,1,1,1,0`,
+    ]);
   });
 });

@@ -91,7 +91,7 @@ export const ImportsSection: FC<{
     <p class="hint">
       Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers
       for its dates (filters and hourly charts show Sightline's own events only). A newer import of
-      the same dates replaces the older one.
+      the same dates replaces what an older one held of the same statistics.
     </p>
     {imports.length > 0 ? (
       <ImportTable site={site} imports={imports} csrf={csrf} />

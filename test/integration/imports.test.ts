@@ -123,6 +123,15 @@ const stat = async (siteId: number, name: string, range = 'from=2023-02-01&to=20
   );
 };
 
+/** A website's rows in one of the imports' tables. */
+const rowsOf = async (table: 'imports' | 'imported_stats', siteId: number) =>
+  (
+    await db()
+      .$client.prepare(`SELECT count(*) AS n FROM ${table} WHERE website_id = ?`)
+      .bind(siteId)
+      .first<{ n: number }>()
+  )?.n;
+
 const errorsOf = (res: Answer) => (res.json as { errors: Record<string, string[]> }).errors;
 
 describe("Plausible's export", () => {
@@ -185,11 +194,7 @@ describe("Plausible's export", () => {
     const gone = await call(`/api/v1/websites/${site.id}/imports/${id}`, { method: 'DELETE', key });
     expect(gone.status, gone.text).toBe(200);
     expect(await stat(site.id, 'page')).toEqual({});
-    const rows = await db()
-      .$client.prepare('SELECT count(*) AS n FROM imported_stats WHERE website_id = ?')
-      .bind(site.id)
-      .first<{ n: number }>();
-    expect(rows?.n).toBe(0);
+    expect(await rowsOf('imported_stats', site.id)).toBe(0);
     expect(
       (await call(`/api/v1/websites/${site.id}/imports/${id}`, { method: 'DELETE', key })).status,
     ).toBe(404);
@@ -242,16 +247,8 @@ describe("Plausible's export", () => {
     );
     expect(Object.keys(errorsOf(res))).toEqual(['imported_pages_20230209_20230210.csv']);
     expect(await stat(site.id, 'visitors')).toEqual({});
-    const rows = await db()
-      .$client.prepare('SELECT count(*) AS n FROM imported_stats WHERE website_id = ?')
-      .bind(site.id)
-      .first<{ n: number }>();
-    expect(rows?.n).toBe(0);
-    const imports = await db()
-      .$client.prepare('SELECT count(*) AS n FROM imports WHERE website_id = ?')
-      .bind(site.id)
-      .first<{ n: number }>();
-    expect(imports?.n).toBe(0);
+    expect(await rowsOf('imported_stats', site.id)).toBe(0);
+    expect(await rowsOf('imports', site.id)).toBe(0);
   });
 
   it.each([

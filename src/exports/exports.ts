@@ -28,12 +28,13 @@ export async function exportResponse(
   website: WebsiteRow,
   q: ExportFormat,
 ): Promise<Response> {
-  const today = localDateHour(Date.now(), website.timezone).date.replaceAll('-', '');
+  const date = localDateHour(Date.now(), website.timezone).date;
+  const today = date.replaceAll('-', '');
   if (q.format === 'plausible') {
     await flushBeforeReading(env, website.id);
     const range = await rollupDates(db, website.id);
     const reader = readerOf(db, website.id, env, { imports: false });
-    return new Response(plausibleExport(reader, range), {
+    return new Response(plausibleExport(reader, range, date), {
       headers: download('application/zip', plausibleZipName(website.domain, today)),
     });
   }

@@ -189,6 +189,7 @@ async function heldFrom(reader: Reader, range: { from: string; to: string }): Pr
 async function* zipBytes(
   reader: Reader,
   range: { from: string; to: string } | null,
+  today: string,
 ): AsyncGenerator<Uint8Array> {
   const out: Uint8Array[] = [];
   const zip = new Zip((err, chunk) => {
@@ -196,11 +197,11 @@ async function* zipBytes(
     out.push(chunk);
   });
   const encoder = new TextEncoder();
-  const from = range ? await heldFrom(reader, range) : '';
+  // Without events of its own, ten empty tables of today (names Plausible's importer reads).
+  const from = range ? await heldFrom(reader, range) : today;
+  const to = range?.to ?? today;
   for (const t of TABLES) {
-    const name = range
-      ? `imported_${t.table}_${compact(from)}_${compact(range.to)}.csv`
-      : `imported_${t.table}.csv`;
+    const name = `imported_${t.table}_${compact(from)}_${compact(to)}.csv`;
     const file = new ZipPassThrough(name);
     zip.add(file);
     file.push(encoder.encode(csvLine(t.columns)));
@@ -222,14 +223,16 @@ async function* zipBytes(
 
 /**
  * The zip of a website's own numbers over `range` (its first to last date with events; null:
- * none, ten empty tables), streamed: each piece read when the stream's reader asks for more.
- * The reader must leave imported history out (`readerOf(…, { imports: false })`).
+ * none: ten empty tables of `today`, `YYYY-MM-DD`), streamed: each piece read when the
+ * stream's reader asks for more. The reader must leave imported history out
+ * (`readerOf(…, { imports: false })`).
  */
 export function plausibleExport(
   reader: Reader,
   range: { from: string; to: string } | null,
+  today: string,
 ): ReadableStream<Uint8Array> {
-  return streamOf(zipBytes(reader, range));
+  return streamOf(zipBytes(reader, range, today));
 }
 
 /** A stream that pulls from an async iterator. */

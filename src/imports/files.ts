@@ -14,20 +14,29 @@ export type FilePiece = { file: string; text: string; done: boolean };
 /** A zip's input is handed to the inflater in slices this big, so that one slice's output stays small. */
 const SLICE = 16 * 1024;
 
-/** The packing a media type or file name names, or null. */
+/** The media types an import is sent as, and what each is. */
+const PACKINGS: Record<string, Packing> = {
+  'application/zip': 'zip',
+  'application/x-zip-compressed': 'zip',
+  'application/gzip': 'gzip',
+  'application/x-gzip': 'gzip',
+  'text/csv': 'csv',
+  'text/plain': 'csv',
+};
+
+/**
+ * The packing a media type names; for bytes of no stated kind (`application/octet-stream`, no
+ * type: a browser's upload of a `.gz`, the command line), the file name's; else null.
+ */
 export function packingOf(mediaType: string, fileName = ''): Packing | null {
   const type = mediaType.toLowerCase();
+  const known = PACKINGS[type];
+  if (known) return known;
+  if (type !== '' && type !== 'application/octet-stream') return null;
   const name = fileName.toLowerCase();
-  if (
-    type === 'application/zip' ||
-    type === 'application/x-zip-compressed' ||
-    name.endsWith('.zip')
-  )
-    return 'zip';
-  if (type === 'application/gzip' || type === 'application/x-gzip' || name.endsWith('.gz'))
-    return 'gzip';
-  if (type === 'text/csv' || type === 'text/plain' || name.endsWith('.csv')) return 'csv';
-  return null;
+  if (name.endsWith('.zip')) return 'zip';
+  if (name.endsWith('.gz')) return 'gzip';
+  return name.endsWith('.csv') ? 'csv' : null;
 }
 
 /** A file of a zip that is not text (a folder, a file inside `__MACOSX/`) is left out. */
@@ -42,21 +51,61 @@ export async function* filePieces(
   packing: Packing,
   name = 'upload.csv',
 ): AsyncGenerator<FilePiece> {
-  if (packing === 'zip') {
-    yield* zipPieces(body);
+  const reader = body.getReader();
+  const first = await reader.read();
+  const head = first.value ?? new Uint8Array(0);
+  // The first bytes say what a file is, whatever it was sent as.
+  const packed = isZip(head) ? 'zip' : isGzip(head) ? 'gzip' : packing === 'zip' ? 'zip' : 'csv';
+  const rest = replayed(head, reader, first.done === true);
+  if (packed === 'zip') {
+    if (!isZip(head)) throw new ImportFileError('not a zip file');
+    yield* zipPieces(rest);
     return;
   }
   const file = name.replace(/\.gz$/i, '');
   const stream =
-    packing === 'gzip'
-      ? body.pipeThrough(
+    packed === 'gzip'
+      ? rest.pipeThrough(
           new DecompressionStream('gzip') as ReadableWritablePair<Uint8Array, Uint8Array>,
         )
-      : body;
+      : rest;
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
-    yield { file, text: decoder.decode(chunk, { stream: true }), done: false };
+  try {
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
+      yield { file, text: decoder.decode(chunk, { stream: true }), done: false };
+  } catch (err) {
+    if (packed === 'gzip') throw new ImportFileError('the gzip file is damaged', `${err}`);
+    throw err;
+  }
   yield { file, text: decoder.decode(), done: true };
+}
+
+/** A zip's local file header starts `PK\x03\x04`; an empty zip, `PK\x05\x06`. */
+const isZip = (b: Uint8Array) => b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5);
+/** A gzip member starts 1f 8b. */
+const isGzip = (b: Uint8Array) => b[0] === 0x1f && b[1] === 0x8b;
+
+/** The stream again, from the piece already read. */
+function replayed(
+  head: Uint8Array,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  done: boolean,
+): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sent) {
+        sent = true;
+        if (head.length > 0) controller.enqueue(head);
+        if (done) controller.close();
+        return;
+      }
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** The entries of a zip, in the order they are stored. */

@@ -110,6 +110,28 @@ export class Columns {
   }
 }
 
+/**
+ * An instant written `YYYY-MM-DD HH:MM[:SS[.fff]]` (or with `T`), UTC unless it names its
+ * offset (`Z`, `+02:00`, Postgres' `+00`), as milliseconds; NaN unless every part is a real
+ * date and time (2024-02-30 is not one: `Date.parse` would make it March 1st).
+ */
+export function instantOf(text: string): number {
+  const m =
+    /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(
+      text.trim(),
+    );
+  if (!m) return Number.NaN;
+  const [, date = '', hour = '', minute = '', second = '00', fraction = '', zone = 'Z'] = m;
+  if (!isCalendarDate(date) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59)
+    return Number.NaN;
+  const offset = /^[+-]\d{2}$/.test(zone)
+    ? `${zone}:00`
+    : zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
+  return Date.parse(
+    `${date}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${offset.toUpperCase()}`,
+  );
+}
+
 /** The reader of one import format: a handler per file, and what only the whole import gives. */
 export type FormatReader = {
   /** The handler of a file, or an `ImportError` when the format has no such file. */

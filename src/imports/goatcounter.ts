@@ -7,7 +7,7 @@
  * screen size); there is no language.
  */
 import { countryName } from '../ingest/steps/geo.ts';
-import { type FileHandler, type FormatReader, ImportError } from './format.ts';
+import { type FileHandler, type FormatReader, ImportError, instantOf } from './format.ts';
 import { referrerHost } from './plausible.ts';
 import { deviceOfWidth, RAW_STATISTICS, type RawCounter } from './raw.ts';
 
@@ -78,8 +78,8 @@ export function goatCounterReader(counter: RawCounter): FormatReader {
           };
           const path = cell(0);
           if (path === '') throw new ImportError(name, line, COLUMNS[0], 'empty');
-          const at = Date.parse(cell(13));
-          if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}T/.test(cell(13)))
+          const at = instantOf(cell(13));
+          if (!Number.isFinite(at))
             throw new ImportError(
               name,
               line,

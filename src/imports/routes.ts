@@ -55,7 +55,7 @@ const importRoutes = {
     tags: TAGS,
     summary: 'Import history',
     description:
-      "The file is the body, at most 100 MB (larger ones: `npm run import`): Plausible's CSV export (its zip, or one of its CSVs), GoatCounter's CSV export (`.csv.gz` or the CSV), or Umami's `website_event` CSV (or the zip holding it). All or nothing: a malformed file is a 422 naming the file, the line and the column, and imports nothing. A new import replaces, for its dates, every earlier one. Dates with the website's own events are a 409 unless `overlap=own_wins`, which keeps its own counts for those dates.",
+      "The file is the body (`application/zip`, `application/gzip`, `text/csv` or `text/plain`; `application/octet-stream` with a `file_name`), at most 100 MB (larger ones: `npm run import`): Plausible's CSV export (its zip, or one of its CSVs), GoatCounter's CSV export (`.csv.gz` or the CSV), or Umami's `website_event` CSV (or the zip holding it). All or nothing: a malformed file is a 422 naming the file, the line and the column, and imports nothing. A new import replaces, for its dates, every earlier one. Dates with the website's own events are a 409 unless `overlap=own_wins`, which keeps its own counts for those dates.",
     security,
     request: {
       params: idParam,

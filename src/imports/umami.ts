@@ -8,7 +8,7 @@
  */
 import { countryName } from '../ingest/steps/geo.ts';
 import { languageOf } from '../ingest/steps/language.ts';
-import { Columns, type FileHandler, type FormatReader, ImportError } from './format.ts';
+import { Columns, type FileHandler, type FormatReader, ImportError, instantOf } from './format.ts';
 import { RAW_STATISTICS, type RawCounter } from './raw.ts';
 
 /** Umami's browser ids (detect-browser's) as the names Sightline keeps. */
@@ -50,14 +50,6 @@ function deviceOf(device: string): string {
   return 'Unknown';
 }
 
-/** Umami's time (`2024-01-31 12:00:00`, UTC; Postgres adds `.123+00`) as milliseconds. */
-function timeOf(text: string): number {
-  let t = text.trim().replace(' ', 'T');
-  if (/[+-]\d\d$/.test(t)) t += ':00';
-  else if (!/(Z|[+-]\d\d:\d\d)$/i.test(t)) t += 'Z';
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(t) ? Date.parse(t) : Number.NaN;
-}
-
 /** The reader of Umami's `website_event` CSV. */
 export function umamiReader(counter: RawCounter): FormatReader {
   let events = 0;
@@ -82,7 +74,7 @@ export function umamiReader(counter: RawCounter): FormatReader {
           if (!/^\d+$/.test(type))
             throw new ImportError(name, line, 'event_type', `not a number: "${type.slice(0, 20)}"`);
           if (type !== '1' && type !== '2') return;
-          const at = timeOf(text('created_at'));
+          const at = instantOf(text('created_at'));
           if (!Number.isFinite(at))
             throw new ImportError(
               name,
@@ -92,8 +84,10 @@ export function umamiReader(counter: RawCounter): FormatReader {
             );
           const session = text('session_id');
           if (session === '') throw new ImportError(name, line, 'session_id', 'empty');
-          const page = type === '2' ? text('event_name') : text('url_path');
-          if (page === '')
+          const query = text('url_query').replace(/^\?/, '');
+          const page =
+            type === '2' ? text('event_name') : `${text('url_path')}${query ? `?${query}` : ''}`;
+          if (page === '' || page.startsWith('?'))
             throw new ImportError(name, line, type === '2' ? 'event_name' : 'url_path', 'empty');
           const code = text('country').toUpperCase();
           const browser = text('browser');

@@ -43,6 +43,8 @@ export class CsvReader {
   private size = 0;
   private started = false;
   private lastWasCr = false;
+  /** The line the last quoted cell opened on. */
+  private quoteLine = 1;
 
   /** The records that end within `text`. */
   push(text: string): CsvRecord[] {
@@ -73,13 +75,19 @@ export class CsvReader {
           continue;
         }
         if (ch !== ',' && ch !== '\n' && ch !== '\r')
-          throw new CsvError(this.line, 'a character after the closing quote of a cell');
+          throw new CsvError(
+            this.line,
+            this.quoteLine < this.line
+              ? `a character after the closing quote of a cell opened on line ${this.quoteLine} (a quote left open there?)`
+              : 'a character after the closing quote of a cell',
+          );
       }
       if (ch === '"') {
         if (this.cell !== '' || this.quoted)
           throw new CsvError(this.line, 'a quote inside an unquoted cell');
         this.quoted = true;
         this.inQuotes = true;
+        this.quoteLine = this.line;
       } else if (ch === ',') this.endCell();
       else if (ch === '\r') this.lastWasCr = true;
       else if (ch === '\n') {
@@ -97,7 +105,7 @@ export class CsvReader {
 
   /** The last record, when the text does not end with a line break. */
   end(): CsvRecord[] {
-    if (this.inQuotes) throw new CsvError(this.recordLine, 'a quoted cell that never ends');
+    if (this.inQuotes) throw new CsvError(this.quoteLine, 'a quoted cell that never ends');
     const out: CsvRecord[] = [];
     this.endRecord(out);
     return out;

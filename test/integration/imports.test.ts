@@ -680,3 +680,95 @@ describe('conversion rates', () => {
     expect(filtered.text).toContain('<p class="big">50%</p>');
   });
 });
+
+describe('what an independent reading of the formats found', () => {
+  it('refuses a date that does not exist (2024-02-30), naming its column', async () => {
+    const site = await newSite();
+    const gc =
+      '2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,Referrer scheme,Screen size,Location,FirstVisit,Date\n' +
+      '/a,A,false,,Chrome 86,Linux,s1,0,,,"1920,0,1",EE,true,2024-02-30T11:00:00Z\n';
+    const res = await post(site.id, 'source=goatcounter', gc, 'text/csv');
+    expect(res.status).toBe(422);
+    expect(res.json.message).toBe(
+      'upload.csv, line 2, column "Date": not a time (RFC 3339): "2024-02-30T11:00:00Z"',
+    );
+  });
+
+  it('reads a gzip sent as CSV by its first bytes, and a damaged gzip is a 422', async () => {
+    const site = await newSite();
+    const body = gzipSync(strToU8(PAGES));
+    const res = await post(
+      site.id,
+      'source=plausible&file_name=imported_pages_20230209_20230210.csv',
+      body,
+      'text/csv',
+    );
+    expect(res.status, res.text).toBe(201);
+    const damaged = await post(
+      site.id,
+      'source=plausible&file_name=pages_20230209_20230210.csv.gz',
+      body.slice(0, 30),
+      'application/gzip',
+    );
+    expect(damaged.status, damaged.text).toBe(422);
+    expect(damaged.json.message).toContain('the gzip file is damaged');
+    const notZip = await post(site.id, 'source=plausible', PAGES, 'application/zip');
+    expect(notZip.json.message).toContain('not a zip file');
+    const form = await post(
+      site.id,
+      'source=plausible',
+      PAGES,
+      'application/x-www-form-urlencoded',
+    );
+    expect(form.status).toBe(415);
+  });
+
+  it("keeps Umami's query string on the page", async () => {
+    const site = await newSite();
+    const text =
+      'session_id,visit_id,created_at,url_path,url_query,event_type\n' +
+      's,v,2023-02-09 10:00:00,/docs,x=1,1\n' +
+      's,v,2023-02-09 10:00:05,/docs,,1\n';
+    expect((await post(site.id, 'source=umami', text, 'text/csv')).status).toBe(201);
+    expect(await stat(site.id, 'page')).toEqual({ '/docs?x=1': 1, '/docs': 1 });
+  });
+
+  it('says where a quote was left open', async () => {
+    const site = await newSite();
+    const text = 'date,page,pageviews\n2023-02-09,"/a,4\n2023-02-10,"/b",5\n';
+    const res = await post(
+      site.id,
+      'source=plausible&file_name=pages_20230209_20230210.csv',
+      text,
+      'text/csv',
+    );
+    expect(res.json.message).toBe(
+      'pages_20230209_20230210.csv, line 3: a character after the closing quote of a cell opened on line 2 (a quote left open there?)',
+    );
+  });
+
+  it("exports a website without events of its own as tables Plausible's importer reads", async () => {
+    const site = await newSite();
+    expect(
+      (
+        await post(
+          site.id,
+          'source=plausible&file_name=imported_pages_20230209_20230210.csv',
+          PAGES,
+          'text/csv',
+        )
+      ).status,
+    ).toBe(201);
+    const { exports } = await import('cloudflare:workers');
+    const res = await exports.default.fetch(
+      new Request(`${ORIGIN}/api/v1/websites/${site.id}/export?format=plausible`, {
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    );
+    const zip = new Uint8Array(await res.arrayBuffer());
+    const copy = await newSite();
+    const back = await post(copy.id, 'source=plausible', zip, 'application/zip');
+    expect(back.status, back.text).toBe(201);
+    expect(await stat(copy.id, 'page')).toEqual({});
+  });
+});

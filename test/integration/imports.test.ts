@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { gzipSync, strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { reportData, textOf } from '../../src/reports/content.ts';
 import { type Answer, call, db, makeOwner, makeWebsite, ORIGIN } from '../support/api.ts';
 import { type Browser, csrfFrom, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
@@ -770,5 +771,29 @@ describe('what an independent reading of the formats found', () => {
     const back = await post(copy.id, 'source=plausible', zip, 'application/zip');
     expect(back.status, back.text).toBe(201);
     expect(await stat(copy.id, 'page')).toEqual({});
+  });
+});
+
+describe('every reader', () => {
+  it("shows imported history in the statistics page's CSV and the e-mail report", async () => {
+    const site = await newSite();
+    const body = zip({
+      'imported_visitors_20230209_20230210.csv': VISITORS,
+      'imported_pages_20230209_20230210.csv': PAGES,
+    });
+    expect((await post(site.id, 'source=plausible', body, 'application/zip')).status).toBe(201);
+    const csvFile = await call(
+      `/stats/${site.domain}/page.csv?range=custom&from=2023-02-01&to=2023-02-28`,
+    );
+    expect(csvFile.status).toBe(200);
+    expect(csvFile.text).toBe('value,count\r\n/,270\r\n/pricing,54\r\n');
+    const report = await reportData(
+      db(),
+      { id: site.id, domain: site.domain },
+      { interval: 'weekly', from: '2023-02-06', to: '2023-02-12', key: '2023-02-06' },
+      { statsUrl: 'https://sightline.test/stats', unsubscribeUrl: 'https://sightline.test/u' },
+    );
+    expect(textOf(report)).toContain('129');
+    expect(textOf(report)).toContain('/pricing');
   });
 });

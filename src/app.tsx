@@ -71,6 +71,10 @@ function createPages() {
   pages.route('/websites', createWebsitePages());
   pages.route('/account', createAccountPages());
   pages.route('/stats', createStatsPages());
+  // A shared link's statistics: the same pages, under its token (src/pages/stats-access.tsx).
+  pages.post('/share/:domain/password', formRateLimit('stats-password'));
+  pages.route('/share', createStatsPages());
+  pages.route('/embed', createStatsPages());
   return pages;
 }
 

@@ -38,5 +38,10 @@ export type AppEnv = {
     owner: { id: number; email: string } | null;
     /** The session token of a signed-in page request. */
     sessionToken: string | null;
+    /**
+     * The address a statistics page's links start at when it is not `/stats/{domain}`: a
+     * shared link's `/share/{token}`, or `/embed/{token}` (framed by any page).
+     */
+    statsBase?: string;
   };
 };

@@ -158,6 +158,28 @@ export const funnels = sqliteTable(
 export type FunnelRow = typeof funnels.$inferSelect;
 
 /**
+ * Shared links (docs/ARCHITECTURE.md, "Sharing"): each opens one website's statistics pages
+ * read-only to whoever has it. The token is 256 random bits, kept only as its SHA-256; a link
+ * may ask for a password (PBKDF2, like every password). Deleting the row revokes the link.
+ */
+export const sharedLinks = sqliteTable(
+  'shared_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    passwordHash: text('password_hash'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('shared_links_token_unique').on(t.tokenHash)],
+);
+
+export type SharedLinkRow = typeof sharedLinks.$inferSelect;
+
+/**
  * Imported history (docs/ARCHITECTURE.md, "Imported history"): one row per import of a file
  * (Plausible's, GoatCounter's or Umami's export) into a website. An import is `pending` while
  * its rows are written, `complete` once readers may see them, `deleting` while its rows are

@@ -91,7 +91,7 @@ async function funnelPage(c: Context<AppEnv>) {
   const shown = await funnelView(c);
   if (shown instanceof Response) return shown;
   const { site, funnel, view, refused, steps } = shown;
-  const overview = `/stats/${site.domain}`;
+  const overview = view.base;
   const path = `${overview}/funnels/${funnel.id}`;
   return render(c, {
     title: `${funnel.name} · ${site.domain}`,
@@ -225,7 +225,7 @@ async function journeysPage(c: Context<AppEnv>) {
   const shown = await journeyView(c, PER_PAGE);
   if (shown instanceof Response) return shown;
   const { site, journey, view, refused, answer } = shown;
-  const overview = `/stats/${site.domain}`;
+  const overview = view.base;
   const path = `${overview}/journeys`;
   const keep = { page: journey.page, direction: journey.direction, steps: journey.steps };
   const link = (n: number) => viewHref(path, view, { ...keep, page_number: n });
@@ -312,14 +312,14 @@ export const FlowsPanel: FC<{
       <ul>
         {funnels.map((f) => (
           <li>
-            <a href={viewHref(`/stats/${domain}/funnels/${f.id}`, view)}>{f.name}</a>
+            <a href={viewHref(`${view.base}/funnels/${f.id}`, view)}>{f.name}</a>
           </li>
         ))}
       </ul>
     ) : (
       <p class="hint">No funnels yet: the website's settings page adds them.</p>
     )}
-    <form method="get" action={`/stats/${domain}/journeys`} class="actions search">
+    <form method="get" action={`${view.base}/journeys`} class="actions search">
       <HiddenFields params={viewParams(view)} />
       <label for="flows-page">Where visitors went from the page</label>
       <input id="flows-page" name="page" type="search" placeholder="/pricing" required />

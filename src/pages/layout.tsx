@@ -10,6 +10,8 @@ type LayoutProps = {
   title: string;
   owner: { email: string } | null;
   csrf?: string;
+  /** Without the site's header: a shared link's embed. */
+  bare?: boolean;
   children?: Child;
 };
 
@@ -18,6 +20,7 @@ const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
   owner,
   csrf,
   assets,
+  bare = false,
   children,
 }) => (
   <html lang="en">
@@ -30,27 +33,29 @@ const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
       <script src={assets.js} defer />
     </head>
     <body>
-      <header class="top">
-        <a class="brand" href="/">
-          Sightline
-        </a>
-        {owner ? (
-          <nav aria-label="Main">
-            <a href="/websites">Websites</a>
-            <a href="/account">Account</a>
-            <form method="post" action="/logout" class="inline">
-              <input type="hidden" name="_csrf" value={csrf ?? ''} />
-              <button type="submit" class="secondary">
-                Log out
-              </button>
-            </form>
-          </nav>
-        ) : (
-          <nav aria-label="Main">
-            <a href="/login">Log in</a>
-          </nav>
-        )}
-      </header>
+      {bare ? null : (
+        <header class="top">
+          <a class="brand" href="/">
+            Sightline
+          </a>
+          {owner ? (
+            <nav aria-label="Main">
+              <a href="/websites">Websites</a>
+              <a href="/account">Account</a>
+              <form method="post" action="/logout" class="inline">
+                <input type="hidden" name="_csrf" value={csrf ?? ''} />
+                <button type="submit" class="secondary">
+                  Log out
+                </button>
+              </form>
+            </nav>
+          ) : (
+            <nav aria-label="Main">
+              <a href="/login">Log in</a>
+            </nav>
+          )}
+        </header>
+      )}
       <main id="main">{children}</main>
     </body>
   </html>
@@ -64,7 +69,13 @@ export async function render(
 ) {
   const owner = c.get('owner');
   const html = (
-    <Layout title={props.title} owner={owner} csrf={await csrfToken(c)} assets={await assetUrls()}>
+    <Layout
+      title={props.title}
+      owner={owner}
+      csrf={await csrfToken(c)}
+      assets={await assetUrls()}
+      bare={c.get('statsBase')?.startsWith('/embed/') === true}
+    >
       {props.children}
     </Layout>
   );

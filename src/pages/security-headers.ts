@@ -7,7 +7,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';
 
-const directives = (styleSources: string[]) =>
+const directives = (styleSources: string[], framedBy = "'none'") =>
   [
     "default-src 'none'",
     "script-src 'self'",
@@ -15,7 +15,7 @@ const directives = (styleSources: string[]) =>
     "img-src 'self' data:",
     "connect-src 'self'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${framedBy}`,
     "base-uri 'none'",
   ].join('; ');
 
@@ -29,11 +29,14 @@ export const pageSecurityHeaders = ({ inlineStyles = [] }: { inlineStyles?: stri
   let policy: Promise<string> | undefined;
   return createMiddleware<AppEnv>(async function pageSecurityHeaders(c, next) {
     await next();
-    policy ??= Promise.all(inlineStyles.map(hashSource)).then(directives);
-    c.header('Content-Security-Policy', await policy);
+    policy ??= Promise.all(inlineStyles.map(hashSource)).then((sources) => directives(sources));
+    // A shared link's embed (`/embed/{token}`, src/pages/stats-access.tsx) may be framed by
+    // any page; every other response refuses frames.
+    const embedded = c.get('statsBase')?.startsWith('/embed/') === true;
+    c.header('Content-Security-Policy', embedded ? directives([], '*') : await policy);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'same-origin');
-    c.header('X-Frame-Options', 'DENY');
+    if (!embedded) c.header('X-Frame-Options', 'DENY');
     c.header('Cache-Control', 'no-store');
   });
 };

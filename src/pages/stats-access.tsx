@@ -11,7 +11,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../accounts/password.ts';
 import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
-import { type GoalRow, type WebsiteRow, websites } from '../db/schema.ts';
+import { type GoalRow, type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
@@ -20,6 +20,7 @@ import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
+import { linkOfToken } from '../sharing/links.ts';
 import { filterParam, parseFilters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
@@ -61,6 +62,7 @@ function passwordPage(
   site: WebsiteRow,
   error?: string,
   status: 200 | 422 | 429 = 200,
+  action = `/stats/${site.domain}/password`,
 ) {
   return render(
     c,
@@ -69,12 +71,7 @@ function passwordPage(
       children: (
         <>
           <h1>{site.domain}</h1>
-          <form
-            method="post"
-            action={`/stats/${site.domain}/password`}
-            class="stack card"
-            novalidate
-          >
+          <form method="post" action={action} class="stack card" novalidate>
             <p>The statistics of this website are protected by a password.</p>
             <Field label="Password" name="password" error={error ? [error] : undefined}>
               <input
@@ -96,36 +93,119 @@ function passwordPage(
   );
 }
 
+/** A shared link's statistics, under `/share/{token}`, or `/embed/{token}` to be framed. */
+type Mount = 'share' | 'embed';
+
+/** Whether this request came through a shared link, and how. */
+function mountOf(c: Context<AppEnv>): Mount | null {
+  const m = /^\/(share|embed)\//.exec(c.req.path);
+  return m ? (m[1] as Mount) : null;
+}
+
+/** A link's password cookie: signed over the link and its password hash. */
+const linkCookie = (link: SharedLinkRow) => `sl_link_${link.id}`;
+const linkToken = async (db: Database, link: SharedLinkRow) =>
+  hmacHex(
+    await serverSecret(db, 'stats-cookie'),
+    `link\u0000${link.id}\u0000${link.passwordHash ?? ''}`,
+  );
+
 /**
- * The website of the `:domain` in the path when the visitor may read it; else a 404, or the
- * password form (a Response) for a protected website without its cookie.
+ * The website a shared link opens (docs/ARCHITECTURE.md, "Sharing"): a token that opens
+ * nothing (or no longer: revoked) is the same 404 as a missing website; a link with a password
+ * asks for it once (then a cookie signed over the link and its password). Links start at the
+ * link's own address, so its pages link to one another and to nothing else.
+ */
+async function sharedSite(
+  c: Context<AppEnv>,
+  db: Database,
+  mount: Mount,
+): Promise<{ site: WebsiteRow; db: Database } | Response> {
+  const token = c.req.param('domain') ?? '';
+  const found = await linkOfToken(db, token);
+  if (!found) throw notFound();
+  const { link, site } = found;
+  if (mount === 'share' && c.req.query('embed') === 'true') {
+    const url = new URL(c.req.url);
+    url.searchParams.delete('embed');
+    return c.redirect(`${url.pathname.replace(/^\/share\//, '/embed/')}${url.search}`, 303);
+  }
+  if (link.passwordHash) {
+    const cookie = getCookie(c, linkCookie(link));
+    if (!cookie || !timingSafeEqual(cookie, await linkToken(db, link)))
+      return passwordPage(c, site, undefined, 200, `/share/${token}/password`);
+  }
+  c.set('statsBase', `/${mount}/${token}`);
+  return { site, db };
+}
+
+/**
+ * The website of the `:domain` in the path when the visitor may read it (or of the shared
+ * link's token); else a 404, or the password form (a Response) for a protected website or
+ * link without its cookie.
  */
 export async function readableSite(
   c: Context<AppEnv>,
 ): Promise<{ site: WebsiteRow; db: Database } | Response> {
   const db = createDb(c.env.DB);
-  const site = await findByDomain(db, c.req.param('domain') ?? '');
-  if (!site) throw notFound();
-  const access = await accessTo(c, db, site);
-  if (access === 'hidden') throw notFound();
-  if (access === 'password') return passwordPage(c, site);
+  const mount = mountOf(c);
+  let found: { site: WebsiteRow; db: Database } | Response;
+  if (mount) found = await sharedSite(c, db, mount);
+  else {
+    const site = await findByDomain(db, c.req.param('domain') ?? '');
+    if (!site) throw notFound();
+    const access = await accessTo(c, db, site);
+    if (access === 'hidden') throw notFound();
+    if (access === 'password') return passwordPage(c, site);
+    found = { site, db };
+  }
+  if (found instanceof Response) return found;
   // Readers pay their way: per client address and website, anonymous ones also per website
-  // (src/lib/rate-limit.ts).
-  const owner = c.get('owner')?.id === site.ownerId;
-  if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, owner)))
+  // (src/lib/rate-limit.ts); a shared link's readers are anonymous.
+  const owner = !mount && c.get('owner')?.id === found.site.ownerId;
+  if (!(await withinReadLimits(c.env, clientAddressKey(c), found.site.id, owner)))
     throw new ApiError(
       429,
       'These statistics were asked for too often. Try again in a minute.',
       undefined,
       { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     );
-  return { site, db };
+  return found;
+}
+
+/** `POST /share/{token}/password`: a link's password (throttled as a website's) and its cookie. */
+async function linkPassword(c: Context<AppEnv>, db: Database): Promise<Response> {
+  const token = c.req.param('domain') ?? '';
+  const found = await linkOfToken(db, token);
+  if (!found?.link.passwordHash) throw notFound();
+  const { link, site } = found;
+  const hash = found.link.passwordHash;
+  const action = `/share/${token}/password`;
+  const address = clientAddressKey(c);
+  const wait = await consumeStatsPasswordAttempt(db, site.id, address);
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    return passwordPage(c, site, 'Too many attempts. Try again later.', 429, action);
+  }
+  const password = (await c.req.parseBody()).password;
+  if (typeof password !== 'string' || !(await verifyPassword(password, hash)))
+    return passwordPage(c, site, 'The password is incorrect.', 422, action);
+  await statsPasswordSucceeded(db, site.id, address);
+  setCookie(c, linkCookie(link), await linkToken(db, link), {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'Lax',
+    path: '/',
+    maxAge: 30 * 24 * 3600,
+  });
+  return c.redirect(`/share/${token}`, 303);
 }
 
 /** `POST /stats/{domain}/password`: checks a guess (throttled) and sets the site's cookie. */
 export function registerPasswordRoute(pages: Hono<AppEnv>) {
   pages.post('/:domain/password', async (c) => {
     const db = createDb(c.env.DB);
+    if (mountOf(c)) return linkPassword(c, db);
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
     // Counted before the password is hashed: a refused guess costs no PBKDF2.
@@ -183,7 +263,11 @@ export async function viewOf(
   const query = c.req.query();
   const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
   return {
-    view: { range: resolveRange(query, site.timezone, Date.now(), first), filters },
+    view: {
+      range: resolveRange(query, site.timezone, Date.now(), first),
+      filters,
+      base: c.get('statsBase') ?? `/stats/${site.domain}`,
+    },
     refused,
     ...(goals ? { goals } : {}),
   };

@@ -33,7 +33,11 @@ import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 import type { Unavailable } from '../stats/source.ts';
 
 /** What a statistics page's address holds: the range and the filters. */
-export type View = { range: RequestedRange; filters: Filter[] };
+/**
+ * What a statistics page shows, and under which address: `/stats/{domain}`, or a shared
+ * link's `/share/{token}` (`/embed/{token}` framed): every link of the page starts there.
+ */
+export type View = { range: RequestedRange; filters: Filter[]; base: string };
 
 /** Other parameters of an address; an empty or undefined value is left out. */
 export type Extra = Record<string, string | number | undefined>;
@@ -299,7 +303,7 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }>
   const filtered = withFilter(view, { dimension: name, operator: 'is', value });
   return (
     <>
-      <a href={viewHref(`/stats/${domain}`, filtered)} class="filter-link">
+      <a href={viewHref(view.base, filtered)} class="filter-link">
         {text}
       </a>
       {href ? (
@@ -315,7 +319,7 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }>
         <>
           {' '}
           <a
-            href={viewHref(`/stats/${domain}/journeys`, view, { page: value })}
+            href={viewHref(`${view.base}/journeys`, view, { page: value })}
             class="open-link"
             title="What did they do next?"
           >
@@ -347,7 +351,7 @@ export const ValueRows: FC<{
           <td>
             <a
               href={viewHref(
-                `/stats/${domain}`,
+                view.base,
                 withFilter(view, { dimension: name, operator: 'not', value: row.value }),
               )}
             >
@@ -374,7 +378,7 @@ export const PropertiesPanel: FC<{
 }> = ({ property, rows, domain, view }) => (
   <section class="card panel" aria-labelledby="panel-properties">
     <h2 id="panel-properties">Properties</h2>
-    <form method="get" action={`/stats/${domain}`}>
+    <form method="get" action={view.base}>
       <HiddenFields params={viewParams(view)} />
       <label>
         Property <input name="property" value={property} maxlength={300} />
@@ -401,7 +405,7 @@ export const PropertiesPanel: FC<{
               <td>
                 <a
                   href={viewHref(
-                    `/stats/${domain}`,
+                    view.base,
                     withFilter(view, {
                       dimension: `props:${property}`,
                       operator: 'is',
@@ -422,8 +426,8 @@ export const PropertiesPanel: FC<{
     )}
     {rows && rows.length > 0 ? (
       <p class="actions">
-        <a href={viewHref(`/stats/${domain}/property`, view, { property })}>Show all</a>
-        <a href={viewHref(`/stats/${domain}/property.csv`, view, { property })}>CSV</a>
+        <a href={viewHref(`${view.base}/property`, view, { property })}>Show all</a>
+        <a href={viewHref(`${view.base}/property.csv`, view, { property })}>CSV</a>
       </p>
     ) : null}
   </section>
@@ -468,7 +472,7 @@ export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: Vi
             <td>
               <a
                 href={viewHref(
-                  `/stats/${domain}`,
+                  view.base,
                   withFilter(view, {
                     dimension: 'goal',
                     operator: 'is',
@@ -488,8 +492,8 @@ export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: Vi
       </tbody>
     </table>
     <p class="actions">
-      <a href={viewHref(`/stats/${domain}/goal`, view)}>Show all</a>
-      <a href={viewHref(`/stats/${domain}/goal.csv`, view)}>CSV</a>
+      <a href={viewHref(`${view.base}/goal`, view)}>Show all</a>
+      <a href={viewHref(`${view.base}/goal.csv`, view)}>CSV</a>
     </p>
   </section>
 );

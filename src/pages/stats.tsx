@@ -159,7 +159,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
   const keep = { chart: metric === 'overview' ? undefined : metric };
-  const path = `/stats/${site.domain}`;
+  const path = view.base;
   const names = PANELS.map(([name]) => name);
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
   const property = await propertyOf(c, site, db, view);
@@ -387,7 +387,7 @@ async function statisticPage(c: Context<AppEnv>) {
     limit: PER_PAGE,
     offset: (page - 1) * PER_PAGE,
   });
-  const overview = `/stats/${site.domain}`;
+  const overview = view.base;
   const path = `${overview}/${name}`;
   const title =
     which.name === 'property' ? `Property ${which.property}` : (TITLES.get(name) ?? name);

@@ -1,0 +1,157 @@
+/**
+ * Shared links through the API (./links.ts): `…/websites/{id}/shared-links` to list (paged as
+ * the website list is, no tokens) and add (its `url`, shown once), `…/shared-links/{link_id}`
+ * to revoke. Another owner's website, a link of another website and an id that names nothing
+ * are the same 404.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
+import { errorResponses, jsonContent } from '../api/responses.ts';
+import { serveRoute } from '../api/route.ts';
+import { createDb } from '../db/client.ts';
+import type { AppEnv } from '../env.ts';
+import { notFound } from '../lib/errors.ts';
+import { findWebsite } from '../websites/queries.ts';
+import { createSharedLink, deleteSharedLink, listSharedLinks, parseLinkId } from './links.ts';
+
+const idParam = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+const security = [{ bearerAuth: [] }];
+const TAGS = ['Sharing'];
+
+const linkSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 3 }),
+    name: z.string().openapi({ example: 'Client' }),
+    url: z.string().optional().openapi({
+      description: 'Only when the link is made: the token is not kept.',
+      example: 'https://stats.example.com/share/3q2-7wEAAAA…',
+    }),
+    has_password: z.boolean(),
+    created_at: z.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
+  })
+  .openapi('SharedLink');
+
+const linkInput = z
+  .object({
+    name: z.string().openapi({ description: '1–120 characters.', example: 'Client' }),
+    password: z.string().optional().openapi({ description: 'Optional, 8–128 characters.' }),
+  })
+  .openapi('SharedLinkInput');
+
+const routes = {
+  list: createRoute({
+    method: 'get',
+    path: '/websites/{id}/shared-links',
+    tags: TAGS,
+    summary: "List a website's shared links",
+    description: 'The links, oldest first, a page at a time (without their tokens).',
+    security,
+    request: { params: idParam, query: z.object({ per_page: perPageField(25), page: pageField }) },
+    responses: {
+      200: jsonContent(
+        z.object({
+          data: z.array(linkSchema),
+          links: linksSchema,
+          meta: metaSchema,
+          status: z.number().int(),
+        }),
+        'A page of shared links.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  create: createRoute({
+    method: 'post',
+    path: '/websites/{id}/shared-links',
+    tags: TAGS,
+    summary: 'Share the statistics through a secret link',
+    description:
+      "The link opens the website's statistics pages read-only to whoever has it (`?embed=true`: without the site's chrome, frameable by any page). Its `url` is shown only now. At most 100 links a website.",
+    security,
+    request: {
+      params: idParam,
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: linkInput },
+          'application/x-www-form-urlencoded': { schema: linkInput },
+        },
+      },
+    },
+    responses: {
+      201: jsonContent(
+        z.object({ data: linkSchema, status: z.number().int().openapi({ example: 201 }) }),
+        'The new link, with its url.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+      422: errorResponses[422],
+    },
+  }),
+  delete: createRoute({
+    method: 'delete',
+    path: '/websites/{id}/shared-links/{link_id}',
+    tags: TAGS,
+    summary: 'Revoke a shared link',
+    description: 'It stops working at once.',
+    security,
+    request: {
+      params: idParam.extend({
+        link_id: z.string().openapi({ param: { name: 'link_id', in: 'path' }, example: '3' }),
+      }),
+    },
+    responses: {
+      200: jsonContent(
+        z.object({
+          id: z.number().int(),
+          object: z.literal('shared_link'),
+          deleted: z.literal(true),
+          status: z.number().int().openapi({ example: 200 }),
+        }),
+        'The link was revoked.',
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
+};
+
+/** The owner's website `{id}`, else the 404 of a missing one. */
+async function ownWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
+}
+
+/** Where links point: `PUBLIC_URL` when set, else the address the request came to. */
+const publicOrigin = (c: Context<AppEnv>) =>
+  c.env.PUBLIC_URL?.replace(/\/+$/, '') || new URL(c.req.url).origin;
+
+export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
+  serveRoute(api, routes.list, async (c, { id, query }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const { per_page = 25, page = 1 } = query();
+    const all = await listSharedLinks(db, website.id);
+    const rows = all.slice((page - 1) * per_page, page * per_page);
+    return c.json(listPage(c.req.url, { page, perPage: per_page }, rows, all.length));
+  });
+
+  serveRoute(api, routes.create, async (c, { id, body }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const link = await createSharedLink(db, website.id, body, publicOrigin(c));
+    return c.json({ data: link, status: 201 }, 201);
+  });
+
+  serveRoute(api, routes.delete, async (c, { id }) => {
+    const { db, website } = await ownWebsite(c, id);
+    const linkId = parseLinkId(c.req.param('link_id'));
+    if (linkId === null || !(await deleteSharedLink(db, website.id, linkId))) throw notFound();
+    return c.json({ id: linkId, object: 'shared_link', deleted: true, status: 200 });
+  });
+}

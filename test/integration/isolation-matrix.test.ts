@@ -96,6 +96,10 @@ const w = {} as {
   bFunnels: Partial<Record<Target, number>>;
   /** An import of B's private website. */
   bImport: number;
+  /** The token of a link A made to A's private website. */
+  aLinkToken: string;
+  /** The token of a link B made to B's private website, then revoked. */
+  bRevokedToken: string;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -212,6 +216,25 @@ beforeAll(async () => {
     expect(imported.status).toBe(201);
     if (target === 'private') w.bImport = (imported.json as { data: { id: number } }).data.id;
   }
+  const linkOf = async (owner: Owner, siteId: number) => {
+    const res = await call(`/api/v1/websites/${siteId}/shared-links`, {
+      method: 'POST',
+      key: owner.key,
+      body: { json: { name: 'link' } },
+    });
+    expect(res.status).toBe(201);
+    const data = (res.json as { data: { id: number; url: string } }).data;
+    return { id: data.id, token: new URL(data.url).pathname.split('/')[2] as string };
+  };
+  w.aLinkToken = (await linkOf(w.a, w.aSites.private.id)).token;
+  await linkOf(w.b, w.bSites.public.id); // B's links are B's rows too
+  const revoked = await linkOf(w.b, w.bSites.private.id);
+  w.bRevokedToken = revoked.token;
+  const revoke = await call(`/api/v1/websites/${w.bSites.private.id}/shared-links/${revoked.id}`, {
+    method: 'DELETE',
+    key: w.b.key,
+  });
+  expect(revoke.status).toBe(200);
   // B deletes one website: its tombstone and not yet purged roll-ups are B's data too.
   const deleted = await call(`/api/v1/websites/${w.bSites.deleted.id}`, {
     method: 'DELETE',
@@ -294,6 +317,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   funnels: bySite,
   imports: bySite,
   imported_stats: bySite,
+  shared_links: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -440,6 +464,8 @@ type ApiRoute = {
     | '/websites/{id}/imports'
     | '/websites/{id}/imports/{import_id}'
     | '/websites/{id}/export'
+    | '/websites/{id}/shared-links'
+    | '/websites/{id}/shared-links/{link_id}'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -504,6 +530,9 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'DELETE', path: '/websites/{id}/imports/{import_id}' },
   { method: 'GET', path: '/websites/{id}/export', query: 'format=plausible' },
   { method: 'GET', path: '/websites/{id}/export', query: 'format=events&as=csv' },
+  { method: 'GET', path: '/websites/{id}/shared-links', query: 'per_page=100' },
+  { method: 'POST', path: '/websites/{id}/shared-links', form: () => ({ name: 'A was here' }) },
+  { method: 'DELETE', path: '/websites/{id}/shared-links/{link_id}' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -553,7 +582,8 @@ function callApi(
     .replace('{id}', String(id))
     .replace('{goal_id}', String(w.bGoal))
     .replace('{funnel_id}', String(funnel))
-    .replace('{import_id}', String(w.bImport));
+    .replace('{import_id}', String(w.bImport))
+    .replace('{link_id}', '1');
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -1021,6 +1051,44 @@ const STATS_PAGES: PageRoute[] = [
   { method: 'POST', path: '/stats/{domain}/password', fields: () => ({ password: 'a guess' }) },
 ];
 
+/** A shared link's pages: the statistics pages under `/share/{token}` and `/embed/{token}`. */
+const SHARED_PAGES: PageRoute[] = ['share', 'embed'].flatMap((mount) =>
+  STATS_PAGES.map((r) => ({ ...r, path: r.path.replace('/stats/{domain}', `/${mount}/{token}`) })),
+);
+
+describe('shared links', () => {
+  const tokens = [
+    { kind: 'a made-up token', token: () => 'A'.repeat(43) },
+    { kind: "B's revoked link", token: () => w.bRevokedToken },
+  ];
+  describe.each(tokens)('$kind', ({ token }) => {
+    it.each(SHARED_PAGES)('$method $path: the 404, nothing of B', async (route) => {
+      const res = await attempt(() =>
+        sendPage(newBrowser(), route, { ...MISSING, token: token(), funnel: w.bFunnel }),
+      );
+      expect(res.status).toBe(404);
+      expectNothingOfB(res.text);
+    });
+  });
+
+  it.each(SHARED_PAGES.filter((r) => r.method === 'GET'))(
+    "$method $path: A's own link shows A's website and nothing of B's (B's funnel is missing)",
+    async (route) => {
+      const res = await attempt(() =>
+        sendPage(newBrowser(), route, {
+          ...w.aSites.private,
+          token: w.aLinkToken,
+          funnel: w.bFunnel,
+          page: '/',
+        }),
+      );
+      expect(res.status).toBe(route.path.includes('{funnel}') ? 404 : 200);
+      expectNothingOfB(res.text);
+      for (const marker of markers('private')) expect(res.text).not.toContain(marker);
+    },
+  );
+});
+
 /** A browser holding A's statistics cookie under the name of every one of B's websites. */
 function forgedStatsCookies(): Browser {
   return browserWith([
@@ -1158,7 +1226,7 @@ describe('guards', () => {
   it('every route the app serves is in the matrix or out of scope for a reason', () => {
     const examples = [
       ...API_ROUTES.map((r) => [r.method, `/api/v1${fill(r.path, { id: 1, domain: '' })}`]),
-      ...[...DASHBOARD_PAGES, ...STATS_PAGES, ...UNSUBSCRIBE_PAGES].map((r) => [
+      ...[...DASHBOARD_PAGES, ...STATS_PAGES, ...SHARED_PAGES, ...UNSUBSCRIBE_PAGES].map((r) => [
         r.method,
         fill(r.path, { id: 1, domain: 'example.com', token: 'f'.repeat(32) }).split('?')[0],
       ]),

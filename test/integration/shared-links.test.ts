@@ -1,0 +1,148 @@
+/**
+ * Shared links (docs/ARCHITECTURE.md, "Sharing"): made, listed and revoked through API v1; a
+ * link opens its website's statistics pages read-only — every view and CSV, its links staying
+ * under the link — with or without a password, framed when embedded, and nothing once revoked.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, makeOwner, makeWebsite } from '../support/api.ts';
+import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
+import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
+import { freezeAt } from '../support/ingest-fixtures.ts';
+
+let owner: Awaited<ReturnType<typeof makeOwner>>;
+let other: Awaited<ReturnType<typeof makeOwner>>;
+let site: { id: number; domain: string };
+const DAY = '2026-05-04';
+const range = `range=custom&from=${DAY}&to=${DAY}`;
+
+beforeAll(async () => {
+  owner = await makeOwner('shared');
+  other = await makeOwner('shared-other');
+  // Private: only the owner, and now whoever holds a link.
+  site = await makeWebsite(owner.key, { domain: 'shared.example.com', privacy: '1' });
+  freezeAt(`${DAY}T10:00:00Z`);
+  for (const page of ['/', '/pricing', '/pricing'])
+    expect(
+      (await sendHit({ page: `https://${site.domain}${page}` }, { ua: CHROME_WINDOWS })).status,
+    ).toBe(202);
+  vi.useRealTimers();
+});
+
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+const make = async (body: Record<string, string>, key = owner.key, id = site.id) =>
+  call(`/api/v1/websites/${id}/shared-links`, { method: 'POST', key, body: { json: body } });
+
+/** The path of a link's url. */
+const pathOf = (res: { json: Record<string, unknown> }) =>
+  new URL((res.json.data as { url: string }).url).pathname;
+
+describe('the API', () => {
+  it('makes a link with an unguessable token, lists it without, and revokes it', async () => {
+    const res = await make({ name: 'Client' });
+    expect(res.status, res.text).toBe(201);
+    const data = res.json.data as Record<string, unknown>;
+    expect(data).toMatchObject({ name: 'Client', has_password: false });
+    expect(data.url).toMatch(/^http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}$/);
+    const list = await call(`/api/v1/websites/${site.id}/shared-links`, { key: owner.key });
+    expect(list.status).toBe(200);
+    const listed = list.json.data as Record<string, unknown>[];
+    expect(listed.map((l) => l.id)).toContain(data.id);
+    expect(JSON.stringify(list.json)).not.toContain(pathOf(res).slice(7));
+    const path = pathOf(res);
+    expect((await call(`${path}?${range}`)).status).toBe(200);
+    const gone = await call(`/api/v1/websites/${site.id}/shared-links/${data.id}`, {
+      method: 'DELETE',
+      key: owner.key,
+    });
+    expect(gone.json).toEqual({ id: data.id, object: 'shared_link', deleted: true, status: 200 });
+    // Revoked: it opens nothing, at once.
+    expect((await call(`${path}?${range}`)).status).toBe(404);
+  });
+
+  it('checks the fields and keeps other owners out', async () => {
+    const bad = await make({ name: '', password: 'short' });
+    expect(bad.status).toBe(422);
+    expect(Object.keys((bad.json as { errors: object }).errors).sort()).toEqual([
+      'name',
+      'password',
+    ]);
+    expect((await make({ name: 'Theirs' }, other.key)).status).toBe(404);
+    const made = await make({ name: 'Mine' });
+    const id = (made.json.data as { id: number }).id;
+    const theirs = await makeWebsite(other.key, { domain: 'shared-other.example.com' });
+    // Another website's link through one's own website is the 404 of a missing one.
+    const through = await call(`/api/v1/websites/${theirs.id}/shared-links/${id}`, {
+      method: 'DELETE',
+      key: other.key,
+    });
+    expect(through.status).toBe(404);
+    expect(
+      (await call(`/api/v1/websites/${site.id}/shared-links`, { key: other.key })).status,
+    ).toBe(404);
+  });
+});
+
+describe('a link', () => {
+  it("opens the private website's statistics read-only, every link staying under it", async () => {
+    const path = pathOf(await make({ name: 'Read-only' }));
+    const overview = await call(`${path}?${range}`);
+    expect(overview.status).toBe(200);
+    expect(overview.text).toContain('/pricing');
+    expect(overview.text).toContain(`href="${path}/page?`);
+    expect(overview.text).not.toContain('/stats/shared.example.com');
+    expect(overview.text).not.toContain(`/websites/${site.id}`);
+    const full = await call(`${path}/page?${range}`);
+    expect(full.status).toBe(200);
+    const csv = await call(`${path}/page.csv?${range}`);
+    expect(csv.text).toBe('value,count\r\n/pricing,2\r\n/,1\r\n');
+    const filtered = await call(`${path}?${range}&filter[page]=/pricing`);
+    expect(filtered.status).toBe(200);
+    // The website itself stays private, and the link opens no settings.
+    expect((await call(`/stats/${site.domain}?${range}`)).status).toBe(404);
+    expect((await call(`${path}x`)).status).toBe(404);
+  });
+
+  it('asks for its password once, throttled, then opens', async () => {
+    const path = pathOf(await make({ name: 'Locked', password: 'a link password' }));
+    const b = newBrowser();
+    const form = await b.get(path);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain(`action="${path}/password"`);
+    expect(form.text).not.toContain('/pricing');
+    const wrong = await b.post(`${path}/password`, { password: 'not it at all' });
+    expect(wrong.status).toBe(422);
+    const right = await b.post(`${path}/password`, { password: 'a link password' });
+    expect([right.status, right.location]).toEqual([303, path]);
+    const opened = await b.get(`${path}?${range}`);
+    expect(opened.status).toBe(200);
+    expect(opened.text).toContain('/pricing');
+    // Another browser, without the cookie, is asked again.
+    expect((await newBrowser().get(`${path}?${range}`)).text).not.toContain('/pricing');
+  });
+
+  it('embeds without the chrome, framed by any page; nothing else may be framed', async () => {
+    const path = pathOf(await make({ name: 'Embed' }));
+    const token = path.split('/')[2];
+    const asked = await newBrowser().get(`${path}?${range}&embed=true`);
+    expect([asked.status, asked.location]).toEqual([303, `/embed/${token}?${range}`]);
+    const embed = await call(`/embed/${token}?${range}`);
+    expect(embed.status).toBe(200);
+    expect(embed.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    expect(embed.headers.get('x-frame-options')).toBeNull();
+    expect(embed.text).not.toContain('class="top"');
+    expect(embed.text).toContain(`href="/embed/${token}/page?`);
+    const shared = await call(`${path}?${range}`);
+    expect(shared.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(shared.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it("is not seen by its website's owner as anything but a link", async () => {
+    const b = await signedIn(owner);
+    const settings = await b.get(`/websites/${site.id}`);
+    expect(settings.status).toBe(200);
+    expect(csrfFrom(settings.text)).toBeTruthy();
+  });
+});

@@ -303,9 +303,8 @@ async function journeysCsv(c: Context<AppEnv>) {
  */
 export const FlowsPanel: FC<{
   funnels: { id: number; name: string }[];
-  domain: string;
   view: View;
-}> = ({ funnels, domain, view }) => (
+}> = ({ funnels, view }) => (
   <section class="card panel" aria-labelledby="panel-flows">
     <h2 id="panel-flows">Funnels and journeys</h2>
     {funnels.length > 0 ? (

@@ -373,9 +373,8 @@ export const ValueRows: FC<{
 export const PropertiesPanel: FC<{
   property: string;
   rows: { value: string; count: number }[] | null;
-  domain: string;
   view: View;
-}> = ({ property, rows, domain, view }) => (
+}> = ({ property, rows, view }) => (
   <section class="card panel" aria-labelledby="panel-properties">
     <h2 id="panel-properties">Properties</h2>
     <form method="get" action={view.base}>
@@ -441,11 +440,7 @@ const money = (amount: number, currency: string) =>
  * The overview's goals: each goal with conversions — its converting visitors, completions,
  * conversion rate and revenue — its name a link that filters the overview by it.
  */
-export const GoalsPanel: FC<{ goals: Overview['goals']; domain: string; view: View }> = ({
-  goals,
-  domain,
-  view,
-}) => (
+export const GoalsPanel: FC<{ goals: Overview['goals']; view: View }> = ({ goals, view }) => (
   <section class="card panel" aria-labelledby="panel-goals">
     <h2 id="panel-goals">Goals</h2>
     <table>

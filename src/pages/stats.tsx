@@ -94,11 +94,9 @@ function Panels({
 }) {
   return (
     <div class="panels">
-      {overview.goals.length > 0 ? (
-        <GoalsPanel goals={overview.goals} domain={domain} view={view} />
-      ) : null}
-      <FlowsPanel funnels={funnels} domain={domain} view={view} />
-      <PropertiesPanel property={property.name} rows={property.rows} domain={domain} view={view} />
+      {overview.goals.length > 0 ? <GoalsPanel goals={overview.goals} view={view} /> : null}
+      <FlowsPanel funnels={funnels} view={view} />
+      <PropertiesPanel property={property.name} rows={property.rows} view={view} />
       {PANELS.map(([name, title], i) => {
         const data = overview.panels[i];
         return (

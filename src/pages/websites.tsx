@@ -22,6 +22,12 @@ import { ImportsSection, importsOf, registerImportPages } from './imports.tsx';
 import { render } from './layout.tsx';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
 import {
+  registerSharingPages,
+  SharingSection,
+  type SharingState,
+  sharedLinksOf,
+} from './sharing.tsx';
+import {
   type FormValues,
   fieldsOf,
   formValues,
@@ -161,6 +167,7 @@ function savedNotice(c: Context<AppEnv>): string {
     ['goal', 'Goal'],
     ['funnel', 'Funnel'],
     ['import', 'Import'],
+    ['link', 'Link'],
   ] as const) {
     const done = c.req.query(flag);
     if (done === 'added' || done === 'deleted') return `${noun} ${done}.`;
@@ -177,9 +184,10 @@ async function editPage(
     goal?: { values: GoalFormValues; errors: FieldErrors };
     funnel?: { values: FunnelFormValues; errors: FieldErrors };
     imports?: { error: string; status: 409 | 422 };
+    sharing?: { state: SharingState; status: 200 | 422 };
   } = {},
 ) {
-  const { goal, funnel, imports } = forms;
+  const { goal, funnel, imports, sharing } = forms;
   const csrf = await csrfToken(c);
   return render(
     c,
@@ -196,7 +204,8 @@ async function editPage(
           {c.req.query('saved') ||
           c.req.query('goal') ||
           c.req.query('funnel') ||
-          c.req.query('import') ? (
+          c.req.query('import') ||
+          c.req.query('link') ? (
             <p class="notice" role="status">
               {savedNotice(c)}
             </p>
@@ -231,10 +240,16 @@ async function editPage(
             csrf={csrf}
             error={imports?.error}
           />
+          <SharingSection
+            site={site}
+            links={await sharedLinksOf(c, site)}
+            csrf={csrf}
+            state={sharing?.state}
+          />
         </>
       ),
     },
-    imports?.status ?? (errors || goal || funnel ? 422 : 200),
+    imports?.status ?? sharing?.status ?? (errors || goal || funnel ? 422 : 200),
   );
 }
 
@@ -324,6 +339,13 @@ export function createWebsitePages() {
     formBody,
     (c, site) => (error, status) =>
       editPage(c, site, valuesOf(site), undefined, { imports: { error, status } }),
+  );
+  registerSharingPages(
+    pages,
+    siteOf,
+    formBody,
+    (c, site) => (state, status) =>
+      editPage(c, site, valuesOf(site), undefined, { sharing: { state, status } }),
   );
   return pages;
 }

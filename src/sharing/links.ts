@@ -32,6 +32,10 @@ const toRecord = (row: SharedLinkRow): SharedLinkRecord => ({
   created_at: apiTimestamp(row.createdAt),
 });
 
+/** Where links point: `PUBLIC_URL` when set, else the origin the request came to. */
+export const linkOrigin = (publicUrl: string | undefined, requestUrl: string) =>
+  publicUrl?.replace(/\/+$/, '') || new URL(requestUrl).origin;
+
 /** The path a link opens, under the site's public address. */
 const sharePath = (token: string) => `/share/${token}`;
 

@@ -13,7 +13,13 @@ import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
 import { findWebsite } from '../websites/queries.ts';
-import { createSharedLink, deleteSharedLink, listSharedLinks, parseLinkId } from './links.ts';
+import {
+  createSharedLink,
+  deleteSharedLink,
+  linkOrigin,
+  listSharedLinks,
+  parseLinkId,
+} from './links.ts';
 
 const idParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
@@ -129,10 +135,6 @@ async function ownWebsite(c: Context<AppEnv>, id: number) {
   return { db, website };
 }
 
-/** Where links point: `PUBLIC_URL` when set, else the address the request came to. */
-const publicOrigin = (c: Context<AppEnv>) =>
-  c.env.PUBLIC_URL?.replace(/\/+$/, '') || new URL(c.req.url).origin;
-
 export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, routes.list, async (c, { id, query }) => {
     const { db, website } = await ownWebsite(c, id);
@@ -144,7 +146,12 @@ export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
     const { db, website } = await ownWebsite(c, id);
-    const link = await createSharedLink(db, website.id, body, publicOrigin(c));
+    const link = await createSharedLink(
+      db,
+      website.id,
+      body,
+      linkOrigin(c.env.PUBLIC_URL, c.req.url),
+    );
     return c.json({ data: link, status: 201 }, 201);
   });
 

@@ -815,6 +815,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{goal}', String(w.bGoal))
     .replace('{funnel}', String(vars.funnel ?? w.bFunnel))
     .replace('{import}', String(w.bImport))
+    .replace('{link}', '1')
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -901,6 +902,8 @@ const DASHBOARD_PAGES: PageRoute[] = [
   { method: 'POST', path: '/websites/{id}/imports/{import}/delete' },
   { method: 'GET', path: '/websites/{id}/export?format=plausible' },
   { method: 'GET', path: '/websites/{id}/export?format=events' },
+  { method: 'POST', path: '/websites/{id}/shared-links', fields: () => ({ name: 'A was here' }) },
+  { method: 'POST', path: '/websites/{id}/shared-links/{link}/delete' },
   {
     method: 'GET',
     path: '/account',

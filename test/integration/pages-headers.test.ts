@@ -124,7 +124,7 @@ describe.each(PAGES)('%s', (name) => {
     // The settings form, and on a website's page its goal form (kind, target, name, currency)
     // and its funnel form (name, steps).
     if (name === '/websites/new') expect(count).toBe(8);
-    if (name === '/websites/:id') expect(count).toBe(17);
+    if (name === '/websites/:id') expect(count).toBe(19);
     if (name === '/account') expect(count).toBe(3);
   });
 });

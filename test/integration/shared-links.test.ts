@@ -138,11 +138,35 @@ describe('a link', () => {
     expect(shared.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(shared.headers.get('x-frame-options')).toBe('DENY');
   });
+});
 
-  it("is not seen by its website's owner as anything but a link", async () => {
+describe('the settings page', () => {
+  it('makes a link, shows its address and embed once, lists it, and revokes it', async () => {
     const b = await signedIn(owner);
-    const settings = await b.get(`/websites/${site.id}`);
-    expect(settings.status).toBe(200);
-    expect(csrfFrom(settings.text)).toBeTruthy();
+    const settings = `/websites/${site.id}`;
+    const page = await b.get(settings);
+    expect(page.text).toContain('<h2 id="sharing">Shared links</h2>');
+    const bad = await b.post(`${settings}/shared-links`, { _csrf: csrfFrom(page.text), name: '' });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('The name field is required.');
+    const made = await b.post(`${settings}/shared-links`, {
+      _csrf: csrfFrom(page.text),
+      name: 'Agency',
+    });
+    expect(made.status).toBe(200);
+    const url = /http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}/.exec(made.text)?.[0];
+    expect(url).toBeDefined();
+    expect(made.text).toContain(`&lt;iframe src=&quot;${url}?embed=true&quot;`);
+    const path = new URL(url as string).pathname;
+    expect((await call(`${path}?${range}`)).status).toBe(200);
+    // Listed without its address; revoked from the list.
+    const again = await b.get(settings);
+    expect(again.text).toContain('Agency');
+    expect(again.text).not.toContain(path);
+    const id = new RegExp(`/websites/${site.id}/shared-links/(\\d+)/delete`).exec(again.text)?.[1];
+    const revoked = await b.post(`${settings}/shared-links/${id}/delete`, {
+      _csrf: csrfFrom(again.text),
+    });
+    expect([revoked.status, revoked.location]).toEqual([303, `${settings}?link=deleted#sharing`]);
   });
 });

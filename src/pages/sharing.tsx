@@ -1,0 +1,145 @@
+/**
+ * A website's shared links on its settings page (`/websites/{id}`): the links, each with a
+ * revoke button, and a form to make one — a name and an optional password — through the same
+ * domain functions and messages as the API (src/sharing/links.ts). A new link's address is
+ * shown once, with the `<iframe>` that embeds it.
+ */
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { createDb } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
+import type { AppEnv } from '../env.ts';
+import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import {
+  createSharedLink,
+  deleteSharedLink,
+  linkOrigin,
+  listSharedLinks,
+  parseLinkId,
+  type SharedLinkRecord,
+} from '../sharing/links.ts';
+import { formText } from './form.ts';
+
+/** What the section shows after a form: the new link's address, or the form's messages. */
+export type SharingState = { created?: string; values?: { name: string }; errors?: FieldErrors };
+
+/** The `<iframe>` that embeds a link's statistics in any page. */
+const embedSnippet = (url: string) =>
+  `<iframe src="${url}?embed=true" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
+
+const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string }> = ({
+  site,
+  links,
+  csrf,
+}) => (
+  <table>
+    <thead>
+      <tr>
+        <th scope="col">Link</th>
+        <th scope="col">Password</th>
+        <th scope="col">Made</th>
+        <th scope="col">
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
+    <tbody>
+      {links.map((l) => (
+        <tr>
+          <td>{l.name}</td>
+          <td>{l.has_password ? 'yes' : 'no'}</td>
+          <td>{l.created_at.slice(0, 10)}</td>
+          <td class="actions">
+            <form method="post" action={`/websites/${site.id}/shared-links/${l.id}/delete`}>
+              <input type="hidden" name="_csrf" value={csrf} />
+              <button type="submit" class="danger">
+                Revoke<span class="sr-only"> {l.name}</span>
+              </button>
+            </form>
+          </td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
+export const SharingSection: FC<{
+  site: WebsiteRow;
+  links: SharedLinkRecord[];
+  csrf: string;
+  state?: SharingState | undefined;
+}> = ({ site, links, csrf, state = {} }) => (
+  <section aria-labelledby="sharing">
+    <h2 id="sharing">Shared links</h2>
+    <p class="hint">
+      A secret link shows this website's statistics, read-only, to whoever has it — every range,
+      filter, full view and CSV, nothing else — until you revoke it.
+    </p>
+    {state.created ? (
+      <div class="notice" role="status">
+        <p>Link made. Copy it now: it is shown only once.</p>
+        <pre id="shared-link-url">{state.created}</pre>
+        <p>To embed the statistics in a page (a link without a password):</p>
+        <pre id="shared-link-embed">{embedSnippet(state.created)}</pre>
+      </div>
+    ) : null}
+    {links.length > 0 ? (
+      <LinkTable site={site} links={links} csrf={csrf} />
+    ) : (
+      <p class="hint">No shared links yet.</p>
+    )}
+    <form method="post" action={`/websites/${site.id}/shared-links`} class="stack">
+      <input type="hidden" name="_csrf" value={csrf} />
+      <label>
+        Name (who it is for) <input name="name" value={state.values?.name ?? ''} required />
+      </label>
+      {state.errors?.name?.[0] ? <p class="error">{state.errors.name[0]}</p> : null}
+      <label>
+        Password (optional, 8 to 128 characters){' '}
+        <input name="password" type="password" autocomplete="new-password" />
+      </label>
+      {state.errors?.password?.[0] ? <p class="error">{state.errors.password[0]}</p> : null}
+      <button type="submit">Make a link</button>
+    </form>
+  </section>
+);
+
+/** The settings page again, with the section's state (a new link, or the form's messages). */
+type Reshow = (state: SharingState, status: 200 | 422) => Promise<Response>;
+
+/**
+ * `POST /websites/:id/shared-links` (make) and `POST /websites/:id/shared-links/:link/delete`
+ * (revoke), for the signed-in owner's website (`siteOf`), each after the form's CSRF check.
+ */
+export function registerSharingPages(
+  pages: Hono<AppEnv>,
+  siteOf: (c: Context<AppEnv>) => Promise<WebsiteRow>,
+  formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
+  reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
+) {
+  pages.post('/:id/shared-links', async (c) => {
+    const site = await siteOf(c);
+    const body = await formBody(c);
+    const fields = { name: formText(body.name), password: formText(body.password) };
+    try {
+      const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
+      const link = await createSharedLink(createDb(c.env.DB), site.id, fields, origin);
+      return reshow(c, site)({ created: link.url }, 200);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.errors)) throw err;
+      return reshow(c, site)({ values: { name: fields.name }, errors: err.errors }, 422);
+    }
+  });
+  pages.post('/:id/shared-links/:link/delete', async (c) => {
+    const site = await siteOf(c);
+    await formBody(c);
+    const id = parseLinkId(c.req.param('link'));
+    if (id === null || !(await deleteSharedLink(createDb(c.env.DB), site.id, id)))
+      throw new ApiError(404, 'There is no such link.');
+    return c.redirect(`/websites/${site.id}?link=deleted#sharing`, 303);
+  });
+}
+
+/** The links the settings page lists. */
+export const sharedLinksOf = (c: Context<AppEnv>, site: WebsiteRow) =>
+  listSharedLinks(createDb(c.env.DB), site.id);

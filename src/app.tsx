@@ -66,13 +66,13 @@ function createPages() {
   pages.post('/register', formRateLimit('register'));
   pages.post('/account/password', formRateLimit('password-change'));
   pages.post('/stats/:domain/password', formRateLimit('stats-password'));
+  pages.post('/share/:domain/password', formRateLimit('stats-password'));
   pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
   pages.route('/', createAuthPages());
   pages.route('/websites', createWebsitePages());
   pages.route('/account', createAccountPages());
   pages.route('/stats', createStatsPages());
   // A shared link's statistics: the same pages, under its token (src/pages/stats-access.tsx).
-  pages.post('/share/:domain/password', formRateLimit('stats-password'));
   pages.route('/share', createStatsPages());
   pages.route('/embed', createStatsPages());
   return pages;

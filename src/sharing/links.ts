@@ -83,7 +83,8 @@ export async function createSharedLink(
     })
     .returning()
     .get();
-  return { ...toRecord(row), url: `${origin.replace(/\/+$/, '')}${sharePath(token)}` };
+  const { id, name, ...rest } = toRecord(row);
+  return { id, name, url: `${origin.replace(/\/+$/, '')}${sharePath(token)}`, ...rest };
 }
 
 /** A website's links, oldest first. */

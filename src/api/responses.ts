@@ -43,3 +43,15 @@ export const errorResponses = {
 } as const;
 
 export const jsonContent = json;
+
+/** The answer of a deletion: `{"id", "object", "deleted": true, "status": 200}`. */
+export const deletedResponse = (object: string, description: string) =>
+  json(
+    z.object({
+      id: z.number().int(),
+      object: z.literal(object),
+      deleted: z.literal(true),
+      status: z.number().int().openapi({ example: 200 }),
+    }),
+    description,
+  );

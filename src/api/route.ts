@@ -9,11 +9,12 @@
  */
 import type { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
-import { parseWebsiteId } from '../websites/queries.ts';
+import { findWebsite, parseWebsiteId } from '../websites/queries.ts';
 
 type RouteDefinition = ReturnType<typeof createRoute>;
 
@@ -76,4 +77,12 @@ export function serveRoute<R extends RouteDefinition>(
     const body = readsFields ? await readFields(c.req) : {};
     return handler(c, { id, query: validQuery, body });
   });
+}
+
+/** The key's owner's website `{id}` and the database, else the 404 of a missing one. */
+export async function ownedWebsite(c: Context<AppEnv>, id: number) {
+  const db = createDb(c.env.DB);
+  const website = await findWebsite(db, c.get('ownerId'), id);
+  if (!website) throw notFound();
+  return { db, website };
 }

@@ -6,12 +6,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
-import { createDb } from '../db/client.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
+import { ownedWebsite, serveRoute } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
-import { findWebsite } from '../websites/queries.ts';
 import {
   createFunnel,
   deleteFunnel,
@@ -167,28 +165,12 @@ const funnelRoutes = {
     security,
     request: { params: funnelParams },
     responses: {
-      200: jsonContent(
-        z.object({
-          id: z.number().int(),
-          object: z.literal('funnel'),
-          deleted: z.literal(true),
-          status: z.number().int().openapi({ example: 200 }),
-        }),
-        'The funnel was deleted.',
-      ),
+      200: deletedResponse('funnel', 'The funnel was deleted.'),
       401: errorResponses[401],
       404: errorResponses[404],
     },
   }),
 };
-
-/** The owner's website `{id}`, else the 404 of a missing one. */
-async function ownWebsite(c: Context<AppEnv>, id: number) {
-  const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
-  return { db, website };
-}
 
 /** The `{funnel_id}` of the path, else the 404 of a missing funnel. */
 function funnelIdOf(c: Context<AppEnv>): number {
@@ -199,7 +181,7 @@ function funnelIdOf(c: Context<AppEnv>): number {
 
 export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, funnelRoutes.list, async (c, { id, query }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const { per_page = 25, page = 1 } = query();
     const offset = (page - 1) * per_page;
     const { rows, total } = await pageOfFunnels(db, website.id, per_page, offset);
@@ -207,26 +189,26 @@ export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, funnelRoutes.create, async (c, { id, body }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     return c.json({ data: await createFunnel(db, website.id, body), status: 201 }, 201);
   });
 
   serveRoute(api, funnelRoutes.show, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const funnel = await findFunnel(db, website.id, funnelIdOf(c));
     if (!funnel) throw notFound();
     return c.json({ data: funnel, status: 200 });
   });
 
   serveRoute(api, funnelRoutes.update, async (c, { id, body }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const funnel = await updateFunnel(db, website.id, funnelIdOf(c), body);
     if (!funnel) throw notFound();
     return c.json({ data: funnel, status: 200 });
   });
 
   serveRoute(api, funnelRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const funnelId = funnelIdOf(c);
     if (!(await deleteFunnel(db, website.id, funnelId))) throw notFound();
     return c.json({ id: funnelId, object: 'funnel', deleted: true, status: 200 });

@@ -7,14 +7,14 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
+import { ownedWebsite, serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { GoalRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
-import { findWebsite, findWebsiteByDomain } from '../websites/queries.ts';
+import { findWebsiteByDomain } from '../websites/queries.ts';
 import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
 
 const idParam = z.object({
@@ -102,15 +102,7 @@ const goalRoutes = {
     security,
     request: { params: goalParams },
     responses: {
-      200: jsonContent(
-        z.object({
-          id: z.number().int(),
-          object: z.literal('goal'),
-          deleted: z.literal(true),
-          status: z.number().int().openapi({ example: 200 }),
-        }),
-        'The goal was deleted.',
-      ),
+      200: deletedResponse('goal', 'The goal was deleted.'),
       401: errorResponses[401],
       404: errorResponses[404],
     },
@@ -211,14 +203,6 @@ const sitesRoutes = [
   }),
 ];
 
-/** The owner's website `{id}`, else the 404 of a missing one. */
-async function ownWebsite(c: Context<AppEnv>, id: number) {
-  const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
-  return { db, website };
-}
-
 /** A goal id of a path: a positive integer, else none. */
 const goalIdOf = (raw: string | undefined) =>
   raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
@@ -238,19 +222,19 @@ const badRequest = (message: string) => new ApiError(400, message);
 
 export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, goalRoutes.list, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const rows = await listGoals(db, website.id);
     return c.json({ data: rows.map(toGoalRecord), status: 200 });
   });
 
   serveRoute(api, goalRoutes.create, async (c, { id, body }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const { row } = await createGoal(db, website.id, goalInput(body));
     return c.json({ data: toGoalRecord(row), status: 201 }, 201);
   });
 
   serveRoute(api, goalRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const goalId = goalIdOf(c.req.param('goal_id'));
     if (goalId === null || !(await deleteGoal(db, website.id, goalId))) throw notFound();
     return c.json({ id: goalId, object: 'goal', deleted: true, status: 200 });

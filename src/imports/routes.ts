@@ -5,16 +5,13 @@
  * that names nothing are the same 404.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
-import { createDb } from '../db/client.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
+import { ownedWebsite, serveRoute } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { mediaType } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
-import { findWebsite } from '../websites/queries.ts';
 import { packingOf } from './files.ts';
 import { ImportError } from './format.ts';
 import { importFailed, runImport } from './run.ts';
@@ -130,32 +127,16 @@ const importRoutes = {
       }),
     },
     responses: {
-      200: jsonContent(
-        z.object({
-          id: z.number().int(),
-          object: z.literal('import'),
-          deleted: z.literal(true),
-          status: z.number().int().openapi({ example: 200 }),
-        }),
-        'The import was deleted.',
-      ),
+      200: deletedResponse('import', 'The import was deleted.'),
       401: errorResponses[401],
       404: errorResponses[404],
     },
   }),
 };
 
-/** The owner's website `{id}`, else the 404 of a missing one. */
-async function ownWebsite(c: Context<AppEnv>, id: number) {
-  const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
-  return { db, website };
-}
-
 export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, importRoutes.create, async (c, { id, query }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const q = query();
     const packing = packingOf(mediaType(c.req), q.file_name);
     if (!packing)
@@ -180,7 +161,7 @@ export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, importRoutes.list, async (c, { id, query }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const { per_page = 25, page = 1 } = query();
     const all = await listImports(db, website.id);
     const rows = all.slice((page - 1) * per_page, page * per_page);
@@ -188,7 +169,7 @@ export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, importRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const importId = parseImportId(c.req.param('import_id'));
     if (importId === null || !(await deleteImport(db, website.id, importId))) throw notFound();
     return c.json({ id: importId, object: 'import', deleted: true, status: 200 });

@@ -12,6 +12,7 @@ import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
 import { addDays, apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
+import { parseWebsiteId } from '../websites/queries.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -216,12 +217,8 @@ export async function listImports(db: Database, websiteId: number): Promise<Impo
   return rows.map(toImportRecord);
 }
 
-/** Parses an import id of a path; null when it is not one. */
-export function parseImportId(text: string | undefined): number | null {
-  if (!text || !/^[1-9]\d{0,15}$/.test(text)) return null;
-  const id = Number(text);
-  return Number.isSafeInteger(id) ? id : null;
-}
+/** An import id of a path (the same form as a website's), or null. */
+export const parseImportId = (raw: string | undefined): number | null => parseWebsiteId(raw);
 
 /**
  * Deletes a complete import of a website, and then its rows: it is hidden from readers at

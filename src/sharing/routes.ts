@@ -5,14 +5,11 @@
  * are the same 404.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
-import { createDb } from '../db/client.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
+import { ownedWebsite, serveRoute } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
-import { findWebsite } from '../websites/queries.ts';
 import {
   createSharedLink,
   deleteSharedLink,
@@ -112,32 +109,16 @@ const routes = {
       }),
     },
     responses: {
-      200: jsonContent(
-        z.object({
-          id: z.number().int(),
-          object: z.literal('shared_link'),
-          deleted: z.literal(true),
-          status: z.number().int().openapi({ example: 200 }),
-        }),
-        'The link was revoked.',
-      ),
+      200: deletedResponse('shared_link', 'The link was revoked.'),
       401: errorResponses[401],
       404: errorResponses[404],
     },
   }),
 };
 
-/** The owner's website `{id}`, else the 404 of a missing one. */
-async function ownWebsite(c: Context<AppEnv>, id: number) {
-  const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
-  return { db, website };
-}
-
 export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, routes.list, async (c, { id, query }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const { per_page = 25, page = 1 } = query();
     const all = await listSharedLinks(db, website.id);
     const rows = all.slice((page - 1) * per_page, page * per_page);
@@ -145,7 +126,7 @@ export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const link = await createSharedLink(
       db,
       website.id,
@@ -156,7 +137,7 @@ export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, routes.delete, async (c, { id }) => {
-    const { db, website } = await ownWebsite(c, id);
+    const { db, website } = await ownedWebsite(c, id);
     const linkId = parseLinkId(c.req.param('link_id'));
     if (linkId === null || !(await deleteSharedLink(db, website.id, linkId))) throw notFound();
     return c.json({ id: linkId, object: 'shared_link', deleted: true, status: 200 });

@@ -5,7 +5,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { linksSchema, listPage, metaSchema } from '../api/pagination.ts';
-import { errorResponses, jsonContent } from '../api/responses.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
 import { serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
@@ -109,15 +109,7 @@ const websiteRoutes = {
     security,
     request: { params: idParam },
     responses: {
-      200: jsonContent(
-        z.object({
-          id: z.number().int(),
-          object: z.literal('website'),
-          deleted: z.literal(true),
-          status: z.number().int().openapi({ example: 200 }),
-        }),
-        'The website was deleted.',
-      ),
+      200: deletedResponse('website', 'The website was deleted.'),
       401: errorResponses[401],
       404: errorResponses[404],
     },

@@ -18,6 +18,7 @@ import {
 } from '../funnels/funnels.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { formText } from './form.ts';
+import { DeleteButton } from './layout.tsx';
 
 /** The funnel form's fields as sent, to show them again with the messages. */
 export type FunnelFormValues = Record<'name' | 'steps', string>;
@@ -81,12 +82,11 @@ const FunnelTable: FC<{ site: WebsiteRow; funnels: FunnelRecord[]; csrf: string 
             <a href={`/stats/${site.domain}/funnels/${f.id}`}>
               View<span class="sr-only"> {f.name}</span>
             </a>
-            <form method="post" action={`/websites/${site.id}/funnels/${f.id}/delete`}>
-              <input type="hidden" name="_csrf" value={csrf} />
-              <button type="submit" class="danger">
-                Delete<span class="sr-only"> {f.name}</span>
-              </button>
-            </form>
+            <DeleteButton
+              action={`/websites/${site.id}/funnels/${f.id}/delete`}
+              csrf={csrf}
+              what={f.name}
+            />
           </td>
         </tr>
       ))}

@@ -11,6 +11,7 @@ import type { AppEnv } from '../env.ts';
 import { createGoal, deleteGoal, goalInput, listGoals } from '../goals/goals.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { formText } from './form.ts';
+import { DeleteButton } from './layout.tsx';
 
 /** The goal form's fields as sent, to show them again with the messages. */
 export type GoalFormValues = Record<'kind' | 'target' | 'display_name' | 'currency', string>;
@@ -52,12 +53,11 @@ export const GoalsSection: FC<{
                 <td>{g.eventName !== null ? `Event ${g.eventName}` : `Page ${g.pagePath}`}</td>
                 <td>{g.currency ?? ''}</td>
                 <td class="actions">
-                  <form method="post" action={`/websites/${site.id}/goals/${g.id}/delete`}>
-                    <input type="hidden" name="_csrf" value={csrf} />
-                    <button type="submit" class="danger">
-                      Delete<span class="sr-only"> {g.displayName}</span>
-                    </button>
-                  </form>
+                  <DeleteButton
+                    action={`/websites/${site.id}/goals/${g.id}/delete`}
+                    csrf={csrf}
+                    what={g.displayName}
+                  />
                 </td>
               </tr>
             ))}

@@ -26,6 +26,7 @@ import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { formText } from './form.ts';
+import { DeleteButton } from './layout.tsx';
 
 /** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
 export const UPLOAD_LIMIT = 50 * 1024 * 1024;
@@ -63,16 +64,11 @@ const ImportTable: FC<{ site: WebsiteRow; imports: ImportRecord[]; csrf: string 
           </td>
           <td class="num">{i.rows.toLocaleString('en-US')}</td>
           <td class="actions">
-            <form method="post" action={`/websites/${site.id}/imports/${i.id}/delete`}>
-              <input type="hidden" name="_csrf" value={csrf} />
-              <button type="submit" class="danger">
-                Delete
-                <span class="sr-only">
-                  {' '}
-                  the import of {i.from} to {i.to}
-                </span>
-              </button>
-            </form>
+            <DeleteButton
+              action={`/websites/${site.id}/imports/${i.id}/delete`}
+              csrf={csrf}
+              what={`the import of ${i.from} to ${i.to}`}
+            />
           </td>
         </tr>
       ))}

@@ -83,6 +83,25 @@ export async function render(
   return c.html(`<!DOCTYPE html>${await html}`, status);
 }
 
+/**
+ * A row's delete (or revoke) button: a form posting the page's CSRF token to `action`, its
+ * label naming the row for screen readers (`Delete` + ` Sign-ups`).
+ */
+export const DeleteButton: FC<{ action: string; csrf: string; label?: string; what: string }> = ({
+  action,
+  csrf,
+  label = 'Delete',
+  what,
+}) => (
+  <form method="post" action={action}>
+    <input type="hidden" name="_csrf" value={csrf} />
+    <button type="submit" class="danger">
+      {label}
+      <span class="sr-only"> {what}</span>
+    </button>
+  </form>
+);
+
 /** A labelled field with its error message, as every form shows them. */
 export const Field: FC<{
   label: string;

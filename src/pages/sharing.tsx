@@ -19,6 +19,7 @@ import {
   type SharedLinkRecord,
 } from '../sharing/links.ts';
 import { formText } from './form.ts';
+import { DeleteButton } from './layout.tsx';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
 export type SharingState = { created?: string; values?: { name: string }; errors?: FieldErrors };
@@ -50,12 +51,12 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
           <td>{l.has_password ? 'yes' : 'no'}</td>
           <td>{l.created_at.slice(0, 10)}</td>
           <td class="actions">
-            <form method="post" action={`/websites/${site.id}/shared-links/${l.id}/delete`}>
-              <input type="hidden" name="_csrf" value={csrf} />
-              <button type="submit" class="danger">
-                Revoke<span class="sr-only"> {l.name}</span>
-              </button>
-            </form>
+            <DeleteButton
+              action={`/websites/${site.id}/shared-links/${l.id}/delete`}
+              csrf={csrf}
+              label="Revoke"
+              what={l.name}
+            />
           </td>
         </tr>
       ))}

@@ -173,61 +173,76 @@ export async function readableSite(
   return found;
 }
 
-/** `POST /share/{token}/password`: a link's password (throttled as a website's) and its cookie. */
-async function linkPassword(c: Context<AppEnv>, db: Database): Promise<Response> {
-  const token = c.req.param('domain') ?? '';
-  const found = await linkOfToken(db, token);
-  if (!found?.link.passwordHash) throw notFound();
-  const { link, site } = found;
-  const hash = found.link.passwordHash;
-  const action = `/share/${token}/password`;
+/** What a password guards: the website's statistics, or a shared link to them. */
+type Guarded = {
+  site: WebsiteRow;
+  hash: string;
+  /** Where the form posts, and where a right guess goes. */
+  action: string;
+  home: string;
+  cookie: { name: string; value: () => Promise<string>; path: string };
+};
+
+/**
+ * A guess at a password (a website's or a shared link's): counted per address and website
+ * before anything is hashed, so a refused guess costs no PBKDF2; a right one sets the signed
+ * cookie and goes to the statistics.
+ */
+async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Promise<Response> {
   const address = clientAddressKey(c);
-  const wait = await consumeStatsPasswordAttempt(db, site.id, address);
+  const wait = await consumeStatsPasswordAttempt(db, g.site.id, address);
   if (wait > 0) {
     c.header('Retry-After', String(wait));
-    return passwordPage(c, site, 'Too many attempts. Try again later.', 429, action);
+    return passwordPage(c, g.site, 'Too many attempts. Try again later.', 429, g.action);
   }
   const password = (await c.req.parseBody()).password;
-  if (typeof password !== 'string' || !(await verifyPassword(password, hash)))
-    return passwordPage(c, site, 'The password is incorrect.', 422, action);
-  await statsPasswordSucceeded(db, site.id, address);
-  setCookie(c, linkCookie(link), await linkToken(db, link), {
+  if (typeof password !== 'string' || !(await verifyPassword(password, g.hash)))
+    return passwordPage(c, g.site, 'The password is incorrect.', 422, g.action);
+  await statsPasswordSucceeded(db, g.site.id, address);
+  setCookie(c, g.cookie.name, await g.cookie.value(), {
     httpOnly: true,
     secure: true,
     sameSite: 'Lax',
-    path: '/',
+    path: g.cookie.path,
     maxAge: 30 * 24 * 3600,
   });
-  return c.redirect(`/share/${token}`, 303);
+  return c.redirect(g.home, 303);
 }
 
-/** `POST /stats/{domain}/password`: checks a guess (throttled) and sets the site's cookie. */
+/**
+ * `POST /stats/{domain}/password` (a website's password) and `POST /share/{token}/password`
+ * (a shared link's): checks a guess and sets the cookie.
+ */
 export function registerPasswordRoute(pages: Hono<AppEnv>) {
   pages.post('/:domain/password', async (c) => {
     const db = createDb(c.env.DB);
-    if (mountOf(c)) return linkPassword(c, db);
+    if (mountOf(c)) {
+      const token = c.req.param('domain');
+      const found = await linkOfToken(db, token);
+      const hash = found?.link.passwordHash;
+      if (!found || !hash) throw notFound();
+      const { link, site } = found;
+      return checkPassword(c, db, {
+        site,
+        hash,
+        action: `/share/${token}/password`,
+        home: `/share/${token}`,
+        cookie: { name: linkCookie(link), value: () => linkToken(db, link), path: '/' },
+      });
+    }
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
-    // Counted before the password is hashed: a refused guess costs no PBKDF2.
-    const address = clientAddressKey(c);
-    const wait = await consumeStatsPasswordAttempt(db, site.id, address);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return passwordPage(c, site, 'Too many attempts. Try again later.', 429);
-    }
-    const password = (await c.req.parseBody()).password;
-    if (typeof password !== 'string' || !(await verifyPassword(password, site.passwordHash))) {
-      return passwordPage(c, site, 'The password is incorrect.', 422);
-    }
-    await statsPasswordSucceeded(db, site.id, address);
-    setCookie(c, cookieName(site), await siteToken(db, site), {
-      httpOnly: true,
-      secure: true,
-      sameSite: 'Lax',
-      path: `/stats/${site.domain}`,
-      maxAge: 30 * 24 * 3600,
+    return checkPassword(c, db, {
+      site,
+      hash: site.passwordHash,
+      action: `/stats/${site.domain}/password`,
+      home: `/stats/${site.domain}`,
+      cookie: {
+        name: cookieName(site),
+        value: () => siteToken(db, site),
+        path: `/stats/${site.domain}`,
+      },
     });
-    return c.redirect(`/stats/${site.domain}`, 303);
   });
 }
 

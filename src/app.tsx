@@ -20,6 +20,7 @@ import { renderErrorPage } from './pages/error-page.tsx';
 import { readableForm } from './pages/form.ts';
 import { formRateLimit } from './pages/form-limit.ts';
 import { UPLOAD_LIMIT } from './pages/imports.tsx';
+import { createInvitationPages } from './pages/members.tsx';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
 import { createStatsPages } from './pages/stats.tsx';
@@ -67,10 +68,12 @@ function createPages() {
   pages.post('/account/password', formRateLimit('password-change'));
   pages.post('/stats/:domain/password', formRateLimit('stats-password'));
   pages.post('/share/:domain/password', formRateLimit('stats-password'));
+  pages.post('/invitations/:token', formRateLimit('invitation'));
   pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
   pages.route('/', createAuthPages());
   pages.route('/websites', createWebsitePages());
   pages.route('/account', createAccountPages());
+  pages.route('/invitations', createInvitationPages());
   pages.route('/stats', createStatsPages());
   // A shared link's statistics: the same pages, under its token (src/pages/stats-access.tsx).
   pages.route('/share', createStatsPages());

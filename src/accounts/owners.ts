@@ -16,13 +16,20 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** What is wrong with an e-mail address (undefined when it is a valid one). */
+export function validateEmail(email: string): string[] | undefined {
+  const normalized = normalizeEmail(email);
+  if (normalized === '') return ['The email field is required.'];
+  if (normalized.length > 254 || !EMAIL.test(normalized) || hasControlCharacter(normalized))
+    return ['The email field must be a valid email address.'];
+  return undefined;
+}
+
 /** Validates sign-up input; returns field errors (empty when valid). */
 export function validateOwnerInput(email: string, password: string): FieldErrors {
   const errors: FieldErrors = {};
-  const normalized = normalizeEmail(email);
-  if (normalized === '') errors.email = ['The email field is required.'];
-  else if (normalized.length > 254 || !EMAIL.test(normalized) || hasControlCharacter(normalized))
-    errors.email = ['The email field must be a valid email address.'];
+  const emailErrors = validateEmail(email);
+  if (emailErrors) errors.email = emailErrors;
   const passwordErrors = validateNewPassword(password);
   if (passwordErrors) errors.password = passwordErrors;
   return errors;

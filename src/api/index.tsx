@@ -12,6 +12,7 @@ import { registerGoalRoutes } from '../goals/routes.ts';
 import { IMPORT_BODY_LIMIT, registerImportRoutes } from '../imports/routes.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
+import { registerMemberRoutes } from '../members/routes.ts';
 import { registerSharingRoutes } from '../sharing/routes.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
@@ -72,6 +73,7 @@ export function createApi() {
   registerImportRoutes(api);
   registerExportRoutes(api);
   registerSharingRoutes(api);
+  registerMemberRoutes(api);
   registerStatsRoutes(api);
   return api;
 }

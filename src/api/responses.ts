@@ -26,6 +26,10 @@ const json = (schema: z.ZodType, description: string) => ({
 
 export const errorResponses = {
   401: json(errorSchema(401, 'Unauthenticated.'), 'Missing or invalid API key.'),
+  403: json(
+    errorSchema(403, 'Your role on this website only lets you read its statistics.'),
+    "The key's person is a member of the website whose role does not allow this (docs: Members).",
+  ),
   404: json(
     errorSchema(404, 'Resource not found.'),
     'No such website, or it belongs to another owner (the same answer either way).',

@@ -14,7 +14,7 @@ import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
-import { findWebsite, parseWebsiteId } from '../websites/queries.ts';
+import { parseWebsiteId, type Role, websiteFor } from '../websites/queries.ts';
 
 type RouteDefinition = ReturnType<typeof createRoute>;
 
@@ -79,10 +79,12 @@ export function serveRoute<R extends RouteDefinition>(
   });
 }
 
-/** The key's owner's website `{id}` and the database, else the 404 of a missing one. */
-export async function ownedWebsite(c: Context<AppEnv>, id: number) {
+/**
+ * Website `{id}` when the key's person may do there what needs `need` (docs/ARCHITECTURE.md,
+ * "Members"), with their role and the database: no role is the 404 of a missing website, a
+ * role too low a 403.
+ */
+export async function websiteOf(c: Context<AppEnv>, id: number, need: Role) {
   const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
-  return { db, website };
+  return { db, ...(await websiteFor(db, c.get('ownerId'), id, need)) };
 }

@@ -25,7 +25,7 @@ import { firstDateOf } from '../stats/source.ts';
 import { answerQuery } from '../stats/v2/answer.ts';
 import { QueryError } from '../stats/v2/errors.ts';
 import { parseQuery, siteIdOf } from '../stats/v2/query.ts';
-import { findWebsiteByDomain } from '../websites/queries.ts';
+import { websiteAccessByDomain } from '../websites/queries.ts';
 
 /** A question is small; the body limit leaves room for long filters all the same. */
 const BODY_LIMIT = 64 * 1024;
@@ -68,7 +68,7 @@ export function createApiV2() {
       throw new ApiError(400, 'Invalid request: the body must be a JSON object.');
     }
     try {
-      const site = await findWebsiteByDomain(db, ownerId, siteIdOf(body));
+      const site = (await websiteAccessByDomain(db, ownerId, siteIdOf(body)))?.website;
       if (!site) throw new ApiError(401, INVALID_KEY);
       // Readers pay their way: per client address and website (src/lib/rate-limit.ts).
       if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, true))) throw tooMany();

@@ -180,6 +180,42 @@ export const sharedLinks = sqliteTable(
 export type SharedLinkRow = typeof sharedLinks.$inferSelect;
 
 /**
+ * The people of a website besides its owner (docs/ARCHITECTURE.md, "Members"): a row is an
+ * invitation while `owner_id` is null (sent to `email`, opened by a token of which only the
+ * SHA-256 is kept, until `expires_at`), and a member once accepted (`owner_id` is the
+ * person, the token gone). One id for both, so the API names either the same way. `role`:
+ * `viewer` reads, `admin` also changes the website below its owner.
+ */
+export const members = sqliteTable(
+  'members',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    /** The person, once the invitation is accepted; null while it is pending. */
+    ownerId: integer('owner_id').references(() => owners.id, { onDelete: 'cascade' }),
+    /** The address invited (lower-cased). */
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    /** SHA-256 of the invitation's token while it is pending; null once used. */
+    tokenHash: text('token_hash'),
+    expiresAt: integer('expires_at'),
+    createdAt: integer('created_at').notNull(),
+    acceptedAt: integer('accepted_at'),
+  },
+  (t) => [
+    uniqueIndex('members_token_unique').on(t.tokenHash),
+    uniqueIndex('members_person_unique').on(t.websiteId, t.ownerId),
+    uniqueIndex('members_email_unique').on(t.websiteId, t.email),
+    index('members_owner_idx').on(t.ownerId),
+    index('members_expires_idx').on(t.expiresAt),
+  ],
+);
+
+export type MemberRow = typeof members.$inferSelect;
+
+/**
  * Imported history (docs/ARCHITECTURE.md, "Imported history"): one row per import of a file
  * (Plausible's, GoatCounter's or Umami's export) into a website. An import is `pending` while
  * its rows are written, `complete` once readers may see them, `deleting` while its rows are

@@ -7,7 +7,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { ownedWebsite, serveRoute } from '../api/route.ts';
+import { serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
 import {
@@ -181,7 +181,7 @@ function funnelIdOf(c: Context<AppEnv>): number {
 
 export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, funnelRoutes.list, async (c, { id, query }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'viewer');
     const { per_page = 25, page = 1 } = query();
     const offset = (page - 1) * per_page;
     const { rows, total } = await pageOfFunnels(db, website.id, per_page, offset);
@@ -189,26 +189,26 @@ export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, funnelRoutes.create, async (c, { id, body }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     return c.json({ data: await createFunnel(db, website.id, body), status: 201 }, 201);
   });
 
   serveRoute(api, funnelRoutes.show, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'viewer');
     const funnel = await findFunnel(db, website.id, funnelIdOf(c));
     if (!funnel) throw notFound();
     return c.json({ data: funnel, status: 200 });
   });
 
   serveRoute(api, funnelRoutes.update, async (c, { id, body }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const funnel = await updateFunnel(db, website.id, funnelIdOf(c), body);
     if (!funnel) throw notFound();
     return c.json({ data: funnel, status: 200 });
   });
 
   serveRoute(api, funnelRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const funnelId = funnelIdOf(c);
     if (!(await deleteFunnel(db, website.id, funnelId))) throw notFound();
     return c.json({ id: funnelId, object: 'funnel', deleted: true, status: 200 });

@@ -8,13 +8,13 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { ownedWebsite, serveRoute } from '../api/route.ts';
+import { serveRoute, websiteOf } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { GoalRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
-import { findWebsiteByDomain } from '../websites/queries.ts';
+import { mayActAs, roleTooLow, websiteAccessByDomain } from '../websites/queries.ts';
 import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
 
 const idParam = z.object({
@@ -222,19 +222,19 @@ const badRequest = (message: string) => new ApiError(400, message);
 
 export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, goalRoutes.list, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'viewer');
     const rows = await listGoals(db, website.id);
     return c.json({ data: rows.map(toGoalRecord), status: 200 });
   });
 
   serveRoute(api, goalRoutes.create, async (c, { id, body }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const { row } = await createGoal(db, website.id, goalInput(body));
     return c.json({ data: toGoalRecord(row), status: 201 }, 201);
   });
 
   serveRoute(api, goalRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const goalId = goalIdOf(c.req.param('goal_id'));
     if (goalId === null || !(await deleteGoal(db, website.id, goalId))) throw notFound();
     return c.json({ id: goalId, object: 'goal', deleted: true, status: 200 });
@@ -246,9 +246,11 @@ export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
     if (typeof siteId !== 'string' || siteId === '')
       throw badRequest(`Parameter \`site_id\` is required to ${action}`);
     const db = createDb(c.env.DB);
-    const website = await findWebsiteByDomain(db, c.get('ownerId'), siteId);
-    if (!website) throw new ApiError(404, 'Site could not be found');
-    return { db, website };
+    const access = await websiteAccessByDomain(db, c.get('ownerId'), siteId);
+    if (!access) throw new ApiError(404, 'Site could not be found');
+    const need = action === 'list goals' ? 'viewer' : 'admin';
+    if (!mayActAs(access.role, need)) throw roleTooLow(need);
+    return { db, website: access.website };
   };
 
   api.get('/sites/goals', async (c) => {

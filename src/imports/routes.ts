@@ -7,7 +7,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { ownedWebsite, serveRoute } from '../api/route.ts';
+import { serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { mediaType } from '../lib/body.ts';
@@ -136,7 +136,7 @@ const importRoutes = {
 
 export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, importRoutes.create, async (c, { id, query }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const q = query();
     const packing = packingOf(mediaType(c.req), q.file_name);
     if (!packing)
@@ -161,7 +161,7 @@ export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, importRoutes.list, async (c, { id, query }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'viewer');
     const { per_page = 25, page = 1 } = query();
     const all = await listImports(db, website.id);
     const rows = all.slice((page - 1) * per_page, page * per_page);
@@ -169,7 +169,7 @@ export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, importRoutes.delete, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const importId = parseImportId(c.req.param('import_id'));
     if (importId === null || !(await deleteImport(db, website.id, importId))) throw notFound();
     return c.json({ id: importId, object: 'import', deleted: true, status: 200 });

@@ -1,13 +1,14 @@
 /**
  * Purging rows that nothing reads any more, in bounded chunks: throttle counters whose window
  * is over (anyone can add them, two or three per log-in attempt with a new e-mail), expired
- * sessions, and report claims older than any period a report can still be owed for. Each
+ * sessions, report claims older than any period a report can still be owed for, and
+ * invitations to a website that expired more than 30 days ago (shown as expired until then). Each
  * delete statement takes at most `chunk` rows, found through an index, and each table gets
  * at most `chunks` statements per run; the hourly cron continues where a run stopped.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { reportSends, sessions, throttles } from '../db/schema.ts';
+import { members, reportSends, sessions, throttles } from '../db/schema.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
 
 /**
@@ -15,6 +16,8 @@ import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
  * complete period (a week or a calendar month) has moved on at least once since it was made.
  */
 const REPORT_CLAIM_TTL_MS = 62 * 24 * 60 * 60 * 1000;
+/** How long an expired invitation stays listed (as expired) before it is purged. */
+const EXPIRED_INVITATION_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
 export type ChunkLimits = {
   /** Rows per delete statement. */
@@ -27,6 +30,7 @@ export type ExpiredResult = {
   throttlesDeleted: number;
   sessionsDeleted: number;
   reportClaimsDeleted: number;
+  invitationsDeleted: number;
 };
 
 /**
@@ -59,12 +63,17 @@ export async function purgeExpired(
   {
     chunk = 5_000,
     chunks = 4,
-    queries = new QueryBudget(3 * chunks),
+    queries = new QueryBudget(4 * chunks),
   }: ChunkLimits & { queries?: QueryBudget } = {},
 ): Promise<ExpiredResult> {
   const db = metered(base, queries);
   const limits = { chunk, chunks };
-  const result: ExpiredResult = { throttlesDeleted: 0, sessionsDeleted: 0, reportClaimsDeleted: 0 };
+  const result: ExpiredResult = {
+    throttlesDeleted: 0,
+    sessionsDeleted: 0,
+    reportClaimsDeleted: 0,
+    invitationsDeleted: 0,
+  };
   // drizzle has no DELETE … LIMIT for SQLite: each chunk is chosen by rowid through the index.
   const steps: [keyof ExpiredResult, (limit: number) => SQL][] = [
     [
@@ -81,6 +90,11 @@ export async function purgeExpired(
       'reportClaimsDeleted',
       (limit) =>
         sql`DELETE FROM ${reportSends} WHERE rowid IN (SELECT rowid FROM ${reportSends} WHERE ${reportSends.claimedAt} < ${now - REPORT_CLAIM_TTL_MS} LIMIT ${limit})`,
+    ],
+    [
+      'invitationsDeleted',
+      (limit) =>
+        sql`DELETE FROM ${members} WHERE rowid IN (SELECT rowid FROM ${members} WHERE ${members.expiresAt} <= ${now - EXPIRED_INVITATION_KEPT_MS} LIMIT ${limit})`,
     ],
   ];
   for (const [field, statement] of steps) {

@@ -63,7 +63,7 @@ export async function runScheduled(
     }
   };
   await step('expired rows', () =>
-    purgeExpired(db, now, { ...options.purge, chunks, queries: queries.share(3 * chunks) }),
+    purgeExpired(db, now, { ...options.purge, chunks, queries: queries.share(4 * chunks) }),
   );
   await step('deleted websites', () =>
     purgeDeletedWebsites(db, {

@@ -1,6 +1,6 @@
 /**
  * Who may read a website's statistics page (docs/ARCHITECTURE.md, The HTTP contract).
- * Public websites are open to anyone; private ones only to their owner (everyone else gets
+ * Public websites are open to anyone; private ones only to their owner and members (everyone else gets
  * the same 404 as for a missing site, and no figure leaks); password-protected ones ask for
  * the password once and then trust a per-site cookie signed with the server secret over the
  * site's password hash, so changing the password revokes every such cookie.
@@ -25,6 +25,7 @@ import { filterParam, parseFilters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
 import { normalizeDomain } from '../websites/domain.ts';
+import { websiteAccess } from '../websites/queries.ts';
 import { Field, render } from './layout.tsx';
 import type { View } from './stats-view.tsx';
 
@@ -40,10 +41,13 @@ async function siteToken(db: Database, site: WebsiteRow): Promise<string> {
   );
 }
 
-type Access = 'granted' | 'hidden' | 'password';
+/** `team`: the signed-in person is the website's owner or a member of it. */
+type Access = 'team' | 'granted' | 'hidden' | 'password';
 
 async function accessTo(c: Context<AppEnv>, db: Database, site: WebsiteRow): Promise<Access> {
-  if (site.privacy === 0 || c.get('owner')?.id === site.ownerId) return 'granted';
+  const person = c.get('owner');
+  if (person && (await websiteAccess(db, person.id, site.id))) return 'team';
+  if (site.privacy === 0) return 'granted';
   if (site.privacy === 2 && site.passwordHash) {
     const cookie = getCookie(c, cookieName(site));
     return cookie && timingSafeEqual(cookie, await siteToken(db, site)) ? 'granted' : 'password';
@@ -150,6 +154,7 @@ export async function readableSite(
   const db = createDb(c.env.DB);
   const mount = mountOf(c);
   let found: { site: WebsiteRow; db: Database } | Response;
+  let team = false;
   if (mount) found = await sharedSite(c, db, mount);
   else {
     const site = await findByDomain(db, c.req.param('domain') ?? '');
@@ -157,13 +162,13 @@ export async function readableSite(
     const access = await accessTo(c, db, site);
     if (access === 'hidden') throw notFound();
     if (access === 'password') return passwordPage(c, site);
+    team = access === 'team';
     found = { site, db };
   }
   if (found instanceof Response) return found;
   // Readers pay their way: per client address and website, anonymous ones also per website
-  // (src/lib/rate-limit.ts); a shared link's readers are anonymous.
-  const owner = !mount && c.get('owner')?.id === found.site.ownerId;
-  if (!(await withinReadLimits(c.env, clientAddressKey(c), found.site.id, owner)))
+  // (src/lib/rate-limit.ts); a shared link's readers are anonymous, its owner and members not.
+  if (!(await withinReadLimits(c.env, clientAddressKey(c), found.site.id, team)))
     throw new ApiError(
       429,
       'These statistics were asked for too often. Try again in a minute.',

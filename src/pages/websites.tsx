@@ -1,5 +1,6 @@
 /**
- * `/websites`: the owner's websites — list, add, edit, delete (with a confirmation step) —
+ * `/websites`: the websites a person owns or is a member of — list, add, edit (the owner and
+ * admins), delete (the owner, with a confirmation step), leave (a member) —
  * through the same service and validation as the API, with its messages shown next to the
  * fields, and the tracking snippet ready to copy.
  */
@@ -9,7 +10,15 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
-import { deleteWebsite, findWebsite, listWebsites, parseWebsiteId } from '../websites/queries.ts';
+import {
+  deleteWebsite,
+  listWebsites,
+  mayActAs,
+  parseWebsiteId,
+  type Role,
+  type WebsiteAccess,
+  websiteFor,
+} from '../websites/queries.ts';
 import { changeWebsite, createWebsite } from '../websites/service.ts';
 import {
   type FunnelFormValues,
@@ -20,6 +29,7 @@ import {
 import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from './goals.tsx';
 import { ImportsSection, importsOf, registerImportPages } from './imports.tsx';
 import { render } from './layout.tsx';
+import { MembersSection, type MembersState, membersOf, registerMemberPages } from './members.tsx';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
 import {
   registerSharingPages,
@@ -47,7 +57,13 @@ async function formBody(c: Context<AppEnv>) {
   return c.req.parseBody();
 }
 
-function WebsiteTable({ rows }: { rows: WebsiteRow[] }) {
+function WebsiteTable({
+  rows,
+  csrf,
+}: {
+  rows: (WebsiteRow & { role: Role | null })[];
+  csrf: string;
+}) {
   return (
     <table>
       <caption class="sr-only">Your websites</caption>
@@ -56,21 +72,34 @@ function WebsiteTable({ rows }: { rows: WebsiteRow[] }) {
           <th scope="col">Domain</th>
           <th scope="col">Statistics page</th>
           <th scope="col">Time zone</th>
+          <th scope="col">Your role</th>
           <th scope="col">
             <span class="sr-only">Actions</span>
           </th>
         </tr>
       </thead>
       <tbody>
-        {rows.map((site) => (
+        {rows.map(({ role, ...site }) => (
           <tr>
             <td>{site.domain}</td>
             <td>{PRIVACY[site.privacy] ?? ''}</td>
             <td>{site.timezone}</td>
+            <td>{role}</td>
             <td class="actions">
               <a href={`/stats/${site.domain}`}>Statistics</a>
-              <a href={`/websites/${site.id}`}>Edit and snippet</a>
-              <a href={`/websites/${site.id}/delete`}>Delete</a>
+              {role && mayActAs(role, 'admin') ? (
+                <a href={`/websites/${site.id}`}>Edit and snippet</a>
+              ) : null}
+              {role === 'owner' ? (
+                <a href={`/websites/${site.id}/delete`}>Delete</a>
+              ) : (
+                <form method="post" action={`/websites/${site.id}/leave`} class="inline">
+                  <input type="hidden" name="_csrf" value={csrf} />
+                  <button type="submit" class="secondary">
+                    Leave
+                  </button>
+                </form>
+              )}
             </td>
           </tr>
         ))}
@@ -79,7 +108,7 @@ function WebsiteTable({ rows }: { rows: WebsiteRow[] }) {
   );
 }
 
-/** `GET /websites`: the owner's websites, by domain. */
+/** `GET /websites`: the person's websites (owned, and those they are a member of), by domain. */
 async function listPage(c: Context<AppEnv>) {
   const { rows } = await listWebsites(createDb(c.env.DB), signedInOwner(c).id, {
     sortBy: 'domain',
@@ -89,6 +118,8 @@ async function listPage(c: Context<AppEnv>) {
   });
   // A flag, never text from the URL: a link must not be able to put words on this page.
   const deleted = c.req.query('deleted') === '1';
+  const left = c.req.query('left') === '1';
+  const joined = rows.find((site) => String(site.id) === c.req.query('joined'));
   return render(c, {
     title: 'Websites',
     children: (
@@ -104,10 +135,20 @@ async function listPage(c: Context<AppEnv>) {
             The website was deleted, with everything recorded for it.
           </p>
         ) : null}
+        {left ? (
+          <p class="notice" role="status">
+            You left the website.
+          </p>
+        ) : null}
+        {joined ? (
+          <p class="notice" role="status">
+            You joined {joined.domain} as {joined.role}.
+          </p>
+        ) : null}
         {rows.length === 0 ? (
           <p>No websites yet. Add one to get its tracking snippet.</p>
         ) : (
-          <WebsiteTable rows={rows} />
+          <WebsiteTable rows={rows} csrf={await csrfToken(c)} />
         )}
       </>
     ),
@@ -172,6 +213,10 @@ function savedNotice(c: Context<AppEnv>): string {
     const done = c.req.query(flag);
     if (done === 'added' || done === 'deleted') return `${noun} ${done}.`;
   }
+  const member = c.req.query('member');
+  if (member === 'invited') return 'Invitation sent.';
+  if (member === 'changed') return 'Role changed.';
+  if (member === 'removed') return 'Member removed.';
   return 'Saved.';
 }
 
@@ -185,9 +230,10 @@ async function editPage(
     funnel?: { values: FunnelFormValues; errors: FieldErrors };
     imports?: { error: string; status: 409 | 422 };
     sharing?: { state: SharingState; status: 200 | 422 };
+    members?: { state: MembersState; status: 409 | 422 };
   } = {},
 ) {
-  const { goal, funnel, imports, sharing } = forms;
+  const { goal, funnel, imports, sharing, members } = forms;
   const csrf = await csrfToken(c);
   return render(
     c,
@@ -205,7 +251,8 @@ async function editPage(
           c.req.query('goal') ||
           c.req.query('funnel') ||
           c.req.query('import') ||
-          c.req.query('link') ? (
+          c.req.query('link') ||
+          c.req.query('member') ? (
             <p class="notice" role="status">
               {savedNotice(c)}
             </p>
@@ -246,21 +293,37 @@ async function editPage(
             csrf={csrf}
             state={sharing?.state}
           />
+          <MembersSection
+            site={site}
+            members={await membersOf(c, site)}
+            csrf={csrf}
+            state={members?.state}
+          />
         </>
       ),
     },
-    imports?.status ?? sharing?.status ?? (errors || goal || funnel ? 422 : 200),
+    imports?.status ?? sharing?.status ?? members?.status ?? (errors || goal || funnel ? 422 : 200),
   );
 }
 
-/** The signed-in owner's website of the `:id` in the path; another owner's is missing too. */
-async function siteOf(c: Context<AppEnv>): Promise<WebsiteRow> {
+/**
+ * The website of the `:id` in the path when the signed-in person may do there what needs
+ * `need`, with their role: one they have no role on is missing too; a role too low is a 403.
+ */
+async function accessOf(c: Context<AppEnv>, need: Role): Promise<WebsiteAccess> {
   const id = parseWebsiteId(c.req.param('id'));
-  const site =
-    id === null ? undefined : await findWebsite(createDb(c.env.DB), signedInOwner(c).id, id);
-  if (!site) throw new ApiError(404, 'There is no such website.');
-  return site;
+  try {
+    if (id === null) throw new ApiError(404, '');
+    return await websiteFor(createDb(c.env.DB), signedInOwner(c).id, id, need);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404)
+      throw new ApiError(404, 'There is no such website.');
+    throw err;
+  }
 }
+
+/** The website of the settings page and its forms: the owner's and admins'. */
+const siteOf = async (c: Context<AppEnv>) => (await accessOf(c, 'admin')).website;
 
 /** `POST /websites/:id`: the changed settings, or the form again with the messages. */
 async function saveWebsite(c: Context<AppEnv>) {
@@ -279,7 +342,7 @@ async function saveWebsite(c: Context<AppEnv>) {
 
 /** `GET /websites/:id/delete`: the confirmation step. */
 async function deletePage(c: Context<AppEnv>) {
-  const site = await siteOf(c);
+  const { website: site } = await accessOf(c, 'owner');
   return render(c, {
     title: `Delete ${site.domain}`,
     children: (
@@ -300,7 +363,7 @@ async function deletePage(c: Context<AppEnv>) {
 
 /** `POST /websites/:id/delete`: the website and everything recorded for it. */
 async function removeWebsite(c: Context<AppEnv>) {
-  const site = await siteOf(c);
+  const { website: site } = await accessOf(c, 'owner');
   await formBody(c);
   await deleteWebsite(createDb(c.env.DB), signedInOwner(c).id, site.id);
   return c.redirect('/websites?deleted=1', 303);
@@ -346,6 +409,13 @@ export function createWebsitePages() {
     formBody,
     (c, site) => (state, status) =>
       editPage(c, site, valuesOf(site), undefined, { sharing: { state, status } }),
+  );
+  registerMemberPages(
+    pages,
+    accessOf,
+    formBody,
+    (c, site) => (state, status) =>
+      editPage(c, site, valuesOf(site), undefined, { members: { state, status } }),
   );
   return pages;
 }

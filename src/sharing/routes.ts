@@ -7,7 +7,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { ownedWebsite, serveRoute } from '../api/route.ts';
+import { serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
 import {
@@ -118,7 +118,7 @@ const routes = {
 
 export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   serveRoute(api, routes.list, async (c, { id, query }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const { per_page = 25, page = 1 } = query();
     const all = await listSharedLinks(db, website.id);
     const rows = all.slice((page - 1) * per_page, page * per_page);
@@ -126,7 +126,7 @@ export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const link = await createSharedLink(
       db,
       website.id,
@@ -137,7 +137,7 @@ export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   serveRoute(api, routes.delete, async (c, { id }) => {
-    const { db, website } = await ownedWebsite(c, id);
+    const { db, website } = await websiteOf(c, id, 'admin');
     const linkId = parseLinkId(c.req.param('link_id'));
     if (linkId === null || !(await deleteSharedLink(db, website.id, linkId))) throw notFound();
     return c.json({ id: linkId, object: 'shared_link', deleted: true, status: 200 });

@@ -17,10 +17,10 @@ import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
-import { ApiError, notFound, validationFailed } from '../lib/errors.ts';
+import { ApiError, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
-import { findWebsite } from '../websites/queries.ts';
+import { websiteFor } from '../websites/queries.ts';
 import { conversionOf } from './dashboard.ts';
 import { filterParam, foldingProblem, parseFilters } from './filters.ts';
 import { type Goal, UnknownGoal } from './goals.ts';
@@ -125,11 +125,10 @@ const summaryRoute = createRoute({
   },
 });
 
-/** The website of `{id}` when it is the owner's; else the 404 of a missing one. */
+/** The website of `{id}` when the key's person may read it (any role); else the 404 of a missing one. */
 export async function readableWebsite(c: Context<AppEnv>, id: number) {
   const db = createDb(c.env.DB);
-  const website = await findWebsite(db, c.get('ownerId'), id);
-  if (!website) throw notFound();
+  const { website } = await websiteFor(db, c.get('ownerId'), id, 'viewer');
   // Readers pay their way: per client address and website (src/lib/rate-limit.ts).
   if (!(await withinReadLimits(c.env, clientAddressKey(c), website.id, true)))
     throw tooManyRequests();

@@ -1,45 +1,112 @@
 /**
- * Website queries. Every function takes the owner id and scopes by it, so a caller cannot
- * reach another owner's website by accident: not found and not yours look the same.
+ * Website queries. Every function takes the id of the person asking and scopes by what they
+ * may do there (docs/ARCHITECTURE.md, "Members"): the owner everything, an admin member all
+ * but deleting it, a viewer member reading. A caller cannot reach another person's website
+ * by accident: not found and not yours look the same.
  */
-import { and, asc, count, desc, eq, exists, inArray, lt, ne, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  exists,
+  getTableColumns,
+  inArray,
+  lt,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import { type AnySQLiteColumn, alias } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
-import { type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
+import { members, type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
+import { ApiError, notFound } from '../lib/errors.ts';
 import { afterChange } from './cache.ts';
 import { isIpLiteral, normalizeDomain, parentDomains } from './domain.ts';
+
+/** What a person is to a website: its owner, or a member with a role. */
+export type Role = 'owner' | 'admin' | 'viewer';
+export const MEMBER_ROLES = ['viewer', 'admin'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+const RANK: Record<Role, number> = { viewer: 1, admin: 2, owner: 3 };
+
+/** Whether `role` may do what needs `need` (an owner all, an admin an admin's and a viewer's). */
+export const mayActAs = (role: Role, need: Role) => RANK[role] >= RANK[need];
+
+/** A website a person may see, and what they may do there. */
+export type WebsiteAccess = { website: WebsiteRow; role: Role };
+
+/** The person's role on the website in the row (null: none), as SQL. */
+const roleOf = (personId: number) =>
+  sql<Role | null>`CASE WHEN ${websites.ownerId} = ${personId} THEN 'owner' ELSE (SELECT ${members.role} FROM ${members} WHERE ${members.websiteId} = ${websites.id} AND ${members.ownerId} = ${personId}) END`;
+
+/** The websites `personId` owns, or is a member of with one of `roles`. */
+function withRole(personId: number, roles: readonly MemberRole[] = MEMBER_ROLES): SQL | undefined {
+  return or(
+    eq(websites.ownerId, personId),
+    sql`${websites.id} IN (SELECT ${members.websiteId} FROM ${members} WHERE ${members.ownerId} = ${personId} AND ${members.role} IN ${roles})`,
+  );
+}
+
+/** The website `where` names, when `personId` may see it, with their role. */
+async function accessWhere(
+  db: Database,
+  personId: number,
+  where: SQL | undefined,
+): Promise<WebsiteAccess | undefined> {
+  const row = await db
+    .select({ ...getTableColumns(websites), role: roleOf(personId) })
+    .from(websites)
+    .where(and(where, withRole(personId)))
+    .get();
+  if (!row) return undefined;
+  const { role, ...website } = row;
+  return role ? { website, role } : undefined;
+}
+
+/** Website `id` with `personId`'s role on it, or undefined when they have none. */
+export function websiteAccess(db: Database, personId: number, id: number) {
+  return accessWhere(db, personId, eq(websites.id, id));
+}
+
+/** A person's website registered under `domain` (as given, then normalised), with their role. */
+export function websiteAccessByDomain(db: Database, personId: number, domain: string) {
+  const normalized = normalizeDomain(domain);
+  if (!normalized.ok) return Promise.resolve(undefined);
+  return accessWhere(db, personId, eq(websites.domain, normalized.domain));
+}
+
+/** A member whose role is below what a request needs. */
+export const roleTooLow = (need: Role) =>
+  new ApiError(
+    403,
+    need === 'owner'
+      ? 'Only the owner of this website may do this.'
+      : 'Your role on this website only lets you read its statistics.',
+  );
+
+/**
+ * Website `id` when `personId` may do there what needs `need`: a website they have no role
+ * on is the 404 of a missing one; a role too low is a 403.
+ */
+export async function websiteFor(
+  db: Database,
+  personId: number,
+  id: number,
+  need: Role,
+): Promise<WebsiteAccess> {
+  const access = await websiteAccess(db, personId, id);
+  if (!access) throw notFound();
+  if (!mayActAs(access.role, need)) throw roleTooLow(need);
+  return access;
+}
 
 /** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
 export function parseWebsiteId(raw: string | undefined): number | null {
   return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
-}
-
-export async function findWebsite(
-  db: Database,
-  ownerId: number,
-  id: number,
-): Promise<WebsiteRow | undefined> {
-  return db
-    .select()
-    .from(websites)
-    .where(and(eq(websites.id, id), eq(websites.ownerId, ownerId)))
-    .get();
-}
-
-/** The owner's website registered under `domain` (as given, then normalised), if there is one. */
-export async function findWebsiteByDomain(
-  db: Database,
-  ownerId: number,
-  domain: string,
-): Promise<WebsiteRow | undefined> {
-  const normalized = normalizeDomain(domain);
-  if (!normalized.ok) return undefined;
-  return db
-    .select()
-    .from(websites)
-    .where(and(eq(websites.domain, normalized.domain), eq(websites.ownerId, ownerId)))
-    .get();
 }
 
 /**
@@ -105,16 +172,17 @@ export type WebsiteListOptions = {
   offset: number;
 };
 
-export async function listWebsites(db: Database, ownerId: number, options: WebsiteListOptions) {
+/** The websites `personId` owns or is a member of, with their role on each. */
+export async function listWebsites(db: Database, personId: number, options: WebsiteListOptions) {
   const where = and(
-    eq(websites.ownerId, ownerId),
+    withRole(personId),
     options.search ? domainContains(options.search) : undefined,
   );
   const column = options.sortBy === 'domain' ? websites.domain : websites.id;
   const order = options.sort === 'asc' ? asc(column) : desc(column);
   const [rows, totals] = await db.batch([
     db
-      .select()
+      .select({ ...getTableColumns(websites), role: roleOf(personId) })
       .from(websites)
       .where(where)
       .orderBy(order, asc(websites.id))
@@ -158,9 +226,10 @@ export async function insertWebsite(
   return undone.length > 0 ? undefined : inserted[0];
 }
 
+/** Changes website `id` when `personId` is its owner or an admin member. */
 export async function updateWebsite(
   db: Database,
-  ownerId: number,
+  personId: number,
   id: number,
   values: Partial<NewWebsite>,
 ): Promise<WebsiteRow | undefined> {
@@ -168,7 +237,7 @@ export async function updateWebsite(
     db
       .update(websites)
       .set(values)
-      .where(and(eq(websites.id, id), eq(websites.ownerId, ownerId)))
+      .where(and(eq(websites.id, id), withRole(personId, ['admin'])))
       .returning()
       .get(),
   );

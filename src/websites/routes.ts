@@ -11,7 +11,7 @@ import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
 import { websiteInputSchema } from './input.ts';
-import { deleteWebsite, findWebsite, listWebsites } from './queries.ts';
+import { deleteWebsite, listWebsites, websiteFor } from './queries.ts';
 import { toWebsiteRecord, websiteListQuerySchema, websiteSchema } from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
 
@@ -52,7 +52,8 @@ const websiteRoutes = {
     path: '/websites',
     tags: ['Websites'],
     summary: 'List websites',
-    description: "Lists the owner's websites, newest first by default.",
+    description:
+      "Lists the websites the key's person may read — those they own and those they are a member of — with their `role` on each, newest first by default.",
     security,
     request: { query: websiteListQuerySchema },
     responses: {
@@ -127,30 +128,36 @@ export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
       offset: (page - 1) * per_page,
     });
     return c.json(
-      listPage(c.req.url, { page, perPage: per_page }, rows.map(toWebsiteRecord), total),
+      listPage(
+        c.req.url,
+        { page, perPage: per_page },
+        rows.map(({ role, ...row }) => toWebsiteRecord(row, role ?? 'viewer')),
+        total,
+      ),
     );
   });
 
   serveRoute(api, websiteRoutes.show, async (c, { id }) => {
-    const row = await findWebsite(createDb(c.env.DB), c.get('ownerId'), id);
-    if (!row) throw notFound();
-    return c.json({ data: toWebsiteRecord(row), status: 200 });
+    const { website, role } = await websiteFor(createDb(c.env.DB), c.get('ownerId'), id, 'viewer');
+    return c.json({ data: toWebsiteRecord(website, role), status: 200 });
   });
 
   serveRoute(api, websiteRoutes.create, async (c, { body }) => {
     const row = await createWebsite(createDb(c.env.DB), c.get('ownerId'), body);
-    return c.json({ data: toWebsiteRecord(row), status: 201 }, 201);
+    return c.json({ data: toWebsiteRecord(row, 'owner'), status: 201 }, 201);
   });
 
   for (const route of [websiteRoutes.update, websiteRoutes.patch]) {
     serveRoute(api, route, async (c, { id, body }) => {
-      const row = await changeWebsite(createDb(c.env.DB), c.get('ownerId'), id, body);
-      return c.json({ data: toWebsiteRecord(row), status: 200 });
+      const { website, role } = await changeWebsite(createDb(c.env.DB), c.get('ownerId'), id, body);
+      return c.json({ data: toWebsiteRecord(website, role), status: 200 });
     });
   }
 
   serveRoute(api, websiteRoutes.delete, async (c, { id }) => {
-    if (!(await deleteWebsite(createDb(c.env.DB), c.get('ownerId'), id))) throw notFound();
+    const db = createDb(c.env.DB);
+    await websiteFor(db, c.get('ownerId'), id, 'owner');
+    if (!(await deleteWebsite(db, c.get('ownerId'), id))) throw notFound();
     return c.json({ id, object: 'website', deleted: true, status: 200 });
   });
 }

@@ -8,6 +8,7 @@ import { pageField, perPageField } from '../api/pagination.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { searchField, stringChoice } from '../lib/fields.ts';
+import type { Role } from './queries.ts';
 
 export const websiteListQuerySchema = z.object({
   search: searchField(
@@ -46,13 +47,21 @@ export const websiteSchema = z
     timezone: z.string().openapi({ example: 'UTC' }),
     created_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
     updated_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+    role: z.enum(['owner', 'admin', 'viewer']).openapi({
+      example: 'owner',
+      description:
+        "The key's person's role on the website: `owner`, or a member's `admin` (changes it below its owner) or `viewer` (reads it).",
+    }),
   })
   .openapi('Website');
 
 export type WebsiteRecord = z.infer<typeof websiteSchema>;
 
-/** A website row as the API shows it: never its password hash, only whether one is set. */
-export function toWebsiteRecord(row: WebsiteRow): WebsiteRecord {
+/**
+ * A website row as the API shows it to a person with `role` on it: never its password hash,
+ * only whether one is set.
+ */
+export function toWebsiteRecord(row: WebsiteRow, role: Role): WebsiteRecord {
   return {
     id: row.id,
     domain: row.domain,
@@ -65,5 +74,6 @@ export function toWebsiteRecord(row: WebsiteRow): WebsiteRecord {
     timezone: row.timezone,
     created_at: apiTimestamp(row.createdAt),
     updated_at: apiTimestamp(row.updatedAt),
+    role,
   };
 }

@@ -11,10 +11,11 @@ import { parseFields } from '../lib/fields.ts';
 import { type WebsiteInput, websiteInputSchema } from './input.ts';
 import {
   domainClaimed,
-  findWebsite,
   insertWebsite,
   type NewWebsite,
   updateWebsite,
+  type WebsiteAccess,
+  websiteFor,
 } from './queries.ts';
 
 const FIELD_ORDER = Object.keys(websiteInputSchema.shape);
@@ -81,15 +82,15 @@ export async function createWebsite(
   }
 }
 
+/** Changes website `id` for `personId`, its owner or an admin member (else a 404 or a 403). */
 export async function changeWebsite(
   db: Database,
-  ownerId: number,
+  personId: number,
   id: number,
   input: Record<string, unknown>,
   now = Date.now(),
-): Promise<WebsiteRow> {
-  const current = await findWebsite(db, ownerId, id);
-  if (!current) throw notFound();
+): Promise<WebsiteAccess> {
+  const { website: current, role } = await websiteFor(db, personId, id, 'admin');
   const parsed = parseFields(websiteInputSchema, input);
   const errors: FieldErrors = parsed.ok ? {} : { ...parsed.errors };
   const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
@@ -110,12 +111,12 @@ export async function changeWebsite(
   }
   if (!parsed.ok || Object.keys(errors).length > 0) throw validationFailed(ordered(errors));
 
-  const updated = await updateWebsite(db, ownerId, id, {
+  const updated = await updateWebsite(db, personId, id, {
     ...(await columnsOf(parsed.data)),
     updatedAt: now,
   });
   if (!updated) throw notFound();
-  return updated;
+  return { website: updated, role };
 }
 
 /** The parsed value of one field, or undefined when it is absent or invalid. */

@@ -1,0 +1,102 @@
+/**
+ * The invitation e-mail: who invites whom to which website with which role, and the link,
+ * valid for 72 hours and usable once. Sent through the `EMAIL` binding from `MAIL_FROM`, as
+ * the reports are (README, "E-mail reports"); `wrangler dev` writes it to a file instead.
+ */
+import { EmailMessage } from 'cloudflare:email';
+import { createMimeMessage } from 'mimetext/browser';
+import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
+import type { Env } from '../env.ts';
+import { ApiError, tryAgainSoon } from '../lib/errors.ts';
+import { logError } from '../lib/log.ts';
+import type { MemberRole } from '../websites/queries.ts';
+import { INVITATION_TTL_MS, inviteMember, type MemberRecord, removeMember } from './members.ts';
+
+type InvitationMail = {
+  to: string;
+  inviter: string;
+  domain: string;
+  role: MemberRole;
+  url: string;
+  expiresAt: number;
+};
+
+/** What a role lets the invited person do, as the e-mail and the pages say it. */
+export const ROLE_MEANING: Record<MemberRole, string> = {
+  viewer: 'see its statistics',
+  admin: 'see its statistics and change its settings, goals, funnels, shared links and members',
+};
+
+/** The message as raw MIME (plain text: every value in it was validated as an address or a domain). */
+function invitationMessage(mail: InvitationMail, from: string): string {
+  const message = createMimeMessage();
+  message.setSender({ name: 'Sightline', addr: from });
+  message.setRecipient(mail.to);
+  message.setSubject(`${mail.inviter} invites you to ${mail.domain} on Sightline`);
+  message.setHeader('Auto-Submitted', 'auto-generated');
+  message.addMessage({
+    contentType: 'text/plain',
+    data: [
+      `${mail.inviter} invites you to the statistics of ${mail.domain} as ${mail.role === 'admin' ? 'an admin' : 'a viewer'}: you may ${ROLE_MEANING[mail.role]}.`,
+      '',
+      'Accept the invitation here (the link works once, until',
+      `${new Date(mail.expiresAt).toISOString().replace('T', ' ').slice(0, 16)} UTC):`,
+      '',
+      mail.url,
+      '',
+      'If you have no login on this Sightline yet, the link lets you choose a password for one.',
+      'If you did not expect this e-mail, ignore it: nothing happens unless the link is used.',
+    ].join('\n'),
+  });
+  return message.asRaw();
+}
+
+/**
+ * Sends an invitation. Without the binding or `MAIL_FROM` nothing can be sent: a 503 that
+ * says what to set up; a send that fails is a 503 to try again (the caller keeps nothing).
+ */
+async function sendInvitation(env: Env, mail: InvitationMail): Promise<void> {
+  const email = env.EMAIL;
+  const from = env.MAIL_FROM;
+  if (!email || !from)
+    throw new ApiError(
+      503,
+      'Invitations are sent by e-mail, which is not set up here: set the EMAIL binding and MAIL_FROM.',
+    );
+  try {
+    await email.send(new EmailMessage(from, mail.to, invitationMessage(mail, from)));
+  } catch (err) {
+    logError('invitation send failed', {}, err);
+    throw tryAgainSoon('The invitation e-mail could not be sent. Try again in a moment.');
+  }
+}
+
+/**
+ * Invites `input.email` to `site` and sends the e-mail with the link (under `origin`): the
+ * invitation is kept only when the e-mail went out.
+ */
+export async function inviteByMail(
+  env: Env,
+  db: Database,
+  site: WebsiteRow,
+  input: { email: string; role: MemberRole },
+  from: { inviter: string; origin: string },
+): Promise<MemberRecord> {
+  const now = Date.now();
+  const { record, token } = await inviteMember(db, site.id, input, now);
+  try {
+    await sendInvitation(env, {
+      to: record.email,
+      inviter: from.inviter,
+      domain: site.domain,
+      role: record.role,
+      url: `${from.origin}/invitations/${token}`,
+      expiresAt: now + INVITATION_TTL_MS,
+    });
+  } catch (err) {
+    await removeMember(db, site.id, record.id);
+    throw err;
+  }
+  return record;
+}

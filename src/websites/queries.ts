@@ -39,9 +39,13 @@ export const mayActAs = (role: Role, need: Role) => RANK[role] >= RANK[need];
 /** A website a person may see, and what they may do there. */
 export type WebsiteAccess = { website: WebsiteRow; role: Role };
 
-/** The person's role on the website in the row (null: none), as SQL. */
+/**
+ * The person's role on the website in the row (null: none), as SQL. Its columns are named
+ * with their tables: in a select's fields drizzle names them bare, which inside the
+ * subquery would be the member's own.
+ */
 const roleOf = (personId: number) =>
-  sql<Role | null>`CASE WHEN ${websites.ownerId} = ${personId} THEN 'owner' ELSE (SELECT ${members.role} FROM ${members} WHERE ${members.websiteId} = ${websites.id} AND ${members.ownerId} = ${personId}) END`;
+  sql<Role | null>`CASE WHEN "websites"."owner_id" = ${personId} THEN 'owner' ELSE (SELECT "members"."role" FROM "members" WHERE "members"."website_id" = "websites"."id" AND "members"."owner_id" = ${personId}) END`;
 
 /** The websites `personId` owns, or is a member of with one of `roles`. */
 function withRole(personId: number, roles: readonly MemberRole[] = MEMBER_ROLES): SQL | undefined {

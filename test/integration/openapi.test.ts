@@ -34,6 +34,8 @@ describe('OpenAPI document and reference page', () => {
       '/websites/{id}/goals/{goal_id}',
       '/websites/{id}/imports',
       '/websites/{id}/imports/{import_id}',
+      '/websites/{id}/members',
+      '/websites/{id}/members/{member_id}',
       '/websites/{id}/shared-links',
       '/websites/{id}/shared-links/{link_id}',
     ]);

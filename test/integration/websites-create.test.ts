@@ -28,6 +28,7 @@ describe('POST /api/v1/websites', () => {
         timezone: 'UTC',
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
+        role: 'owner',
       },
       status: 201,
     });
@@ -43,6 +44,7 @@ describe('POST /api/v1/websites', () => {
       'timezone',
       'created_at',
       'updated_at',
+      'role',
     ]);
   });
 

@@ -6,15 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  call,
-  errorOf,
-  listOf,
-  makeOwner,
-  makeWebsite,
-  NOT_FOUND,
-  oneOf,
-} from '../support/api.ts';
+import { call, errorOf, listOf, makeOwner, makeWebsite, NOT_FOUND, oneOf } from '../support/api.ts';
 import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { addMember, mailbox, pathOf } from '../support/mailbox.ts';
 import { OWNER_PASSWORD } from '../support/owner-password.ts';

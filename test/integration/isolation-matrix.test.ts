@@ -52,6 +52,7 @@ import {
 } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
+import { mailbox } from '../support/mailbox.ts';
 import { OWNER_PASSWORD } from '../support/owner-password.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -100,6 +101,8 @@ const w = {} as {
   aLinkToken: string;
   /** The token of a link B made to B's private website, then revoked. */
   bRevokedToken: string;
+  /** An invitation B sent to B's private website. */
+  bMember: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -227,6 +230,19 @@ beforeAll(async () => {
     return { id: data.id, token: new URL(data.url).pathname.split('/')[2] as string };
   };
   w.aLinkToken = (await linkOf(w.a, w.aSites.private.id)).token;
+  // B invites someone to B's private website: a member row of B's.
+  const box = mailbox();
+  try {
+    const invited = await call(`/api/v1/websites/${w.bSites.private.id}/members`, {
+      method: 'POST',
+      key: w.b.key,
+      body: { json: { email: 'b-only-invitee@example.com', role: 'admin' } },
+    });
+    expect(invited.status).toBe(201);
+    w.bMember = (invited.json as { data: { id: number } }).data.id;
+  } finally {
+    box.close();
+  }
   await linkOf(w.b, w.bSites.public.id); // B's links are B's rows too
   const revoked = await linkOf(w.b, w.bSites.private.id);
   w.bRevokedToken = revoked.token;
@@ -318,6 +334,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   imports: bySite,
   imported_stats: bySite,
   shared_links: bySite,
+  members: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -466,6 +483,8 @@ type ApiRoute = {
     | '/websites/{id}/export'
     | '/websites/{id}/shared-links'
     | '/websites/{id}/shared-links/{link_id}'
+    | '/websites/{id}/members'
+    | '/websites/{id}/members/{member_id}'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -533,6 +552,14 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'GET', path: '/websites/{id}/shared-links', query: 'per_page=100' },
   { method: 'POST', path: '/websites/{id}/shared-links', form: () => ({ name: 'A was here' }) },
   { method: 'DELETE', path: '/websites/{id}/shared-links/{link_id}' },
+  { method: 'GET', path: '/websites/{id}/members', query: 'per_page=100' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/members',
+    form: () => ({ email: w.a.email, role: 'admin' }),
+  },
+  { method: 'PATCH', path: '/websites/{id}/members/{member_id}', form: () => ({ role: 'admin' }) },
+  { method: 'DELETE', path: '/websites/{id}/members/{member_id}' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -583,7 +610,8 @@ function callApi(
     .replace('{goal_id}', String(w.bGoal))
     .replace('{funnel_id}', String(funnel))
     .replace('{import_id}', String(w.bImport))
-    .replace('{link_id}', '1');
+    .replace('{link_id}', '1')
+    .replace('{member_id}', String(w.bMember));
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -816,6 +844,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{funnel}', String(vars.funnel ?? w.bFunnel))
     .replace('{import}', String(w.bImport))
     .replace('{link}', '1')
+    .replace('{member}', String(w.bMember))
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -904,6 +933,18 @@ const DASHBOARD_PAGES: PageRoute[] = [
   { method: 'GET', path: '/websites/{id}/export?format=events' },
   { method: 'POST', path: '/websites/{id}/shared-links', fields: () => ({ name: 'A was here' }) },
   { method: 'POST', path: '/websites/{id}/shared-links/{link}/delete' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/members',
+    fields: () => ({ email: w.a.email, role: 'admin' }),
+  },
+  {
+    method: 'POST',
+    path: '/websites/{id}/members/{member}/role',
+    fields: () => ({ role: 'admin' }),
+  },
+  { method: 'POST', path: '/websites/{id}/members/{member}/delete' },
+  { method: 'POST', path: '/websites/{id}/leave' },
   {
     method: 'GET',
     path: '/account',
@@ -1297,6 +1338,16 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
   ['GET', '/login', 'signing in: no website or owner in it'],
   ['POST', '/login', 'signing in (pages-auth.test.ts)'],
   ['GET', '/register', 'signing up: closed once an owner exists'],
+  [
+    'GET',
+    '/invitations/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    "an invitation's link: opened by its token alone (members.test.ts: made-up, used, expired)",
+  ],
+  [
+    'POST',
+    '/invitations/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    'accepting it (members.test.ts)',
+  ],
   ['POST', '/register', 'signing up (pages-register.test.ts)'],
 ];
 

@@ -7,7 +7,7 @@ import { call, oneOf } from './api.ts';
 import { newBrowser } from './browser-session.ts';
 import { OWNER_PASSWORD } from './owner-password.ts';
 
-export type Mail = { from: string; to: string; text: string };
+type Mail = { from: string; to: string; text: string };
 
 /** An `EmailMessage` as the runtime builds it: its raw MIME under `EmailMessage::raw`. */
 type Raw = { from: string; to: string; 'EmailMessage::raw'?: string | ReadableStream };

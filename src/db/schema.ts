@@ -81,7 +81,7 @@ export const websites = sqliteTable(
       .references(() => owners.id, { onDelete: 'cascade' }),
     /** Normalised host name or IP literal (see `src/websites/domain.ts`); unique. */
     domain: text('domain').notNull(),
-    /** 0 public, 1 private (owner only), 2 password-protected. */
+    /** 0 public, 1 private (owner and members only), 2 password-protected. */
     privacy: integer('privacy').notNull().default(1),
     /** PBKDF2 hash of the statistics page password, or null when none is set. */
     passwordHash: text('password_hash'),

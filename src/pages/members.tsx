@@ -40,12 +40,8 @@ import { csrfToken, requireCsrf, signIn } from './session.ts';
 /** What the section shows after a form: the form's messages and values. */
 export type MembersState = { values?: { email: string; role: string }; errors?: FieldErrors };
 
-const RoleSelect: FC<{ name: string; value?: string; label: string }> = ({
-  name,
-  value,
-  label,
-}) => (
-  <select name={name} aria-label={label}>
+const RoleSelect: FC<{ id: string; value?: string | undefined }> = ({ id, value }) => (
+  <select id={id} name="role">
     {MEMBER_ROLES.map((role) => (
       <option value={role} selected={role === (value ?? 'viewer')}>
         {role}
@@ -77,7 +73,10 @@ const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string 
           <td>
             <form method="post" action={`/websites/${site.id}/members/${m.id}/role`} class="inline">
               <input type="hidden" name="_csrf" value={csrf} />
-              <RoleSelect name="role" value={m.role} label={`Role of ${m.email}`} />{' '}
+              <label for={`member-role-${m.id}`} class="sr-only">
+                Role of {m.email}
+              </label>
+              <RoleSelect id={`member-role-${m.id}`} value={m.role} />{' '}
               <button type="submit" class="secondary">
                 Change
               </button>
@@ -128,7 +127,8 @@ export const MembersSection: FC<{
         E-mail <input name="email" type="email" value={state.values?.email ?? ''} required />
       </label>
       {state.errors?.email?.[0] ? <p class="error">{state.errors.email[0]}</p> : null}
-      <RoleSelect name="role" value={state.values?.role} label="Role" />
+      <label for="invite-role">Role</label>
+      <RoleSelect id="invite-role" value={state.values?.role} />
       {state.errors?.role?.[0] ? <p class="error">{state.errors.role[0]}</p> : null}
       <button type="submit">Send an invitation</button>
     </form>

@@ -28,8 +28,9 @@ const created = await withDatabase({ remote: false }, async (db) => {
 
 const child = spawn(
   `${root}node_modules/.bin/wrangler`,
-  // REPLAY=on opens the replay route for localhost, for the demo traffic (src/ingest/replay.ts).
-  ['dev', '--var', 'REPLAY:on', ...passthrough],
+  // REPLAY=on opens the replay route for localhost, for the demo traffic (src/ingest/replay.ts);
+  // PUBLIC_URL is where this server answers, for the links of shared links and invitations.
+  ['dev', '--var', 'REPLAY:on', '--var', `PUBLIC_URL:${base}`, ...passthrough],
   {
     cwd: root,
     stdio: 'inherit',

@@ -4,12 +4,14 @@
  * the reports are (README, "E-mail reports"); `wrangler dev` writes it to a file instead.
  */
 import { EmailMessage } from 'cloudflare:email';
+import { eq } from 'drizzle-orm';
 import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
-import type { WebsiteRow } from '../db/schema.ts';
+import { owners, type WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
-import { ApiError, tryAgainSoon } from '../lib/errors.ts';
+import { ApiError, tryAgainSoon, validationFailed } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import type { MemberRole } from '../websites/queries.ts';
 import { INVITATION_TTL_MS, inviteMember, type MemberRecord, removeMember } from './members.ts';
 
@@ -74,7 +76,9 @@ async function sendInvitation(env: Env, mail: InvitationMail): Promise<void> {
 
 /**
  * Invites `input.email` to `site` and sends the e-mail with the link (under `origin`): the
- * invitation is kept only when the e-mail went out.
+ * invitation is kept only when the e-mail went out. The owner's own address is refused (a
+ * 422: they have every right already); a website sends at most `RATE_LIMIT_FORMS` (10) a
+ * minute, so invitations cannot be turned into a mailer.
  */
 export async function inviteByMail(
   env: Env,
@@ -83,6 +87,15 @@ export async function inviteByMail(
   input: { email: string; role: MemberRole },
   from: { inviter: string; origin: string },
 ): Promise<MemberRecord> {
+  if (!(await withinLimit(env, 'RATE_LIMIT_FORMS', ['invitation', String(site.id)])))
+    throw tooManyRequests();
+  const owner = await db
+    .select({ email: owners.email })
+    .from(owners)
+    .where(eq(owners.id, site.ownerId))
+    .get();
+  if (owner?.email === input.email)
+    throw validationFailed({ email: ['This address is the owner of the website.'] });
   const now = Date.now();
   const { record, token } = await inviteMember(db, site.id, input, now);
   try {

@@ -25,6 +25,7 @@ import {
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
+import type { Role } from '../websites/queries.ts';
 import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
 
@@ -149,12 +150,12 @@ type Reshow = (error: string, status: 409 | 422) => Promise<Response>;
 
 /**
  * `POST /websites/:id/imports` (upload), `POST /websites/:id/imports/:import/delete` and
- * `GET /websites/:id/export`, for the signed-in owner's website (`siteOf`), each form after
- * its CSRF check (`formBody`).
+ * `GET /websites/:id/export`, for the website of the path (`siteOf`: the owner's and admins';
+ * an export any member's), each form after its CSRF check (`formBody`).
  */
 export function registerImportPages(
   pages: Hono<AppEnv>,
-  siteOf: (c: Context<AppEnv>) => Promise<WebsiteRow>,
+  siteOf: (c: Context<AppEnv>, need?: Role) => Promise<WebsiteRow>,
   formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
   reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
 ) {
@@ -196,7 +197,8 @@ export function registerImportPages(
     return c.redirect(`/websites/${site.id}?import=deleted#imports`, 303);
   });
   pages.get('/:id/export', async (c) => {
-    const site = await siteOf(c);
+    // Any member reads everything of the website: an export too.
+    const site = await siteOf(c, 'viewer');
     const format = c.req.query('format');
     const as = c.req.query('as') ?? 'ndjson';
     if ((format !== 'plausible' && format !== 'events') || (as !== 'csv' && as !== 'ndjson'))

@@ -249,7 +249,10 @@ async function invitationPage(
               <>
                 <p>
                   Sign in as <strong>{member.email}</strong> to accept
-                  {signedInAs ? ` (you are signed in as ${signedInAs})` : ''}.
+                  {signedInAs
+                    ? ` (you are signed in as ${signedInAs}: accepting signs you in as ${member.email})`
+                    : ''}
+                  .
                 </p>
                 <PasswordField
                   label="Password"
@@ -262,7 +265,11 @@ async function invitationPage(
             {way === 'new' ? (
               <>
                 <p>
-                  Choose a password for your login as <strong>{member.email}</strong>.
+                  Choose a password for your login as <strong>{member.email}</strong>
+                  {signedInAs
+                    ? ` (you are signed in as ${signedInAs}: accepting signs you in as ${member.email})`
+                    : ''}
+                  .
                 </p>
                 <PasswordField
                   label="Password"

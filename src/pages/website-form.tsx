@@ -6,7 +6,7 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { Field } from './layout.tsx';
 
-export const PRIVACY = ['Public', 'Private (only you)', 'Password-protected'] as const;
+export const PRIVACY = ['Public', 'Private (you and the members)', 'Password-protected'] as const;
 
 export type FormValues = Partial<
   Record<

@@ -87,6 +87,7 @@ function WebsiteTable({
             <td>{role}</td>
             <td class="actions">
               <a href={`/stats/${site.domain}`}>Statistics</a>
+              <a href={`/websites/${site.id}/export?format=plausible`}>Export</a>
               {role && mayActAs(role, 'admin') ? (
                 <a href={`/websites/${site.id}`}>Edit and snippet</a>
               ) : null}
@@ -322,8 +323,9 @@ async function accessOf(c: Context<AppEnv>, need: Role): Promise<WebsiteAccess> 
   }
 }
 
-/** The website of the settings page and its forms: the owner's and admins'. */
-const siteOf = async (c: Context<AppEnv>) => (await accessOf(c, 'admin')).website;
+/** The website of the settings page and its forms: the owner's and admins' (unless `need` says less). */
+const siteOf = async (c: Context<AppEnv>, need: Role = 'admin') =>
+  (await accessOf(c, need)).website;
 
 /** `POST /websites/:id`: the changed settings, or the form again with the messages. */
 async function saveWebsite(c: Context<AppEnv>) {

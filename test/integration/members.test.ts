@@ -220,13 +220,14 @@ describe('accepting', () => {
     }
   });
 
-  it('the owner following an invitation to their own website changes nothing', async () => {
-    await invite(owner.email, 'viewer');
-    const res = await newBrowser().post(pathOf(box.linkTo(owner.email)), {
-      password: OWNER_PASSWORD,
-    });
-    expect(res.status).toBe(303);
-    expect(await rows('members', `owner_id = ${owner.id}`)).toEqual([]);
+  it("the owner's own address is refused (422): the owner has every right already", async () => {
+    const before = await rows('members');
+    const res = await invite(owner.email.toUpperCase(), 'viewer');
+    expect([res.status, errorOf(res).errors]).toEqual([
+      422,
+      { email: ['This address is the owner of the website.'] },
+    ]);
+    expect(await rows('members')).toEqual(before);
     const me = await call(`/api/v1/websites/${site.id}`, { key: owner.key });
     expect(oneOf(me).data.role).toBe('owner');
   });

@@ -464,3 +464,36 @@ describe('the per-website hit limit', () => {
     expect(statuses).toEqual([202, 202, 202, 429, 429]);
   });
 });
+
+describe('invitations', () => {
+  itInOneWindow('a website sends at most the forms limit of invitations a minute', async () => {
+    const owner = await makeOwner();
+    const site = await makeWebsite(owner.key);
+    const other = await makeWebsite(owner.key);
+    const sent: string[] = [];
+    const bindings: Env = {
+      ...env,
+      RATE_LIMIT_FORMS: tight,
+      EMAIL: { send: async (m: { to: string }) => void sent.push(m.to) } as unknown as SendEmail,
+    };
+    const invite = (id: number, n: number) =>
+      send(
+        `/api/v1/websites/${id}/members`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            email: `limited-${n}-${crypto.randomUUID()}@example.com`,
+            role: 'viewer',
+          }),
+        },
+        bindings,
+      );
+    const statuses = [];
+    for (let n = 0; n < 4; n++) statuses.push((await invite(site.id, n)).status);
+    expect(statuses).toEqual([201, 201, 201, 429]);
+    expect(sent).toHaveLength(3);
+    // Another website has its own count.
+    expect((await invite(other.id, 9)).status).toBe(201);
+  });
+});

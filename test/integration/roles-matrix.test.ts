@@ -293,7 +293,7 @@ const PAGE_RULES: PageRule[] = [
     fields: () => ({ source: 'plausible' }),
   },
   { method: 'POST', path: '/websites/{id}/imports/{import}/delete', need: 'admin' },
-  { method: 'GET', path: '/websites/{id}/export?format=plausible', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/export?format=plausible', need: 'viewer' },
   {
     method: 'POST',
     path: '/websites/{id}/shared-links',

@@ -1,5 +1,5 @@
 /** Owners: the people who sign in and own websites. Shared by the CLI and the Worker. */
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
@@ -60,6 +60,33 @@ export class EmailTakenError extends Error {
 }
 
 /**
+ * The statement that inserts an owner only when `condition` holds as it runs (returning the
+ * id, or nothing): the condition is part of the insert, so no concurrent request can slip in
+ * between a check and the write.
+ */
+export function ownerInsertWhen(
+  db: Database,
+  owner: { email: string; passwordHash: string; now: number },
+  condition: SQL,
+) {
+  return db
+    .insert(owners)
+    .select(
+      db
+        .select({
+          id: sql<number>`NULL`.as('id'),
+          email: sql<string>`${owner.email}`.as('email'),
+          passwordHash: sql<string>`${owner.passwordHash}`.as('password_hash'),
+          createdAt: sql<number>`${owner.now}`.as('created_at'),
+          updatedAt: sql<number>`${owner.now}`.as('updated_at'),
+        })
+        .from(sql`(SELECT 1)`)
+        .where(condition),
+    )
+    .returning({ id: owners.id });
+}
+
+/**
  * What an owner is created with: a password, or its hash made already (`hashPassword`:
  * test fixtures make one hash for all their owners instead of one PBKDF2 run each).
  */
@@ -95,21 +122,7 @@ export async function createOwner(
     'passwordHash' in input ? input.passwordHash : await hashPassword(input.password);
   // The condition is part of the insert, so concurrent sign-ups cannot both be "the first".
   const insert = options.onlyFirst
-    ? db
-        .insert(owners)
-        .select(
-          db
-            .select({
-              id: sql<number>`NULL`.as('id'),
-              email: sql<string>`${email}`.as('email'),
-              passwordHash: sql<string>`${passwordHash}`.as('password_hash'),
-              createdAt: sql<number>`${now}`.as('created_at'),
-              updatedAt: sql<number>`${now}`.as('updated_at'),
-            })
-            .from(sql`(SELECT 1)`)
-            .where(sql`NOT EXISTS (SELECT 1 FROM ${owners})`),
-        )
-        .returning({ id: owners.id })
+    ? ownerInsertWhen(db, { email, passwordHash, now }, sql`NOT EXISTS (SELECT 1 FROM ${owners})`)
     : db
         .insert(owners)
         .values({ email, passwordHash, createdAt: now, updatedAt: now })

@@ -11,7 +11,7 @@
  */
 import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import { apiKeyUpsert, generateApiKey } from '../accounts/api-keys.ts';
-import { normalizeEmail, validateEmail } from '../accounts/owners.ts';
+import { normalizeEmail, ownerInsertWhen, validateEmail } from '../accounts/owners.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type MemberRow, members, owners, type WebsiteRow, websites } from '../db/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
@@ -298,21 +298,7 @@ export async function acceptWithNewLogin(
     .where(and(open(tokenHash, now), eq(members.email, email)));
   try {
     const [inserted] = await db.batch([
-      db
-        .insert(owners)
-        .select(
-          db
-            .select({
-              id: sql<number>`NULL`.as('id'),
-              email: sql<string>`${email}`.as('email'),
-              passwordHash: sql<string>`${passwordHash}`.as('password_hash'),
-              createdAt: sql<number>`${now}`.as('created_at'),
-              updatedAt: sql<number>`${now}`.as('updated_at'),
-            })
-            .from(sql`(SELECT 1)`)
-            .where(sql`EXISTS ${stillOpen}`),
-        )
-        .returning({ id: owners.id }),
+      ownerInsertWhen(db, { email, passwordHash, now }, sql`EXISTS ${stillOpen}`),
       // No login was made (the invitation was used): no owner id, the batch fails whole.
       apiKeyUpsert(db, personId, await sha256Hex(generateApiKey()), now),
       db

@@ -220,6 +220,15 @@ function wayOf(c: Context<AppEnv>, invitation: Invitation): Way {
   return invitation.loginId === null ? 'new' : 'password';
 }
 
+/** Whose session accepting makes, when another person is signed in. */
+const SignedInAs: FC<{ as: string | undefined; invited: string }> = ({ as, invited }) =>
+  as ? (
+    <>
+      {' '}
+      (you are signed in as {as}: accepting signs you in as {invited})
+    </>
+  ) : null;
+
 async function invitationPage(
   c: Context<AppEnv>,
   token: string,
@@ -245,42 +254,24 @@ async function invitationPage(
             {way === 'session' ? (
               <input type="hidden" name="_csrf" value={await csrfToken(c)} />
             ) : null}
-            {way === 'password' ? (
+            {way === 'session' ? null : (
               <>
                 <p>
-                  Sign in as <strong>{member.email}</strong> to accept
-                  {signedInAs
-                    ? ` (you are signed in as ${signedInAs}: accepting signs you in as ${member.email})`
-                    : ''}
-                  .
+                  {way === 'password' ? 'Sign in as ' : 'Choose a password for your login as '}
+                  <strong>{member.email}</strong>
+                  {way === 'password' ? ' to accept' : ''}
+                  <SignedInAs as={signedInAs} invited={member.email} />.
                 </p>
                 <PasswordField
                   label="Password"
                   name="password"
-                  autocomplete="current-password"
+                  autocomplete={way === 'password' ? 'current-password' : 'new-password'}
+                  minLength={way === 'new' ? 8 : undefined}
+                  hint={way === 'new' ? '8 to 128 characters.' : undefined}
                   error={error}
                 />
               </>
-            ) : null}
-            {way === 'new' ? (
-              <>
-                <p>
-                  Choose a password for your login as <strong>{member.email}</strong>
-                  {signedInAs
-                    ? ` (you are signed in as ${signedInAs}: accepting signs you in as ${member.email})`
-                    : ''}
-                  .
-                </p>
-                <PasswordField
-                  label="Password"
-                  name="password"
-                  autocomplete="new-password"
-                  minLength={8}
-                  hint="8 to 128 characters."
-                  error={error}
-                />
-              </>
-            ) : null}
+            )}
             <div class="actions">
               <button type="submit">Accept the invitation</button>
             </div>

@@ -13,15 +13,47 @@ import { createDb, type Database } from '../../src/db/client.ts';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 const wranglerBin = `${root}node_modules/.bin/wrangler`;
 
-/** Runs wrangler with its output on stderr, so that a tool's stdout stays machine-readable. */
+/**
+ * Runs wrangler quietly: its output is shown (on stderr, so that a tool's stdout stays
+ * machine-readable) only when it fails.
+ */
 export function wrangler(args: string[]): void {
   const result = spawnSync(wranglerBin, args, {
     cwd: root,
-    stdio: ['ignore', process.stderr, process.stderr],
+    encoding: 'utf8',
     env: { WRANGLER_SEND_METRICS: 'false', ...process.env, CI: process.env.CI ?? 'true' },
   });
-  if (result.status !== 0)
+  if (result.status !== 0) {
+    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
     throw new Error(`wrangler ${args.join(' ')} failed (exit ${result.status})`);
+  }
+}
+
+/**
+ * The configuration the tools open D1 with: wrangler.toml's compatibility settings and its D1
+ * binding, nothing else. (The whole file would make the proxy start the Worker's Durable
+ * Object bindings too, which it cannot serve, and say so in warnings that are no concern of a
+ * tool.)
+ */
+function toolsConfig(remote: boolean): string {
+  const config = readFileSync(`${root}wrangler.toml`, 'utf8');
+  const line = (key: string) => config.match(new RegExp(`^${key}\\s*=.*$`, 'm'))?.[0] ?? '';
+  const d1 = config.match(/^\[\[d1_databases\]\][\s\S]*?(?=^\s*$|^\[)/m)?.[0] ?? '';
+  // One file a process: two tools may run at once.
+  const path = `${root}.wrangler-tools-${process.pid}.toml`;
+  writeFileSync(
+    path,
+    [
+      'name = "sightline-tools"',
+      line('compatibility_date'),
+      line('compatibility_flags'),
+      d1.trimEnd(),
+      // A remote binding is declared in the config.
+      remote ? 'remote = true' : '',
+      '',
+    ].join('\n'),
+  );
+  return path;
 }
 
 export type Target = { remote: boolean; persistTo?: string | undefined };
@@ -29,14 +61,14 @@ export type Target = { remote: boolean; persistTo?: string | undefined };
 /** The migrations in `drizzle/` (wrangler.toml's `migrations_dir`), by file name. */
 const MIGRATIONS = readdirSync(`${root}drizzle`).filter((name) => name.endsWith('.sql'));
 
-/** Whether the database lacks a migration of `drizzle/` (wrangler records those applied). */
-async function hasPendingMigrations(d1: D1Database): Promise<boolean> {
+/** How many migrations of `drizzle/` the database lacks (wrangler records those applied). */
+async function pendingMigrations(d1: D1Database): Promise<number> {
   try {
     const { results } = await d1.prepare('SELECT name FROM d1_migrations').all<{ name: string }>();
     const applied = new Set(results.map((row) => row.name));
-    return MIGRATIONS.some((name) => !applied.has(name));
+    return MIGRATIONS.filter((name) => !applied.has(name)).length;
   } catch {
-    return true; // no migrations table: nothing applied yet
+    return MIGRATIONS.length; // no migrations table: nothing applied yet
   }
 }
 
@@ -52,16 +84,7 @@ export async function withDatabase<T>(
   const where = remote
     ? ['--remote']
     : ['--local', ...(persistTo ? ['--persist-to', persistTo] : [])];
-  let configPath = `${root}wrangler.toml`;
-  if (remote) {
-    // A remote binding is declared in the config; mark the DB binding remote in a copy.
-    const config = readFileSync(configPath, 'utf8').replace(
-      /^(binding\s*=\s*"DB"\s*)$/m,
-      '$1\nremote = true',
-    );
-    configPath = `${root}.wrangler-remote.toml`;
-    writeFileSync(configPath, config);
-  }
+  const configPath = toolsConfig(remote);
   // Loaded here, not at the top: wrangler takes seconds to load, and a tool refusing its
   // arguments should answer at once.
   const { getPlatformProxy } = await import('wrangler');
@@ -69,14 +92,19 @@ export async function withDatabase<T>(
     getPlatformProxy<{ DB: D1Database }>({
       configPath,
       remoteBindings: remote,
-      // wrangler keeps local state in `<persist-to>/v3`; the proxy takes that inner path.
-      persist: persistTo ? { path: resolve(persistTo, 'v3') } : true,
+      // wrangler keeps local state in `<persist-to>/v3` (`.wrangler/state/v3` by default); the
+      // proxy takes that inner path.
+      persist: { path: resolve(root, persistTo ?? '.wrangler/state', 'v3') },
     });
   try {
     let proxy = await open();
-    if (await hasPendingMigrations(proxy.env.DB)) {
+    const pending = await pendingMigrations(proxy.env.DB);
+    if (pending > 0) {
       await proxy.dispose();
       wrangler(['d1', 'migrations', 'apply', 'DB', ...where]);
+      process.stderr.write(
+        `Applied ${pending} migration${pending === 1 ? '' : 's'} to the ${remote ? 'remote' : 'local'} database.\n`,
+      );
       proxy = await open();
     }
     try {
@@ -85,7 +113,7 @@ export async function withDatabase<T>(
       await proxy.dispose();
     }
   } finally {
-    if (remote) rmSync(configPath, { force: true });
+    rmSync(configPath, { force: true });
   }
 }
 

@@ -19,6 +19,8 @@ const port = (() => {
 })();
 const base = `http://localhost:${port}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
+/** Seconds since this command started (the README quotes these figures). */
+const elapsed = () => `${process.uptime().toFixed(1)} s`;
 
 const created = await withDatabase({ remote: false }, async (db) => {
   const existing = await db.select({ n: count() }).from(owners).get();
@@ -54,7 +56,9 @@ async function serving(): Promise<void> {
 }
 
 await serving();
+say(`Serving on ${base}, ${elapsed()} after the command.`);
 if (created) {
+  const loading = process.uptime();
   await replayDemoTraffic(base, say);
   // The hourly maintenance once, as its cron would (wrangler dev fires no cron by itself):
   // the demo's months that are over are compacted into month and year roll-ups.
@@ -62,7 +66,7 @@ if (created) {
   say(
     [
       '',
-      'Created a demo owner and website in the local database:',
+      `Created a demo owner and website in the local database (the demo loaded in ${(process.uptime() - loading).toFixed(1)} s):`,
       `  login     ${DEMO.email} / ${DEMO.password}`,
       `  API key   ${created.owner.apiKey}   (shown once; npm run user:rotate-key -- --email ${DEMO.email} makes a new one)`,
       `  website   ${created.website.domain} (id ${created.website.id})`,

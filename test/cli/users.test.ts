@@ -3,6 +3,7 @@
  * directory, then the keys they printed checked against the real Worker served by wrangler.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,9 @@ describe('user:create and user:rotate-key', () => {
     expect(res.code).toBe(0);
     const lines = res.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
+    // The new database's migrations in one line, and no warning (docs: the first run).
+    const migrations = readdirSync(join(root, 'drizzle')).filter((f) => f.endsWith('.sql'));
+    expect(res.stderr).toBe(`Applied ${migrations.length} migrations to the local database.\n`);
     created = JSON.parse(lines[0] ?? '');
     expect(Object.keys(created)).toEqual(['id', 'email', 'api_key']);
     expect(created).toEqual({

@@ -11,22 +11,67 @@ import { fileURLToPath } from 'node:url';
 import { createDb, type Database } from '../../src/db/client.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-const wranglerBin = `${root}node_modules/.bin/wrangler`;
+/** wrangler, or a stand-in named by `SIGHTLINE_WRANGLER` (the deploy script's tests). */
+const wranglerBin = process.env.SIGHTLINE_WRANGLER ?? `${root}node_modules/.bin/wrangler`;
 
 /**
  * Runs wrangler quietly: its output is shown (on stderr, so that a tool's stdout stays
  * machine-readable) only when it fails.
  */
-export function wrangler(args: string[]): void {
+export function wrangler(args: string[], { show = false } = {}): string {
   const result = spawnSync(wranglerBin, args, {
     cwd: root,
     encoding: 'utf8',
+    stdio: ['ignore', show ? process.stderr : 'pipe', show ? process.stderr : 'pipe'],
     env: { WRANGLER_SEND_METRICS: 'false', ...process.env, CI: process.env.CI ?? 'true' },
   });
   if (result.status !== 0) {
     process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
     throw new Error(`wrangler ${args.join(' ')} failed (exit ${result.status})`);
   }
+  return result.stdout ?? '';
+}
+
+/** wrangler.toml as the repository has it. */
+const projectConfig = () => readFileSync(`${root}wrangler.toml`, 'utf8');
+
+/** The name of the D1 database in wrangler.toml (`sightline`). */
+const databaseName = () =>
+  projectConfig().match(/^database_name\s*=\s*"([^"]+)"/m)?.[1] ?? 'sightline';
+
+/**
+ * The id of the account's D1 database of that name: looked up with `wrangler d1 list`, and
+ * with `create` made first when the account has none (never a second one). The id stays out
+ * of the repository: wrangler.toml keeps a placeholder, and the commands that need the real
+ * one get a copy of the configuration with it (`configWithDatabase`).
+ */
+export function remoteDatabaseId({ create }: { create: boolean }): string {
+  const name = databaseName();
+  const find = () => {
+    const out = wrangler(['d1', 'list', '--json']);
+    const list = JSON.parse(out.slice(out.indexOf('['), out.lastIndexOf(']') + 1) || '[]') as {
+      uuid: string;
+      name: string;
+    }[];
+    return list.find((db) => db.name === name)?.uuid;
+  };
+  const found = find();
+  if (found) return found;
+  if (!create) fail(`no D1 database named ${name} in your Cloudflare account: run npm run deploy`);
+  wrangler(['d1', 'create', name], { show: true });
+  const made = find();
+  if (!made) fail(`wrangler d1 create ${name} made no database that wrangler d1 list shows`);
+  return made;
+}
+
+/** A copy of wrangler.toml whose D1 binding names database `id`, for one command; its path. */
+export function configWithDatabase(id: string): string {
+  const path = `${root}.wrangler-deploy-${process.pid}.toml`;
+  writeFileSync(
+    path,
+    projectConfig().replace(/^database_id\s*=\s*"[^"]*"/m, `database_id = "${id}"`),
+  );
+  return path;
 }
 
 /**
@@ -36,7 +81,11 @@ export function wrangler(args: string[]): void {
  * tool.)
  */
 function toolsConfig(remote: boolean): string {
-  const config = readFileSync(`${root}wrangler.toml`, 'utf8');
+  let config = projectConfig();
+  if (remote) {
+    const id = remoteDatabaseId({ create: false });
+    config = config.replace(/^database_id\s*=\s*"[^"]*"/m, `database_id = "${id}"`);
+  }
   const line = (key: string) => config.match(new RegExp(`^${key}\\s*=.*$`, 'm'))?.[0] ?? '';
   const d1 = config.match(/^\[\[d1_databases\]\][\s\S]*?(?=^\s*$|^\[)/m)?.[0] ?? '';
   // One file a process: two tools may run at once.
@@ -133,7 +182,7 @@ export async function withDatabase<T>(
     if (pending.length > 0) {
       if (remote || !(await applyLocally(proxy.env.DB, pending))) {
         await proxy.dispose();
-        wrangler(['d1', 'migrations', 'apply', 'DB', ...where]);
+        wrangler(['d1', 'migrations', 'apply', 'DB', ...where, '--config', configPath]);
         proxy = await open();
       }
       const n = pending.length;

@@ -37,6 +37,7 @@ import { V1_STATISTICS, v1Filters } from '../src/stats/engine/v1.ts';
 import { filterParam } from '../src/stats/filters.ts';
 import { funnelQuestion } from '../src/stats/flows.ts';
 import { createWebsite } from '../src/websites/service.ts';
+import { measureBundle } from './bench/bundle.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -883,6 +884,7 @@ async function main() {
           total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
         },
         statsPageP50Ms: round(percentile(pageTimes, 50)),
+        bundle: await measureBundle(quick ? 3 : 9),
       };
       log('  sizes measured');
       transfer = await exportAndImport(base, benchSiteId, benchSite.apiKey);

@@ -1,6 +1,8 @@
 /** docs/BENCHMARKS.md from one run's figures (docs/benchmarks.json holds the same figures). */
+
 import { readFileSync } from 'node:fs';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import type { BundleReport } from './bundle.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
 
 type Sizes = { raw: number; gzip: number; brotli: number };
@@ -134,6 +136,8 @@ export type BenchReport = {
     trackerFull?: Sizes;
     statsPage: { html: Sizes; assets: number; total: Sizes };
     statsPageP50Ms: number;
+    /** The Worker as `wrangler deploy` uploads it (scripts/bench/bundle.ts). */
+    bundle?: BundleReport;
   };
   runSeconds: number;
 };
@@ -532,9 +536,23 @@ latency, flush included, over ${r.readYourWrites.samples} samples: p50 **${r.rea
 Cloudflare compresses responses on the way out, so the compressed columns are what travels.
 The statistics page rendered in ${r.sizes.statsPageP50Ms} ms (p50, through wrangler dev, all its panels
 and the chart in one response).
-
+${r.sizes.bundle ? bundleSection(r.sizes.bundle) : ''}
 ## 7. Comparison
 
 ${comparison}
+`;
+}
+
+function bundleSection(b: BundleReport): string {
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+  return `
+The Worker itself, as \`wrangler deploy\` uploads it (\`--dry-run\`, minified): **${kib(b.raw)}**,
+**${kib(b.gzip)} gzipped**; its global scope loads and runs in **${b.startupMs} ms** (V8 in Node, the
+\`cloudflare:\` modules stood in for; Cloudflare refuses a Worker whose start-up passes its
+limit). What its largest parts weigh in it (minified, before compression):
+
+| Part | Size |
+|---|---|
+${b.parts.map((p) => `| ${p.name} | ${kib(p.bytes)} |`).join('\n')}
 `;
 }

@@ -28,3 +28,9 @@ export function canonicalTimeZone(name: string): string | null {
   // cased like a zone name; otherwise take ICU's spelling of the same zone.
   return name === name.toLowerCase() || name === name.toUpperCase() ? resolved : name;
 }
+
+/** The zone names the runtime knows, for a list to choose from ("UTC" first, then by name). */
+export function timeZoneNames(): string[] {
+  const zones = Intl.supportedValuesOf('timeZone');
+  return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+}

@@ -2,8 +2,10 @@
  * The form of a website's settings, on the add and the edit page: its fields, filled from a
  * website or from what was sent, and what a sent form means in the API's fields.
  */
+
 import type { WebsiteRow } from '../db/schema.ts';
 import type { FieldErrors } from '../lib/errors.ts';
+import { timeZoneNames } from '../lib/timezone.ts';
 import { Field } from './layout.tsx';
 
 export const PRIVACY = ['Public', 'Private (you and the members)', 'Password-protected'] as const;
@@ -114,10 +116,21 @@ export function WebsiteForm(props: {
       <Field
         label="Time zone"
         name="timezone"
-        hint="IANA name, e.g. Europe/Berlin. Days and hours are counted in it."
+        hint="Type a city or region to choose from the list (Europe/Berlin). Days and hours are counted in it."
         error={errors?.timezone}
       >
-        <input id="timezone" name="timezone" value={values.timezone ?? 'UTC'} />
+        <input
+          id="timezone"
+          name="timezone"
+          list="timezones"
+          autocomplete="off"
+          value={values.timezone ?? 'UTC'}
+        />
+        <datalist id="timezones">
+          {timeZoneNames().map((zone) => (
+            <option value={zone} />
+          ))}
+        </datalist>
       </Field>
       <label class="check">
         <input

@@ -195,6 +195,18 @@ describe('editing a website', () => {
     const domainInput = tags(labelFor(page.text, 'domain') ?? '', 'input')[0] ?? '';
     expect(attr(domainInput, 'readonly')).toBeDefined();
     expect(attr(domainInput, 'value')).toBe(site.domain);
+    // The time zone is chosen from the runtime's list of zones (typing filters it).
+    const zoneInput = tags(labelFor(page.text, 'timezone') ?? '', 'input')[0] ?? '';
+    expect(attr(zoneInput, 'list')).toBe('timezones');
+    const zones = [
+      ...(page.text.match(/<datalist id="timezones">([\s\S]*?)<\/datalist>/)?.[1] ?? '').matchAll(
+        /<option value="([^"]+)"/g,
+      ),
+    ].map((m) => m[1]);
+    expect(zones[0]).toBe('UTC');
+    expect(zones).toContain('Europe/Berlin');
+    expect(zones).toContain('America/New_York');
+    expect(zones.length).toBeGreaterThan(300);
 
     const res = await b.post(`/websites/${site.id}`, {
       _csrf: csrfFrom(page.text),

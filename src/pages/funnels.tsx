@@ -137,7 +137,7 @@ type Reshow = (values: FunnelFormValues, errors: FieldErrors) => Promise<Respons
 
 /**
  * `POST /websites/:id/funnels` (add) and `POST /websites/:id/funnels/:funnel/delete`, for
- * the signed-in owner's website (`siteOf`), each after the form's CSRF check (`formBody`).
+ * the website of the path, its owner's and admins' (`siteOf`), each after the form's CSRF check (`formBody`).
  */
 export function registerFunnelPages(
   pages: Hono<AppEnv>,

@@ -104,7 +104,7 @@ type Reshow = (values: GoalFormValues, errors: FieldErrors) => Promise<Response>
 
 /**
  * `POST /websites/:id/goals` (add) and `POST /websites/:id/goals/:goal/delete`, for the
- * signed-in owner's website (`siteOf`), each after the form's CSRF check (`formBody`).
+ * website of the path, its owner's and admins' (`siteOf`), each after the form's CSRF check (`formBody`).
  */
 export function registerGoalPages(
   pages: Hono<AppEnv>,

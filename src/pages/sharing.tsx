@@ -110,7 +110,7 @@ type Reshow = (state: SharingState, status: 200 | 422) => Promise<Response>;
 
 /**
  * `POST /websites/:id/shared-links` (make) and `POST /websites/:id/shared-links/:link/delete`
- * (revoke), for the signed-in owner's website (`siteOf`), each after the form's CSRF check.
+ * (revoke), for the website of the path, its owner's and admins' (`siteOf`), each after the form's CSRF check.
  */
 export function registerSharingPages(
   pages: Hono<AppEnv>,

@@ -28,14 +28,15 @@ function ApiKeySection({ csrf, apiKey }: { csrf: string; apiKey?: string | undef
       {apiKey ? (
         <>
           <p class="notice" role="status">
-            Your new API key — shown only now. The previous key no longer works.
+            Your new API key — shown only now. The previous key, if any, no longer works.
           </p>
           <ShownApiKey apiKey={apiKey} />
         </>
       ) : (
         <p>
-          Your key is stored only as a hash and cannot be shown again. Make a new one if it was
-          lost.
+          The API reads your websites with your key. It is stored only as a hash, so it is shown
+          only when made: make one if you have none (a login made by an invitation starts without
+          one) or if it was lost.
         </p>
       )}
       <form method="post" action="/account/api-key" class="actions">

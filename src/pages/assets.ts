@@ -37,11 +37,13 @@ svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fi
 `;
 
 /**
- * Copy buttons and an import's upload progress: progressive enhancement, everything works
- * without it (the upload is then a plain form post).
+ * Copy buttons, an import's upload progress, and the statistics page's realtime figure asked
+ * for again every 30 seconds while the page is shown: progressive enhancement, everything
+ * works without it (the upload is then a plain form post, the figure as of the page's load).
  */
 const JS = `document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-copy]');if(!b)return;var t=document.getElementById(b.getAttribute('data-copy'));if(t&&navigator.clipboard){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'})}});
-document.addEventListener('submit',function(e){var f=e.target;if(!f.hasAttribute||!f.hasAttribute('data-upload')||!window.FormData)return;e.preventDefault();var p=f.querySelector('progress'),b=f.querySelector('button[type=submit]'),x=new XMLHttpRequest();x.open('POST',f.action);x.upload.onprogress=function(v){if(v.lengthComputable&&p){p.hidden=false;p.value=Math.round(v.loaded/v.total*100);p.textContent=p.value+'%'}};x.upload.onload=function(){if(b)b.textContent='Counting the imported rows…'};x.onload=function(){if(x.status<300&&x.responseURL){location.href=x.responseURL+'#imports'}else{document.open();document.write(x.responseText);document.close()}};x.onerror=function(){f.submit()};if(b){b.disabled=true;b.textContent='Uploading…'}x.send(new FormData(f))});`;
+document.addEventListener('submit',function(e){var f=e.target;if(!f.hasAttribute||!f.hasAttribute('data-upload')||!window.FormData)return;e.preventDefault();var p=f.querySelector('progress'),b=f.querySelector('button[type=submit]'),x=new XMLHttpRequest();x.open('POST',f.action);x.upload.onprogress=function(v){if(v.lengthComputable&&p){p.hidden=false;p.value=Math.round(v.loaded/v.total*100);p.textContent=p.value+'%'}};x.upload.onload=function(){if(b)b.textContent='Counting the imported rows…'};x.onload=function(){if(x.status<300&&x.responseURL){location.href=x.responseURL+'#imports'}else{document.open();document.write(x.responseText);document.close()}};x.onerror=function(){f.submit()};if(b){b.disabled=true;b.textContent='Uploading…'}x.send(new FormData(f))});
+(function(){var l=document.querySelector('[data-live]');if(!l||!window.fetch)return;setInterval(function(){if(document.hidden)return;fetch(l.getAttribute('data-live'),{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(d){if(!d)return;var s=l.querySelector('strong'),u=l.querySelector('[data-unit]');if(s)s.textContent=d.formatted;if(u)u.textContent=d.visitors===1?'visitor':'visitors'}).catch(function(){})},30000)})();`;
 
 async function version(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));

@@ -12,6 +12,7 @@ import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { realtimeVisitors } from '../event-log/client.ts';
 import { listFunnels } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
@@ -170,9 +171,10 @@ async function overviewPage(c: Context<AppEnv>) {
         <div class="actions">
           <h1>{site.domain}</h1>
           {isUnavailable(overview) ? null : (
-            <p class="live" role="status">
+            <p class="live" role="status" data-live={`${path}/live.json`}>
               <strong>{formatNumber(overview.live)}</strong>{' '}
-              {overview.live === 1 ? 'visitor' : 'visitors'} in the last 5 minutes
+              <span data-unit>{overview.live === 1 ? 'visitor' : 'visitors'}</span> in the last 5
+              minutes
             </p>
           )}
         </div>
@@ -425,10 +427,23 @@ async function statisticPage(c: Context<AppEnv>) {
   });
 }
 
+/**
+ * `/stats/{domain}/live.json`: the visitors of the last 5 minutes, which the overview's figure
+ * asks for every 30 seconds while the page is shown (when JavaScript runs): the same access
+ * and readers' limits as the page.
+ */
+async function liveVisitors(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  if (found instanceof Response) throw notFound();
+  const visitors = await realtimeVisitors(c.env, found.site.id, Date.now());
+  return c.json({ visitors, formatted: formatNumber(visitors) });
+}
+
 export function createStatsPages() {
   const pages = new Hono<AppEnv>();
   registerPasswordRoute(pages);
   pages.get('/:domain', overviewPage);
+  pages.get('/:domain/live.json', liveVisitors);
   registerFlowPages(pages);
   pages.get('/:domain/:name{[a-z_]+\\.csv}', statisticCsv);
   pages.get('/:domain/:name{[a-z_]+}', statisticPage);

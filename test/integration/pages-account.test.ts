@@ -27,7 +27,7 @@ describe('rotating the API key', () => {
     const newKey = res.text.match(/<pre id="api-key">(sl_[A-Za-z0-9_-]{43})<\/pre>/)?.[1];
     expect(newKey).toBeDefined();
     expect(newKey).not.toBe(owner.key);
-    expect(res.text).toContain('The previous key no longer works.');
+    expect(res.text).toContain('The previous key, if any, no longer works.');
     // A page holding a secret must not be kept in any cache.
     expect(res.headers.get('cache-control')).toBe('no-store');
 

@@ -685,6 +685,21 @@ describe('content', () => {
     expect(realtimeOf((await get()).text)).toBe('0 visitors');
   });
 
+  it('refreshes the realtime figure from live.json (asked for by the page every 30 s)', async () => {
+    vi.setSystemTime(Date.parse(NOW));
+    const page = await get();
+    expect(page.text).toContain(`data-live="/stats/${D}/live.json"`);
+    const live = await new Client().get(statsUrl(D, '/live.json'));
+    expect([live.status, JSON.parse(live.text)]).toEqual([200, { visitors: 2, formatted: '2' }]);
+    vi.setSystemTime(Date.parse(NOW) + 3 * MINUTE);
+    const later = await new Client().get(statsUrl(D, '/live.json'));
+    expect(JSON.parse(later.text)).toEqual({ visitors: 1, formatted: '1' });
+    // A missing website: the 404 of the statistics pages.
+    expect((await new Client().get(statsUrl('missing.example.com', '/live.json'))).status).toBe(
+      404,
+    );
+  });
+
   it('shows every panel with its title and top values', async () => {
     const res = await get('?range=today');
     for (const [name, title] of PANEL_TITLES) {

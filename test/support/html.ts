@@ -93,7 +93,7 @@ export function totalsOf(html: string) {
 /** "N visitors in the last 5 minutes". */
 export function realtimeOf(html: string): string | undefined {
   const m = html.match(
-    /<p class="live"[^>]*><strong>([^<]*)<\/strong>\s*(visitors?)\s+in the last 5\s+minutes/,
+    /<p class="live"[^>]*><strong>([^<]*)<\/strong>\s*(?:<span[^>]*>)?(visitors?)(?:<\/span>)?\s+in the last 5\s+minutes/,
   );
   return m ? `${m[1]} ${m[2]}` : undefined;
 }

@@ -33,16 +33,19 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(-
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0 1rem}.chips{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0;padding:0}.chip{display:flex;gap:.5rem;align-items:center;border:1px solid var(--line);background:var(--card);border-radius:999px;padding:.2rem .4rem .2rem .75rem}.chip a{text-decoration:none;font-weight:700;padding:0 .35rem}
 .filter-link{color:inherit;text-decoration:none}.filter-link:hover{text-decoration:underline;color:var(--accent)}.open-link{text-decoration:none;font-size:.85rem}
 svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fill:var(--line)}svg.bar .fill{fill:var(--accent)}
+dialog{border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg);max-width:24rem}dialog::backdrop{background:rgb(0 0 0/.4)}dialog dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem}dialog dd{margin:0}kbd{font-family:ui-monospace,monospace;border:1px solid var(--line);border-radius:4px;padding:0 .4rem;background:var(--card)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 
 /**
- * Copy buttons, an import's upload progress, and the statistics page's realtime figure asked
- * for again every 30 seconds while the page is shown: progressive enhancement, everything
- * works without it (the upload is then a plain form post, the figure as of the page's load).
+ * Copy buttons, an import's upload progress, the statistics page's keyboard shortcuts (a key
+ * per range, `?` lists them) and its realtime figure asked for again every 30 seconds while
+ * the page is shown: progressive enhancement, everything works without it (the upload is then
+ * a plain form post, the figure as of the page's load).
  */
 const JS = `document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-copy]');if(!b)return;var t=document.getElementById(b.getAttribute('data-copy'));if(t&&navigator.clipboard){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'})}});
 document.addEventListener('submit',function(e){var f=e.target;if(!f.hasAttribute||!f.hasAttribute('data-upload')||!window.FormData)return;e.preventDefault();var p=f.querySelector('progress'),b=f.querySelector('button[type=submit]'),x=new XMLHttpRequest();x.open('POST',f.action);x.upload.onprogress=function(v){if(v.lengthComputable&&p){p.hidden=false;p.value=Math.round(v.loaded/v.total*100);p.textContent=p.value+'%'}};x.upload.onload=function(){if(b)b.textContent='Counting the imported rows…'};x.onload=function(){if(x.status<300&&x.responseURL){location.href=x.responseURL+'#imports'}else{document.open();document.write(x.responseText);document.close()}};x.onerror=function(){f.submit()};if(b){b.disabled=true;b.textContent='Uploading…'}x.send(new FormData(f))});
+document.addEventListener('keydown',function(e){if(e.ctrlKey||e.metaKey||e.altKey||e.defaultPrevented)return;var t=e.target;if(t&&(t.isContentEditable||/^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))return;var d=document.getElementById('shortcuts');if(e.key==='?'&&d&&d.showModal){e.preventDefault();if(!d.open)d.showModal();return}if(e.key.length!==1)return;var k=document.querySelector('[data-key="'+e.key.toLowerCase()+'"]');if(!k)return;e.preventDefault();if(k.tagName==='A')location.href=k.href;else k.focus()});
 (function(){var l=document.querySelector('[data-live]');if(!l||!window.fetch)return;setInterval(function(){if(document.hidden)return;fetch(l.getAttribute('data-live'),{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(d){if(!d)return;var s=l.querySelector('strong'),u=l.querySelector('[data-unit]');if(s)s.textContent=d.formatted;if(u)u.textContent=d.visitors===1?'visitor':'visitors'}).catch(function(){})},30000)})();`;
 
 async function version(text: string): Promise<string> {

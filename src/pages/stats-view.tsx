@@ -146,6 +146,47 @@ const RANGE_LABELS: Record<RangeName, string> = {
   custom: 'Custom',
 };
 
+/**
+ * The keys that choose a range (Plausible's where it has one), and `c`, which goes to the custom
+ * dates; `?` lists them. They work when JavaScript runs (the page's script reads `data-key`).
+ */
+const RANGE_KEYS: Record<RangeName, string> = {
+  today: 'd',
+  yesterday: 'e',
+  '7d': 'w',
+  '30d': 't',
+  this_month: 'm',
+  last_month: 'l',
+  '12mo': 'n',
+  this_year: 'y',
+  all: 'a',
+  custom: 'c',
+};
+
+/** The list of the keyboard shortcuts, opened with `?` (a dialog; nothing without JavaScript). */
+const ShortcutsDialog: FC = () => (
+  <dialog id="shortcuts" aria-labelledby="shortcuts-title">
+    <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+    <dl>
+      {RANGES.map((r) => (
+        <>
+          <dt>
+            <kbd>{RANGE_KEYS[r].toUpperCase()}</kbd>
+          </dt>
+          <dd>{r === 'custom' ? 'Choose dates' : RANGE_LABELS[r]}</dd>
+        </>
+      ))}
+      <dt>
+        <kbd>?</kbd>
+      </dt>
+      <dd>This list</dd>
+    </dl>
+    <form method="dialog">
+      <button type="submit">Close</button>
+    </form>
+  </dialog>
+);
+
 /** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
 function linkFor(name: string, value: string, domain: string): string | null {
   if ((name === 'page' || name === 'landing_page' || name === 'exit_page') && value.startsWith('/'))
@@ -193,6 +234,8 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
           <a
             href={`${path}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
             aria-current={range.name === r ? 'page' : undefined}
+            data-key={RANGE_KEYS[r]}
+            aria-keyshortcuts={RANGE_KEYS[r].toUpperCase()}
           >
             {RANGE_LABELS[r]}
           </a>
@@ -201,7 +244,15 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
           <input type="hidden" name="range" value="custom" />
           <HiddenFields params={kept} />
           <label>
-            From <input type="date" name="from" value={range.from} required />
+            From{' '}
+            <input
+              type="date"
+              name="from"
+              value={range.from}
+              required
+              data-key={RANGE_KEYS.custom}
+              aria-keyshortcuts={RANGE_KEYS.custom.toUpperCase()}
+            />
           </label>
           <label>
             To <input type="date" name="to" value={range.to} required />
@@ -211,6 +262,7 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
           </button>
         </form>
       </nav>
+      <ShortcutsDialog />
     </>
   );
 };

@@ -130,6 +130,15 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await dash.locator('#panel-referrer + table').textContent()).toContain('www.google.com');
     expect(await dash.textContent('.live strong')).toBe('1');
 
+    // Keyboard shortcuts: `?` lists them, a range's key opens it.
+    await dash.keyboard.press('?');
+    await expect.poll(() => dash.locator('#shortcuts').isVisible()).toBe(true);
+    expect(await dash.locator('#shortcuts').textContent()).toContain('Last 30 days');
+    await dash.keyboard.press('Escape');
+    await expect.poll(() => dash.locator('#shortcuts').isVisible()).toBe(false);
+    await Promise.all([dash.waitForURL(/range=30d/), dash.keyboard.press('t')]);
+    expect(new URL(dash.url()).searchParams.get('range')).toBe('30d');
+
     await follow('nav.ranges >> text=Last 7 days');
     expect(new URL(dash.url()).searchParams.get('range')).toBe('7d');
     expect(await dash.locator('.totals .big').allTextContents()).toEqual(ONE_VISIT);

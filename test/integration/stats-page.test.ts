@@ -165,7 +165,7 @@ const notice = (html: string) =>
 
 /** The `aria-current` link of the range navigation. */
 const currentRange = (html: string) =>
-  html.match(/<nav class="ranges"[\s\S]*?<a href="([^"]*)" aria-current="page">/)?.[1];
+  html.match(/<nav class="ranges"[\s\S]*?<a href="([^"]*)" aria-current="page"[^>]*>/)?.[1];
 
 const PANEL_TITLES: [string, string][] = [
   ['page', 'Pages'],

@@ -19,7 +19,13 @@ import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
-import { formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import {
+  type ChartMetric,
+  chartMetricsFor,
+  formatFigure,
+  formatNumber,
+  SHOWN_FIGURES,
+} from '../stats/overview.ts';
 import { isUnavailable, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
@@ -54,12 +60,40 @@ function statisticOf(c: Context<AppEnv>): StatName {
 }
 
 /** The figures' cards, each with its change against the previous period, and the conversion rate. */
-function Totals({ overview }: { overview: Overview }) {
+/**
+ * The range's figures; a figure the chart can draw is a link that charts it (the one drawn is
+ * marked), as the metric links above the chart do.
+ */
+function Totals({
+  overview,
+  chart,
+}: {
+  overview: Overview;
+  chart: {
+    metric: ChartMetric;
+    drawable: readonly ChartMetric[];
+    hrefFor: (m: ChartMetric) => string;
+  };
+}) {
+  const drawable = (key: string): key is ChartMetric =>
+    (chart.drawable as readonly string[]).includes(key);
   return (
     <section class="totals" aria-label="Totals">
       {SHOWN_FIGURES.map(([key, title]) => (
-        <div class="card">
-          <h2>{title}</h2>
+        <div class={chart.metric === key ? 'card charted' : 'card'}>
+          <h2>
+            {drawable(key) ? (
+              <a
+                href={chart.hrefFor(key)}
+                aria-current={chart.metric === key ? 'true' : undefined}
+                title={`Chart ${title.toLowerCase()}`}
+              >
+                {title}
+              </a>
+            ) : (
+              title
+            )}
+          </h2>
           <p class="big">{formatFigure(key, overview.summary.data[key])}</p>
           <p class="hint">
             {change(overview.summary.data[key], overview.summary.previous[key])} vs previous period
@@ -158,6 +192,8 @@ async function overviewPage(c: Context<AppEnv>) {
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
   const keep = { chart: metric === 'overview' ? undefined : metric };
+  const chartHref = (m: ChartMetric) =>
+    viewHref(view.base, view, { chart: m === 'overview' ? undefined : m });
   const path = view.base;
   const names = PANELS.map(([name]) => name);
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
@@ -188,12 +224,19 @@ async function overviewPage(c: Context<AppEnv>) {
           <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={keep} />
         ) : (
           <>
-            <Totals overview={overview} />
+            <Totals
+              overview={overview}
+              chart={{
+                metric,
+                drawable: chartMetricsFor(range.from === range.to),
+                hrefFor: chartHref,
+              }}
+            />
             <Chart
               points={overview.series}
               unit={seriesUnitOf(range)}
               metric={metric}
-              hrefFor={(m) => viewHref(path, view, { chart: m === 'overview' ? undefined : m })}
+              hrefFor={chartHref}
             />
             <Panels
               overview={overview}

@@ -164,6 +164,10 @@ const notice = (html: string) =>
   html.match(/<p class="notice range-notice" role="alert">([^<]*)<\/p>/)?.[1] ?? null;
 
 /** The `aria-current` link of the range navigation. */
+/** Whether a figure's title in the totals is a link. */
+const totalsLink = (html: string, title: string) =>
+  new RegExp(`<h2><a [^>]*>${title}</a></h2>`).test(html);
+
 const currentRange = (html: string) =>
   html.match(/<nav class="ranges"[\s\S]*?<a href="([^"]*)" aria-current="page"[^>]*>/)?.[1];
 
@@ -883,6 +887,19 @@ describe('content', () => {
       for (const [label, visitors, pageviews] of rows)
         expect([visitors, pageviews], `${query} ${label}`).toEqual(expected[label] ?? [0, 0]);
     }
+  });
+
+  it('a figure the chart can draw is a link that charts it, the charted one marked', async () => {
+    const page = (await get('?range=7d')).text;
+    expect(linkNamed(page, 'Visits')?.search).toBe('?range=7d&chart=visits');
+    expect(linkNamed(page, 'Views per visit')).toBeUndefined();
+    const charted = (await get('?range=7d&chart=visits')).text;
+    expect(charted).toMatch(
+      /<div class="card charted"><h2><a [^>]*aria-current="true"[^>]*>Visits<\/a>/,
+    );
+    expect(charted).toContain('<title id="chart-title">Visits</title>');
+    // One day: no hourly bounce rate, so no link.
+    expect(totalsLink((await get('?range=today')).text, 'Bounce rate')).toBe(false);
   });
 
   it('charts zero-filled days for a longer range', async () => {

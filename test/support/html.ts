@@ -74,7 +74,10 @@ export function chartRows(html: string): [string, number, number][] {
 /** A figure's card on the overview (`Visitors`, `Conversion rate`, …): its figure and hint. */
 export function totalCard(html: string, title: string) {
   const m = html.match(
-    new RegExp(`<h2>${title}</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint">([^<]*)</p>`),
+    // The title is a link when the chart can draw the figure.
+    new RegExp(
+      `<h2>(?:<a [^>]*>)?${title}(?:</a>)?</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint">([^<]*)</p>`,
+    ),
   );
   if (!m) throw new Error(`no totals card ${title}`);
   return {

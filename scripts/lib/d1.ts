@@ -35,6 +35,10 @@ export function wrangler(args: string[], { show = false } = {}): string {
 /** wrangler.toml as the repository has it. */
 const projectConfig = () => readFileSync(`${root}wrangler.toml`, 'utf8');
 
+/** A configuration's text with its D1 binding naming database `id`. */
+const withDatabaseId = (config: string, id: string) =>
+  config.replace(/^database_id\s*=\s*"[^"]*"/m, `database_id = "${id}"`);
+
 /** The name of the D1 database in wrangler.toml (`sightline`). */
 const databaseName = () =>
   projectConfig().match(/^database_name\s*=\s*"([^"]+)"/m)?.[1] ?? 'sightline';
@@ -67,10 +71,7 @@ export function remoteDatabaseId({ create }: { create: boolean }): string {
 /** A copy of wrangler.toml whose D1 binding names database `id`, for one command; its path. */
 export function configWithDatabase(id: string): string {
   const path = `${root}.wrangler-deploy-${process.pid}.toml`;
-  writeFileSync(
-    path,
-    projectConfig().replace(/^database_id\s*=\s*"[^"]*"/m, `database_id = "${id}"`),
-  );
+  writeFileSync(path, withDatabaseId(projectConfig(), id));
   return path;
 }
 
@@ -81,11 +82,9 @@ export function configWithDatabase(id: string): string {
  * tool.)
  */
 function toolsConfig(remote: boolean): string {
-  let config = projectConfig();
-  if (remote) {
-    const id = remoteDatabaseId({ create: false });
-    config = config.replace(/^database_id\s*=\s*"[^"]*"/m, `database_id = "${id}"`);
-  }
+  const config = remote
+    ? withDatabaseId(projectConfig(), remoteDatabaseId({ create: false }))
+    : projectConfig();
   const line = (key: string) => config.match(new RegExp(`^${key}\\s*=.*$`, 'm'))?.[0] ?? '';
   const d1 = config.match(/^\[\[d1_databases\]\][\s\S]*?(?=^\s*$|^\[)/m)?.[0] ?? '';
   // One file a process: two tools may run at once.

@@ -207,6 +207,19 @@ export async function removeMember(
   return (result.meta.changes ?? 0) > 0;
 }
 
+/** `personId` leaves the website (one statement); false when they were no member of it. */
+export async function leaveWebsite(
+  db: Database,
+  websiteId: number,
+  personId: number,
+): Promise<boolean> {
+  const result = await db
+    .delete(members)
+    .where(and(eq(members.websiteId, websiteId), eq(members.ownerId, personId)))
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
 /** A member id of a path (the same form as a website's), or null. */
 export const parseMemberId = (raw: string | undefined): number | null => parseWebsiteId(raw);
 

@@ -11,7 +11,7 @@ import type { FC } from 'hono/jsx';
 import { findOwnerByEmail, validateNewPassword } from '../accounts/owners.ts';
 import { hashPassword, verifyPassword } from '../accounts/password.ts';
 import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
-import { createDb } from '../db/client.ts';
+import { createDb, type Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
@@ -25,6 +25,7 @@ import {
   checkRole,
   type Invitation,
   invitationOf,
+  leaveWebsite,
   listMembers,
   type MemberRecord,
   parseMemberId,
@@ -35,7 +36,7 @@ import { MEMBER_ROLES, type MemberRole, type Role } from '../websites/queries.ts
 import { PasswordField } from './credential-fields.tsx';
 import { formText } from './form.ts';
 import { DeleteButton, render } from './layout.tsx';
-import { csrfToken, requireCsrf, signIn } from './session.ts';
+import { csrfToken, requireCsrf, signedInOwner, signIn } from './session.ts';
 
 /** What the section shows after a form: the form's messages and values. */
 export type MembersState = { values?: { email: string; role: string }; errors?: FieldErrors };
@@ -158,7 +159,7 @@ export function registerMemberPages(
     const db = createDb(c.env.DB);
     try {
       await inviteByMail(c.env, db, site, checkInvitation(fields), {
-        inviter: c.get('owner')?.email ?? 'Someone',
+        inviter: signedInOwner(c).email,
         origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
       });
     } catch (err) {
@@ -189,9 +190,7 @@ export function registerMemberPages(
     const { website: site, role } = await accessOf(c, 'viewer');
     await formBody(c);
     if (role === 'owner') throw new ApiError(403, 'The owner cannot leave their own website.');
-    const db = createDb(c.env.DB);
-    const mine = (await listMembers(db, site.id, Date.now(), c.get('owner')?.id))[0];
-    if (mine) await removeMember(db, site.id, mine.id);
+    await leaveWebsite(createDb(c.env.DB), site.id, signedInOwner(c).id);
     return c.redirect('/websites?left=1', 303);
   });
 }
@@ -283,6 +282,31 @@ async function invitationPage(
   );
 }
 
+/**
+ * The login of the invited address, proven by its password (counted before it is checked, as
+ * a log-in is: src/accounts/throttle.ts); else the page again with the reason.
+ */
+async function passwordLogin(
+  c: Context<AppEnv>,
+  db: Database,
+  token: string,
+  invitation: Invitation,
+  password: string,
+): Promise<number | Response> {
+  const email = invitation.member.email;
+  const address = clientAddressKey(c);
+  const wait = await consumeLoginAttempt(db, email, address);
+  if (wait > 0) {
+    c.header('Retry-After', String(wait));
+    return invitationPage(c, token, invitation, ['Too many attempts. Try again later.'], 429);
+  }
+  const login = await findOwnerByEmail(db, email);
+  if (!login || !(await verifyPassword(password, login.passwordHash)))
+    return invitationPage(c, token, invitation, ['The password is incorrect.'], 422);
+  await loginSucceeded(db, email, address);
+  return login.id;
+}
+
 /** `POST /invitations/{token}`: the invited person proves who they are, then joins. */
 async function accept(c: Context<AppEnv>) {
   const db = createDb(c.env.DB);
@@ -290,41 +314,32 @@ async function accept(c: Context<AppEnv>) {
   const invitation = await invitationOf(db, token);
   if (!invitation) throw unusable();
   const email = invitation.member.email;
+  const joined = `/websites?joined=${invitation.site.id}`;
   const way = wayOf(c, invitation);
+  if (way === 'new') {
+    const password = formText((await c.req.parseBody()).password);
+    const errors = validateNewPassword(password);
+    if (errors) return invitationPage(c, token, invitation, errors, 422);
+    const made = await acceptWithNewLogin(db, invitation, token, await hashPassword(password));
+    if (made === 'gone') throw unusable();
+    // The address got a login meanwhile: it is accepted with that login's password.
+    if (made === 'taken') return c.redirect(`/invitations/${token}`, 303);
+    await signIn(c, { id: made, email });
+    return c.redirect(joined, 303);
+  }
   let personId: number;
   if (way === 'session') {
     await requireCsrf(c);
-    personId = c.get('owner')?.id ?? 0;
+    personId = signedInOwner(c).id;
   } else {
     const password = formText((await c.req.parseBody()).password);
-    if (way === 'password') {
-      const address = clientAddressKey(c);
-      // Counted before the password is checked, as a log-in is (src/accounts/throttle.ts).
-      const wait = await consumeLoginAttempt(db, email, address);
-      if (wait > 0) {
-        c.header('Retry-After', String(wait));
-        return invitationPage(c, token, invitation, ['Too many attempts. Try again later.'], 429);
-      }
-      const login = await findOwnerByEmail(db, email);
-      if (!login || !(await verifyPassword(password, login.passwordHash)))
-        return invitationPage(c, token, invitation, ['The password is incorrect.'], 422);
-      await loginSucceeded(db, email, address);
-      personId = login.id;
-    } else {
-      const errors = validateNewPassword(password);
-      if (errors) return invitationPage(c, token, invitation, errors, 422);
-      const made = await acceptWithNewLogin(db, invitation, token, await hashPassword(password));
-      if (made === 'gone') throw unusable();
-      // The address got a login meanwhile: it is accepted with that login's password.
-      if (made === 'taken') return c.redirect(`/invitations/${token}`, 303);
-      await signIn(c, { id: made, email });
-      return c.redirect(`/websites?joined=${invitation.site.id}`, 303);
-    }
+    const login = await passwordLogin(c, db, token, invitation, password);
+    if (login instanceof Response) return login;
+    personId = login;
   }
-  const result = await acceptInvitation(db, invitation, token, personId);
-  if (result === 'gone') throw unusable();
+  if ((await acceptInvitation(db, invitation, token, personId)) === 'gone') throw unusable();
   if (way === 'password') await signIn(c, { id: personId, email });
-  return c.redirect(`/websites?joined=${invitation.site.id}`, 303);
+  return c.redirect(joined, 303);
 }
 
 export function createInvitationPages() {

@@ -46,7 +46,9 @@ type Access = 'team' | 'granted' | 'hidden' | 'password';
 
 async function accessTo(c: Context<AppEnv>, db: Database, site: WebsiteRow): Promise<Access> {
   const person = c.get('owner');
-  if (person && (await websiteAccess(db, person.id, site.id))) return 'team';
+  // The owner is on the row already; a member's role is one more read.
+  if (person && (person.id === site.ownerId || (await websiteAccess(db, person.id, site.id))))
+    return 'team';
   if (site.privacy === 0) return 'granted';
   if (site.privacy === 2 && site.passwordHash) {
     const cookie = getCookie(c, cookieName(site));

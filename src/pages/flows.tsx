@@ -19,6 +19,7 @@ import { isUnavailable, type Unavailable } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound, readableSite, viewOf } from './stats-access.tsx';
 import {
+  Bar,
   csvDownload,
   FilterChips,
   HiddenFields,
@@ -43,14 +44,6 @@ async function funnelView(c: Context<AppEnv>) {
   const steps = await funnelOf(c.env, site.id, funnel, view.range, view.filters, goals);
   return { site, funnel, view, refused, steps };
 }
-
-/** A bar as wide as a share of the widest (SVG: no inline style under the page's CSP). */
-const Bar: FC<{ share: number }> = ({ share }) => (
-  <svg class="bar" viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true">
-    <rect class="track" width="100" height="6" />
-    <rect class="fill" width={Math.max(0, Math.min(100, share)).toFixed(2)} height="6" />
-  </svg>
-);
 
 const StepsTable: FC<{ steps: FunnelStepAnswer[] }> = ({ steps }) => (
   <table class="funnel">

@@ -50,9 +50,10 @@ export function labelledIndexes(n: number, count = 6): number[] {
 /** The chart's numbers as a table, for screen readers and for reading exact values. */
 const ChartTable: FC<{
   points: SeriesPoint[];
+  previous: SeriesPoint[] | null;
   unit: SeriesUnit;
-  shown: Exclude<ChartMetric, 'overview'>[];
-}> = ({ points, unit, shown }) => (
+  shown: Shown[];
+}> = ({ points, previous, unit, shown }) => (
   <details>
     <summary>Chart data as a table</summary>
     <table>
@@ -64,15 +65,33 @@ const ChartTable: FC<{
               {METRIC_TITLES[key]}
             </th>
           ))}
+          {previous ? (
+            <>
+              <th scope="col">Previous period</th>
+              {shown.map((key) => (
+                <th scope="col" class="num">
+                  {METRIC_TITLES[key]} then
+                </th>
+              ))}
+            </>
+          ) : null}
         </tr>
       </thead>
       <tbody>
-        {points.map((p) => (
+        {points.map((p, i) => (
           <tr>
             <td>{p.label}</td>
             {shown.map((key) => (
               <td class="num">{formatFigure(key, p[key])}</td>
             ))}
+            {previous ? (
+              <>
+                <td>{previous[i]?.label ?? ''}</td>
+                {shown.map((key) => (
+                  <td class="num">{previous[i] ? formatFigure(key, previous[i][key]) : ''}</td>
+                ))}
+              </>
+            ) : null}
           </tr>
         ))}
       </tbody>
@@ -80,54 +99,121 @@ const ChartTable: FC<{
   </details>
 );
 
-export const Chart: FC<{
-  points: SeriesPoint[];
-  /** What one point sums: an hour, a day, a week or a month. */
-  unit: SeriesUnit;
-  metric: ChartMetric;
-  /** The page's address for another metric. */
-  hrefFor: (metric: ChartMetric) => string;
-}> = ({ points, unit, metric, hrefFor }) => {
-  const hourly = unit === 'hour';
-  const width = 800;
-  const height = 220;
-  const pad = 28;
-  const shown: Exclude<ChartMetric, 'overview'>[] =
-    metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
-  // One line is drawn in the accent colour; with two, visitors on top of page views.
-  const colour = (key: string) =>
-    key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
-  const drawn = [...shown].reverse();
-  const value = (p: SeriesPoint, key: Exclude<ChartMetric, 'overview'>) => p[key];
-  const max = Math.max(1, ...points.flatMap((p) => shown.map((key) => value(p, key))));
-  // The scale runs to the first round value at or over the highest point.
+type Shown = Exclude<ChartMetric, 'overview'>;
+
+/**
+ * The chart's scale for `values` over `n` points: its round ticks (the highest the first round
+ * value at or over the highest value), and where a point's index and a value are drawn.
+ */
+function scaleOf(values: number[], n: number, box: { width: number; height: number; pad: number }) {
+  const { width, height, pad } = box;
+  const max = Math.max(1, ...values);
   const step = niceStep(max);
   const top = Math.ceil(max / step) * step;
   const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
   const left = 56;
-  const x = (i: number) =>
-    left + (points.length === 1 ? 0 : (i * (width - left - pad)) / (points.length - 1));
+  const x = (i: number) => left + (n === 1 ? 0 : (i * (width - left - pad)) / (n - 1));
   const y = (v: number) => height - pad - (v * (height - 2 * pad)) / top;
+  return { max, ticks, left, x, y };
+}
+
+/** What the chart shows, in a sentence (its SVG's description). */
+function chartSummary(points: SeriesPoint[], unit: SeriesUnit, metric: ChartMetric, max: number) {
+  if (metric !== 'overview')
+    return `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
+  const sum = (key: Shown) => points.reduce((s, p) => s + p[key], 0);
+  return `${UNIT_TITLES[unit]} visitors and page views: ${sum('visitors')} visitors, ${sum('pageviews')} page views in total; the busiest ${unit} had ${max} page views.`;
+}
+
+/** The chart's key: a colour per line, and the period before's dotted lines when comparing. */
+const ChartKey: FC<{ lines: [string, string][]; compare: boolean; compared: boolean }> = ({
+  lines,
+  compare,
+  compared,
+}) => (
+  <figcaption>
+    {lines.map(([colour, title]) => (
+      <>
+        <span class={`key ${colour}`}>{title}</span>{' '}
+      </>
+    ))}
+    {compare ? (
+      compared ? (
+        <span class="key previous">Previous period (dotted)</span>
+      ) : (
+        <span class="hint">The previous period has no data to compare with.</span>
+      )
+    ) : null}
+  </figcaption>
+);
+
+/** The metrics the chart can draw, each a link, and the comparison's toggle (`x`). */
+const ChartNav: FC<{
+  hourly: boolean;
+  metric: ChartMetric;
+  compare: boolean;
+  hrefFor: (metric: ChartMetric, compare?: boolean) => string;
+}> = ({ hourly, metric, compare, hrefFor }) => (
+  <nav class="chart-metrics" aria-label="Chart">
+    {chartMetricsFor(hourly).map((m) => (
+      <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
+        {METRIC_TITLES[m]}
+      </a>
+    ))}
+    <a href={hrefFor(metric, !compare)} class="compare" data-key="x" aria-keyshortcuts="X">
+      {compare ? 'Stop comparing' : 'Compare with the previous period'}
+    </a>
+  </nav>
+);
+
+/**
+ * The chart of a range: a line per metric shown (visitors and page views, or the one chosen),
+ * and when comparing the period before as dotted lines, point for point.
+ */
+export const Chart: FC<{
+  points: SeriesPoint[];
+  /** The period before's points when comparing (null: not comparing, or nothing to show). */
+  previous: SeriesPoint[] | null;
+  /** What one point sums: an hour, a day, a week or a month. */
+  unit: SeriesUnit;
+  metric: ChartMetric;
+  /** Whether the page asks to compare with the period before. */
+  compare: boolean;
+  /** The page's address for another metric, or with the comparison on or off. */
+  hrefFor: (metric: ChartMetric, compare?: boolean) => string;
+}> = ({ points, previous, unit, metric, compare, hrefFor }) => {
+  const width = 800;
+  const height = 220;
+  const pad = 28;
+  const shown: Shown[] = metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
+  // One line is drawn in the accent colour; with two, visitors on top of page views.
+  const colour = (key: string) =>
+    key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
+  const drawn = [...shown].reverse();
+  const value = (p: SeriesPoint, key: Shown) => p[key];
+  const before = previous?.slice(0, points.length) ?? [];
+  const { max, ticks, left, x, y } = scaleOf(
+    [...points, ...before].flatMap((p) => shown.map((key) => value(p, key))),
+    points.length,
+    { width, height, pad },
+  );
   const tickText = (v: number) =>
     metric === 'overview' ? formatNumber(v) : formatFigure(metric, v);
-  const pointText = (p: SeriesPoint) =>
-    `${p.label}: ${shown.map((key) => `${formatFigure(key, p[key])} ${METRIC_TITLES[key].toLowerCase()}`).join(', ')}`;
+  const values = (p: SeriesPoint) =>
+    shown
+      .map((key) => `${formatFigure(key, p[key])} ${METRIC_TITLES[key].toLowerCase()}`)
+      .join(', ');
+  const pointText = (p: SeriesPoint, i: number) => {
+    const then = before[i];
+    return `${p.label}: ${values(p)}${then ? ` (${then.label}: ${values(then)})` : ''}`;
+  };
   const slot = points.length > 1 ? (width - left - pad) / (points.length - 1) : width - left - pad;
-  const line = (key: Exclude<ChartMetric, 'overview'>) =>
-    points.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
-  const summary =
-    metric === 'overview'
-      ? `${UNIT_TITLES[unit]} visitors and page views: ${points.reduce((s, p) => s + p.visitors, 0)} visitors, ${points.reduce((s, p) => s + p.pageviews, 0)} page views in total; the busiest ${unit} had ${max} page views.`
-      : `${METRIC_TITLES[metric]} per ${unit}; the highest: ${formatFigure(metric, max)}.`;
+  const line = (series: SeriesPoint[], key: Shown) =>
+    series.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
+  const summary = chartSummary(points, unit, metric, max);
   return (
     <figure class="chart">
-      <nav class="chart-metrics" aria-label="Chart">
-        {chartMetricsFor(hourly).map((m) => (
-          <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
-            {METRIC_TITLES[m]}
-          </a>
-        ))}
-      </nav>
+      <ChartNav hourly={unit === 'hour'} metric={metric} compare={compare} hrefFor={hrefFor} />
       <svg viewBox={`0 0 ${width} ${height}`} aria-labelledby="chart-title chart-desc">
         <title id="chart-title">{METRIC_TITLES[metric]}</title>
         <desc id="chart-desc">{summary}</desc>
@@ -155,8 +241,13 @@ export const Chart: FC<{
               {points[i]?.label ?? ''}
             </text>
           ))}
+          {before.length > 0
+            ? drawn.map((key) => (
+                <polyline class={`${colour(key)} previous`} points={line(before, key)} />
+              ))
+            : null}
           {drawn.map((key) => (
-            <polyline class={colour(key)} points={line(key)} />
+            <polyline class={colour(key)} points={line(points, key)} />
           ))}
         </g>
         {/* Each point's values on hover and on keyboard focus (one tab stop: the arrow keys
@@ -185,19 +276,22 @@ export const Chart: FC<{
               x={(x(i) + (x(i) > width / 2 ? -8 : 8)).toFixed(1)}
               y={pad + 4}
             >
-              {pointText(p)}
+              {pointText(p, i)}
             </text>
           </g>
         ))}
       </svg>
-      <figcaption>
-        {drawn.map((key) => (
-          <>
-            <span class={`key ${colour(key)}`}>{METRIC_TITLES[key]}</span>{' '}
-          </>
-        ))}
-      </figcaption>
-      <ChartTable points={points} unit={unit} shown={shown} />
+      <ChartKey
+        lines={drawn.map((key) => [colour(key), METRIC_TITLES[key]])}
+        compare={compare}
+        compared={before.length > 0}
+      />
+      <ChartTable
+        points={points}
+        previous={before.length > 0 ? before : null}
+        unit={unit}
+        shown={shown}
+      />
     </figure>
   );
 };

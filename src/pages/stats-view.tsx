@@ -27,7 +27,6 @@ import {
   type RequestedRange,
 } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
-import type { Overview } from '../stats/dashboard.ts';
 import { filterParam } from '../stats/filters.ts';
 import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 import type { Unavailable } from '../stats/source.ts';
@@ -58,15 +57,15 @@ export function viewHref(path: string, view: View, extra: Extra = {}): string {
 }
 
 /** The view with one more filter; one of the same dimension and operator is replaced. */
-function withFilter(view: View, filter: Filter): View {
+export function withFilter(view: View, filter: Filter): View {
   const others = view.filters.filter(
     (f) => f.dimension !== filter.dimension || f.operator !== filter.operator,
   );
   return { ...view, filters: [...others, filter] };
 }
 
-/** The panels of the overview, in order, with their titles. */
-export const PANELS: readonly [FilterDimension, string][] = [
+/** The statistics' full views' titles, besides the chart's (the overview's tabs: ./stats-panels.tsx). */
+const PANELS: readonly [FilterDimension, string][] = [
   ['page', 'Pages'],
   ['landing_page', 'Landing pages'],
   ['referrer', 'Referrers'],
@@ -176,6 +175,10 @@ const ShortcutsDialog: FC = () => (
           <dd>{r === 'custom' ? 'Choose dates' : RANGE_LABELS[r]}</dd>
         </>
       ))}
+      <dt>
+        <kbd>X</kbd>
+      </dt>
+      <dd>Compare with the previous period (on or off)</dd>
       <dt>
         <kbd>?</kbd>
       </dt>
@@ -343,11 +346,12 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
  * A value of a statistic: for a filterable dimension, a link that filters the overview by
  * it (and, for pages and referrer hosts, a second link that opens it); else plain text.
  */
-const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }> = ({
+const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; keep: Extra }> = ({
   name,
   value,
   domain,
   view,
+  keep,
 }) => {
   const text = valueLabel(name, value);
   if (!isFilterDimension(name)) return <>{text}</>;
@@ -355,7 +359,7 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }>
   const filtered = withFilter(view, { dimension: name, operator: 'is', value });
   return (
     <>
-      <a href={viewHref(view.base, filtered)} class="filter-link">
+      <a href={viewHref(view.base, filtered, keep)} class="filter-link">
         {text}
       </a>
       {href ? (
@@ -384,166 +388,81 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View }>
   );
 };
 
-/** The body of a statistic's table: one row per value with its count. */
+/**
+ * A bar as wide as `share` percent (SVG: no inline style under the page's CSP); `behind`, it
+ * lies under its table cell's text.
+ */
+export const Bar: FC<{ share: number; behind?: boolean }> = ({ share, behind = false }) => (
+  <svg
+    class={behind ? 'bar behind' : 'bar'}
+    viewBox="0 0 100 6"
+    preserveAspectRatio="none"
+    aria-hidden="true"
+  >
+    {behind ? null : <rect class="track" width="100" height="6" />}
+    <rect class="fill" width={Math.max(0, Math.min(100, share)).toFixed(1)} height="6" />
+  </svg>
+);
+
+/** A count's share of `base` in whole percent (`<1%` for a sliver), '' without a base. */
+export function shareText(count: number, base: number | null): string {
+  if (base === null || base <= 0) return '';
+  const percent = Math.min(100, (count / base) * 100);
+  return percent > 0 && percent < 0.5 ? '<1%' : `${Math.round(percent)}%`;
+}
+
+/** A table's header cell of the shares. */
+export const ShareHeader: FC = () => (
+  <th scope="col" class="num share">
+    Share
+  </th>
+);
+
+/**
+ * The body of a statistic's table: one row per value with its count, a bar behind it as long
+ * as its count (the largest of the rows the whole cell) and, with a `base`, its share of it.
+ */
 export const ValueRows: FC<{
   name: Listed;
   rows: { value: string; count: number }[];
   domain: string;
   view: View;
+  /** What every count is a share of (`shareBaseOf`), or null for no share column. */
+  base: number | null;
+  /** Parameters the rows' filter links keep (the overview's chart and tabs). */
+  keep?: Extra;
   /** Adds a link per row that filters the overview by everything but the value. */
   exclude?: boolean;
-}> = ({ name, rows, domain, view, exclude = false }) => (
-  <tbody>
-    {rows.map((row) => (
-      <tr>
-        <td>
-          <ValueCell name={name} value={row.value} domain={domain} view={view} />
-        </td>
-        {exclude && isFilterDimension(name) ? (
-          <td>
-            <a
-              href={viewHref(
-                view.base,
-                withFilter(view, { dimension: name, operator: 'not', value: row.value }),
-              )}
-            >
-              Exclude<span class="sr-only"> {valueLabel(name, row.value)}</span>
-            </a>
-          </td>
-        ) : null}
-        <td class="num">{formatNumber(row.count)}</td>
-      </tr>
-    ))}
-  </tbody>
-);
-
-/**
- * The overview's custom properties: a property named in the form (kept in the address as
- * `property`), its values with their page views and events, each a link that filters the
- * overview by it.
- */
-export const PropertiesPanel: FC<{
-  property: string;
-  rows: { value: string; count: number }[] | null;
-  view: View;
-}> = ({ property, rows, view }) => (
-  <section class="card panel" aria-labelledby="panel-properties">
-    <h2 id="panel-properties">Properties</h2>
-    <form method="get" action={view.base}>
-      <HiddenFields params={viewParams(view)} />
-      <label>
-        Property <input name="property" value={property} maxlength={300} />
-      </label>{' '}
-      <button type="submit">Show</button>
-    </form>
-    {rows === null ? (
-      <p class="hint">Name a property your hits carry (plan, author, …) to see its values.</p>
-    ) : rows.length === 0 ? (
-      <p class="hint">No hit of this range carries it.</p>
-    ) : (
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{property}</th>
-            <th scope="col" class="num">
-              Hits
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr>
-              <td>
-                <a
-                  href={viewHref(
-                    view.base,
-                    withFilter(view, {
-                      dimension: `props:${property}`,
-                      operator: 'is',
-                      value: row.value,
-                    }),
-                    { property },
-                  )}
-                  class="filter-link"
-                >
-                  {row.value}
-                </a>
-              </td>
-              <td class="num">{formatNumber(row.count)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )}
-    {rows && rows.length > 0 ? (
-      <p class="actions">
-        <a href={viewHref(`${view.base}/property`, view, { property })}>Show all</a>
-        <a href={viewHref(`${view.base}/property.csv`, view, { property })}>CSV</a>
-      </p>
-    ) : null}
-  </section>
-);
-
-/** An amount of a currency, as people read it (`€1,234.50`). */
-const money = (amount: number, currency: string) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
-
-/**
- * The overview's goals: each goal with conversions — its converting visitors, completions,
- * conversion rate and revenue — its name a link that filters the overview by it.
- */
-export const GoalsPanel: FC<{ goals: Overview['goals']; view: View }> = ({ goals, view }) => (
-  <section class="card panel" aria-labelledby="panel-goals">
-    <h2 id="panel-goals">Goals</h2>
-    <table>
-      <thead>
+}> = ({ name, rows, domain, view, base, keep = {}, exclude = false }) => {
+  const max = Math.max(0, ...rows.map((r) => r.count));
+  return (
+    <tbody>
+      {rows.map((row) => (
         <tr>
-          <th scope="col">Goal</th>
-          <th scope="col" class="num">
-            Visitors
-          </th>
-          <th scope="col" class="num">
-            Conversions
-          </th>
-          <th scope="col" class="num">
-            Rate
-          </th>
-          <th scope="col" class="num">
-            Revenue
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {goals.map((g) => (
-          <tr>
+          <td class="bar-cell">
+            <Bar share={max > 0 ? (row.count / max) * 100 : 0} behind />
+            <ValueCell name={name} value={row.value} domain={domain} view={view} keep={keep} />
+          </td>
+          {exclude && isFilterDimension(name) ? (
             <td>
               <a
                 href={viewHref(
                   view.base,
-                  withFilter(view, {
-                    dimension: 'goal',
-                    operator: 'is',
-                    value: g.goal.displayName,
-                  }),
+                  withFilter(view, { dimension: name, operator: 'not', value: row.value }),
+                  keep,
                 )}
               >
-                {g.goal.displayName}
+                Exclude<span class="sr-only"> {valueLabel(name, row.value)}</span>
               </a>
             </td>
-            <td class="num">{formatNumber(g.visitors)}</td>
-            <td class="num">{formatNumber(g.events)}</td>
-            <td class="num">{g.rate}%</td>
-            <td class="num">{g.goal.currency ? money(g.revenue, g.goal.currency) : ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-    <p class="actions">
-      <a href={viewHref(`${view.base}/goal`, view)}>Show all</a>
-      <a href={viewHref(`${view.base}/goal.csv`, view)}>CSV</a>
-    </p>
-  </section>
-);
+          ) : null}
+          <td class="num">{formatNumber(row.count)}</td>
+          {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
+        </tr>
+      ))}
+    </tbody>
+  );
+};
 
 /**
  * Said instead of numbers when a filtered range starts before the oldest date the event log

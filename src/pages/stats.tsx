@@ -26,23 +26,22 @@ import {
   formatNumber,
   SHOWN_FIGURES,
 } from '../stats/overview.ts';
-import { isUnavailable, sourceOf } from '../stats/source.ts';
+import { figuresOver, isUnavailable, shareBaseOf, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
+import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import {
   change,
   csvDownload,
   FilterChips,
-  GoalsPanel,
   HiddenFields,
   ImportedNotice,
   type Listed,
-  PANELS,
-  PropertiesPanel,
   pageNumber,
   RangeNav,
+  ShareHeader,
   TITLES,
   UnavailableNotice,
   unavailableCsv,
@@ -111,60 +110,6 @@ function Totals({
   );
 }
 
-/** The overview's panels: each statistic's first values, a link to its full view and its CSV. */
-function Panels({
-  overview,
-  path,
-  domain,
-  view,
-  property,
-  funnels,
-}: {
-  overview: Overview;
-  path: string;
-  domain: string;
-  view: View;
-  property: { name: string; rows: { value: string; count: number }[] | null };
-  funnels: { id: number; name: string }[];
-}) {
-  return (
-    <div class="panels">
-      {overview.goals.length > 0 ? <GoalsPanel goals={overview.goals} view={view} /> : null}
-      <FlowsPanel funnels={funnels} view={view} />
-      <PropertiesPanel property={property.name} rows={property.rows} view={view} />
-      {PANELS.map(([name, title], i) => {
-        const data = overview.panels[i];
-        return (
-          <section class="card panel" aria-labelledby={`panel-${name}`}>
-            <h2 id={`panel-${name}`}>{title}</h2>
-            {data && data.rows.length > 0 ? (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{title}</th>
-                    <th scope="col" class="num">
-                      Count
-                    </th>
-                  </tr>
-                </thead>
-                <ValueRows name={name} rows={data.rows} domain={domain} view={view} />
-              </table>
-            ) : (
-              <p class="hint">No data for this range.</p>
-            )}
-            <p class="actions">
-              <a href={viewHref(`${path}/${name}`, view)}>
-                Show all {data?.total ? `(${formatNumber(data.total)})` : ''}
-              </a>
-              <a href={viewHref(`${path}/${name}.csv`, view)}>CSV</a>
-            </p>
-          </section>
-        );
-      })}
-    </div>
-  );
-}
-
 /** The property the address names (`property`), and its first values over the view. */
 async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
   const name = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
@@ -191,13 +136,31 @@ async function overviewPage(c: Context<AppEnv>) {
   const { view, refused } = await viewOf(c, site, db);
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
-  const keep = { chart: metric === 'overview' ? undefined : metric };
-  const chartHref = (m: ChartMetric) =>
-    viewHref(view.base, view, { chart: m === 'overview' ? undefined : m });
+  const compare = c.req.query('compare') === 'previous';
   const path = view.base;
-  const names = PANELS.map(([name]) => name);
-  const overview = await overviewOf(c.env, db, site.id, range, view.filters, names);
+  const overview = await overviewOf(c.env, db, site.id, range, view.filters, PANEL_NAMES, {
+    compare,
+  });
+  // What the overview's links keep besides the view: the chart, the comparison, the tabs.
+  const chartKeep = {
+    chart: metric === 'overview' ? undefined : metric,
+    compare: compare ? 'previous' : undefined,
+  };
+  const keep = {
+    ...chartKeep,
+    ...chosenTabs(
+      (name) => c.req.query(name),
+      !isUnavailable(overview) && overview.goals.length > 0,
+    ),
+  };
   const property = await propertyOf(c, site, db, view);
+  const kept = { ...keep, property: property.name || undefined };
+  const chartHref = (m: ChartMetric, comparing = compare) =>
+    viewHref(path, view, {
+      ...kept,
+      chart: m === 'overview' ? undefined : m,
+      compare: comparing ? 'previous' : undefined,
+    });
   const funnels = await listFunnels(db, site.id);
   const imported = await importsWithin(db, site.id, range);
   return render(c, {
@@ -214,14 +177,14 @@ async function overviewPage(c: Context<AppEnv>) {
             </p>
           )}
         </div>
-        <RangeNav path={path} view={view} keep={keep} />
+        <RangeNav path={path} view={view} keep={kept} />
         <p class="hint">
           {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
         </p>
-        <FilterChips path={path} view={view} keep={keep} refused={refused} />
+        <FilterChips path={path} view={view} keep={kept} refused={refused} />
         <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
         {isUnavailable(overview) ? (
-          <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={keep} />
+          <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={kept} />
         ) : (
           <>
             <Totals
@@ -234,18 +197,23 @@ async function overviewPage(c: Context<AppEnv>) {
             />
             <Chart
               points={overview.series}
+              previous={overview.previousSeries}
               unit={seriesUnitOf(range)}
               metric={metric}
+              compare={compare}
               hrefFor={chartHref}
             />
-            <Panels
-              overview={overview}
-              path={path}
-              domain={site.domain}
-              view={view}
-              property={property}
-              funnels={funnels}
-            />
+            <div class="panels">
+              <PanelGroups overview={overview} domain={site.domain} view={view} keep={kept} />
+              <PropertiesPanel
+                property={property.name}
+                rows={property.rows}
+                overview={overview}
+                view={view}
+                keep={keep}
+              />
+              <FlowsPanel funnels={funnels} view={view} />
+            </div>
           </>
         )}
       </>
@@ -370,9 +338,11 @@ function ValueTable(props: {
   listing: Listing;
   rows: { value: string; count: number }[];
   total: number;
+  /** What every count is a share of, or null (`shareBaseOf`). */
+  base: number | null;
   link: (extra: Record<string, string | number | undefined>) => string;
 }) {
-  const { name, title, domain, view, listing, rows, total, link } = props;
+  const { name, title, domain, view, listing, rows, total, base, link } = props;
   const { sortBy, sort, page } = listing;
   const lastPage = Math.max(1, Math.ceil(total / PER_PAGE));
   const sortLink = (by: 'value' | 'count') =>
@@ -395,9 +365,10 @@ function ValueTable(props: {
             <th scope="col" class="num" aria-sort={ariaSort('count')}>
               <a href={sortLink('count')}>Count</a>
             </th>
+            {base === null ? null : <ShareHeader />}
           </tr>
         </thead>
-        <ValueRows name={name} rows={rows} domain={domain} view={view} exclude />
+        <ValueRows name={name} rows={rows} domain={domain} view={view} base={base} exclude />
       </table>
       {rows.length === 0 ? <p class="hint">Nothing found.</p> : null}
       <nav class="actions" aria-label="Pages">
@@ -430,6 +401,9 @@ async function statisticPage(c: Context<AppEnv>) {
     limit: PER_PAGE,
     offset: (page - 1) * PER_PAGE,
   });
+  // The counts' shares are of the range's figure their metric sums to.
+  const figures = isUnavailable(data) ? null : await figuresOver(source, view.range);
+  const base = figures && !isUnavailable(figures) ? shareBaseOf(name, figures) : null;
   const overview = view.base;
   const path = `${overview}/${name}`;
   const title =
@@ -463,6 +437,7 @@ async function statisticPage(c: Context<AppEnv>) {
             domain={site.domain}
             rows={data.rows}
             total={data.total}
+            base={base}
           />
         )}
       </>

@@ -13,6 +13,7 @@ import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
+import { previousPeriod } from '../lib/dates.ts';
 import type { SeriesPoint, Summary } from './overview.ts';
 import type { StatsPage } from './queries.ts';
 import {
@@ -33,6 +34,11 @@ export type Overview = {
   series: SeriesPoint[];
   /** The top values of each panel asked for, in the same order. */
   panels: StatsPage[];
+  /**
+   * When comparing: the chart's points of the period of equal length just before, point for
+   * point (null when not comparing, or when the log holds none of it under filters).
+   */
+  previousSeries: SeriesPoint[] | null;
   /** Visitors of the last five minutes (all of them: filters do not narrow it). */
   live: number;
   /** With an `event` or goal filter only. */
@@ -84,12 +90,14 @@ export async function overviewOf(
   range: { from: string; to: string },
   filters: Filter[],
   panels: readonly StatName[],
+  { compare = false }: { compare?: boolean } = {},
 ): Promise<Overview | Unavailable> {
   const goals = await listGoals(db, websiteId);
   const source = await sourceOf(env, db, websiteId, filters, goals);
-  const [summary, series, pages, live, conversions] = await Promise.all([
+  const [summary, series, previous, pages, live, conversions] = await Promise.all([
     summaryOf(source, range),
     seriesOf(source, range),
+    compare ? seriesOf(source, previousPeriod(range)) : null,
     source.tops(panels, range, PANEL_ROWS),
     realtimeVisitors(env, websiteId, Date.now()),
     source.conversions(goals, range),
@@ -98,7 +106,8 @@ export async function overviewOf(
   if (isUnavailable(series)) return series;
   if (isUnavailable(pages)) return pages;
   if (isUnavailable(conversions)) return conversions;
-  const overview: Overview = { summary, series, panels: pages, live, goals: [] };
+  const previousSeries = previous === null || isUnavailable(previous) ? null : previous;
+  const overview: Overview = { summary, series, previousSeries, panels: pages, live, goals: [] };
   const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
   const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
   let base =

@@ -27,6 +27,7 @@ import {
 import { V1_STATISTICS, v1Filters, v1Property } from './engine/v1.ts';
 import { type Goal, goalFilter, withGoals } from './goals.ts';
 import {
+  type Figures,
   figuresOf,
   type SeriesPoint,
   SUMMED,
@@ -261,11 +262,7 @@ export async function firstDateOf(
 export async function summaryOf(source: Source<never>, range: Dates): Promise<Summary>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable> {
-  const figures = async (dates: Dates) => {
-    const sums = await source.sums(SUMMED, dates, false);
-    if (isUnavailable(sums)) return sums;
-    return figuresOf((name) => sums.find((s) => s.name === name)?.count ?? 0);
-  };
+  const figures = (dates: Dates) => figuresOver(source, dates);
   const data = await figures(range);
   if (isUnavailable(data)) return data;
   // The period before may reach past the log's oldest date: it shows what the log holds.
@@ -277,6 +274,38 @@ export async function summaryOf(source: Source, range: Dates): Promise<Summary |
         ? await figures({ from: previous.firstDate, to: before.to })
         : figuresOf(() => 0);
   return { data, previous: isUnavailable(previous) ? figuresOf(() => 0) : previous };
+}
+
+/** The figures of a range (one question of the engine). */
+export async function figuresOver(source: Source, range: Dates): Promise<Figures | Unavailable> {
+  const sums = await source.sums(SUMMED, range, false);
+  if (isUnavailable(sums)) return sums;
+  return figuresOf((name) => sums.find((s) => s.name === name)?.count ?? 0);
+}
+
+/**
+ * The figure a listing's counts are shares of: what its metric counts over the whole range
+ * (every row counts part of it, and no more), or null for a listing whose counts are no share
+ * of anything people read (bounces, durations, goals: theirs is the conversion rate).
+ */
+export function shareBaseOf(name: StatName | 'goal' | 'property', figures: Figures): number | null {
+  if (name === 'goal') return null;
+  const metric = name === 'property' ? 'events' : V1_STATISTICS[name].metric;
+  switch (metric) {
+    case 'pageviews':
+      return figures.pageviews;
+    case 'visits':
+      return figures.visits;
+    case 'visitors':
+      return figures.visitors;
+    case 'sl:custom_events':
+      return figures.events;
+    case 'events':
+      // A property's values are carried by page views and custom events alike.
+      return figures.pageviews + figures.events;
+    default:
+      return null;
+  }
 }
 
 /** The chart's points of a range: per day, or per hour for one day. */

@@ -9,11 +9,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { call } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
 import {
+  barsOf,
   chartRows,
   hrefs,
   linkNamed,
+  panel,
   panelRows,
   rowsOf,
+  sharesOf,
   totalCard,
   unescapeHtml,
 } from '../support/html.ts';
@@ -160,10 +163,14 @@ describe('the overview under filters', () => {
       expect(res.status).toBe(201);
     }
     const html = await page(s.domain, '');
-    const panel = html.match(/<h2 id="panel-goals">Goals<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';
+    // The goals are the first tab of "Goals and events", chosen while there are conversions.
+    expect(html).toMatch(
+      /<a href="[^"]*#events" role="tab" id="tab-goal"[^>]*aria-selected="true"/,
+    );
+    const goalsPanel = panel(html, 'goal');
     const goals = [
-      ...panel.matchAll(
-        /<tr><td><a href="([^"]*)">([^<]*)<\/a><\/td>((?:<td class="num">[^<]*<\/td>)+)<\/tr>/g,
+      ...goalsPanel.matchAll(
+        /<tr><td class="bar-cell"><svg[\s\S]*?<\/svg><a href="([^"]*)" class="filter-link">([^<]*)<\/a><\/td>((?:<td class="num">[^<]*<\/td>)+)<\/tr>/g,
       ),
     ].map((m) => [
       unescapeHtml(m[2] ?? ''),
@@ -176,7 +183,7 @@ describe('the overview under filters', () => {
       ['Visit /pricing', ['2', '2', '66.7%', '']],
       ['signup', ['1', '1', '33.3%', '€0.00']],
     ]);
-    expect(unescapeHtml(panel)).toContain('filter%5Bgoal%5D=Visit+%2Fpricing');
+    expect(unescapeHtml(goalsPanel)).toContain('filter%5Bgoal%5D=Visit+%2Fpricing');
     const csv = await call(`/stats/${s.domain}/goal.csv?range=custom&from=${DAY}&to=${DAY}`);
     expect(csv.text.trim().split('\r\n')).toEqual(['value,count', 'Visit /pricing,2', 'signup,1']);
     // The full view: every goal, searched, sorted and paged as every statistic.
@@ -215,13 +222,17 @@ describe('the overview under filters', () => {
     const blank = await page(s.domain, '');
     expect(blank).toContain('Name a property your hits carry');
     const html = await page(s.domain, '', 'property=plan');
-    const panel =
+    const properties =
       html.match(/<h2 id="panel-properties">Properties<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';
-    expect(rowsOf(panel).map((r) => [r.value, r.count])).toEqual([
+    expect(rowsOf(properties).map((r) => [r.value, r.count])).toEqual([
       ['pro', '2'],
       ['free', '1'],
     ]);
-    expect(unescapeHtml(panel)).toContain('filter%5Bprops%3Aplan%5D=pro');
+    // Shares of all the range's hits (ten page views and events with the three visitors'):
+    // bars behind the rows, the longest the whole cell.
+    expect(sharesOf(properties)).toEqual(['20%', '10%']);
+    expect(barsOf(properties)).toEqual(['100.0', '50.0']);
+    expect(unescapeHtml(properties)).toContain('filter%5Bprops%3Aplan%5D=pro');
     const csv = await call(
       `/stats/${s.domain}/property.csv?range=custom&from=${DAY}&to=${DAY}&property=plan`,
     );

@@ -29,16 +29,16 @@ export type Row = { value: string; count: string; href: string | null };
 
 /**
  * Data rows of an HTML fragment: the value (the text of its first cell's first link, which
- * filters by it, or the cell's text), the link that opens it (`href`, or null) and the count
- * (the last cell, class "num").
+ * filters by it, or the cell's text; the bar behind it left out), the link that opens it
+ * (`href`, or null) and the count (the last cell of class "num"; a share comes after it).
  */
 export function rowsOf(fragment: string): Row[] {
   const rows: Row[] = [];
   for (const tr of fragment.matchAll(/<tr>([\s\S]*?)<\/tr>/g)) {
-    const cells = [...(tr[1] ?? '').matchAll(/<td( class="num")?>([\s\S]*?)<\/td>/g)];
-    const first = cells[0]?.[2] ?? '';
-    const last = cells.at(-1);
-    if (!last?.[1] || cells.length < 2) continue;
+    const cells = [...(tr[1] ?? '').matchAll(/<td(?: class="([^"]*)")?>([\s\S]*?)<\/td>/g)];
+    const first = (cells[0]?.[2] ?? '').replace(/^<svg[\s\S]*?<\/svg>/, '');
+    const last = cells.filter((c) => c[1] === 'num').at(-1);
+    if (!last?.[2] || cells.length < 2) continue;
     const opens = first.match(
       /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank"/,
     );
@@ -52,11 +52,23 @@ export function rowsOf(fragment: string): Row[] {
   return rows;
 }
 
-/** The section of one panel on the overview. */
+/** The share column of a fragment's rows (`42%`), in order. */
+export const sharesOf = (fragment: string) =>
+  [...fragment.matchAll(/<td class="num share">([^<]*)<\/td>/g)].map((m) =>
+    unescapeHtml(m[1] ?? ''),
+  );
+
+/** The widths of the bars behind a fragment's rows, in percent of the cell (`100.0`, …). */
+export const barsOf = (fragment: string) =>
+  [...fragment.matchAll(/<svg class="bar behind"[^>]*><rect class="fill" width="([^"]*)"/g)].map(
+    (m) => m[1] ?? '',
+  );
+
+/** The tab panel of one statistic on the overview (`panel-page`, …). */
 export function panel(html: string, name: string): string {
-  const start = html.indexOf(`<section class="card panel" aria-labelledby="panel-${name}">`);
+  const start = html.indexOf(`id="panel-${name}"`);
   if (start < 0) throw new Error(`no panel ${name}`);
-  return html.slice(start, html.indexOf('</section>', start));
+  return html.slice(start, html.indexOf('</div>', start));
 }
 
 export const panelRows = (html: string, name: string) => rowsOf(panel(html, name));

@@ -1,0 +1,370 @@
+/**
+ * The overview's panels (./stats.tsx), grouped as people read them — Sources, Pages,
+ * Locations, Devices, Goals and events — each group a card with a tab per statistic, and the
+ * custom properties' card. Every row has a bar behind it as long as its count and its share
+ * of the range's figure (./stats-view.tsx, `ValueRows`).
+ *
+ * Tabs work without JavaScript: each is a link to the overview with that tab chosen (the
+ * group's parameter, e.g. `sources=campaign`), so the address holds the choice like the rest
+ * of the view. With JavaScript, the page's script switches tabs in place (every tab's table
+ * is in the page already) and writes the same address into the history; the arrow keys move
+ * between a group's tabs.
+ */
+import type { FC } from 'hono/jsx';
+import type { FilterDimension } from '../counting/dimensions.ts';
+import type { Overview } from '../stats/dashboard.ts';
+import { formatNumber } from '../stats/overview.ts';
+import type { StatsPage } from '../stats/queries.ts';
+import { shareBaseOf } from '../stats/source.ts';
+import {
+  Bar,
+  type Extra,
+  HiddenFields,
+  ShareHeader,
+  shareText,
+  ValueRows,
+  type View,
+  viewHref,
+  viewParams,
+  withFilter,
+} from './stats-view.tsx';
+
+/** A tab of a group: a statistic (or the goals) and its label. */
+type Tab = readonly [name: FilterDimension | 'goal', label: string];
+
+type Group = {
+  /** The group's id, its element's and the address's parameter naming its chosen tab. */
+  id: string;
+  title: string;
+  tabs: readonly Tab[];
+};
+
+/** The overview's groups, in the order they are shown; a group's first tab is its default. */
+export const GROUPS: readonly Group[] = [
+  {
+    id: 'sources',
+    title: 'Sources',
+    tabs: [
+      ['referrer', 'Referrers'],
+      ['campaign', 'Campaigns'],
+    ],
+  },
+  {
+    id: 'pages',
+    title: 'Pages',
+    tabs: [
+      ['page', 'Top pages'],
+      ['landing_page', 'Landing pages'],
+      ['exit_page', 'Exit pages'],
+    ],
+  },
+  {
+    id: 'locations',
+    title: 'Locations',
+    tabs: [
+      ['country', 'Countries'],
+      ['city', 'Cities'],
+      ['continent', 'Continents'],
+    ],
+  },
+  {
+    id: 'devices',
+    title: 'Devices',
+    tabs: [
+      ['browser', 'Browsers'],
+      ['os', 'Systems'],
+      ['device', 'Device types'],
+      ['resolution', 'Screen sizes'],
+      ['language', 'Languages'],
+    ],
+  },
+  {
+    id: 'events',
+    title: 'Goals and events',
+    tabs: [
+      ['goal', 'Goals'],
+      ['event', 'Events'],
+    ],
+  },
+];
+
+/** Every statistic the overview's tabs show, in the order of the groups. */
+export const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
+  g.tabs.flatMap(([name]) => (name === 'goal' ? [] : [name])),
+);
+
+/** A group's tabs on this overview: the goals only when the range has conversions. */
+const tabsOf = (group: Group, hasGoals: boolean) =>
+  group.tabs.filter(([name]) => name !== 'goal' || hasGoals);
+
+/**
+ * The tab the address chooses in each group (`sources=campaign`), as parameters for the
+ * overview's links to keep: a group's default tab is left out.
+ */
+export function chosenTabs(query: (name: string) => string | undefined, hasGoals: boolean): Extra {
+  const chosen: Extra = {};
+  for (const group of GROUPS) {
+    const tabs = tabsOf(group, hasGoals);
+    const asked = query(group.id);
+    if (asked !== tabs[0]?.[0] && tabs.some(([name]) => name === asked)) chosen[group.id] = asked;
+  }
+  return chosen;
+}
+
+type PanelsProps = {
+  overview: Overview;
+  domain: string;
+  view: View;
+  /** The overview's parameters besides the view (chart, comparison, chosen tabs). */
+  keep: Extra;
+};
+
+/** A statistic's tab: its top values, and links to its full view and CSV. */
+const StatisticTab: FC<
+  PanelsProps & { name: FilterDimension; label: string; data?: StatsPage }
+> = ({ overview, domain, view, keep, name, label, data }) => (
+  <>
+    {data && data.rows.length > 0 ? (
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{label}</th>
+            <th scope="col" class="num">
+              Count
+            </th>
+            <ShareHeader />
+          </tr>
+        </thead>
+        <ValueRows
+          name={name}
+          rows={data.rows}
+          domain={domain}
+          view={view}
+          keep={keep}
+          base={shareBaseOf(name, overview.summary.data)}
+        />
+      </table>
+    ) : (
+      <p class="hint">No data for this range.</p>
+    )}
+    <p class="actions">
+      <a href={viewHref(`${view.base}/${name}`, view)}>
+        Show all {data?.total ? `(${formatNumber(data.total)})` : ''}
+      </a>
+      <a href={viewHref(`${view.base}/${name}.csv`, view)}>CSV</a>
+    </p>
+  </>
+);
+
+/** An amount of a currency, as people read it (`€1,234.50`). */
+const money = (amount: number, currency: string) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+
+/**
+ * The goals' tab: each goal with conversions — its converting visitors, completions,
+ * conversion rate and revenue — its name a link that filters the overview by it.
+ */
+const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
+  goals,
+  view,
+  keep,
+}) => {
+  const max = Math.max(0, ...goals.map((g) => g.visitors));
+  return (
+    <>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Goal</th>
+            <th scope="col" class="num">
+              Visitors
+            </th>
+            <th scope="col" class="num">
+              Conversions
+            </th>
+            <th scope="col" class="num">
+              Rate
+            </th>
+            <th scope="col" class="num">
+              Revenue
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {goals.map((g) => (
+            <tr>
+              <td class="bar-cell">
+                <Bar share={max > 0 ? (g.visitors / max) * 100 : 0} behind />
+                <a
+                  href={viewHref(
+                    view.base,
+                    withFilter(view, {
+                      dimension: 'goal',
+                      operator: 'is',
+                      value: g.goal.displayName,
+                    }),
+                    keep,
+                  )}
+                  class="filter-link"
+                >
+                  {g.goal.displayName}
+                </a>
+              </td>
+              <td class="num">{formatNumber(g.visitors)}</td>
+              <td class="num">{formatNumber(g.events)}</td>
+              <td class="num">{g.rate}%</td>
+              <td class="num">{g.goal.currency ? money(g.revenue, g.goal.currency) : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="actions">
+        <a href={viewHref(`${view.base}/goal`, view)}>Show all</a>
+        <a href={viewHref(`${view.base}/goal.csv`, view)}>CSV</a>
+      </p>
+    </>
+  );
+};
+
+/**
+ * A group's card: its title, a tab per statistic (links that choose it; the page's script
+ * switches in place) and a tab panel each, the chosen one shown.
+ */
+const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage> }> = (props) => {
+  const { group, data, overview, view, keep } = props;
+  const tabs = tabsOf(group, overview.goals.length > 0);
+  const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
+  const hrefOf = (name: string) =>
+    `${viewHref(view.base, view, { ...keep, [group.id]: name === tabs[0]?.[0] ? undefined : name })}#${group.id}`;
+  return (
+    <section class="card panel" id={group.id} aria-labelledby={`group-${group.id}`}>
+      <div class="panel-head">
+        <h2 id={`group-${group.id}`}>{group.title}</h2>
+        {tabs.length > 1 ? (
+          <div class="tabs" role="tablist" aria-labelledby={`group-${group.id}`}>
+            {tabs.map(([name, label]) => (
+              <a
+                href={hrefOf(name)}
+                role="tab"
+                id={`tab-${name}`}
+                aria-controls={`panel-${name}`}
+                aria-selected={name === chosen ? 'true' : 'false'}
+              >
+                {label}
+              </a>
+            ))}
+          </div>
+        ) : null}
+      </div>
+      {tabs.map(([name, label]) => (
+        <div
+          role="tabpanel"
+          id={`panel-${name}`}
+          aria-labelledby={tabs.length > 1 ? `tab-${name}` : `group-${group.id}`}
+          hidden={name !== chosen}
+        >
+          {name === 'goal' ? (
+            <GoalsTab goals={overview.goals} view={view} keep={keep} />
+          ) : (
+            <StatisticTab {...props} name={name} label={label} data={data.get(name)} />
+          )}
+        </div>
+      ))}
+    </section>
+  );
+};
+
+/** The overview's groups of panels; `overview.panels` are the `PANEL_NAMES`' top values. */
+export const PanelGroups: FC<PanelsProps> = (props) => {
+  const data = new Map(PANEL_NAMES.map((name, i) => [name, props.overview.panels[i]]));
+  return (
+    <>
+      {GROUPS.map((group) => (
+        <GroupCard {...props} group={group} data={data as Map<string, StatsPage>} />
+      ))}
+    </>
+  );
+};
+
+/**
+ * The overview's custom properties: a property named in the form (kept in the address as
+ * `property`), its values with their hits (page views and events) and share of all hits,
+ * each a link that filters the overview by it.
+ */
+export const PropertiesPanel: FC<{
+  property: string;
+  rows: { value: string; count: number }[] | null;
+  overview: Overview;
+  view: View;
+  keep: Extra;
+}> = ({ property, rows, overview, view, keep }) => {
+  const max = Math.max(0, ...(rows ?? []).map((r) => r.count));
+  const base = shareBaseOf('property', overview.summary.data);
+  return (
+    <section class="card panel" aria-labelledby="panel-properties">
+      <h2 id="panel-properties">Properties</h2>
+      <form method="get" action={view.base} class="actions search">
+        <HiddenFields params={viewParams(view, keep)} />
+        <label for="property-name">Property</label>
+        <input
+          id="property-name"
+          name="property"
+          value={property}
+          maxlength={300}
+          placeholder="plan, author, …"
+        />
+        <button type="submit" class="secondary">
+          Show
+        </button>
+      </form>
+      {rows === null ? (
+        <p class="hint">Name a property your hits carry (plan, author, …) to see its values.</p>
+      ) : rows.length === 0 ? (
+        <p class="hint">No hit of this range carries it.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{property}</th>
+              <th scope="col" class="num">
+                Hits
+              </th>
+              <ShareHeader />
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr>
+                <td class="bar-cell">
+                  <Bar share={max > 0 ? (row.count / max) * 100 : 0} behind />
+                  <a
+                    href={viewHref(
+                      view.base,
+                      withFilter(view, {
+                        dimension: `props:${property}`,
+                        operator: 'is',
+                        value: row.value,
+                      }),
+                      { ...keep, property },
+                    )}
+                    class="filter-link"
+                  >
+                    {row.value}
+                  </a>
+                </td>
+                <td class="num">{formatNumber(row.count)}</td>
+                <td class="num share">{shareText(row.count, base)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {rows && rows.length > 0 ? (
+        <p class="actions">
+          <a href={viewHref(`${view.base}/property`, view, { property })}>Show all</a>
+          <a href={viewHref(`${view.base}/property.csv`, view, { property })}>CSV</a>
+        </p>
+      ) : null}
+    </section>
+  );
+};

@@ -1,0 +1,202 @@
+/**
+ * Accessibility in a real browser: Chromium loads the pages people meet first — the login
+ * page, a website's settings, the statistics overview, a statistic's full view, a filtered and
+ * compared overview, and a shared link's embed — in light and in dark mode, and axe-core checks
+ * each; any serious or critical violation fails. Then the overview by keyboard alone: every
+ * control is reached with Tab, a group's tabs switch with the arrow keys (in place, the
+ * address following), the chart's points give their values on focus, and the shortcuts work.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Unstable_DevWorker } from 'wrangler';
+import { withDatabase } from '../../scripts/lib/d1.ts';
+import { generateTraffic, replayTraffic } from '../../scripts/lib/traffic.ts';
+import { startWorker } from '../../scripts/lib/worker.ts';
+import { createOwner } from '../../src/accounts/owners.ts';
+import { createWebsite } from '../../src/websites/service.ts';
+import { haveChromium, launchBrowser } from './browser.ts';
+
+const DOMAIN = 'a11y.example.com';
+const EMAIL = 'a11y-owner@example.com';
+const PASSWORD = 'a long enough password';
+const DAY = 86_400_000;
+
+/** axe-core's browser build: evaluated in the page (the page's CSP allows no other script). */
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+type Violation = { id: string; impact: string | null; help: string; nodes: string[] };
+
+/** The serious and critical violations of the page as loaded, by axe-core's WCAG 2.1 AA rules. */
+async function violations(page: Page): Promise<Violation[]> {
+  await page.evaluate(await axeSource);
+  const found = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe-core's global, defined by the script above
+    const axe = (window as any).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map(
+      (v: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+      }),
+    );
+  });
+  return (found as Violation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+let state: string;
+let worker: Unstable_DevWorker;
+let browser: BrowserContext;
+let page: Page;
+let base: string;
+let websiteId: number;
+let embedUrl: string;
+
+describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
+  beforeAll(async () => {
+    state = await mkdtemp(join(tmpdir(), 'sightline-a11y-'));
+    const made = await withDatabase({ remote: false, persistTo: state }, async (db) => {
+      const owner = await createOwner(db, { email: EMAIL, password: PASSWORD });
+      const site = await createWebsite(db, owner.id, { domain: DOMAIN, privacy: 0 });
+      return { key: owner.apiKey, id: site.id };
+    });
+    websiteId = made.id;
+    worker = await startWorker(state, 'src/index.ts', { REPLAY: 'on' });
+    base = `http://localhost:${worker.port}`;
+    const today = new Date();
+    const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + DAY;
+    const hits = generateTraffic({ seed: 7, domain: DOMAIN, days: 40, end, visitorsPerDay: 8 });
+    await replayTraffic(
+      base,
+      hits.filter((h) => h.req.now <= Date.now()),
+      () => undefined,
+    );
+    const api = (path: string, body: unknown) =>
+      worker.fetch(`/api/v1/websites/${websiteId}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${made.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await api('/goals', { event: 'signup' })).status).toBe(201);
+    const link = await api('/shared-links', { name: 'Board' });
+    expect(link.status).toBe(201);
+    const { data } = (await link.json()) as { data: { url: string } };
+    embedUrl = `${base}${new URL(data.url).pathname}?embed=true&range=30d`;
+    browser = await launchBrowser([]);
+    page = await browser.newPage();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    if (state) await rm(state, { recursive: true, force: true });
+  });
+
+  it('finds no serious or critical violation on six pages, light and dark', async () => {
+    const found: Record<string, Violation[]> = {};
+    const check = async (name: string, url: string) => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const res = await page.goto(url);
+        expect(res?.status(), `${name} (${scheme})`).toBe(200);
+        found[`${name} (${scheme})`] = await violations(page);
+      }
+    };
+    await check('login page', `${base}/login`);
+    // The check itself finds what it should: an image without a text alternative is one.
+    await page.evaluate(() => document.querySelector('main')?.append(document.createElement('img')));
+    expect((await violations(page)).map((v) => v.id)).toContain('image-alt');
+    await page.fill('#email', EMAIL);
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL('**/websites'), page.click('main button[type=submit]')]);
+    await check('settings page', `${base}/websites/${websiteId}`);
+    await check('overview', `${base}/stats/${DOMAIN}?range=30d`);
+    await check('full view', `${base}/stats/${DOMAIN}/page?range=30d`);
+    await check(
+      'filtered and compared view',
+      `${base}/stats/${DOMAIN}?range=30d&filter[browser]=Chrome&compare=previous&devices=os`,
+    );
+    await check('embed', embedUrl);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
+  });
+
+  it('is used by keyboard alone: Tab reaches every control, tabs and the chart answer to arrows', async () => {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
+    // Every visible control is reached by Tab, in one pass.
+    const controls = await page.evaluate(() => {
+      const all = document.querySelectorAll<HTMLElement>(
+        'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]',
+      );
+      return [...all].filter((e) => e.offsetParent !== null || e.getClientRects().length > 0).length;
+    });
+    expect(controls).toBeGreaterThan(50);
+    await page.evaluate(() => {
+      (window as unknown as { reached: Set<Element> }).reached = new Set();
+      document.addEventListener('focusin', (e) =>
+        (window as unknown as { reached: Set<Element> }).reached.add(e.target as Element),
+      );
+    });
+    // (summaries and the chart's points are stops too)
+    for (let i = 0; i < controls + 40; i++) await page.keyboard.press('Tab');
+    const missed = await page.evaluate(() => {
+      const reached = (window as unknown as { reached: Set<Element> }).reached;
+      return [
+        ...document.querySelectorAll<HTMLElement>(
+          'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]',
+        ),
+      ]
+        .filter((e) => e.getClientRects().length > 0 && !reached.has(e))
+        .map((e) => e.outerHTML.slice(0, 120));
+    });
+    expect(missed).toEqual([]);
+
+    // A group's tabs: the arrow keys choose the next one in place (no new page), and the
+    // address follows, so a reload or a shared address shows the same tab.
+    await page.evaluate(() => {
+      (window as unknown as { samePage: boolean }).samePage = true;
+    });
+    await page.focus('#tab-referrer');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-campaign');
+    expect(await page.getAttribute('#tab-campaign', 'aria-selected')).toBe('true');
+    expect(await page.isVisible('#panel-campaign')).toBe(true);
+    expect(await page.isVisible('#panel-referrer')).toBe(false);
+    expect(new URL(page.url()).searchParams.get('sources')).toBe('campaign');
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.isVisible('#panel-referrer')).toBe(true);
+    await page.focus('#tab-os');
+    await page.keyboard.press('Enter');
+    expect(await page.isVisible('#panel-os')).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(
+      true,
+    );
+
+    // The chart: one tab stop; the arrow keys move between points, each saying its values.
+    await page.focus('.chart .pt');
+    await page.keyboard.press('ArrowRight');
+    const label = await page.evaluate(() => {
+      const focused = document.activeElement;
+      const id = focused?.getAttribute('aria-labelledby') ?? '';
+      return document.getElementById(id)?.textContent ?? '';
+    });
+    expect(label).toMatch(/^.+: \d+ visitors, \d+ page views$/);
+
+    // The shortcuts: `x` compares with the period before (dotted lines), `w` shows 7 days.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await Promise.all([page.waitForURL(/compare=previous/), page.keyboard.press('x')]);
+    expect(await page.locator('.chart polyline.previous').count()).toBe(2);
+    expect(await page.textContent('.chart figcaption')).toContain('Previous period (dotted)');
+    await Promise.all([page.waitForURL(/range=7d/), page.keyboard.press('w')]);
+    expect(new URL(page.url()).searchParams.get('compare')).toBe('previous');
+  });
+});

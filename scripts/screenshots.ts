@@ -48,7 +48,7 @@ try {
   await page.goto(`${base}/stats/${DEMO.domain}?range=30d`);
   await page.screenshot({ path: join(out, 'stats.png'), fullPage: true });
   await page.goto(
-    `${base}/stats/${DEMO.domain}?range=30d&filter[referrer]=www.google.com&filter[event]=signup`,
+    `${base}/stats/${DEMO.domain}?range=30d&filter[referrer]=www.google.com&compare=previous`,
   );
   await page.screenshot({ path: join(out, 'stats-filtered.png') });
   await page.goto(`${base}/stats/${DEMO.domain}/page?range=30d&search=blog`);

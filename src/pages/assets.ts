@@ -12,7 +12,7 @@ const CSS = `
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;padding:.75rem 1rem;border-bottom:1px solid var(--line)}
 header.top .brand{font-weight:700;text-decoration:none;color:var(--fg)}header.top nav{display:flex;gap:1rem;align-items:center}
-main{max-width:64rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem}
+main{max-width:72rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.15rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1rem;margin:0 0 1rem}
 form.stack{display:grid;gap:.9rem;max-width:36rem}label{display:grid;gap:.25rem;font-weight:600}
 input,select,textarea,button{font:inherit;color:inherit}input,select,textarea{font-weight:400;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);width:100%}
@@ -30,7 +30,7 @@ pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(-
 .chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}
 .chart .axis{stroke:var(--muted)}.chart .grid{stroke:var(--line);stroke-dasharray:2 3}.chart .tick{fill:var(--muted);font-size:12px}.chart .tick.end,.chart .val.end{text-anchor:end}.chart .tick.mid{text-anchor:middle}
 .chart .hit{fill:transparent}.chart .pt circle{stroke:none}.chart .pt circle.pageviews{fill:var(--accent)}.chart .pt circle.visitors{fill:var(--good)}.chart .pt circle,.chart .pt .val{visibility:hidden}.chart .pt:hover circle,.chart .pt:focus circle,.chart .pt:hover .val,.chart .pt:focus .val{visibility:visible}.chart .val{fill:var(--fg);font-size:13px;font-weight:600;paint-order:stroke;stroke:var(--bg);stroke-width:4px}.chart .pt:focus{outline:none}.chart .pt:focus .hit{fill:var(--line);opacity:.5}.key::before{content:'';display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.35rem;vertical-align:-1px}
-.panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{word-break:break-all}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}.search select{width:auto}
+.panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,28rem),1fr));gap:1rem}.panel h2{margin-top:0}.panel td:first-child{overflow-wrap:anywhere}.live{color:var(--muted)}.search input[type=search]{max-width:20rem}.search select{width:auto}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0 1rem}.chips{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;margin:0;padding:0}.chip{display:flex;gap:.5rem;align-items:center;border:1px solid var(--line);background:var(--card);border-radius:999px;padding:.2rem .4rem .2rem .75rem}.chip a{text-decoration:none;font-weight:700;padding:0 .35rem}
 .filter-link{color:inherit;text-decoration:none}.filter-link:hover{text-decoration:underline;color:var(--accent)}.open-link{text-decoration:none;font-size:.85rem}
 svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fill:var(--line)}svg.bar .fill{fill:var(--accent)}
@@ -38,7 +38,8 @@ svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fi
 .bar-cell{position:relative;z-index:0}svg.bar.behind{position:absolute;z-index:-1;left:0;top:.2rem;width:100%;height:calc(100% - .4rem);margin:0}svg.bar.behind .fill{fill:var(--accent);opacity:.15}th.share,td.share{color:var(--muted);width:4.5rem}
 .chart polyline.previous{stroke-dasharray:3 5;opacity:.6;stroke-width:2}.key.previous::before{background:none;border-top:2px dotted var(--muted);height:0;vertical-align:4px}.chart-metrics .compare{margin-left:auto}
 dialog{border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg);max-width:24rem}dialog::backdrop{background:rgb(0 0 0/.4)}dialog dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem}dialog dd{margin:0}kbd{font-family:ui-monospace,monospace;border:1px solid var(--line);border-radius:4px;padding:0 .4rem;background:var(--card)}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+@media (max-width:40rem){main{padding:.75rem}.totals{grid-template-columns:repeat(3,1fr);gap:.5rem}.totals .card{padding:.6rem;margin:0}.totals h2{font-size:.85rem}.big{font-size:1.4rem}.totals .hint{font-size:.75rem}.card{padding:.75rem}}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 
 /**

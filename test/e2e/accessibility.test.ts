@@ -6,8 +6,7 @@
  * control is reached with Tab, a group's tabs switch with the arrow keys (in place, the
  * address following), the chart's points give their values on focus, and the shortcuts work.
  */
-import { readFile, rm } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +37,10 @@ async function violations(page: Page): Promise<Violation[]> {
     // biome-ignore lint/suspicious/noExplicitAny: axe-core's global, defined by the script above
     const axe = (window as any).axe;
     const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      runOnly: {
+        type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+      },
       resultTypes: ['violations'],
     });
     return result.violations.map(
@@ -113,7 +115,9 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     };
     await check('login page', `${base}/login`);
     // The check itself finds what it should: an image without a text alternative is one.
-    await page.evaluate(() => document.querySelector('main')?.append(document.createElement('img')));
+    await page.evaluate(() =>
+      document.querySelector('main')?.append(document.createElement('img')),
+    );
     expect((await violations(page)).map((v) => v.id)).toContain('image-alt');
     await page.fill('#email', EMAIL);
     await page.fill('#password', PASSWORD);
@@ -137,7 +141,8 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       const all = document.querySelectorAll<HTMLElement>(
         'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]',
       );
-      return [...all].filter((e) => e.offsetParent !== null || e.getClientRects().length > 0).length;
+      return [...all].filter((e) => e.offsetParent !== null || e.getClientRects().length > 0)
+        .length;
     });
     expect(controls).toBeGreaterThan(50);
     await page.evaluate(() => {

@@ -40,7 +40,7 @@ type Group = {
 };
 
 /** The overview's groups, in the order they are shown; a group's first tab is its default. */
-export const GROUPS: readonly Group[] = [
+const GROUPS: readonly Group[] = [
   {
     id: 'sources',
     title: 'Sources',

@@ -115,8 +115,8 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     };
     await check('login page', `${base}/login`);
     // The check itself finds what it should: an image without a text alternative is one.
-    await page.evaluate(() =>
-      document.querySelector('main')?.append(document.createElement('img')),
+    await page.evaluate(
+      "document.querySelector('main').appendChild(document.createElement('img'))",
     );
     expect((await violations(page)).map((v) => v.id)).toContain('image-alt');
     await page.fill('#email', EMAIL);
@@ -137,32 +137,18 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
     // Every visible control is reached by Tab, in one pass.
-    const controls = await page.evaluate(() => {
-      const all = document.querySelectorAll<HTMLElement>(
-        'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]',
-      );
-      return [...all].filter((e) => e.offsetParent !== null || e.getClientRects().length > 0)
-        .length;
-    });
+    const CONTROLS = 'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]';
+    const visible = `Array.from(document.querySelectorAll('${CONTROLS}')).filter((e) => e.getClientRects().length > 0)`;
+    const controls = (await page.evaluate(`${visible}.length`)) as number;
     expect(controls).toBeGreaterThan(50);
-    await page.evaluate(() => {
-      (window as unknown as { reached: Set<Element> }).reached = new Set();
-      document.addEventListener('focusin', (e) =>
-        (window as unknown as { reached: Set<Element> }).reached.add(e.target as Element),
-      );
-    });
+    await page.evaluate(
+      "window.reached = new Set(); document.addEventListener('focusin', (e) => window.reached.add(e.target))",
+    );
     // (summaries and the chart's points are stops too)
     for (let i = 0; i < controls + 40; i++) await page.keyboard.press('Tab');
-    const missed = await page.evaluate(() => {
-      const reached = (window as unknown as { reached: Set<Element> }).reached;
-      return [
-        ...document.querySelectorAll<HTMLElement>(
-          'a[href], button, input:not([type=hidden]), select, textarea, [tabindex="0"]',
-        ),
-      ]
-        .filter((e) => e.getClientRects().length > 0 && !reached.has(e))
-        .map((e) => e.outerHTML.slice(0, 120));
-    });
+    const missed = await page.evaluate(
+      `${visible}.filter((e) => !window.reached.has(e)).map((e) => e.outerHTML.slice(0, 120))`,
+    );
     expect(missed).toEqual([]);
 
     // A group's tabs: the arrow keys choose the next one in place (no new page), and the

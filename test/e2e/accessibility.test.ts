@@ -163,8 +163,23 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     expect(await page.isVisible('#panel-campaign')).toBe(true);
     expect(await page.isVisible('#panel-referrer')).toBe(false);
     expect(new URL(page.url()).searchParams.get('sources')).toBe('campaign');
+    // The page's other links and forms keep the choice, as the server writes them.
+    expect(
+      new URL((await page.getAttribute('a[data-key="w"]', 'href')) ?? '', base).searchParams.get(
+        'sources',
+      ),
+    ).toBe('campaign');
+    expect(await page.getAttribute('form.custom-range input[name="sources"]', 'value')).toBe(
+      'campaign',
+    );
     await page.keyboard.press('ArrowLeft');
     expect(await page.isVisible('#panel-referrer')).toBe(true);
+    expect(
+      new URL((await page.getAttribute('a[data-key="w"]', 'href')) ?? '', base).searchParams.has(
+        'sources',
+      ),
+    ).toBe(false);
+    expect(await page.locator('form.custom-range input[name="sources"]').count()).toBe(0);
     await page.focus('#tab-os');
     await page.keyboard.press('Enter');
     expect(await page.isVisible('#panel-os')).toBe(true);

@@ -25,7 +25,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .
 pre,code{font-family:ui-monospace,monospace;font-size:.9rem}pre{background:var(--card);border:1px solid var(--line);padding:.75rem;border-radius:6px;overflow:auto;white-space:pre-wrap;word-break:break-all}
 .actions{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center}.inline{display:inline}
 .ranges,.chart-metrics{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.5rem 0}.ranges a[aria-current],.chart-metrics a[aria-current]{font-weight:700;text-decoration:none;color:var(--fg)}
-.custom-range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}.custom-range label{font-weight:400}.custom-range input{width:auto}
+.range-links{display:contents}.custom-range{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}.custom-range label{font-weight:400}.custom-range input{width:auto}
 .totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:1rem}.totals h2{margin:0;font-size:1rem;color:var(--muted)}.totals h2 a{color:inherit}.totals .charted{border-color:var(--accent);box-shadow:inset 0 3px 0 var(--accent)}.totals .charted h2 a{text-decoration:none;color:var(--fg)}.big{font-size:2rem;font-weight:700;margin:.25rem 0}
 .chart{margin:0 0 1rem}.chart svg{width:100%;height:auto;display:block}.chart polyline{fill:none;stroke-width:2.5;stroke-linejoin:round}.chart polyline.pageviews,.key.pageviews::before{stroke:var(--accent);background:var(--accent)}.chart polyline.visitors,.key.visitors::before{stroke:var(--good);background:var(--good)}
 .chart .axis{stroke:var(--muted)}.chart .grid{stroke:var(--line);stroke-dasharray:2 3}.chart .tick{fill:var(--muted);font-size:12px}.chart .tick.end,.chart .val.end{text-anchor:end}.chart .tick.mid{text-anchor:middle}
@@ -39,7 +39,7 @@ svg.bar{display:block;width:100%;height:.5rem;margin-top:.3rem}svg.bar .track{fi
 .chart polyline.previous{stroke-dasharray:3 5;opacity:.6;stroke-width:2}.key.previous::before{background:none;border-top:2px dotted var(--muted);height:0;vertical-align:4px}.chart-metrics .compare{margin-left:auto}
 dialog{border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg);max-width:24rem}dialog::backdrop{background:rgb(0 0 0/.4)}dialog dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem}dialog dd{margin:0}kbd{font-family:ui-monospace,monospace;border:1px solid var(--line);border-radius:4px;padding:0 .4rem;background:var(--card)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-@media (max-width:40rem){main{padding:.75rem}.totals{grid-template-columns:repeat(3,1fr);gap:.5rem}.totals .card{padding:.6rem;margin:0}.totals h2{font-size:.85rem}.big{font-size:1.4rem}.totals .hint{font-size:.75rem}.card{padding:.75rem}}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+@media (max-width:40rem){main{padding:.75rem}.range-links{display:flex;gap:1rem;overflow-x:auto;white-space:nowrap;max-width:100%;padding:.25rem 0}.totals{grid-template-columns:repeat(3,1fr);gap:.5rem}.totals .card{padding:.6rem;margin:0}.totals h2{font-size:.85rem}.big{font-size:1.4rem}.totals .hint{font-size:.75rem}.card{padding:.75rem}}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 
 /**

@@ -17,7 +17,7 @@ import { formatNumber } from '../stats/overview.ts';
 import type { StatsPage } from '../stats/queries.ts';
 import { shareBaseOf } from '../stats/source.ts';
 import {
-  Bar,
+  BarCell,
   type Extra,
   HiddenFields,
   ShareHeader,
@@ -193,8 +193,7 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
         <tbody>
           {goals.map((g) => (
             <tr>
-              <td class="bar-cell">
-                <Bar share={max > 0 ? (g.visitors / max) * 100 : 0} behind />
+              <BarCell count={g.visitors} max={max}>
                 <a
                   href={viewHref(
                     view.base,
@@ -209,7 +208,7 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
                 >
                   {g.goal.displayName}
                 </a>
-              </td>
+              </BarCell>
               <td class="num">{formatNumber(g.visitors)}</td>
               <td class="num">{formatNumber(g.events)}</td>
               <td class="num">{g.rate}%</td>
@@ -258,9 +257,9 @@ const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage> }
       </div>
       {tabs.map(([name, label]) => (
         <div
-          role="tabpanel"
           id={`panel-${name}`}
-          aria-labelledby={tabs.length > 1 ? `tab-${name}` : `group-${group.id}`}
+          // A group of one statistic has no tabs: its panel is the card's content.
+          {...(tabs.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `tab-${name}` } : {})}
           hidden={name !== chosen}
         >
           {name === 'goal' ? (
@@ -335,8 +334,7 @@ export const PropertiesPanel: FC<{
           <tbody>
             {rows.map((row) => (
               <tr>
-                <td class="bar-cell">
-                  <Bar share={max > 0 ? (row.count / max) * 100 : 0} behind />
+                <BarCell count={row.count} max={max}>
                   <a
                     href={viewHref(
                       view.base,
@@ -351,7 +349,7 @@ export const PropertiesPanel: FC<{
                   >
                     {row.value}
                   </a>
-                </td>
+                </BarCell>
                 <td class="num">{formatNumber(row.count)}</td>
                 <td class="num share">{shareText(row.count, base)}</td>
               </tr>

@@ -31,7 +31,6 @@ import { filterParam } from '../stats/filters.ts';
 import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
 import type { Unavailable } from '../stats/source.ts';
 
-/** What a statistics page's address holds: the range and the filters. */
 /**
  * What a statistics page shows, and under which address: `/stats/{domain}`, or a shared
  * link's `/share/{token}` (`/embed/{token}` framed): every link of the page starts there.
@@ -178,7 +177,7 @@ const ShortcutsDialog: FC = () => (
       <dt>
         <kbd>X</kbd>
       </dt>
-      <dd>Compare with the previous period (on or off)</dd>
+      <dd>Compare with the previous period (the overview's chart; on or off)</dd>
       <dt>
         <kbd>?</kbd>
       </dt>
@@ -233,16 +232,18 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
         </p>
       ) : null}
       <nav class="ranges" aria-label="Date range">
-        {RANGES.filter((r) => r !== 'custom').map((r) => (
-          <a
-            href={`${path}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
-            aria-current={range.name === r ? 'page' : undefined}
-            data-key={RANGE_KEYS[r]}
-            aria-keyshortcuts={RANGE_KEYS[r].toUpperCase()}
-          >
-            {RANGE_LABELS[r]}
-          </a>
-        ))}
+        <span class="range-links">
+          {RANGES.filter((r) => r !== 'custom').map((r) => (
+            <a
+              href={`${path}?${new URLSearchParams([['range', r], ...kept]).toString()}`}
+              aria-current={range.name === r ? 'page' : undefined}
+              data-key={RANGE_KEYS[r]}
+              aria-keyshortcuts={RANGE_KEYS[r].toUpperCase()}
+            >
+              {RANGE_LABELS[r]}
+            </a>
+          ))}
+        </span>
         <form method="get" action={path} class="custom-range">
           <input type="hidden" name="range" value="custom" />
           <HiddenFields params={kept} />
@@ -404,6 +405,18 @@ export const Bar: FC<{ share: number; behind?: boolean }> = ({ share, behind = f
   </svg>
 );
 
+/** A table's first cell with a bar behind its text, as long as `count` of the rows' `max`. */
+export const BarCell: FC<{ count: number; max: number; children: unknown }> = ({
+  count,
+  max,
+  children,
+}) => (
+  <td class="bar-cell">
+    <Bar share={max > 0 ? (count / max) * 100 : 0} behind />
+    {children}
+  </td>
+);
+
 /** A count's share of `base` in whole percent (`<1%` for a sliver), '' without a base. */
 export function shareText(count: number, base: number | null): string {
   if (base === null || base <= 0) return '';
@@ -439,10 +452,9 @@ export const ValueRows: FC<{
     <tbody>
       {rows.map((row) => (
         <tr>
-          <td class="bar-cell">
-            <Bar share={max > 0 ? (row.count / max) * 100 : 0} behind />
+          <BarCell count={row.count} max={max}>
             <ValueCell name={name} value={row.value} domain={domain} view={view} keep={keep} />
-          </td>
+          </BarCell>
           {exclude && isFilterDimension(name) ? (
             <td>
               <a

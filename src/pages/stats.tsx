@@ -58,10 +58,10 @@ function statisticOf(c: Context<AppEnv>): StatName {
   return name as StatName;
 }
 
-/** The figures' cards, each with its change against the previous period, and the conversion rate. */
 /**
- * The range's figures; a figure the chart can draw is a link that charts it (the one drawn is
- * marked), as the metric links above the chart do.
+ * The range's figures, each with its change against the previous period, and the conversion
+ * rate; a figure the chart can draw is a link that charts it (the one drawn is marked), as the
+ * metric links above the chart do.
  */
 function Totals({
   overview,
@@ -142,12 +142,9 @@ async function overviewPage(c: Context<AppEnv>) {
     compare,
   });
   // What the overview's links keep besides the view: the chart, the comparison, the tabs.
-  const chartKeep = {
+  const keep = {
     chart: metric === 'overview' ? undefined : metric,
     compare: compare ? 'previous' : undefined,
-  };
-  const keep = {
-    ...chartKeep,
     ...chosenTabs(
       (name) => c.req.query(name),
       !isUnavailable(overview) && overview.goals.length > 0,

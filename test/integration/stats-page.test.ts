@@ -748,7 +748,7 @@ describe('content', () => {
           i === 0 ? { range: 'today' } : { range: 'today', [groupId]: name },
         );
         expect(res.text).toContain(
-          `<div role="tabpanel" id="panel-${name}" aria-labelledby="tab-${name}"${i === 0 ? '' : ' hidden=""'}>`,
+          `<div id="panel-${name}" role="tabpanel" aria-labelledby="tab-${name}"${i === 0 ? '' : ' hidden=""'}>`,
         );
       });
     }
@@ -764,9 +764,9 @@ describe('content', () => {
     const chosen = await get('?range=today&devices=os');
     expect(chosen.text).toContain('aria-controls="panel-os" aria-selected="true"');
     expect(chosen.text).toContain(
-      '<div role="tabpanel" id="panel-browser" aria-labelledby="tab-browser" hidden="">',
+      '<div id="panel-browser" role="tabpanel" aria-labelledby="tab-browser" hidden="">',
     );
-    expect(chosen.text).toContain('<div role="tabpanel" id="panel-os" aria-labelledby="tab-os">');
+    expect(chosen.text).toContain('<div id="panel-os" role="tabpanel" aria-labelledby="tab-os">');
     expect(params(linkNamed(chosen.text, 'Last 7 days'))).toEqual({ range: '7d', devices: 'os' });
     // A tab that is no tab of the group is the default.
     expect((await get('?range=today&devices=page')).text).toContain(

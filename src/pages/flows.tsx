@@ -20,6 +20,7 @@ import { render } from './layout.tsx';
 import { notFound, readableSite, viewOf } from './stats-access.tsx';
 import {
   Bar,
+  BarCell,
   csvDownload,
   FilterChips,
   HiddenFields,
@@ -252,7 +253,9 @@ async function journeysPage(c: Context<AppEnv>) {
               <tbody>
                 {answer.rows.map((row) => (
                   <tr>
-                    <td>{row.path.join(' → ')}</td>
+                    <BarCell count={row.visits} max={Math.max(...answer.rows.map((r) => r.visits))}>
+                      {row.path.join(' → ')}
+                    </BarCell>
                     <td class="num">{formatNumber(row.visits)}</td>
                   </tr>
                 ))}

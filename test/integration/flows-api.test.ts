@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Answer, call, makeOwner, makeWebsite } from '../support/api.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
+import { barsOf } from '../support/html.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
 
 let key: string;
@@ -238,6 +239,8 @@ describe('the statistics page', () => {
     );
     expect(view.status).toBe(200);
     expect(view.text).toContain('/pricing → /signup → /welcome');
+    // A bar behind each path, as long as its visits of the most taken path's.
+    expect(barsOf(view.text)).toEqual(['100.0', '50.0', '50.0']);
     const csv = await call(
       `/stats/${site.domain}/journeys.csv?page=%2Fpricing&steps=2&from=${DAY}&to=${DAY}`,
     );

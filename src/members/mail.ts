@@ -5,12 +5,12 @@
  */
 import { EmailMessage } from 'cloudflare:email';
 import { eq } from 'drizzle-orm';
-import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
 import { owners, type WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
 import { ApiError, tryAgainSoon, validationFailed } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import { mimeMessage } from '../lib/mime.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import type { MemberRole } from '../websites/queries.ts';
 import { INVITATION_TTL_MS, inviteMember, type MemberRecord, removeMember } from './members.ts';
@@ -32,26 +32,24 @@ export const ROLE_MEANING: Record<MemberRole, string> = {
 
 /** The message as raw MIME (plain text: every value in it was validated as an address or a domain). */
 function invitationMessage(mail: InvitationMail, from: string): string {
-  const message = createMimeMessage();
-  message.setSender({ name: 'Sightline', addr: from });
-  message.setRecipient(mail.to);
-  message.setSubject(`${mail.inviter} invites you to ${mail.domain} on Sightline`);
-  message.setHeader('Auto-Submitted', 'auto-generated');
-  message.addMessage({
-    contentType: 'text/plain',
-    data: [
-      `${mail.inviter} invites you to the statistics of ${mail.domain} as ${mail.role === 'admin' ? 'an admin' : 'a viewer'}: you may ${ROLE_MEANING[mail.role]}.`,
-      '',
-      'Accept the invitation here (the link works once, until',
-      `${new Date(mail.expiresAt).toISOString().replace('T', ' ').slice(0, 16)} UTC):`,
-      '',
-      mail.url,
-      '',
-      'If you have no login on this Sightline yet, the link lets you choose a password for one.',
-      'If you did not expect this e-mail, ignore it: nothing happens unless the link is used.',
-    ].join('\n'),
+  const text = [
+    `${mail.inviter} invites you to the statistics of ${mail.domain} as ${mail.role === 'admin' ? 'an admin' : 'a viewer'}: you may ${ROLE_MEANING[mail.role]}.`,
+    '',
+    'Accept the invitation here (the link works once, until',
+    `${new Date(mail.expiresAt).toISOString().replace('T', ' ').slice(0, 16)} UTC):`,
+    '',
+    mail.url,
+    '',
+    'If you have no login on this Sightline yet, the link lets you choose a password for one.',
+    'If you did not expect this e-mail, ignore it: nothing happens unless the link is used.',
+  ].join('\n');
+  return mimeMessage({
+    from: { name: 'Sightline', address: from },
+    to: mail.to,
+    subject: `${mail.inviter} invites you to ${mail.domain} on Sightline`,
+    headers: { 'Auto-Submitted': 'auto-generated' },
+    parts: [{ type: 'text/plain', text }],
   });
-  return message.asRaw();
 }
 
 /**

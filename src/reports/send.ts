@@ -22,11 +22,11 @@
  * website's failure only; the others go on.
  */
 import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
-import { createMimeMessage } from 'mimetext/browser';
 import type { Database } from '../db/client.ts';
 import { owners, reportSends, type WebsiteRow, websites } from '../db/schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
+import { mimeMessage } from '../lib/mime.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
 import {
@@ -64,17 +64,21 @@ export async function unsubscribeToken(db: Database, websiteId: number): Promise
 }
 
 export function buildMessage(report: ReportData, to: string, config: ReportConfig): string {
-  const message = createMimeMessage();
-  message.setSender({ name: 'Sightline', addr: config.from });
-  message.setRecipient(to);
-  message.setSubject(subjectOf(report));
-  // RFC 8058 one-click unsubscribe: mail clients POST to this URL.
-  message.setHeader('List-Unsubscribe', `<${report.unsubscribeUrl}>`);
-  message.setHeader('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click');
-  message.setHeader('Auto-Submitted', 'auto-generated');
-  message.addMessage({ contentType: 'text/plain', data: textOf(report) });
-  message.addMessage({ contentType: 'text/html', data: htmlOf(report) });
-  return message.asRaw();
+  return mimeMessage({
+    from: { name: 'Sightline', address: config.from },
+    to,
+    subject: subjectOf(report),
+    headers: {
+      // RFC 8058 one-click unsubscribe: mail clients POST to this URL.
+      'List-Unsubscribe': `<${report.unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'Auto-Submitted': 'auto-generated',
+    },
+    parts: [
+      { type: 'text/plain', text: textOf(report) },
+      { type: 'text/html', text: htmlOf(report) },
+    ],
+  });
 }
 
 export type ReportRun = {

@@ -20,6 +20,7 @@ import {
 import { call, db, makeOwner, makeWebsite, oneOf, snapshot } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
+import { decodeQuotedPrintable, headerOf } from '../support/mime.ts';
 
 const NO_FIGURES = {
   visitors: 0,
@@ -39,19 +40,13 @@ const CONFIG = {
 // Monday 2026-11-23, 10:00 UTC: the week of 2026-11-16 has just completed everywhere west of +14.
 const MONDAY = Date.parse('2026-11-23T10:00:00Z');
 
-/** The decoded Subject header of a raw message (mimetext writes it base64-encoded). */
-function subject(raw: string): string | undefined {
-  const value = /^Subject: (.*)$/m.exec(raw)?.[1] ?? '';
-  const encoded = /^=\?utf-8\?B\?(.*)\?=$/i.exec(value);
-  return encoded?.[1]
-    ? new TextDecoder().decode(Uint8Array.from(atob(encoded[1]), (c) => c.charCodeAt(0)))
-    : value;
-}
+/** The decoded Subject header of a raw message. */
+const subject = (raw: string) => headerOf(raw, 'Subject');
 
 /** The header block of a raw message. */
 const headers = (raw: string) => raw.split(/\r?\n\r?\n/, 1)[0] ?? '';
 
-/** The text/plain part of a message, decoded when it is base64. */
+/** The text/plain part of a message, decoded. */
 function plainText(raw: string): string {
   const part = raw.split(/Content-Type: text\/plain[^\r\n]*\r?\n/)[1] ?? '';
   const blank = part.search(/\r?\n\r?\n/);
@@ -61,7 +56,7 @@ function plainText(raw: string): string {
       .slice(blank)
       .trimStart()
       .split(/\r?\n--/)[0] ?? '';
-  return /base64/i.test(head) ? atob(content.replace(/\s+/g, '')) : content;
+  return /quoted-printable/i.test(head) ? decodeQuotedPrintable(content) : content;
 }
 
 function recorder(fail: (to: string) => boolean = () => false) {

@@ -5,20 +5,13 @@
 import { env } from 'cloudflare:workers';
 import { call, oneOf } from './api.ts';
 import { newBrowser } from './browser-session.ts';
+import { decodeQuotedPrintable } from './mime.ts';
 import { OWNER_PASSWORD } from './owner-password.ts';
 
 type Mail = { from: string; to: string; text: string };
 
 /** An `EmailMessage` as the runtime builds it: its raw MIME under `EmailMessage::raw`. */
 type Raw = { from: string; to: string; 'EmailMessage::raw'?: string | ReadableStream };
-
-/** The plain text of a raw MIME message (quoted-printable or 7-bit, as mimetext writes it). */
-function textOf(raw: string): string {
-  const unfolded = raw.replace(/=\r?\n/g, '');
-  return unfolded.replace(/=([0-9A-F]{2})/g, (_, hex: string) =>
-    String.fromCharCode(Number.parseInt(hex, 16)),
-  );
-}
 
 export function mailbox() {
   const bindings = env as { EMAIL?: unknown };
@@ -30,7 +23,7 @@ export function mailbox() {
       if (failing) throw new Error('delivery failed');
       const body = message['EmailMessage::raw'] ?? '';
       const raw = typeof body === 'string' ? body : await new Response(body).text();
-      mails.push({ from: message.from, to: message.to, text: textOf(raw) });
+      mails.push({ from: message.from, to: message.to, text: decodeQuotedPrintable(raw) });
     },
   };
   return {

@@ -5,11 +5,12 @@
  * `multipart/alternative` (the plain text first, as mail clients prefer the last they can
  * show). No header value can start a header of its own: control characters become spaces.
  */
+import { withoutControlCharacters } from './text.ts';
 
 /** A part of a message: its type and its text. */
-export type MimePart = { type: 'text/plain' | 'text/html'; text: string };
+type MimePart = { type: 'text/plain' | 'text/html'; text: string };
 
-export type MimeMessage = {
+type MimeMessage = {
   from: { name: string; address: string };
   to: string;
   subject: string;
@@ -24,7 +25,7 @@ const CRLF = '\r\n';
 const encoder = new TextEncoder();
 
 /** A header value on one line: control characters (CR, LF, …) become spaces. */
-const oneLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+const oneLine = withoutControlCharacters;
 
 /** Base64 of some bytes. */
 function base64(bytes: Uint8Array): string {

@@ -21,7 +21,8 @@ export function decodeQuotedPrintable(text: string): string {
   return utf8(
     text
       .replace(/=\r?\n/g, '')
-      .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-      .replace(/[^\x00-\xff]/g, ''),
+      .replace(/=([0-9A-F]{2})/g, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      ),
   );
 }

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { headerText, mimeMessage, quotedPrintable } from '../../src/lib/mime.ts';
+import { withoutControlCharacters } from '../../src/lib/text.ts';
 import { decodeQuotedPrintable, headerOf } from '../support/mime.ts';
 
 /** Any text, and text made of what the encodings treat specially (`=`, hex digits, spaces, line ends). */
@@ -64,7 +65,7 @@ describe('mimeMessage', () => {
     fc.assert(
       fc.property(anyText, anyText, (subject, text) => {
         const raw = message(subject, text);
-        const oneLineSubject = subject.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+        const oneLineSubject = withoutControlCharacters(subject);
         expect(headerOf(raw, 'Subject')).toBe(oneLineSubject);
         const body = raw.split(/Content-Transfer-Encoding: quoted-printable\r\n\r\n/)[1] ?? '';
         const plain = body.slice(0, body.indexOf('\r\n--=_'));

@@ -29,6 +29,7 @@ import type {
   NotStored,
   Recorded,
 } from './log-types.ts';
+import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-reads.ts';
 import { ReadLane } from './read-lane.ts';
 import {
   Forgetting,
@@ -62,6 +63,8 @@ export class EventLog {
   private readonly reader: LogReader;
   /** Its funnels and journeys, read in the same lane (./flow-reads.ts). */
   private readonly flows: FlowReader;
+  /** The names of its hits' custom properties, read in the same lane (./property-reads.ts). */
+  private readonly properties: PropertyReader;
   private readonly lane: ReadLane;
   /** The hits of calls naming several websites, staged until settled (./staging.ts). */
   private readonly staging: StagedCalls;
@@ -107,6 +110,7 @@ export class EventLog {
     this.lane = new ReadLane();
     this.reader = new LogReader(this.db, this.dict, this.lane);
     this.flows = new FlowReader(this.db, this.dict, this.lane, this.reader);
+    this.properties = new PropertyReader(this.db, this.dict, this.lane, this.reader);
     this.hasTables = this.db.hasTable('meta');
     const transaction = (work: () => void) => storage.transactionSync(work);
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
@@ -354,6 +358,11 @@ export class EventLog {
   /** A page of a journey's paths (./flow-reads.ts). */
   journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
     return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
+  }
+
+  /** The names of the custom properties a range's hits carry (./property-reads.ts). */
+  propertyNames(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
+    return this.read([], () => this.properties.names(q));
   }
 
   /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */

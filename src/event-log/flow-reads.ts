@@ -14,14 +14,13 @@ import {
   type JourneyQuery,
   type JourneyRow,
 } from '../counting/flows.ts';
-import type { FilterNode } from '../counting/query.ts';
 import type { Dictionary } from './dictionary.ts';
 import { funnelStatement, journeyStatement } from './flow-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogReader } from './log-reads.ts';
 import type { LogRead } from './log-types.ts';
 import type { Resolved } from './query-sql.ts';
-import { byCodePoint, propertiesById, resolveFilters } from './query-values.ts';
+import { byCodePoint, resolvedFilters, resolveFilters } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** A step that every hit of a visit takes (a filter of no condition): `visit > 0`. */
@@ -35,18 +34,12 @@ export class FlowReader {
     private readonly reader: LogReader,
   ) {}
 
-  /** The filters as the log's ids (false: they keep nothing; null: everything). */
-  private resolved(q: { from: string; to: string; filters: FilterNode[] }) {
-    const byId = propertiesById(this.dict, { ...q, groups: [] });
-    return resolveFilters(this.dict, byId.filters);
-  }
-
   /** The visitors of the day who took each step of the funnel, on a date of the range. */
   funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
     return this.reader.counted(q, async (tally) => {
       const reached = q.steps.map(() => 0);
       const { filter, steps } = await this.lane.run(() => ({
-        filter: this.resolved(q),
+        filter: resolvedFilters(this.dict, q),
         steps: q.steps.map((step) => resolveFilters(this.dict, [step]) ?? EVERY_HIT),
       }));
       if (filter === false || steps[0] === false) return reached;
@@ -73,7 +66,7 @@ export class FlowReader {
   journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
     return this.reader.counted(q, async (tally) => {
       const { filter, page } = await this.lane.run(() => ({
-        filter: this.resolved(q),
+        filter: resolvedFilters(this.dict, q),
         page: resolveFilters(this.dict, [
           { op: 'is', dimension: 'sl:page', values: [q.page], caseSensitive: true },
         ]),

@@ -170,6 +170,14 @@ export function resolveFilters(dict: Dictionary, filters: FilterNode[]): Resolve
   return settled === true ? null : settled;
 }
 
+/** A read's filters, properties named by their ids, resolved (false: they keep nothing; null: everything). */
+export function resolvedFilters(
+  dict: Dictionary,
+  q: { from: string; to: string; filters: FilterNode[] },
+): Resolved | null | false {
+  return resolveFilters(dict, propertiesById(dict, { ...q, groups: [] }).filters);
+}
+
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** How a dimension's number reads: a date, a week's or month's first day, an hour. */

@@ -72,6 +72,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.journeys(q);
   }
 
+  propertyNames(q: Parameters<EventLog['propertyNames']>[0]) {
+    return this.log.propertyNames(q);
+  }
+
   exportEvents(format: 'ndjson' | 'csv') {
     return this.log.exportEvents(format);
   }

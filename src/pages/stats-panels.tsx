@@ -286,22 +286,38 @@ export const PanelGroups: FC<PanelsProps> = (props) => {
 };
 
 /**
- * The overview's custom properties: a property named in the form (kept in the address as
- * `property`), its values with their hits (page views and events) and share of all hits,
- * each a link that filters the overview by it.
+ * The overview's custom properties: the names the range's hits carry, each a link that shows
+ * its values (kept in the address as `property`; the most carried without one), a box for any
+ * other name, and the shown property's values with their hits (page views and events) and
+ * share of all hits, each a link that filters the overview by it.
  */
 export const PropertiesPanel: FC<{
   property: string;
+  names: string[];
   rows: { value: string; count: number }[] | null;
   overview: Overview;
   view: View;
   keep: Extra;
-}> = ({ property, rows, overview, view, keep }) => {
+}> = ({ property, names, rows, overview, view, keep }) => {
   const max = Math.max(0, ...(rows ?? []).map((r) => r.count));
   const base = shareBaseOf('property', overview.summary.data);
   return (
-    <section class="card panel" aria-labelledby="panel-properties">
-      <h2 id="panel-properties">Properties</h2>
+    <section class="card panel" id="properties" aria-labelledby="panel-properties">
+      <div class="panel-head">
+        <h2 id="panel-properties">Properties</h2>
+        {names.length > 0 ? (
+          <nav class="tabs" aria-label="Properties of this range">
+            {names.map((name) => (
+              <a
+                href={`${viewHref(view.base, view, { ...keep, property: name })}#properties`}
+                aria-current={name === property ? 'true' : undefined}
+              >
+                {name}
+              </a>
+            ))}
+          </nav>
+        ) : null}
+      </div>
       <form method="get" action={view.base} class="actions search">
         <HiddenFields params={viewParams(view, keep)} />
         <label for="property-name">Property</label>

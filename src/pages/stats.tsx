@@ -26,7 +26,14 @@ import {
   formatNumber,
   SHOWN_FIGURES,
 } from '../stats/overview.ts';
-import { figuresOver, isUnavailable, shareBaseOf, sourceOf } from '../stats/source.ts';
+import { propertyNamesOf } from '../stats/properties.ts';
+import {
+  figuresOver,
+  isGoalFilter,
+  isUnavailable,
+  shareBaseOf,
+  sourceOf,
+} from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
@@ -110,11 +117,18 @@ function Totals({
   );
 }
 
-/** The property the address names (`property`), and its first values over the view. */
+/**
+ * The overview's custom properties: the names the range's hits carry (most carried first), and
+ * the first values of the one the address names (`property`) or, without one, of the first.
+ */
 async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
-  const name = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
-  if (name === '') return { name, rows: null };
-  const source = await sourceOf(c.env, db, site.id, view.filters);
+  const asked = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
+  const goals = view.filters.some(isGoalFilter) ? await listGoals(db, site.id) : [];
+  const found = await propertyNamesOf(c.env, site.id, view.range, view.filters, goals);
+  const names = isUnavailable(found) ? [] : found.map((n) => n.name);
+  const name = asked || names[0] || '';
+  if (name === '') return { asked, name, names, rows: null };
+  const source = await sourceOf(c.env, db, site.id, view.filters, goals);
   const page = await source.page({
     name: 'property',
     property: name,
@@ -125,7 +139,7 @@ async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, vi
     limit: 10,
     offset: 0,
   });
-  return { name, rows: isUnavailable(page) ? [] : page.rows };
+  return { asked, name, names, rows: isUnavailable(page) ? [] : page.rows };
 }
 
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
@@ -151,7 +165,7 @@ async function overviewPage(c: Context<AppEnv>) {
     ),
   };
   const property = await propertyOf(c, site, db, view);
-  const kept = { ...keep, property: property.name || undefined };
+  const kept = { ...keep, property: property.asked || undefined };
   const chartHref = (m: ChartMetric, comparing = compare) =>
     viewHref(path, view, {
       ...kept,
@@ -204,6 +218,7 @@ async function overviewPage(c: Context<AppEnv>) {
               <PanelGroups overview={overview} domain={site.domain} view={view} keep={kept} />
               <PropertiesPanel
                 property={property.name}
+                names={property.names}
                 rows={property.rows}
                 overview={overview}
                 view={view}

@@ -62,7 +62,7 @@ function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[
 }
 
 /** The log's answer, or the first date it holds when the range starts before it. */
-async function fromLog<T>(
+export async function fromLog<T>(
   env: Env,
   websiteId: number,
   read: Parameters<typeof readLog<T>>[2],

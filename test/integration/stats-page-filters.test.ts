@@ -15,6 +15,7 @@ import {
   linkNamed,
   panel,
   panelRows,
+  params,
   rowsOf,
   sharesOf,
   totalCard,
@@ -218,9 +219,45 @@ describe('the overview under filters', () => {
       const res = await sendHit({ page: `https://${s.domain}/signup`, props: { plan } }, { ip });
       expect(res.status).toBe(202);
     }
+    const res = await sendHit(
+      { page: `https://${s.domain}/blog`, props: { author: 'ann' } },
+      { ip: '198.51.100.43' },
+    );
+    expect(res.status).toBe(202);
     vi.useRealTimers();
+    // The names the range's hits carry, most carried first, each a link that shows its values;
+    // without one in the address, the first is shown.
+    const names = (html: string) =>
+      [
+        ...html.matchAll(
+          /<nav class="tabs" aria-label="Properties of this range">([\s\S]*?)<\/nav>/g,
+        ),
+      ]
+        .flatMap((m) => [
+          ...(m[1] ?? '').matchAll(/<a href="([^"]*)"( aria-current="true")?>([^<]*)<\/a>/g),
+        ])
+        .map((m) => [
+          m[3],
+          m[2] ? 'shown' : '',
+          params(new URL(unescapeHtml(m[1] ?? ''), 'https://x')).property,
+        ]);
     const blank = await page(s.domain, '');
-    expect(blank).toContain('Name a property your hits carry');
+    expect(names(blank)).toEqual([
+      ['plan', 'shown', 'plan'],
+      ['author', '', 'author'],
+    ]);
+    expect(rowsOf(blank.slice(blank.indexOf('id="panel-properties"'))).slice(0, 2)).toEqual([
+      { value: 'pro', count: '2', href: null },
+      { value: 'free', count: '1', href: null },
+    ]);
+    expect(names(await page(s.domain, '', 'property=author'))[1]?.[1]).toBe('shown');
+    // Under filters, the names of the hits they keep: none on the home page.
+    const home = await page(s.domain, '', 'filter[page]=/');
+    expect(names(home)).toEqual([]);
+    expect(home).toContain('Name a property your hits carry');
+    expect(names(await page(s.domain, '', 'filter[page]=/blog')).map((n) => n[0])).toEqual([
+      'author',
+    ]);
     const html = await page(s.domain, '', 'property=plan');
     const properties =
       html.match(/<h2 id="panel-properties">Properties<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';
@@ -228,9 +265,9 @@ describe('the overview under filters', () => {
       ['pro', '2'],
       ['free', '1'],
     ]);
-    // Shares of all the range's hits (ten page views and events with the three visitors'):
+    // Shares of all the range's hits (eleven page views and events with the three visitors'):
     // bars behind the rows, the longest the whole cell.
-    expect(sharesOf(properties)).toEqual(['20%', '10%']);
+    expect(sharesOf(properties)).toEqual(['18%', '9%']);
     expect(barsOf(properties)).toEqual(['100.0', '50.0']);
     expect(unescapeHtml(properties)).toContain('filter%5Bprops%3Aplan%5D=pro');
     const csv = await call(

@@ -26,7 +26,7 @@ export type PropertyNamesQuery = {
 export type PropertyName = { name: string; hits: number };
 
 /** A chunk's property names (their ids) with the hits the filter keeps that carry each. */
-export function propertyNamesStatement(filter: Resolved | null, chunk: Chunk): Statement {
+function propertyNamesStatement(filter: Resolved | null, chunk: Chunk): Statement {
   const range = 'id BETWEEN ?1 AND ?2 AND day BETWEEN ?3 AND ?4';
   const built = conditionsOf(range, 5, filter ? [filter] : []);
   const kept = built.sql[0] ?? '1';

@@ -286,14 +286,16 @@ export const PanelGroups: FC<PanelsProps> = (props) => {
 };
 
 /**
- * The overview's custom properties: the names the range's hits carry, each a link that shows
- * its values (kept in the address as `property`; the most carried without one), a box for any
- * other name, and the shown property's values with their hits (page views and events) and
- * share of all hits, each a link that filters the overview by it.
+ * The overview's custom properties: a link that lists the names the range's hits carry
+ * (`properties=1`), or that list, each name a link that shows its values (kept in the address
+ * as `property`; the most carried without one); a box for any name; and the shown property's
+ * values with their hits (page views and events) and share of all hits, each a link that
+ * filters the overview by it.
  */
 export const PropertiesPanel: FC<{
   property: string;
-  names: string[];
+  /** Null until the address asks for them. */
+  names: string[] | null;
   rows: { value: string; count: number }[] | null;
   overview: Overview;
   view: View;
@@ -305,7 +307,11 @@ export const PropertiesPanel: FC<{
     <section class="card panel" id="properties" aria-labelledby="panel-properties">
       <div class="panel-head">
         <h2 id="panel-properties">Properties</h2>
-        {names.length > 0 ? (
+        {names === null ? (
+          <a href={`${viewHref(view.base, view, { ...keep, properties: 1 })}#properties`}>
+            List this range's properties
+          </a>
+        ) : names.length > 0 ? (
           <nav class="tabs" aria-label="Properties of this range">
             {names.map((name) => (
               <a
@@ -333,7 +339,11 @@ export const PropertiesPanel: FC<{
         </button>
       </form>
       {rows === null ? (
-        <p class="hint">Name a property your hits carry (plan, author, …) to see its values.</p>
+        <p class="hint">
+          {names?.length === 0
+            ? 'No hit of this range carries a custom property.'
+            : 'Name a property your hits carry (plan, author, …) to see its values.'}
+        </p>
       ) : rows.length === 0 ? (
         <p class="hint">No hit of this range carries it.</p>
       ) : (

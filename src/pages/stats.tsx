@@ -118,16 +118,20 @@ function Totals({
 }
 
 /**
- * The overview's custom properties: the names the range's hits carry (most carried first), and
- * the first values of the one the address names (`property`) or, without one, of the first.
+ * The overview's custom properties, when the address asks for them — a property by its name
+ * (`property`), or the list (`properties=1`): the names the range's hits carry (most carried
+ * first) and the first values of the one named or, without one, of the first. Both are reads
+ * of the log (the roll-ups keep no property), which an overview otherwise never makes.
  */
 async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
   const asked = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
+  const listed = asked !== '' || c.req.query('properties') === '1';
+  if (!listed) return { asked, listed, name: '', names: null, rows: null };
   const goals = view.filters.some(isGoalFilter) ? await listGoals(db, site.id) : [];
   const found = await propertyNamesOf(c.env, site.id, view.range, view.filters, goals);
   const names = isUnavailable(found) ? [] : found.map((n) => n.name);
   const name = asked || names[0] || '';
-  if (name === '') return { asked, name, names, rows: null };
+  if (name === '') return { asked, listed, name, names, rows: null };
   const source = await sourceOf(c.env, db, site.id, view.filters, goals);
   const page = await source.page({
     name: 'property',
@@ -139,7 +143,7 @@ async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, vi
     limit: 10,
     offset: 0,
   });
-  return { asked, name, names, rows: isUnavailable(page) ? [] : page.rows };
+  return { asked, listed, name, names, rows: isUnavailable(page) ? [] : page.rows };
 }
 
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
@@ -165,7 +169,11 @@ async function overviewPage(c: Context<AppEnv>) {
     ),
   };
   const property = await propertyOf(c, site, db, view);
-  const kept = { ...keep, property: property.asked || undefined };
+  const kept = {
+    ...keep,
+    property: property.asked || undefined,
+    properties: property.listed && !property.asked ? 1 : undefined,
+  };
   const chartHref = (m: ChartMetric, comparing = compare) =>
     viewHref(path, view, {
       ...kept,

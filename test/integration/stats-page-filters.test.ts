@@ -225,8 +225,8 @@ describe('the overview under filters', () => {
     );
     expect(res.status).toBe(202);
     vi.useRealTimers();
-    // The names the range's hits carry, most carried first, each a link that shows its values;
-    // without one in the address, the first is shown.
+    // Asked for (the overview reads no log without), the names the range's hits carry, most
+    // carried first, each a link that shows its values; without one named, the first's.
     const names = (html: string) =>
       [
         ...html.matchAll(
@@ -241,7 +241,13 @@ describe('the overview under filters', () => {
           m[2] ? 'shown' : '',
           params(new URL(unescapeHtml(m[1] ?? ''), 'https://x')).property,
         ]);
-    const blank = await page(s.domain, '');
+    const unasked = await page(s.domain, '');
+    expect(names(unasked)).toEqual([]);
+    expect(unasked).toContain('Name a property your hits carry');
+    expect(params(linkNamed(unasked, "List this range's properties"))).toMatchObject({
+      properties: '1',
+    });
+    const blank = await page(s.domain, '', 'properties=1');
     expect(names(blank)).toEqual([
       ['plan', 'shown', 'plan'],
       ['author', '', 'author'],
@@ -252,12 +258,12 @@ describe('the overview under filters', () => {
     ]);
     expect(names(await page(s.domain, '', 'property=author'))[1]?.[1]).toBe('shown');
     // Under filters, the names of the hits they keep: none on the home page.
-    const home = await page(s.domain, '', 'filter[page]=/');
+    const home = await page(s.domain, '', 'filter[page]=/&properties=1');
     expect(names(home)).toEqual([]);
-    expect(home).toContain('Name a property your hits carry');
-    expect(names(await page(s.domain, '', 'filter[page]=/blog')).map((n) => n[0])).toEqual([
-      'author',
-    ]);
+    expect(home).toContain('No hit of this range carries a custom property.');
+    expect(
+      names(await page(s.domain, '', 'filter[page]=/blog&properties=1')).map((n) => n[0]),
+    ).toEqual(['author']);
     const html = await page(s.domain, '', 'property=plan');
     const properties =
       html.match(/<h2 id="panel-properties">Properties<\/h2>([\s\S]*?)<\/section>/)?.[1] ?? '';

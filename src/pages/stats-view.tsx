@@ -161,8 +161,11 @@ const RANGE_KEYS: Record<RangeName, string> = {
   custom: 'c',
 };
 
-/** The list of the keyboard shortcuts, opened with `?` (a dialog; nothing without JavaScript). */
-const ShortcutsDialog: FC = () => (
+/**
+ * The list of the keyboard shortcuts, opened with `?` (a dialog; nothing without JavaScript);
+ * `X` where there is a chart to compare.
+ */
+const ShortcutsDialog: FC<{ chart: boolean }> = ({ chart }) => (
   <dialog id="shortcuts" aria-labelledby="shortcuts-title">
     <h2 id="shortcuts-title">Keyboard shortcuts</h2>
     <dl>
@@ -174,10 +177,14 @@ const ShortcutsDialog: FC = () => (
           <dd>{r === 'custom' ? 'Choose dates' : RANGE_LABELS[r]}</dd>
         </>
       ))}
-      <dt>
-        <kbd>X</kbd>
-      </dt>
-      <dd>Compare with the previous period (the overview's chart; on or off)</dd>
+      {chart ? (
+        <>
+          <dt>
+            <kbd>X</kbd>
+          </dt>
+          <dd>Compare with the previous period (on or off)</dd>
+        </>
+      ) : null}
       <dt>
         <kbd>?</kbd>
       </dt>
@@ -213,12 +220,14 @@ export const HiddenFields: FC<{ params: [string, string][] }> = ({ params }) => 
 
 /**
  * Range links and the custom range form, keeping the filters and `keep` (search, sort).
- * Dates in the URL that could not be used are said so, without repeating them.
+ * Dates in the URL that could not be used are said so, without repeating them. With `chart`, the
+ * page has a chart to compare, which the shortcuts list (`X`).
  */
-export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
+export const RangeNav: FC<{ path: string; view: View; keep?: Extra; chart?: boolean }> = ({
   path,
   view,
   keep = {},
+  chart = false,
 }) => {
   const kept = viewParams(view, keep).filter(([k]) => k !== 'range' && k !== 'from' && k !== 'to');
   const { range } = view;
@@ -266,7 +275,7 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra }> = ({
           </button>
         </form>
       </nav>
-      <ShortcutsDialog />
+      <ShortcutsDialog chart={chart} />
     </>
   );
 };

@@ -196,7 +196,7 @@ async function overviewPage(c: Context<AppEnv>) {
             </p>
           )}
         </div>
-        <RangeNav path={path} view={view} keep={kept} />
+        <RangeNav path={path} view={view} keep={kept} chart />
         <p class="hint">
           {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
         </p>

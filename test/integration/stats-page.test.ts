@@ -730,6 +730,30 @@ describe('content', () => {
     );
   });
 
+  it('compares with the previous period on asking, dotted, and lists the shortcuts', async () => {
+    const plain = await get('?range=7d');
+    expect(plain.text).not.toContain('polyline class="pageviews previous"');
+    const toggle = linkNamed(plain.text, 'Compare with the previous period');
+    expect(params(toggle)).toEqual({ range: '7d', compare: 'previous' });
+    const compared = await get(`?${toggle?.searchParams.toString()}`);
+    // Both lines of the period before, dotted, and its values in the chart's table.
+    expect(compared.text.match(/<polyline class="(visitors|pageviews) previous"/g)).toHaveLength(2);
+    expect(compared.text).toContain('<span class="key previous">Previous period (dotted)</span>');
+    expect(compared.text).toContain('<th scope="col">Previous period</th>');
+    expect(params(linkNamed(compared.text, 'Stop comparing'))).toEqual({ range: '7d' });
+    // The page's other links keep comparing.
+    expect(params(linkNamed(compared.text, 'Last 30 days'))).toEqual({
+      range: '30d',
+      compare: 'previous',
+    });
+    // The shortcuts: a key per range on its link, X to compare, listed in the `?` dialog.
+    expect(plain.text).toMatch(/data-key="w" aria-keyshortcuts="W">Last 7 days<\/a>/);
+    expect(plain.text).toContain('<dt><kbd>X</kbd></dt><dd>Compare with the previous period');
+    const full = await new Client().get(statsUrl(D, '/page?range=7d'));
+    expect(full.text).toContain('<dialog id="shortcuts"');
+    expect(full.text).not.toContain('<kbd>X</kbd>');
+  });
+
   it('shows every panel with its title and top values', async () => {
     const res = await get('?range=today');
     // Groups of tabs: each tab a link that chooses it, its panel shown; the first by default.

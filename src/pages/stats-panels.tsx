@@ -141,7 +141,7 @@ const StatisticTab: FC<
           domain={domain}
           view={view}
           keep={keep}
-          base={shareBaseOf(name, overview.summary.data)}
+          base={shareBaseOf(name)?.(overview.summary.data) ?? null}
         />
       </table>
     ) : (
@@ -229,7 +229,9 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
  * A group's card: its title, a tab per statistic (links that choose it; the page's script
  * switches in place) and a tab panel each, the chosen one shown.
  */
-const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage> }> = (props) => {
+const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | undefined> }> = (
+  props,
+) => {
   const { group, data, overview, view, keep } = props;
   const tabs = tabsOf(group, overview.goals.length > 0);
   const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
@@ -279,7 +281,7 @@ export const PanelGroups: FC<PanelsProps> = (props) => {
   return (
     <>
       {GROUPS.map((group) => (
-        <GroupCard {...props} group={group} data={data as Map<string, StatsPage>} />
+        <GroupCard {...props} group={group} data={data} />
       ))}
     </>
   );
@@ -302,7 +304,7 @@ export const PropertiesPanel: FC<{
   keep: Extra;
 }> = ({ property, names, rows, overview, view, keep }) => {
   const max = Math.max(0, ...(rows ?? []).map((r) => r.count));
-  const base = shareBaseOf('property', overview.summary.data);
+  const base = shareBaseOf('property')?.(overview.summary.data) ?? null;
   return (
     <section class="card panel" id="properties" aria-labelledby="panel-properties">
       <div class="panel-head">

@@ -422,8 +422,9 @@ async function statisticPage(c: Context<AppEnv>) {
     offset: (page - 1) * PER_PAGE,
   });
   // The counts' shares are of the range's figure their metric sums to.
-  const figures = isUnavailable(data) ? null : await figuresOver(source, view.range);
-  const base = figures && !isUnavailable(figures) ? shareBaseOf(name, figures) : null;
+  const shareOf = isUnavailable(data) ? null : shareBaseOf(name);
+  const figures = shareOf ? await figuresOver(source, view.range) : null;
+  const base = shareOf && figures && !isUnavailable(figures) ? shareOf(figures) : null;
   const overview = view.base;
   const path = `${overview}/${name}`;
   const title =

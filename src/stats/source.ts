@@ -262,16 +262,15 @@ export async function firstDateOf(
 export async function summaryOf(source: Source<never>, range: Dates): Promise<Summary>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable> {
-  const figures = (dates: Dates) => figuresOver(source, dates);
-  const data = await figures(range);
+  const data = await figuresOver(source, range);
   if (isUnavailable(data)) return data;
   // The period before may reach past the log's oldest date: it shows what the log holds.
   const before = previousPeriod(range);
-  let previous = await figures(before);
+  let previous = await figuresOver(source, before);
   if (isUnavailable(previous))
     previous =
       previous.firstDate <= before.to
-        ? await figures({ from: previous.firstDate, to: before.to })
+        ? await figuresOver(source, { from: previous.firstDate, to: before.to })
         : figuresOf(() => 0);
   return { data, previous: isUnavailable(previous) ? figuresOf(() => 0) : previous };
 }
@@ -284,25 +283,28 @@ export async function figuresOver(source: Source, range: Dates): Promise<Figures
 }
 
 /**
- * The figure a listing's counts are shares of: what its metric counts over the whole range
- * (every row counts part of it, and no more), or null for a listing whose counts are no share
- * of anything people read (bounces, durations, goals: theirs is the conversion rate).
+ * What a listing's counts are shares of: the figure its metric counts over the whole range
+ * (every row counts part of it, and no more), read from a range's figures; null for a listing
+ * whose counts are no share of anything people read (bounces, durations, goals: theirs is the
+ * conversion rate), which then needs no figures at all.
  */
-export function shareBaseOf(name: StatName | 'goal' | 'property', figures: Figures): number | null {
+export function shareBaseOf(
+  name: StatName | 'goal' | 'property',
+): ((figures: Figures) => number) | null {
   if (name === 'goal') return null;
   const metric = name === 'property' ? 'events' : V1_STATISTICS[name].metric;
   switch (metric) {
     case 'pageviews':
-      return figures.pageviews;
+      return (f) => f.pageviews;
     case 'visits':
-      return figures.visits;
+      return (f) => f.visits;
     case 'visitors':
-      return figures.visitors;
+      return (f) => f.visitors;
     case 'sl:custom_events':
-      return figures.events;
+      return (f) => f.events;
     case 'events':
       // A property's values are carried by page views and custom events alike.
-      return figures.pageviews + figures.events;
+      return (f) => f.pageviews + f.events;
     default:
       return null;
   }

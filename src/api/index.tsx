@@ -2,9 +2,7 @@
  * API v1 (docs/ARCHITECTURE.md, The HTTP contract): wire-compatible with phpAnalytics' API v1. The OpenAPI document
  * and the reference page are public; every other route needs a Bearer key.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppEnv } from '../env.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerFunnelRoutes } from '../funnels/routes.ts';
@@ -17,6 +15,7 @@ import { registerSharingRoutes } from '../sharing/routes.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
 import { bearerAuth } from './auth.ts';
+import { ApiApp, openApiDocument } from './openapi.ts';
 import { ReferencePage, referencePageHeaders } from './reference-page.tsx';
 
 /** Largest API request body; website fields are far smaller (docs/ARCHITECTURE.md, The HTTP contract: 64 KB). */
@@ -34,15 +33,15 @@ const OPENAPI_INFO = {
 };
 
 export function createApi() {
-  const api = new OpenAPIHono<AppEnv>();
-  api.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+  const api = new ApiApp();
+  api.securitySchemes.bearerAuth = {
     type: 'http',
     scheme: 'bearer',
     description: 'An API key from `npm run user:create` or `npm run user:rotate-key`.',
-  });
+  };
 
   const document = (origin: string) =>
-    api.getOpenAPI31Document({ ...OPENAPI_INFO, servers: [{ url: `${origin}/api/v1` }] });
+    openApiDocument(api, { ...OPENAPI_INFO, servers: [{ url: `${origin}/api/v1` }] });
   api.get('/openapi.json', (c) => c.json(document(new URL(c.req.url).origin)));
   api.get('/docs', referencePageHeaders(), (c) =>
     c.html(<ReferencePage doc={document(new URL(c.req.url).origin)} />),

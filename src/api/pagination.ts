@@ -1,6 +1,7 @@
 /** Pagination shared by the list endpoints (page numbers, per-page choices, links). */
-import { z } from '@hono/zod-openapi';
+
 import { field, intChoice } from '../lib/fields.ts';
+import { s } from '../lib/schema.ts';
 
 const PER_PAGE = [10, 25, 50, 100] as const;
 
@@ -110,23 +111,23 @@ export function listPage<T>(
   };
 }
 
-export const linksSchema = z
+export const linksSchema = s
   .object({
-    first: z.string().url(),
-    last: z.string().url(),
-    prev: z.string().url().nullable(),
-    next: z.string().url().nullable(),
+    first: s.string().url(),
+    last: s.string().url(),
+    prev: s.string().url().nullable(),
+    next: s.string().url().nullable(),
   })
   .openapi('PaginationLinks');
 
-export const metaSchema = z
+export const metaSchema = s
   .object({
-    current_page: z.number().int(),
-    from: z.number().int().nullable(),
-    last_page: z.number().int(),
-    path: z.string().url(),
-    per_page: z.number().int(),
-    to: z.number().int().nullable(),
-    total: z.number().int(),
+    current_page: s.number().int(),
+    from: s.number().int().nullable(),
+    last_page: s.number().int(),
+    path: s.string().url(),
+    per_page: s.number().int(),
+    to: s.number().int().nullable(),
+    total: s.number().int(),
   })
   .openapi('PaginationMeta');

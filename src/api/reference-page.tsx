@@ -2,13 +2,13 @@
  * The human-readable API reference at `/api/v1/docs`, rendered on the server from the same
  * OpenAPI document as `/api/v1/openapi.json`. No script, no external CDN.
  */
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import { pageSecurityHeaders } from '../pages/security-headers.ts';
 import { DIMENSIONS, METRICS } from '../stats/v2/query.ts';
+import type { OpenApiDocument } from './openapi.ts';
 
-type Document = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+type Document = OpenApiDocument;
 type Schema = {
   $ref?: string;
   type?: string | string[];

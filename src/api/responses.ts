@@ -1,25 +1,25 @@
 /** OpenAPI descriptions of the error bodies every API route can answer with. */
-import { z } from '@hono/zod-openapi';
+import { type AnySchema, s } from '../lib/schema.ts';
 
 const errorSchema = (status: number, message: string) =>
-  z
+  s
     .object({
-      message: z.string().openapi({ example: message }),
-      status: z.number().int().openapi({ example: status }),
+      message: s.string().openapi({ example: message }),
+      status: s.number().int().openapi({ example: status }),
     })
     .openapi(`Error${status}`);
 
-const validationSchema = z
+const validationSchema = s
   .object({
-    message: z.string().openapi({ example: 'The domain field is required.' }),
-    errors: z
-      .record(z.string(), z.array(z.string()))
+    message: s.string().openapi({ example: 'The domain field is required.' }),
+    errors: s
+      .record(s.array(s.string()))
       .openapi({ example: { domain: ['The domain field is required.'] } }),
-    status: z.number().int().openapi({ example: 422 }),
+    status: s.number().int().openapi({ example: 422 }),
   })
   .openapi('ValidationError');
 
-const json = (schema: z.ZodType, description: string) => ({
+const json = (schema: AnySchema, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
@@ -51,11 +51,11 @@ export const jsonContent = json;
 /** The answer of a deletion: `{"id", "object", "deleted": true, "status": 200}`. */
 export const deletedResponse = (object: string, description: string) =>
   json(
-    z.object({
-      id: z.number().int(),
-      object: z.literal(object),
-      deleted: z.literal(true),
-      status: z.number().int().openapi({ example: 200 }),
+    s.object({
+      id: s.number().int(),
+      object: s.literal(object),
+      deleted: s.literal(true),
+      status: s.number().int().openapi({ example: 200 }),
     }),
     description,
   );

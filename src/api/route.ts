@@ -1,26 +1,31 @@
 /**
- * Serving an API route from its OpenAPI definition. The one `createRoute` object documents
- * the route in `/api/v1/openapi.json` and is what validates its input here, so the document
+ * Serving an API route from its OpenAPI definition. The one `defineRoute` object documents
+ * the route in `/api/v1/openapi.json` (./openapi.ts) and is what validates its input here, so the document
  * and the behaviour cannot drift apart. Validation is Sightline's own (see src/lib/fields.ts):
  * Laravel-style 422s that name every bad field, required query fields being the schema's
  * non-optional ones; a path id that cannot name a website is the same 404 as a missing one;
  * a body is read from a form, JSON or multipart (lib/body.ts) and handed on for the domain
  * service to validate with the route's body schema.
  */
-import type { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
-import { parseFields } from '../lib/fields.ts';
+import { type FieldsSchema, parseFields } from '../lib/fields.ts';
+import { type Infer, s } from '../lib/schema.ts';
 import { parseWebsiteId, type Role, websiteFor } from '../websites/queries.ts';
+import type { ApiApp, RouteDefinition } from './openapi.ts';
 
-type RouteDefinition = ReturnType<typeof createRoute>;
-
-type QueryOf<R> = R extends { request: { query: infer Q extends z.ZodObject } }
-  ? z.output<Q>
+type QueryOf<R> = R extends { request: { query: infer Q extends FieldsSchema } }
+  ? Infer<Q>
   : undefined;
+
+/** A path parameter: an id, as the path writes it. */
+export const pathId = (example: string) => s.string().openapi({ example });
+
+/** The `{id}` of a route about one website. */
+export const idParam = s.object({ id: pathId('1') });
 
 /**
  * What a handler receives: the website id of `{id}`, the raw body fields, and `query()`,
@@ -35,9 +40,9 @@ export type RouteInput<R> = {
 };
 
 /** The fields of an object schema that must be present (those not marked optional). */
-function requiredFields(schema: z.ZodObject): string[] {
+function requiredFields(schema: FieldsSchema): string[] {
   return Object.entries(schema.shape)
-    .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
+    .filter(([, field]) => !field.isOptional)
     .map(([name]) => name);
 }
 
@@ -49,13 +54,15 @@ function requiredFields(schema: z.ZodObject): string[] {
  * serveRoute(api, showWebsiteRoute, async (c, { id }) => c.json(await show(id)));
  */
 export function serveRoute<R extends RouteDefinition>(
-  api: OpenAPIHono<AppEnv>,
+  api: ApiApp,
   route: R,
   handler: (c: Context<AppEnv>, input: RouteInput<R>) => Promise<Response> | Response,
 ): void {
-  api.openAPIRegistry.registerPath(route);
-  const query = route.request?.query as z.ZodObject | undefined;
+  api.definitions.push(route);
+  const query = route.request?.query as FieldsSchema | undefined;
   const required = query ? requiredFields(query) : [];
+  for (const [name, field] of Object.entries(query?.shape ?? {}))
+    if (!field.check) throw new Error(`${route.path}: the query field ${name} has no check.`);
   const path = route.path.replace(/\{(\w+)\}/g, ':$1');
   // A body of fields (JSON, a form) is read here; any other (an import's file) is the handler's.
   const readsFields = Object.keys(route.request?.body?.content ?? {}).some((type) =>

@@ -3,19 +3,21 @@
  * numbers as Plausible's CSV export, ./plausible.ts) and `format=events` (its event log, NDJSON
  * or, with `as=csv`, CSV: src/event-log/export-reads.ts), each streamed as a download.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { errorResponses } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
-import type { AppEnv } from '../env.ts';
+import { idParam, serveRoute } from '../api/route.ts';
+import { stringChoice } from '../lib/fields.ts';
+import { s } from '../lib/schema.ts';
 import { readableWebsite } from '../stats/routes.ts';
 import { exportResponse } from './exports.ts';
 
 const file = (type: string, description: string) => ({
   description,
-  content: { [type]: { schema: z.string().openapi({ format: 'binary' }) } },
+  content: { [type]: { schema: s.string().openapi({ format: 'binary' }) } },
 });
 
-const exportRoute = createRoute({
+const exportRoute = defineRoute({
   method: 'get',
   path: '/websites/{id}/export',
   tags: ['Exports'],
@@ -24,14 +26,18 @@ const exportRoute = createRoute({
     "`format=plausible`: the website's own numbers as Plausible's CSV export (a zip of ten tables, which Plausible and Sightline import). `format=events`: every event of its log, oldest first, as NDJSON (`as=csv`: CSV); the README lists the columns. Streamed as a download; imported history is not exported.",
   security: [{ bearerAuth: [] }],
   request: {
-    params: z.object({
-      id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-    }),
-    query: z.object({
-      format: z.enum(['plausible', 'events']),
-      as: z.enum(['ndjson', 'csv']).optional().openapi({
-        description: "The events' file format (default `ndjson`).",
-      }),
+    params: idParam,
+    query: s.object({
+      format: stringChoice(
+        'format',
+        ['plausible', 'events'],
+        "`plausible`: Plausible's CSV export; `events`: the event log.",
+      ),
+      as: stringChoice(
+        'as',
+        ['ndjson', 'csv'],
+        "The events' file format (default `ndjson`).",
+      ).optional(),
     }),
   },
   responses: {
@@ -49,7 +55,7 @@ const exportRoute = createRoute({
   },
 });
 
-export function registerExportRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerExportRoutes(api: ApiApp) {
   serveRoute(api, exportRoute, async (c, { id, query }) => {
     // An export reads all of a website: readers' limits apply (src/lib/rate-limit.ts).
     const { db, website } = await readableWebsite(c, id);

@@ -5,11 +5,11 @@
  * statistics' dates, filters and errors (src/stats/routes.ts) and are read from the website's
  * event log (src/stats/flows.ts).
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { statsPage } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
-import type { AppEnv } from '../env.ts';
+import { idParam, pathId, serveRoute } from '../api/route.ts';
 import { findFunnel, parseFunnelId } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { notFound } from '../lib/errors.ts';
@@ -18,7 +18,6 @@ import {
   checkedQuery,
   FILTERS_DOCUMENTATION,
   goalFilterFailure,
-  idParam,
   readableWebsite,
   unavailable,
 } from '../stats/routes.ts';
@@ -31,7 +30,7 @@ const security = [{ bearerAuth: [] }];
 const FILTERED_VISITS =
   ' The filters choose whole visits: a visit counts, all its hits, when the filters keep any of its hits.';
 
-const funnelRoute = createRoute({
+const funnelRoute = defineRoute({
   method: 'get',
   path: '/stats/{id}/funnels/{funnel_id}',
   tags: ['Stats'],
@@ -40,7 +39,7 @@ const funnelRoute = createRoute({
   security,
   request: {
     params: idParam.extend({
-      funnel_id: z.string().openapi({ param: { name: 'funnel_id', in: 'path' }, example: '2' }),
+      funnel_id: pathId('2'),
     }),
     query: summaryQuerySchema,
   },
@@ -55,7 +54,7 @@ const funnelRoute = createRoute({
   },
 });
 
-const journeysRoute = createRoute({
+const journeysRoute = defineRoute({
   method: 'get',
   path: '/stats/{id}/journeys',
   tags: ['Stats'],
@@ -74,7 +73,7 @@ const journeysRoute = createRoute({
   },
 });
 
-export function registerFlowRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerFlowRoutes(api: ApiApp) {
   serveRoute(api, funnelRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const funnelId = parseFunnelId(c.req.param('funnel_id'));

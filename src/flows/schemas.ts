@@ -1,45 +1,46 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
-import { z } from '@hono/zod-openapi';
+
 import { pageField, perPageField } from '../api/pagination.ts';
 import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS } from '../counting/flows.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';
+import { s } from '../lib/schema.ts';
 import { dateField, filterParameter } from '../stats/schemas.ts';
 
-const stepSchema = z
+const stepSchema = s
   .object({
-    step: z.number().int().openapi({ example: 2 }),
-    label: z.string().openapi({ example: '/signup/**' }),
-    visitors: z.number().int().openapi({
+    step: s.number().int().openapi({ example: 2 }),
+    label: s.string().openapi({ example: '/signup/**' }),
+    visitors: s.number().int().openapi({
       description: 'Visitors of a day who took steps 1 to this one, in order, that day.',
       example: 204,
     }),
-    conversion_rate: z.number().openapi({
+    conversion_rate: s.number().openapi({
       description: "Percent of the first step's visitors, two decimals.",
       example: 25.12,
     }),
-    dropoff: z.number().int().openapi({
+    dropoff: s.number().int().openapi({
       description: 'Visitors of the step before who did not take this one.',
       example: 608,
     }),
-    dropoff_rate: z.number().openapi({
+    dropoff_rate: s.number().openapi({
       description: 'The drop-off in percent of the step before, two decimals.',
       example: 74.88,
     }),
   })
   .openapi('FunnelStepResult');
 
-export const funnelResponseSchema = z
+export const funnelResponseSchema = s
   .object({
-    data: z.object({
-      funnel: z.object({ id: z.number().int(), name: z.string() }),
-      steps: z.array(stepSchema),
+    data: s.object({
+      funnel: s.object({ id: s.number().int(), name: s.string() }),
+      steps: s.array(stepSchema),
     }),
-    status: z.number().int().openapi({ example: 200 }),
+    status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('FunnelResult');
 
-export const journeyQuerySchema = z.object({
+export const journeyQuerySchema = s.object({
   page: textField(
     'page',
     MAX_FILTER_LENGTH,
@@ -79,25 +80,25 @@ export const journeyQuerySchema = z.object({
   filter: filterParameter,
 });
 
-export const journeyResponseSchema = z
+export const journeyResponseSchema = s
   .object({
-    current_page: z.number().int(),
-    data: z.array(
-      z.object({
-        path: z.array(z.string()).openapi({ example: ['/pricing', '/signup', '/welcome'] }),
-        visits: z.number().int().openapi({ example: 41 }),
+    current_page: s.number().int(),
+    data: s.array(
+      s.object({
+        path: s.array(s.string()).openapi({ example: ['/pricing', '/signup', '/welcome'] }),
+        visits: s.number().int().openapi({ example: 41 }),
       }),
     ),
-    first_page_url: z.string().url(),
-    from: z.number().int().nullable(),
-    last_page: z.number().int(),
-    last_page_url: z.string().url(),
-    next_page_url: z.string().url().nullable(),
-    path: z.string().url(),
-    per_page: z.number().int(),
-    prev_page_url: z.string().url().nullable(),
-    to: z.number().int().nullable(),
-    total: z.number().int(),
-    status: z.number().int().openapi({ example: 200 }),
+    first_page_url: s.string().url(),
+    from: s.number().int().nullable(),
+    last_page: s.number().int(),
+    last_page_url: s.string().url(),
+    next_page_url: s.string().url().nullable(),
+    path: s.string().url(),
+    per_page: s.number().int(),
+    prev_page_url: s.string().url().nullable(),
+    to: s.number().int().nullable(),
+    total: s.number().int(),
+    status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('Journeys');

@@ -3,13 +3,15 @@
  * website list is) and add, `…/funnels/{funnel_id}` to show, replace and delete. Another
  * owner's website, a funnel of another website and an id that names nothing are the same 404.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
 import type { Context } from 'hono';
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute, websiteOf } from '../api/route.ts';
+import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
+import { s } from '../lib/schema.ts';
 import {
   createFunnel,
   deleteFunnel,
@@ -19,32 +21,29 @@ import {
   updateFunnel,
 } from './funnels.ts';
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const funnelParams = idParam.extend({
-  funnel_id: z.string().openapi({ param: { name: 'funnel_id', in: 'path' }, example: '2' }),
+  funnel_id: pathId('2'),
 });
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Funnels'];
 
-const stepSchema = z
+const stepSchema = s
   .union([
-    z.object({
-      page: z.string().openapi({
+    s.object({
+      page: s.string().openapi({
         description:
           'A path starting with / (at most 255 characters, no spaces), or a pattern: `*` any characters within a segment, `**` across.',
         example: '/signup/**',
       }),
     }),
-    z.object({
-      event: z.string().openapi({
+    s.object({
+      event: s.string().openapi({
         description: "A custom event's name (1–120 characters, not `pageview`).",
         example: 'Signup',
       }),
     }),
-    z.object({
-      goal: z.string().openapi({
+    s.object({
+      goal: s.string().openapi({
         description: "The display name of one of the website's goals.",
         example: 'Sign-ups',
       }),
@@ -52,42 +51,42 @@ const stepSchema = z
   ])
   .openapi('FunnelStep', { description: 'Exactly one of `page`, `event` or `goal`.' });
 
-const funnelSchema = z
+const funnelSchema = s
   .object({
-    id: z.number().int().openapi({ example: 2 }),
-    name: z.string().openapi({ example: 'Signup' }),
-    steps: z.array(stepSchema).openapi({
+    id: s.number().int().openapi({ example: 2 }),
+    name: s.string().openapi({ example: 'Signup' }),
+    steps: s.array(stepSchema).openapi({
       example: [{ page: '/pricing' }, { page: '/signup/**' }, { event: 'Signup' }],
     }),
-    created_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+    created_at: s.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
   })
   .openapi('Funnel');
 
-const funnelInputSchema = z
+const funnelInputSchema = s
   .object({
-    name: z.string().openapi({ description: 'Unique to the website; 1–120 characters.' }),
-    steps: z.array(stepSchema).min(2).max(8).openapi({ description: '2 to 8 steps, in order.' }),
+    name: s.string().openapi({ description: 'Unique to the website; 1–120 characters.' }),
+    steps: s.array(stepSchema).min(2).max(8).openapi({ description: '2 to 8 steps, in order.' }),
   })
   .openapi('FunnelInput');
 
 const bodyContent = {
   'application/json': { schema: funnelInputSchema },
   'application/x-www-form-urlencoded': {
-    schema: z.object({
-      name: z.string(),
-      steps: z.string().openapi({ description: 'The list of steps as JSON text.' }),
+    schema: s.object({
+      name: s.string(),
+      steps: s.string().openapi({ description: 'The list of steps as JSON text.' }),
     }),
   },
 };
 
 const one = (status: number, description: string) =>
   jsonContent(
-    z.object({ data: funnelSchema, status: z.number().int().openapi({ example: status }) }),
+    s.object({ data: funnelSchema, status: s.number().int().openapi({ example: status }) }),
     description,
   );
 
 const funnelRoutes = {
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites/{id}/funnels',
     tags: TAGS,
@@ -96,15 +95,15 @@ const funnelRoutes = {
     security,
     request: {
       params: idParam,
-      query: z.object({ per_page: perPageField(25), page: pageField }),
+      query: s.object({ per_page: perPageField(25), page: pageField }),
     },
     responses: {
       200: jsonContent(
-        z.object({
-          data: z.array(funnelSchema),
+        s.object({
+          data: s.array(funnelSchema),
           links: linksSchema,
           meta: metaSchema,
-          status: z.number().int(),
+          status: s.number().int(),
         }),
         'A page of funnels.',
       ),
@@ -113,7 +112,7 @@ const funnelRoutes = {
       422: errorResponses[422],
     },
   }),
-  create: createRoute({
+  create: defineRoute({
     method: 'post',
     path: '/websites/{id}/funnels',
     tags: TAGS,
@@ -129,7 +128,7 @@ const funnelRoutes = {
       422: errorResponses[422],
     },
   }),
-  show: createRoute({
+  show: defineRoute({
     method: 'get',
     path: '/websites/{id}/funnels/{funnel_id}',
     tags: TAGS,
@@ -142,7 +141,7 @@ const funnelRoutes = {
       404: errorResponses[404],
     },
   }),
-  update: createRoute({
+  update: defineRoute({
     method: 'put',
     path: '/websites/{id}/funnels/{funnel_id}',
     tags: TAGS,
@@ -157,7 +156,7 @@ const funnelRoutes = {
       422: errorResponses[422],
     },
   }),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}/funnels/{funnel_id}',
     tags: TAGS,
@@ -179,7 +178,7 @@ function funnelIdOf(c: Context<AppEnv>): number {
   return id;
 }
 
-export function registerFunnelRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerFunnelRoutes(api: ApiApp) {
   serveRoute(api, funnelRoutes.list, async (c, { id, query }) => {
     const { db, website } = await websiteOf(c, id, 'viewer');
     const { per_page = 25, page = 1 } = query();

@@ -5,49 +5,48 @@
  * Plausible manage Sightline's goals unchanged. Plausible's answer their errors as
  * `{"error": …}` (src/app.tsx) and another owner's domain as an unknown one.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
 import type { Context } from 'hono';
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute, websiteOf } from '../api/route.ts';
+import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { GoalRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
+import { s } from '../lib/schema.ts';
 import { mayActAs, roleTooLow, websiteAccessByDomain } from '../websites/queries.ts';
 import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const goalParams = idParam.extend({
-  goal_id: z.string().openapi({ param: { name: 'goal_id', in: 'path' }, example: '3' }),
+  goal_id: pathId('3'),
 });
 const security = [{ bearerAuth: [] }];
 
-const goalSchema = z
+const goalSchema = s
   .object({
-    id: z.number().int().openapi({ example: 3 }),
-    event: z.string().nullable().openapi({ example: 'Signup' }),
-    page: z.string().nullable().openapi({ example: null }),
-    display_name: z.string().openapi({ example: 'Sign-ups' }),
-    currency: z.string().nullable().openapi({ example: 'EUR' }),
+    id: s.number().int().openapi({ example: 3 }),
+    event: s.string().nullable().openapi({ example: 'Signup' }),
+    page: s.string().nullable().openapi({ example: null }),
+    display_name: s.string().openapi({ example: 'Sign-ups' }),
+    currency: s.string().nullable().openapi({ example: 'EUR' }),
   })
   .openapi('Goal');
 
-const goalInputSchema = z
+const goalInputSchema = s
   .object({
-    event: z
+    event: s
       .string()
       .optional()
       .openapi({ description: "A custom event's name (1–120 characters)." }),
-    page: z.string().optional().openapi({
+    page: s.string().optional().openapi({
       description: 'A path, or a pattern: `*` any characters within a segment, `**` across.',
     }),
-    display_name: z.string().optional().openapi({
+    display_name: s.string().optional().openapi({
       description: 'The name statistics show; default the event name or `Visit <page>`.',
     }),
-    currency: z.string().optional().openapi({
+    currency: s.string().optional().openapi({
       description: 'ISO 4217 code: the goal counts revenue in it (event goals only).',
     }),
   })
@@ -59,7 +58,7 @@ const bodyContent = {
 };
 
 const goalRoutes = {
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites/{id}/goals',
     tags: ['Goals'],
@@ -68,14 +67,14 @@ const goalRoutes = {
     request: { params: idParam },
     responses: {
       200: jsonContent(
-        z.object({ data: z.array(goalSchema), status: z.number().int() }),
+        s.object({ data: s.array(goalSchema), status: s.number().int() }),
         'The goals, oldest first.',
       ),
       401: errorResponses[401],
       404: errorResponses[404],
     },
   }),
-  create: createRoute({
+  create: defineRoute({
     method: 'post',
     path: '/websites/{id}/goals',
     tags: ['Goals'],
@@ -86,7 +85,7 @@ const goalRoutes = {
     request: { params: idParam, body: { required: true, content: bodyContent } },
     responses: {
       201: jsonContent(
-        z.object({ data: goalSchema, status: z.number().int().openapi({ example: 201 }) }),
+        s.object({ data: goalSchema, status: s.number().int().openapi({ example: 201 }) }),
         'The new goal.',
       ),
       401: errorResponses[401],
@@ -94,7 +93,7 @@ const goalRoutes = {
       422: errorResponses[422],
     },
   }),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}/goals/{goal_id}',
     tags: ['Goals'],
@@ -110,25 +109,25 @@ const goalRoutes = {
 };
 
 /** Plausible's Sites API goal endpoints, documented; their handlers answer as Plausible's do. */
-const plausibleGoalSchema = z
+const plausibleGoalSchema = s
   .object({
-    id: z.number().int().openapi({ example: 3 }),
-    display_name: z.string().openapi({ example: 'Signup' }),
-    goal_type: z.enum(['event', 'page']),
-    event_name: z.string().nullable().openapi({ example: 'Signup' }),
-    page_path: z.string().nullable().openapi({ example: null }),
-    custom_props: z.object({}),
+    id: s.number().int().openapi({ example: 3 }),
+    display_name: s.string().openapi({ example: 'Signup' }),
+    goal_type: s.enum(['event', 'page']),
+    event_name: s.string().nullable().openapi({ example: 'Signup' }),
+    page_path: s.string().nullable().openapi({ example: null }),
+    custom_props: s.object({}),
   })
   .openapi('PlausibleGoal');
 const plausibleError = {
   description: 'What went wrong: `{"error": "…"}`.',
-  content: { 'application/json': { schema: z.object({ error: z.string() }) } },
+  content: { 'application/json': { schema: s.object({ error: s.string() }) } },
 };
-const siteQuery = z.object({
-  site_id: z.string().openapi({ description: "The website's domain.", example: 'example.com' }),
+const siteQuery = s.object({
+  site_id: s.string().openapi({ description: "The website's domain.", example: 'example.com' }),
 });
 const sitesRoutes = [
-  createRoute({
+  defineRoute({
     method: 'get',
     path: '/sites/goals',
     tags: ['Goals'],
@@ -137,12 +136,12 @@ const sitesRoutes = [
     request: { query: siteQuery },
     responses: {
       200: jsonContent(
-        z.object({
-          goals: z.array(plausibleGoalSchema),
-          meta: z.object({
-            after: z.string().nullable(),
-            before: z.string().nullable(),
-            limit: z.number().int(),
+        s.object({
+          goals: s.array(plausibleGoalSchema),
+          meta: s.object({
+            after: s.string().nullable(),
+            before: s.string().nullable(),
+            limit: s.number().int(),
           }),
         }),
         'Every goal of the website, oldest first (one page).',
@@ -151,7 +150,7 @@ const sitesRoutes = [
       404: plausibleError,
     },
   }),
-  createRoute({
+  defineRoute({
     method: 'put',
     path: '/sites/goals',
     tags: ['Goals'],
@@ -164,11 +163,11 @@ const sitesRoutes = [
         content: {
           'application/json': {
             schema: siteQuery.extend({
-              goal_type: z.enum(['event', 'page']),
-              event_name: z.string().optional(),
-              page_path: z.string().optional(),
-              display_name: z.string().optional(),
-              currency: z.string().optional(),
+              goal_type: s.enum(['event', 'page']),
+              event_name: s.string().optional(),
+              page_path: s.string().optional(),
+              display_name: s.string().optional(),
+              currency: s.string().optional(),
             }),
           },
         },
@@ -176,14 +175,14 @@ const sitesRoutes = [
     },
     responses: {
       200: jsonContent(
-        plausibleGoalSchema.extend({ domain: z.string() }),
+        plausibleGoalSchema.extend({ domain: s.string() }),
         'The goal, found or made.',
       ),
       400: plausibleError,
       404: plausibleError,
     },
   }),
-  createRoute({
+  defineRoute({
     method: 'delete',
     path: '/sites/goals/{goal_id}',
     tags: ['Goals'],
@@ -191,12 +190,12 @@ const sitesRoutes = [
     description: '`site_id` in the body (or the query).',
     security,
     request: {
-      params: z.object({
-        goal_id: z.string().openapi({ param: { name: 'goal_id', in: 'path' }, example: '3' }),
+      params: s.object({
+        goal_id: pathId('3'),
       }),
     },
     responses: {
-      200: jsonContent(z.object({ deleted: z.literal(true) }), 'The goal was deleted.'),
+      200: jsonContent(s.object({ deleted: s.literal(true) }), 'The goal was deleted.'),
       400: plausibleError,
       404: plausibleError,
     },
@@ -220,7 +219,7 @@ const plausibleGoal = (row: GoalRow) => ({
 /** Plausible's 400 for a request without what it needs. */
 const badRequest = (message: string) => new ApiError(400, message);
 
-export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerGoalRoutes(api: ApiApp) {
   serveRoute(api, goalRoutes.list, async (c, { id }) => {
     const { db, website } = await websiteOf(c, id, 'viewer');
     const rows = await listGoals(db, website.id);
@@ -241,7 +240,7 @@ export function registerGoalRoutes(api: OpenAPIHono<AppEnv>) {
   });
 
   // Plausible's Sites API (https://plausible.io/docs/sites-api): the website by its domain.
-  for (const route of sitesRoutes) api.openAPIRegistry.registerPath(route);
+  api.definitions.push(...sitesRoutes);
   const site = async (c: Context<AppEnv>, siteId: unknown, action: string) => {
     if (typeof siteId !== 'string' || siteId === '')
       throw badRequest(`Parameter \`site_id\` is required to ${action}`);

@@ -4,14 +4,16 @@
  * remove one and its rows. Another owner's website, an import of another website and an id
  * that names nothing are the same 404.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute, websiteOf } from '../api/route.ts';
-import type { AppEnv } from '../env.ts';
+import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { mediaType } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
+import { stringChoice, textField } from '../lib/fields.ts';
+import { s } from '../lib/schema.ts';
 import { packingOf } from './files.ts';
 import { ImportError } from './format.ts';
 import { importFailed, runImport } from './run.ts';
@@ -26,27 +28,24 @@ import {
 /** The largest import the API takes: what a Worker request may carry (Free and Pro plans). */
 export const IMPORT_BODY_LIMIT = 100 * 1024 * 1024;
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Imports'];
 
-const importSchema = z
+const importSchema = s
   .object({
-    id: z.number().int().openapi({ example: 4 }),
-    source: z.enum(IMPORT_SOURCES).openapi({ example: 'plausible' }),
-    from: z.string().openapi({ example: '2023-02-09' }),
-    to: z.string().openapi({ example: '2024-01-23' }),
-    rows: z.number().int().openapi({ description: 'Records read from the files.', example: 5120 }),
-    created_at: z.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
+    id: s.number().int().openapi({ example: 4 }),
+    source: s.enum(IMPORT_SOURCES).openapi({ example: 'plausible' }),
+    from: s.string().openapi({ example: '2023-02-09' }),
+    to: s.string().openapi({ example: '2024-01-23' }),
+    rows: s.number().int().openapi({ description: 'Records read from the files.', example: 5120 }),
+    created_at: s.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
   })
   .openapi('Import');
 
-const fileBody = z.string().openapi({ format: 'binary' });
+const fileBody = s.string().openapi({ format: 'binary' });
 
 const importRoutes = {
-  create: createRoute({
+  create: defineRoute({
     method: 'post',
     path: '/websites/{id}/imports',
     tags: TAGS,
@@ -56,15 +55,18 @@ const importRoutes = {
     security,
     request: {
       params: idParam,
-      query: z.object({
-        source: z.enum(IMPORT_SOURCES),
-        overlap: z.enum(['refuse', 'own_wins']).optional().openapi({
-          description: 'What to do on dates the website has events of its own (default `refuse`).',
-        }),
-        file_name: z.string().max(255).optional().openapi({
-          description: "A lone CSV's file name (Plausible's names its table and dates).",
-          example: 'imported_pages_20230209_20240123.csv',
-        }),
+      query: s.object({
+        source: stringChoice('source', IMPORT_SOURCES, 'The tool the file was exported from.'),
+        overlap: stringChoice(
+          'overlap',
+          ['refuse', 'own_wins'],
+          'What to do on dates the website has events of its own (default `refuse`).',
+        ).optional(),
+        file_name: textField(
+          'file_name',
+          255,
+          "A lone CSV's file name (Plausible's names its table and dates), e.g. `imported_pages_20230209_20240123.csv`.",
+        ).optional(),
       }),
       body: {
         required: true,
@@ -77,7 +79,7 @@ const importRoutes = {
     },
     responses: {
       201: jsonContent(
-        z.object({ data: importSchema, status: z.number().int().openapi({ example: 201 }) }),
+        s.object({ data: importSchema, status: s.number().int().openapi({ example: 201 }) }),
         'The import, now counted.',
       ),
       401: errorResponses[401],
@@ -88,7 +90,7 @@ const importRoutes = {
       422: errorResponses[422],
     },
   }),
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites/{id}/imports',
     tags: TAGS,
@@ -97,15 +99,15 @@ const importRoutes = {
     security,
     request: {
       params: idParam,
-      query: z.object({ per_page: perPageField(25), page: pageField }),
+      query: s.object({ per_page: perPageField(25), page: pageField }),
     },
     responses: {
       200: jsonContent(
-        z.object({
-          data: z.array(importSchema),
+        s.object({
+          data: s.array(importSchema),
           links: linksSchema,
           meta: metaSchema,
-          status: z.number().int(),
+          status: s.number().int(),
         }),
         'A page of imports.',
       ),
@@ -114,7 +116,7 @@ const importRoutes = {
       422: errorResponses[422],
     },
   }),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}/imports/{import_id}',
     tags: TAGS,
@@ -123,7 +125,7 @@ const importRoutes = {
     security,
     request: {
       params: idParam.extend({
-        import_id: z.string().openapi({ param: { name: 'import_id', in: 'path' }, example: '4' }),
+        import_id: pathId('4'),
       }),
     },
     responses: {
@@ -134,7 +136,7 @@ const importRoutes = {
   }),
 };
 
-export function registerImportRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerImportRoutes(api: ApiApp) {
   serveRoute(api, importRoutes.create, async (c, { id, query }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
     const q = query();

@@ -2,8 +2,9 @@
  * The hit payload of `POST /api/event` (docs/ARCHITECTURE.md, The HTTP contract): `{page, referrer, screen_resolution,
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
-import { z } from 'zod';
+
 import { storedEventName } from '../counting/statistics.ts';
+import type { Check } from '../lib/schema.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 import { propsFrom } from './props.ts';
 import { type Revenue, revenueFrom } from './revenue.ts';
@@ -32,181 +33,151 @@ export type Hit = {
   websiteId?: number;
 };
 
-const httpUrl = (field: string) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .max(MAX_URL, `${field} is longer than ${MAX_URL} characters`)
-    .transform((value, ctx) => {
-      let url: URL | undefined;
-      try {
-        url = new URL(value);
-      } catch {
-        // reported below
-      }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-        ctx.addIssue({ code: 'custom', message: `${field} must be an absolute http(s) URL` });
-        return z.NEVER;
-      }
-      return url;
-    });
+const fail = (message: string) => ({ ok: false, message }) as const;
+const ok = <T>(value: T) => ({ ok: true, value }) as const;
+
+/** A string of at most `max` characters, or nothing (undefined or null). */
+function optionalText(field: string, raw: unknown, max: number, kind = ''): Check<string | null> {
+  if (raw === undefined || raw === null) return ok(null);
+  if (typeof raw !== 'string') return fail(`${field} must be a string${kind}`);
+  return raw.length > max ? fail(`${field} is longer than ${max} characters`) : ok(raw);
+}
+
+function pageUrl(raw: unknown): Check<URL> {
+  if (typeof raw !== 'string') return fail('page must be a string');
+  if (raw.length > MAX_URL) return fail(`page is longer than ${MAX_URL} characters`);
+  const url = URL.parse(raw);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+    ? ok(url)
+    : fail('page must be an absolute http(s) URL');
+}
+
+/** Referrers are informational: an app referrer (android-app://…) or garbage is no referrer. */
+function referrerUrl(raw: unknown): Check<URL | null> {
+  const text = optionalText('referrer', raw, MAX_URL);
+  if (!text.ok || !text.value) return text.ok ? ok(null) : text;
+  const url = URL.parse(text.value);
+  return ok(url && (url.protocol === 'http:' || url.protocol === 'https:') ? url : null);
+}
+
+function screenResolution(raw: unknown): Check<string | null> {
+  const text = optionalText('screen_resolution', raw, Number.POSITIVE_INFINITY, ' like 1920x1080');
+  if (!text.ok || !text.value) return text.ok ? ok(null) : text;
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(text.value);
+  return match && [match[1], match[2]].every((n) => Number(n) >= 1 && Number(n) <= MAX_SCREEN)
+    ? text
+    : fail(`screen_resolution must be WIDTHxHEIGHT, each between 1 and ${MAX_SCREEN}`);
+}
+
+const noColons = (field: string, value: string) =>
+  value.includes(':') || hasControlCharacter(value)
+    ? fail(`${field} must not contain ":" or control characters`)
+    : ok(value);
 
 /** Event names and units are identifiers; `:` separates the parts of an event value. */
-const token = (field: string, max: number) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .trim()
-    .min(1, `${field} must not be empty`)
-    .max(max, `${field} is longer than ${max} characters`)
-    .refine(
-      (v) => !v.includes(':') && !hasControlCharacter(v),
-      `${field} must not contain ":" or control characters`,
-    );
+function token(field: string, raw: unknown, max: number): Check<string> {
+  if (typeof raw !== 'string') return fail(`${field} must be a string`);
+  const value = raw.trim();
+  if (value === '') return fail(`${field} must not be empty`);
+  if (value.length > max) return fail(`${field} is longer than ${max} characters`);
+  return noColons(field, value);
+}
 
-const eventValue = z.union(
-  [
-    z
-      .number()
-      .finite('event.value must be a finite number')
-      .transform((n) => String(n)),
-    z
-      .string()
-      .trim()
-      .max(64, 'event.value is longer than 64 characters')
-      .refine(
-        (v) => !v.includes(':') && !hasControlCharacter(v),
-        'event.value must not contain ":" or control characters',
-      ),
-  ],
-  { error: 'event.value must be a number or a string' },
-);
+/** A number (written as text) or a string of at most 64 characters; empty is none. */
+function eventValue(raw: unknown): Check<string | null> {
+  if (raw === undefined || raw === null) return ok(null);
+  if (typeof raw === 'number' && Number.isFinite(raw)) return ok(String(raw));
+  if (typeof raw !== 'string') return fail('event.value must be a number or a string');
+  const value = raw.trim();
+  if (value.length > 64) return fail('event.value is longer than 64 characters');
+  const checked = noColons('event.value', value);
+  return checked.ok && value === '' ? ok(null) : checked;
+}
 
-const eventObject = z.object({
+function eventObject(raw: Record<string, unknown>): Check<HitEvent> {
   // A name may hold `:` ("Outbound Link: Click"): kept as the log keeps other trackers'.
-  name: z
-    .string({ error: 'event.name must be a string' })
-    .transform(storedEventName)
-    .pipe(token('event.name', 64)),
-  value: eventValue.nullish().transform((v) => (v === '' ? null : (v ?? null))),
-  unit: token('event.unit', 32)
-    .nullish()
-    .transform((v) => v ?? null),
-});
+  if (typeof raw.name !== 'string') return fail('event.name must be a string');
+  const name = token('event.name', storedEventName(raw.name), 64);
+  if (!name.ok) return name;
+  const value = eventValue(raw.value);
+  if (!value.ok) return value;
+  const unit =
+    raw.unit === undefined || raw.unit === null ? ok(null) : token('event.unit', raw.unit, 32);
+  if (!unit.ok) return unit;
+  return ok({ name: name.value, value: value.value, unit: unit.value });
+}
 
 /** phpAnalytics' own tracker sends an event as one string `name:value:unit`. */
-const eventString = z
-  .string()
-  .max(200, 'event is longer than 200 characters')
-  .transform((value, ctx) => {
-    const [name = '', val = '', unit = ''] = value.split(':');
-    const parsed = eventObject.safeParse({ name, value: val || null, unit: unit || null });
-    if (!parsed.success || value.split(':').length > 3) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'event must be "name", "name:value" or "name:value:unit"',
-      });
-      return z.NEVER;
-    }
-    return parsed.data;
-  });
+function eventString(raw: string): Check<HitEvent> {
+  if (raw.length > 200) return fail('event is longer than 200 characters');
+  const parts = raw.split(':');
+  const [name = '', value = '', unit = ''] = parts;
+  const parsed = eventObject({ name, value: value || null, unit: unit || null });
+  return parsed.ok && parts.length <= 3
+    ? parsed
+    : fail('event must be "name", "name:value" or "name:value:unit"');
+}
 
-const hitSchema = z.object({
-  page: httpUrl('page'),
-  referrer: z
-    .string({ error: 'referrer must be a string' })
-    .max(MAX_URL, `referrer is longer than ${MAX_URL} characters`)
-    .nullish()
-    .transform((value) => {
-      // Referrers are informational: an app referrer (android-app://…) or garbage is no referrer.
-      if (!value) return null;
-      try {
-        const url = new URL(value);
-        return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-      } catch {
-        return null;
-      }
-    }),
-  screen_resolution: z
-    .string({ error: 'screen_resolution must be a string like 1920x1080' })
-    .nullish()
-    .refine((value) => {
-      if (value === null || value === undefined || value === '') return true;
-      const match = /^(\d{1,5})x(\d{1,5})$/.exec(value);
-      return (
-        !!match && [match[1], match[2]].every((n) => Number(n) >= 1 && Number(n) <= MAX_SCREEN)
-      );
-    }, `screen_resolution must be WIDTHxHEIGHT, each between 1 and ${MAX_SCREEN}`)
-    .transform((value) => value || null),
-  language: z
-    .string({ error: 'language must be a string' })
-    .max(35, 'language is longer than 35 characters')
-    .nullish(),
-  domain: z
-    .string({ error: 'domain must be a string' })
-    .max(253, 'domain is longer than 253 characters')
-    .nullish(),
-  // Chosen by type rather than z.union, so that each form reports its own message.
-  event: z
-    .unknown()
-    .transform((value, ctx): HitEvent | null => {
-      if (value === null || value === undefined) return null;
-      const form =
-        typeof value === 'string'
-          ? eventString
-          : typeof value === 'object' && !Array.isArray(value)
-            ? eventObject
-            : null;
-      const parsed = form?.safeParse(value);
-      if (!parsed?.success) {
-        const message = parsed?.error.issues[0]?.message;
-        ctx.addIssue({
-          code: 'custom',
-          message: message ?? 'event must be an object {name, value?, unit?} or a string',
-        });
-        return z.NEVER;
-      }
-      return parsed.data;
-    })
-    .optional(),
-  dnt: z.boolean({ error: 'dnt must be a boolean' }).optional(),
-  hash: z.boolean({ error: 'hash must be a boolean' }).optional(),
-  props: z
-    .unknown()
-    .transform((value, ctx) => {
-      if (value === null || value === undefined) return [];
-      if (typeof value !== 'object' || Array.isArray(value)) {
-        ctx.addIssue({ code: 'custom', message: 'props must be an object of names and values' });
-        return z.NEVER;
-      }
-      return propsFrom(value as Record<string, unknown>);
-    })
-    .optional(),
-  revenue: z.unknown().optional(),
-});
+/** Chosen by type, so that each form reports its own message. */
+function hitEvent(raw: unknown): Check<HitEvent | null> {
+  if (raw === undefined || raw === null) return ok(null);
+  if (typeof raw === 'string') return eventString(raw);
+  if (typeof raw === 'object' && !Array.isArray(raw))
+    return eventObject(raw as Record<string, unknown>);
+  return fail('event must be an object {name, value?, unit?} or a string');
+}
+
+function flag(field: string, raw: unknown): Check<boolean> {
+  if (raw === undefined) return ok(false);
+  return typeof raw === 'boolean' ? ok(raw) : fail(`${field} must be a boolean`);
+}
+
+function hitProps(raw: unknown): Check<[name: string, value: string][]> {
+  if (raw === undefined || raw === null) return ok([]);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return fail('props must be an object of names and values');
+  return ok(propsFrom(raw as Record<string, unknown>));
+}
 
 export type HitParse = { ok: true; hit: Hit } | { ok: false; message: string };
 
-/** Validates a decoded JSON body as a hit. */
+/** Validates a decoded JSON body as a hit: the first bad field, in this order, is the message. */
 export function parseHit(body: unknown): HitParse {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, message: 'The hit must be a JSON object.' };
   }
-  const result = hitSchema.safeParse(body);
-  if (!result.success)
-    return { ok: false, message: result.error.issues[0]?.message ?? 'Invalid hit.' };
-  const d = result.data;
+  const raw = body as Record<string, unknown>;
+  const page = pageUrl(raw.page);
+  if (!page.ok) return page;
+  const referrer = referrerUrl(raw.referrer);
+  if (!referrer.ok) return referrer;
+  const resolution = screenResolution(raw.screen_resolution);
+  if (!resolution.ok) return resolution;
+  const language = optionalText('language', raw.language, 35);
+  if (!language.ok) return language;
+  const domain = optionalText('domain', raw.domain, 253);
+  if (!domain.ok) return domain;
+  const event = hitEvent(raw.event);
+  if (!event.ok) return event;
+  const dnt = flag('dnt', raw.dnt);
+  if (!dnt.ok) return dnt;
+  const hash = flag('hash', raw.hash);
+  if (!hash.ok) return hash;
+  const props = hitProps(raw.props);
+  if (!props.ok) return props;
   return {
     ok: true,
     hit: {
-      page: d.page,
-      referrer: d.referrer,
-      resolution: d.screen_resolution ?? null,
-      language: d.language ?? null,
-      domain: d.domain ?? null,
-      event: d.event ?? null,
-      props: d.props ?? [],
-      revenue: d.event ? revenueFrom(d.revenue) : null,
-      hash: d.hash === true,
-      dnt: d.dnt === true,
+      page: page.value,
+      referrer: referrer.value,
+      resolution: resolution.value,
+      language: language.value,
+      domain: domain.value,
+      event: event.value,
+      props: props.value,
+      revenue: event.value ? revenueFrom(raw.revenue) : null,
+      hash: hash.value,
+      dnt: dnt.value,
     },
   };
 }

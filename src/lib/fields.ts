@@ -1,15 +1,14 @@
 /**
- * Field validation shared by the domain services and the API. Each field is a zod schema that
- * validates (and normalises) a raw value as it arrives from a form, multipart or JSON body or
- * a query string, with a Laravel-style message, and carries the OpenAPI description of the
- * value it accepts: the same schema objects validate input in the services (websites,
- * statistics) and generate `/api/v1/openapi.json`. Nothing here knows about HTTP.
+ * Field validation shared by the domain services and the API. Each field is a schema
+ * (./schema.ts) that validates (and normalises) a raw value as it arrives from a form,
+ * multipart or JSON body or a query string, with a Laravel-style message, and carries the
+ * OpenAPI description of the value it accepts: the same schema objects validate input in the
+ * services (websites, statistics) and generate `/api/v1/openapi.json`. Nothing here knows
+ * about HTTP.
  */
-import { z } from '@hono/zod-openapi';
 import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
 import type { FieldErrors } from './errors.ts';
-
-export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
+import { type Check, type Infer, type ObjectSchema, Schema } from './schema.ts';
 
 /** OpenAPI description of a field (type, enum, limits, description, example). */
 type OpenApiDoc = Partial<{
@@ -26,17 +25,12 @@ type OpenApiDoc = Partial<{
  * A field: `check` receives the raw value (never undefined) and returns the parsed value
  * or a message. Missing fields are optional unless `required` is given.
  */
-export function field<T>(doc: OpenApiDoc, check: (raw: unknown) => Check<T>) {
-  return z
-    .unknown()
-    .transform((raw, ctx): T => {
-      const result = check(raw);
-      if (result.ok) return result.value;
-      ctx.addIssue({ code: 'custom', message: result.message });
-      return z.NEVER;
-    })
-    .openapi(doc as NonNullable<Parameters<z.ZodUnknown['openapi']>[1]>);
+export function field<T>(doc: OpenApiDoc, check: (raw: unknown) => Check<T>): Field<T> {
+  return new Schema<T>(() => ({ ...doc }), check) as Field<T>;
 }
+
+/** A schema with a check: what a request's fields are. */
+export type Field<T> = Schema<T> & { check: (raw: unknown) => Check<T> };
 
 /** Human label of a field name, as Laravel writes it: `exclude_bots` → `exclude bots`. */
 const label = (name: string) => name.replace(/_/g, ' ');
@@ -97,27 +91,30 @@ export function textField(name: string, max: number, description: string) {
 export function searchField(description: string) {
   const base = textField('search', 255, description);
   return field<string>({ type: 'string', maxLength: 255, description }, (raw) => {
-    const parsed = base.safeParse(raw);
-    if (!parsed.success)
-      return { ok: false, message: parsed.error.issues[0]?.message ?? 'The search is invalid.' };
-    return needsTooManyFoldings(parsed.data)
+    const parsed = base.check(raw);
+    if (!parsed.ok) return parsed;
+    return needsTooManyFoldings(parsed.value)
       ? {
           ok: false,
           message: `The search field must not contain more than ${MAX_FOLDED_LETTERS} different letters outside ASCII.`,
         }
-      : { ok: true, value: parsed.data };
+      : parsed;
   });
 }
+
+/** An object schema whose every key is a field. */
+// biome-ignore lint/suspicious/noExplicitAny: fields of any value.
+export type FieldsSchema = ObjectSchema<Record<string, Schema<any> & { check?: unknown }>>;
 
 /**
  * Validates `input` with an object schema of fields; returns the parsed data or throws-free
  * field errors naming every bad field (a missing required field included).
  */
-export function parseFields<S extends z.ZodObject>(
+export function parseFields<S extends FieldsSchema>(
   schema: S,
   input: Record<string, unknown>,
   required: readonly string[] = [],
-): { ok: true; data: z.output<S> } | { ok: false; errors: FieldErrors } {
+): { ok: true; data: Infer<S> } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
   for (const name of required) {
     const value = input[name];
@@ -130,17 +127,14 @@ export function parseFields<S extends z.ZodObject>(
     }
   }
   // Only the schema's own keys are looked at: unknown fields never take effect.
-  const present: Record<string, unknown> = {};
-  for (const key of Object.keys(schema.shape)) {
-    if (input[key] !== undefined && !errors[key]) present[key] = input[key];
+  const data: Record<string, unknown> = {};
+  for (const [key, fieldSchema] of Object.entries(schema.shape)) {
+    if (input[key] === undefined || errors[key]) continue;
+    if (!fieldSchema.check) throw new Error(`The field ${key} has no check.`);
+    const result = (fieldSchema.check as (raw: unknown) => Check<unknown>)(input[key]);
+    if (result.ok) data[key] = result.value;
+    else errors[key] = [result.message];
   }
-  const result = schema.safeParse(present);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const key = String(issue.path[0] ?? '_');
-      if (!errors[key]) errors[key] = [issue.message];
-    }
-  }
-  if (Object.keys(errors).length > 0 || !result.success) return { ok: false, errors };
-  return { ok: true, data: result.data };
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, data: data as Infer<S> };
 }

@@ -5,15 +5,17 @@
  * member or cancel an invitation (an admin, the owner, or the member leaving). Another
  * website's member, and an id that names nothing, are the same 404.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute, websiteOf } from '../api/route.ts';
+import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
+import { type AnySchema, s } from '../lib/schema.ts';
 import { linkOrigin } from '../sharing/links.ts';
 import { MEMBER_ROLES, mayActAs, roleTooLow } from '../websites/queries.ts';
 import { inviteByMail } from './mail.ts';
@@ -27,40 +29,37 @@ import {
   removeMember,
 } from './members.ts';
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const memberParams = idParam.extend({
-  member_id: z.string().openapi({ param: { name: 'member_id', in: 'path' }, example: '4' }),
+  member_id: pathId('4'),
 });
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Members'];
 
-const memberSchema = z
+const memberSchema = s
   .object({
-    id: z.number().int().openapi({ example: 4 }),
-    email: z.string().openapi({ example: 'colleague@example.com' }),
-    role: z.enum(MEMBER_ROLES),
-    status: z.enum(['active', 'pending', 'expired']).openapi({
+    id: s.number().int().openapi({ example: 4 }),
+    email: s.string().openapi({ example: 'colleague@example.com' }),
+    role: s.enum(MEMBER_ROLES),
+    status: s.enum(['active', 'pending', 'expired']).openapi({
       description:
         '`active`: a member; `pending`: invited, the link works; `expired`: invited, the link no longer works.',
     }),
-    created_at: z.string().openapi({ example: '2026-11-26T09:30:00.000000Z' }),
-    expires_at: z.string().nullable().openapi({ description: "An invitation's end." }),
-    accepted_at: z.string().nullable(),
+    created_at: s.string().openapi({ example: '2026-11-26T09:30:00.000000Z' }),
+    expires_at: s.string().nullable().openapi({ description: "An invitation's end." }),
+    accepted_at: s.string().nullable(),
   })
   .openapi('Member');
 
-const inviteInput = z
+const inviteInput = s
   .object({
-    email: z.string().openapi({ example: 'colleague@example.com' }),
-    role: z.enum(MEMBER_ROLES).openapi({
+    email: s.string().openapi({ example: 'colleague@example.com' }),
+    role: s.enum(MEMBER_ROLES).openapi({
       description: '`viewer` reads everything of the website; `admin` also changes it.',
     }),
   })
   .openapi('MemberInvitation');
-const roleInput = z.object({ role: z.enum(MEMBER_ROLES) }).openapi('MemberRole');
-const body = (schema: z.ZodType) => ({
+const roleInput = s.object({ role: s.enum(MEMBER_ROLES) }).openapi('MemberRole');
+const body = (schema: AnySchema) => ({
   required: true,
   content: {
     'application/json': { schema },
@@ -69,12 +68,12 @@ const body = (schema: z.ZodType) => ({
 });
 const one = (description: string, status: number) =>
   jsonContent(
-    z.object({ data: memberSchema, status: z.number().int().openapi({ example: status }) }),
+    s.object({ data: memberSchema, status: s.number().int().openapi({ example: status }) }),
     description,
   );
 
 const routes = {
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites/{id}/members',
     tags: TAGS,
@@ -82,14 +81,14 @@ const routes = {
     description:
       "Oldest first, a page at a time. The owner and admins see everyone; a viewer sees only their own membership (to leave it). The owner is not a member: `GET /websites/{id}` names the key's person's `role`.",
     security,
-    request: { params: idParam, query: z.object({ per_page: perPageField(25), page: pageField }) },
+    request: { params: idParam, query: s.object({ per_page: perPageField(25), page: pageField }) },
     responses: {
       200: jsonContent(
-        z.object({
-          data: z.array(memberSchema),
+        s.object({
+          data: s.array(memberSchema),
           links: linksSchema,
           meta: metaSchema,
-          status: z.number().int(),
+          status: s.number().int(),
         }),
         'A page of members and invitations.',
       ),
@@ -98,7 +97,7 @@ const routes = {
       422: errorResponses[422],
     },
   }),
-  invite: createRoute({
+  invite: defineRoute({
     method: 'post',
     path: '/websites/{id}/members',
     tags: TAGS,
@@ -113,17 +112,17 @@ const routes = {
       403: errorResponses[403],
       404: errorResponses[404],
       409: jsonContent(
-        z.object({ message: z.string(), status: z.number().int() }),
+        s.object({ message: s.string(), status: s.number().int() }),
         'The address is a member already.',
       ),
       422: errorResponses[422],
       503: jsonContent(
-        z.object({ message: z.string(), status: z.number().int() }),
+        s.object({ message: s.string(), status: s.number().int() }),
         'The e-mail could not be sent (nothing is kept).',
       ),
     },
   }),
-  update: createRoute({
+  update: defineRoute({
     method: 'patch',
     path: '/websites/{id}/members/{member_id}',
     tags: TAGS,
@@ -139,7 +138,7 @@ const routes = {
       422: errorResponses[422],
     },
   }),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}/members/{member_id}',
     tags: TAGS,
@@ -164,7 +163,7 @@ function memberIdOf(c: Context<AppEnv>): number {
   return id;
 }
 
-export function registerMemberRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerMemberRoutes(api: ApiApp) {
   serveRoute(api, routes.list, async (c, { id, query }) => {
     const { db, website, role } = await websiteOf(c, id, 'viewer');
     const { per_page = 25, page = 1 } = query();

@@ -4,12 +4,13 @@
  * to revoke. Another owner's website, a link of another website and an id that names nothing
  * are the same 404.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute, websiteOf } from '../api/route.ts';
-import type { AppEnv } from '../env.ts';
+import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { notFound } from '../lib/errors.ts';
+import { s } from '../lib/schema.ts';
 import {
   createSharedLink,
   deleteSharedLink,
@@ -18,48 +19,45 @@ import {
   parseLinkId,
 } from './links.ts';
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Sharing'];
 
-const linkSchema = z
+const linkSchema = s
   .object({
-    id: z.number().int().openapi({ example: 3 }),
-    name: z.string().openapi({ example: 'Client' }),
-    url: z.string().optional().openapi({
+    id: s.number().int().openapi({ example: 3 }),
+    name: s.string().openapi({ example: 'Client' }),
+    url: s.string().optional().openapi({
       description: 'Only when the link is made: the token is not kept.',
       example: 'https://stats.example.com/share/3q2-7wEAAAA…',
     }),
-    has_password: z.boolean(),
-    created_at: z.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
+    has_password: s.boolean(),
+    created_at: s.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
   })
   .openapi('SharedLink');
 
-const linkInput = z
+const linkInput = s
   .object({
-    name: z.string().openapi({ description: '1–120 characters.', example: 'Client' }),
-    password: z.string().optional().openapi({ description: 'Optional, 8–128 characters.' }),
+    name: s.string().openapi({ description: '1–120 characters.', example: 'Client' }),
+    password: s.string().optional().openapi({ description: 'Optional, 8–128 characters.' }),
   })
   .openapi('SharedLinkInput');
 
 const routes = {
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites/{id}/shared-links',
     tags: TAGS,
     summary: "List a website's shared links",
     description: 'The links, oldest first, a page at a time (without their tokens).',
     security,
-    request: { params: idParam, query: z.object({ per_page: perPageField(25), page: pageField }) },
+    request: { params: idParam, query: s.object({ per_page: perPageField(25), page: pageField }) },
     responses: {
       200: jsonContent(
-        z.object({
-          data: z.array(linkSchema),
+        s.object({
+          data: s.array(linkSchema),
           links: linksSchema,
           meta: metaSchema,
-          status: z.number().int(),
+          status: s.number().int(),
         }),
         'A page of shared links.',
       ),
@@ -68,7 +66,7 @@ const routes = {
       422: errorResponses[422],
     },
   }),
-  create: createRoute({
+  create: defineRoute({
     method: 'post',
     path: '/websites/{id}/shared-links',
     tags: TAGS,
@@ -88,7 +86,7 @@ const routes = {
     },
     responses: {
       201: jsonContent(
-        z.object({ data: linkSchema, status: z.number().int().openapi({ example: 201 }) }),
+        s.object({ data: linkSchema, status: s.number().int().openapi({ example: 201 }) }),
         'The new link, with its url.',
       ),
       401: errorResponses[401],
@@ -96,7 +94,7 @@ const routes = {
       422: errorResponses[422],
     },
   }),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}/shared-links/{link_id}',
     tags: TAGS,
@@ -105,7 +103,7 @@ const routes = {
     security,
     request: {
       params: idParam.extend({
-        link_id: z.string().openapi({ param: { name: 'link_id', in: 'path' }, example: '3' }),
+        link_id: pathId('3'),
       }),
     },
     responses: {
@@ -116,7 +114,7 @@ const routes = {
   }),
 };
 
-export function registerSharingRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerSharingRoutes(api: ApiApp) {
   serveRoute(api, routes.list, async (c, { id, query }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
     const { per_page = 25, page = 1 } = query();

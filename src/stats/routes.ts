@@ -2,11 +2,12 @@
  * `GET /api/v1/stats/{id}`: one statistic of a website over a date range, paginated;
  * `GET /api/v1/stats/{id}/summary`: the six figures of a date range and of the period before.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
 import type { Context } from 'hono';
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { statsPage } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
+import { idParam, serveRoute } from '../api/route.ts';
 import {
   FILTER_DIMENSIONS,
   type Filter,
@@ -59,11 +60,7 @@ function example(summary: string, query: string, data: { value: string; count: n
 /** How the filters are documented on both routes. */
 export const FILTERS_DOCUMENTATION = ` Filters narrow every number: \`filter[<dimension>]=<value>\` keeps the hits with that value, \`filter[<dimension>][not]=<value>\` those without it, \`filter[<dimension>][contains]=<text>\` those whose value contains the text in any case; several combine with AND (at most ${MAX_FILTERS}). Dimensions: ${FILTER_DIMENSIONS.map((d) => `\`${d}\``).join(', ')}; values exactly as this API returns them. \`page\` and \`event\` keep the matching hits; \`landing_page\`, \`exit_page\`, \`referrer\` and \`campaign\` every hit of the visits that have the value; the others every hit of the visitors that have it that day. Each statistic then counts over the kept hits as it does over all of them. Filtered answers are read from the website's event log: a range that starts before the oldest date it holds (see EVENT_RETENTION_DAYS) is a 422 naming \`from\`.`;
 
-export const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
-
-const statsRoute = createRoute({
+const statsRoute = defineRoute({
   method: 'get',
   path: '/stats/{id}',
   tags: ['Stats'],
@@ -106,7 +103,7 @@ const statsRoute = createRoute({
   },
 });
 
-const summaryRoute = createRoute({
+const summaryRoute = defineRoute({
   method: 'get',
   path: '/stats/{id}/summary',
   tags: ['Stats'],
@@ -205,7 +202,7 @@ export function unavailable(u: Unavailable): ApiError {
   });
 }
 
-export function registerStatsRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerStatsRoutes(api: ApiApp) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
     const { q, filters } = checkedQuery(c, query);

@@ -1,11 +1,12 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
-import { z } from '@hono/zod-openapi';
+
 import { pageField, perPageField } from '../api/pagination.ts';
 import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
+import { Schema, s } from '../lib/schema.ts';
 
 export const dateField = (name: 'from' | 'to') =>
   field<string>(
@@ -31,8 +32,16 @@ export const dateField = (name: 'from' | 'to') =>
  * parsed from the raw query string (./filters.ts, which also takes `[not]` and `[contains]`):
  * no request has a parameter named `filter` for this schema to see.
  */
-export const filterParameter = z
-  .record(z.enum(FILTER_DIMENSIONS), z.string())
+export const filterParameter = new Schema<never>(
+  () => ({
+    type: 'object',
+    properties: Object.fromEntries(FILTER_DIMENSIONS.map((name) => [name, { type: 'string' }])),
+  }),
+  () => ({
+    ok: false,
+    message: 'The filter field must be written as filter[<dimension>]=<value>.',
+  }),
+)
   .optional()
   .openapi({
     param: { name: 'filter', in: 'query', style: 'deepObject', explode: true },
@@ -41,7 +50,7 @@ export const filterParameter = z
     example: { referrer: 'www.google.com' },
   });
 
-export const statsQuerySchema = z.object({
+export const statsQuerySchema = s.object({
   name: stringChoice(
     'name',
     [...STAT_NAMES, 'property', 'goal'],
@@ -77,57 +86,57 @@ export const statsQuerySchema = z.object({
   filter: filterParameter,
 });
 
-export const statsResponseSchema = z
+export const statsResponseSchema = s
   .object({
-    current_page: z.number().int().openapi({ example: 1 }),
-    data: z.array(
-      z.object({
-        value: z.string().openapi({ example: 'Chrome' }),
-        count: z.number().int().openapi({ example: 123 }),
+    current_page: s.number().int().openapi({ example: 1 }),
+    data: s.array(
+      s.object({
+        value: s.string().openapi({ example: 'Chrome' }),
+        count: s.number().int().openapi({ example: 123 }),
       }),
     ),
-    first_page_url: z.string().url(),
-    from: z.number().int().nullable().openapi({ example: 1 }),
-    last_page: z.number().int().openapi({ example: 1 }),
-    last_page_url: z.string().url(),
-    next_page_url: z.string().url().nullable(),
-    path: z.string().url(),
-    per_page: z.number().int().openapi({ example: 25 }),
-    prev_page_url: z.string().url().nullable(),
-    to: z.number().int().nullable().openapi({ example: 3 }),
-    total: z.number().int().openapi({ example: 3 }),
-    status: z.number().int().openapi({ example: 200 }),
+    first_page_url: s.string().url(),
+    from: s.number().int().nullable().openapi({ example: 1 }),
+    last_page: s.number().int().openapi({ example: 1 }),
+    last_page_url: s.string().url(),
+    next_page_url: s.string().url().nullable(),
+    path: s.string().url(),
+    per_page: s.number().int().openapi({ example: 25 }),
+    prev_page_url: s.string().url().nullable(),
+    to: s.number().int().nullable().openapi({ example: 3 }),
+    total: s.number().int().openapi({ example: 3 }),
+    status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('Stats');
 
-export const summaryQuerySchema = z.object({
+export const summaryQuerySchema = s.object({
   from: dateField('from'),
   to: dateField('to'),
   filter: filterParameter,
 });
 
-const figuresSchema = z
+const figuresSchema = s
   .object({
-    visitors: z.number().int().openapi({
+    visitors: s.number().int().openapi({
       description:
         'Visitors, counted once a day and summed over the days (as the `visitors` statistic).',
       example: 1840,
     }),
-    visits: z.number().int().openapi({ example: 2315 }),
-    pageviews: z.number().int().openapi({ example: 5349 }),
-    views_per_visit: z
+    visits: s.number().int().openapi({ example: 2315 }),
+    pageviews: s.number().int().openapi({ example: 5349 }),
+    views_per_visit: s
       .number()
       .openapi({ description: 'Page views ÷ visits, two decimals.', example: 2.31 }),
-    bounce_rate: z.number().int().openapi({
+    bounce_rate: s.number().int().openapi({
       description: 'Visits with exactly one page view, in whole percent of the visits.',
       example: 48,
     }),
-    visit_duration: z.number().int().openapi({
+    visit_duration: s.number().int().openapi({
       description: "Average time between a visit's first and last page view, in whole seconds.",
       example: 65,
     }),
-    events: z.number().int().openapi({ description: 'Custom events.', example: 120 }),
-    conversion_rate: z.number().optional().openapi({
+    events: s.number().int().openapi({ description: 'Custom events.', example: 120 }),
+    conversion_rate: s.number().optional().openapi({
       description:
         'Only under a goal filter (`filter[goal]`): the visitors ÷ the visitors of the other filters, in percent, one decimal.',
       example: 4.2,
@@ -135,12 +144,12 @@ const figuresSchema = z
   })
   .openapi('Figures');
 
-export const summaryResponseSchema = z
+export const summaryResponseSchema = s
   .object({
     data: figuresSchema,
     previous: figuresSchema.openapi({
       description: 'The same figures for the period of equal length just before `from`.',
     }),
-    status: z.number().int().openapi({ example: 200 }),
+    status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('Summary');

@@ -4,8 +4,9 @@
  * lists, the time zone). The service validates with this schema, and the API documents its
  * request bodies with it.
  */
-import { z } from '@hono/zod-openapi';
+
 import { field, intChoice } from '../lib/fields.ts';
+import { type Infer, s } from '../lib/schema.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';
 import { isPublicSuffix, normalizeDomain } from './domain.ts';
 import { validateIpList } from './ip-list.ts';
@@ -105,7 +106,7 @@ const timezoneField = field<string>(
 );
 
 /** Fields of a create or update request. On create `domain` is required. */
-export const websiteInputSchema = z
+export const websiteInputSchema = s
   .object({
     domain: domainField.optional(),
     privacy: intChoice(
@@ -132,4 +133,4 @@ export const websiteInputSchema = z
   })
   .openapi('WebsiteInput');
 
-export type WebsiteInput = z.output<typeof websiteInputSchema>;
+export type WebsiteInput = Infer<typeof websiteInputSchema>;

@@ -3,21 +3,19 @@
  * documents it and is served by `serveRoute` (validation from the same schemas); each
  * handler calls one domain function and shapes the response.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+
+import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { serveRoute } from '../api/route.ts';
+import { idParam, serveRoute } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
-import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
+import { s } from '../lib/schema.ts';
 import { websiteInputSchema } from './input.ts';
 import { deleteWebsite, listWebsites, websiteFor } from './queries.ts';
 import { toWebsiteRecord, websiteListQuerySchema, websiteSchema } from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
 
-const idParam = z.object({
-  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
 const security = [{ bearerAuth: [] }];
 const bodyContent = {
   'application/x-www-form-urlencoded': { schema: websiteInputSchema },
@@ -25,11 +23,11 @@ const bodyContent = {
   'multipart/form-data': { schema: websiteInputSchema },
 };
 const one = (status: number) =>
-  z.object({ data: websiteSchema, status: z.number().int().openapi({ example: status }) });
+  s.object({ data: websiteSchema, status: s.number().int().openapi({ example: status }) });
 
 /** PUT and PATCH do the same: both change only the fields sent. */
 const updateRoute = (method: 'put' | 'patch') =>
-  createRoute({
+  defineRoute({
     method,
     path: '/websites/{id}',
     tags: ['Websites'],
@@ -47,7 +45,7 @@ const updateRoute = (method: 'put' | 'patch') =>
   });
 
 const websiteRoutes = {
-  list: createRoute({
+  list: defineRoute({
     method: 'get',
     path: '/websites',
     tags: ['Websites'],
@@ -58,11 +56,11 @@ const websiteRoutes = {
     request: { query: websiteListQuerySchema },
     responses: {
       200: jsonContent(
-        z.object({
-          data: z.array(websiteSchema),
+        s.object({
+          data: s.array(websiteSchema),
           links: linksSchema,
           meta: metaSchema,
-          status: z.number().int(),
+          status: s.number().int(),
         }),
         'A page of websites.',
       ),
@@ -70,7 +68,7 @@ const websiteRoutes = {
       422: errorResponses[422],
     },
   }),
-  show: createRoute({
+  show: defineRoute({
     method: 'get',
     path: '/websites/{id}',
     tags: ['Websites'],
@@ -83,7 +81,7 @@ const websiteRoutes = {
       404: errorResponses[404],
     },
   }),
-  create: createRoute({
+  create: defineRoute({
     method: 'post',
     path: '/websites',
     tags: ['Websites'],
@@ -100,7 +98,7 @@ const websiteRoutes = {
   }),
   update: updateRoute('put'),
   patch: updateRoute('patch'),
-  delete: createRoute({
+  delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}',
     tags: ['Websites'],
@@ -117,7 +115,7 @@ const websiteRoutes = {
   }),
 };
 
-export function registerWebsiteRoutes(api: OpenAPIHono<AppEnv>) {
+export function registerWebsiteRoutes(api: ApiApp) {
   serveRoute(api, websiteRoutes.list, async (c, { query }) => {
     const { search, sort_by = 'id', sort = 'desc', per_page = 25, page = 1 } = query();
     const { rows, total } = await listWebsites(createDb(c.env.DB), c.get('ownerId'), {

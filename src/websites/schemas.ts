@@ -3,14 +3,15 @@
  * and how a row becomes that record. Used both to validate requests and to generate the
  * OpenAPI document. (The input fields are src/websites/input.ts.)
  */
-import { z } from '@hono/zod-openapi';
+
 import { pageField, perPageField } from '../api/pagination.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { searchField, stringChoice } from '../lib/fields.ts';
+import { type Infer, s } from '../lib/schema.ts';
 import type { Role } from './queries.ts';
 
-export const websiteListQuerySchema = z.object({
+export const websiteListQuerySchema = s.object({
   search: searchField(
     'Substring of the domain, in any case of any letter; an international domain is found by its Unicode or its ASCII (punycode) spelling.',
   ).optional(),
@@ -29,25 +30,25 @@ export const websiteListQuerySchema = z.object({
   page: pageField,
 });
 
-export const websiteSchema = z
+export const websiteSchema = s
   .object({
-    id: z.number().int().openapi({ example: 1 }),
-    domain: z.string().openapi({ example: 'example.com' }),
-    privacy: z
+    id: s.number().int().openapi({ example: 1 }),
+    domain: s.string().openapi({ example: 'example.com' }),
+    privacy: s
       .number()
       .int()
       .openapi({ example: 1, description: '0 public, 1 private, 2 password' }),
-    password: z.boolean().openapi({
+    password: s.boolean().openapi({
       description: 'True when a statistics page password is set; the password is never returned.',
     }),
-    email: z.number().int().openapi({ example: 0 }),
-    exclude_bots: z.number().int().openapi({ example: 1 }),
-    exclude_params: z.string().nullable().openapi({ example: 'fbclid\ngclid' }),
-    exclude_ips: z.string().nullable().openapi({ example: '203.0.113.0/24' }),
-    timezone: z.string().openapi({ example: 'UTC' }),
-    created_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
-    updated_at: z.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
-    role: z.enum(['owner', 'admin', 'viewer']).openapi({
+    email: s.number().int().openapi({ example: 0 }),
+    exclude_bots: s.number().int().openapi({ example: 1 }),
+    exclude_params: s.string().nullable().openapi({ example: 'fbclid\ngclid' }),
+    exclude_ips: s.string().nullable().openapi({ example: '203.0.113.0/24' }),
+    timezone: s.string().openapi({ example: 'UTC' }),
+    created_at: s.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+    updated_at: s.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+    role: s.enum(['owner', 'admin', 'viewer']).openapi({
       example: 'owner',
       description:
         "The key's person's role on the website: `owner`, or a member's `admin` (changes it below its owner) or `viewer` (reads it).",
@@ -55,7 +56,7 @@ export const websiteSchema = z
   })
   .openapi('Website');
 
-export type WebsiteRecord = z.infer<typeof websiteSchema>;
+export type WebsiteRecord = Infer<typeof websiteSchema>;
 
 /**
  * A website row as the API shows it to a person with `role` on it: never its password hash,

@@ -8,6 +8,7 @@ import { type Database, isUniqueConflict } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
+import type { Schema } from '../lib/schema.ts';
 import { type WebsiteInput, websiteInputSchema } from './input.ts';
 import {
   domainClaimed,
@@ -120,11 +121,8 @@ export async function changeWebsite(
 }
 
 /** The parsed value of one field, or undefined when it is absent or invalid. */
-function readParsed<T>(
-  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
-  raw: unknown,
-): T | undefined {
-  if (raw === undefined) return undefined;
-  const result = schema.safeParse(raw);
-  return result.success ? result.data : undefined;
+function readParsed<T>(schema: Schema<T>, raw: unknown): T | undefined {
+  if (raw === undefined || !schema.check) return undefined;
+  const result = schema.check(raw);
+  return result.ok ? result.value : undefined;
 }

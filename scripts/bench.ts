@@ -52,6 +52,7 @@ import {
 } from './bench/under-load.ts';
 import type { ImportedEvent } from './bench/worker.ts';
 import { root, wrangler } from './lib/d1.ts';
+import { suffixesOnDisk } from './lib/public-suffixes.ts';
 import { type GeneratedHit, type TrafficOptions, trafficDays } from './lib/traffic.ts';
 import { startWorker } from './lib/worker.ts';
 
@@ -493,7 +494,12 @@ async function importRowsWritten(file: string, siteId: number, zip: Uint8Array) 
     const owner = d1.db.prepare('SELECT owner_id FROM websites WHERE id = ?').get(siteId) as {
       owner_id: number;
     };
-    const site = await createWebsite(db, owner.owner_id, { domain: 'bench-rows.example.com' });
+    const site = await createWebsite(
+      db,
+      owner.owner_id,
+      { domain: 'bench-rows.example.com' },
+      suffixesOnDisk,
+    );
     const at = performance.now();
     const body = new Blob([zip as Uint8Array<ArrayBuffer>]).stream();
     const done = await runImport(db, site, body, {

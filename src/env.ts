@@ -1,6 +1,8 @@
 /** Bindings and variables the Worker receives (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
+  /** Static files the Worker reads itself: the Public Suffix List (src/websites/public-suffixes.ts). */
+  ASSETS: Fetcher;
   /** One event log per website: a Durable Object with SQLite storage (src/event-log/). */
   WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */

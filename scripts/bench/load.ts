@@ -24,6 +24,7 @@ import type { LogEnv } from '../../src/event-log/log-types.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { suffixesOnDisk } from '../lib/public-suffixes.ts';
 import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
 import { SqliteD1 } from './sqlite-d1.ts';
 import { sqliteLogStorage } from './sqlite-log-storage.ts';
@@ -58,7 +59,12 @@ export async function createBenchSite(
     const db = createDb(d1.asBinding());
     const owner = await createOwner(db, { email, password: 'bench password' });
     // Public, so that the benchmark can fetch its statistics page as a visitor would.
-    const site = await createWebsite(db, owner.id, { domain, timezone: 'UTC', privacy: 0 });
+    const site = await createWebsite(
+      db,
+      owner.id,
+      { domain, timezone: 'UTC', privacy: 0 },
+      suffixesOnDisk,
+    );
     d1.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     return { id: site.id, apiKey: owner.apiKey };
   } finally {

@@ -2,6 +2,7 @@
 import { createOwner } from '../../src/accounts/owners.ts';
 import type { Database } from '../../src/db/client.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { suffixesOnDisk } from './public-suffixes.ts';
 import { generateTraffic, replayTraffic } from './traffic.ts';
 
 export const DEMO = {
@@ -16,7 +17,12 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Creates the demo owner and its public website; the traffic comes after (`replayDemoTraffic`). */
 export async function createDemo(db: Database) {
   const owner = await createOwner(db, { email: DEMO.email, password: DEMO.password });
-  const website = await createWebsite(db, owner.id, { domain: DEMO.domain, privacy: 0 });
+  const website = await createWebsite(
+    db,
+    owner.id,
+    { domain: DEMO.domain, privacy: 0 },
+    suffixesOnDisk,
+  );
   return { owner, website, from: day(Date.now() - 89 * DAY), to: day(Date.now()) };
 }
 

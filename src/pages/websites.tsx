@@ -10,6 +10,7 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
+import { assetSuffixes } from '../websites/public-suffixes.ts';
 import {
   deleteWebsite,
   listWebsites,
@@ -182,7 +183,12 @@ async function addWebsite(c: Context<AppEnv>) {
   const body = await formBody(c);
   const fields = fieldsOf(body);
   try {
-    const site = await createWebsite(createDb(c.env.DB), signedInOwner(c).id, fields);
+    const site = await createWebsite(
+      createDb(c.env.DB),
+      signedInOwner(c).id,
+      fields,
+      assetSuffixes(c.env.ASSETS),
+    );
     return c.redirect(`/websites/${site.id}?created=1`, 303);
   } catch (err) {
     if (err instanceof ApiError && err.errors) return newPage(c, formValues(fields), err.errors);

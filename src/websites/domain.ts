@@ -2,7 +2,6 @@
  * Website domain normalisation (docs/ARCHITECTURE.md, The HTTP contract): owners paste whatever their browser shows
  * (`https://www.Example.com:8080/blog/`), and Sightline stores the bare host (`example.com`).
  */
-import { parse } from 'tldts';
 import { parseIPv4, parseIPv6 } from '../lib/ip.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 
@@ -95,16 +94,6 @@ export function parentDomains(domain: string): string[] {
   if (isIpLiteral(domain)) return [];
   const labels = domain.split('.');
   return labels.slice(1, -1).map((_, i) => labels.slice(i + 1).join('.'));
-}
-
-/**
- * True when a normalised host name is a public suffix — a name under which unrelated
- * parties register their own sites (`co.uk`, `github.io`, `pages.dev`; the Public Suffix
- * List, private section included). A website there would be a parent of everyone's.
- */
-export function isPublicSuffix(domain: string): boolean {
-  if (isIpLiteral(domain)) return false;
-  return parse(domain, { allowPrivateDomains: true }).publicSuffix === domain;
 }
 
 function isPort(text: string): boolean {

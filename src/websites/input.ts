@@ -8,7 +8,7 @@
 import { field, intChoice } from '../lib/fields.ts';
 import { type Infer, s } from '../lib/schema.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';
-import { isPublicSuffix, normalizeDomain } from './domain.ts';
+import { normalizeDomain } from './domain.ts';
 import { validateIpList } from './ip-list.ts';
 import { validateParamList } from './params-list.ts';
 
@@ -28,12 +28,6 @@ const domainField = field<string>(
       return { ok: false, message: 'The domain field must be a string.' };
     const result = normalizeDomain(raw);
     if (!result.ok) return { ok: false, message: `The domain ${result.reason}.` };
-    if (isPublicSuffix(result.domain))
-      return {
-        ok: false,
-        message:
-          "The domain is a public suffix (like co.uk or github.io); use the website's own domain.",
-      };
     return { ok: true, value: result.domain };
   },
 );

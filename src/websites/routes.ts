@@ -12,6 +12,7 @@ import { createDb } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
 import { s } from '../lib/schema.ts';
 import { websiteInputSchema } from './input.ts';
+import { assetSuffixes } from './public-suffixes.ts';
 import { deleteWebsite, listWebsites, websiteFor } from './queries.ts';
 import { toWebsiteRecord, websiteListQuerySchema, websiteSchema } from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
@@ -141,7 +142,12 @@ export function registerWebsiteRoutes(api: ApiApp) {
   });
 
   serveRoute(api, websiteRoutes.create, async (c, { body }) => {
-    const row = await createWebsite(createDb(c.env.DB), c.get('ownerId'), body);
+    const row = await createWebsite(
+      createDb(c.env.DB),
+      c.get('ownerId'),
+      body,
+      assetSuffixes(c.env.ASSETS),
+    );
     return c.json({ data: toWebsiteRecord(row, 'owner'), status: 201 }, 201);
   });
 

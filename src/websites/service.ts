@@ -9,7 +9,9 @@ import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
 import type { Schema } from '../lib/schema.ts';
+import { isIpLiteral } from './domain.ts';
 import { type WebsiteInput, websiteInputSchema } from './input.ts';
+import type { PublicSuffixes } from './public-suffixes.ts';
 import {
   domainClaimed,
   insertWebsite,
@@ -22,6 +24,8 @@ import {
 const FIELD_ORDER = Object.keys(websiteInputSchema.shape);
 const PASSWORD_REQUIRED = 'The password field is required when privacy is 2.';
 const DOMAIN_TAKEN = 'The domain has already been taken.';
+const PUBLIC_SUFFIX =
+  "The domain is a public suffix (like co.uk or github.io); use the website's own domain.";
 
 /** Errors in the order the fields are documented, so `message` is always the first field's. */
 function ordered(errors: FieldErrors): FieldErrors {
@@ -46,6 +50,7 @@ export async function createWebsite(
   db: Database,
   ownerId: number,
   input: Record<string, unknown>,
+  isPublicSuffix: PublicSuffixes,
   now = Date.now(),
 ): Promise<WebsiteRow> {
   const parsed = parseFields(websiteInputSchema, input, ['domain']);
@@ -57,6 +62,8 @@ export async function createWebsite(
   const password = readParsed(websiteInputSchema.shape.password, input.password);
   if (privacy === 2 && !password && !errors.password) errors.password = [PASSWORD_REQUIRED];
   const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
+  if (domain && !isIpLiteral(domain) && (await isPublicSuffix(domain)))
+    errors.domain = [PUBLIC_SUFFIX];
   // One message whether the domain itself, a parent or a subdomain is taken: it tells no
   // more than the uniqueness check always did.
   if (domain && !errors.domain && (await domainClaimed(db, domain, ownerId)))

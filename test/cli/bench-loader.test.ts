@@ -12,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBenchSite, d1File, loadDays, loadInParallel } from '../../scripts/bench/load.ts';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { generateTraffic, replayTraffic, type TrafficOptions } from '../../scripts/lib/traffic.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
@@ -69,7 +70,12 @@ describe('the benchmark loader', () => {
         email: 'bench@example.com',
         password: 'bench password',
       });
-      await createWebsite(db, owner.id, { domain: traffic.domain, timezone: 'UTC', privacy: 0 });
+      await createWebsite(
+        db,
+        owner.id,
+        { domain: traffic.domain, timezone: 'UTC', privacy: 0 },
+        suffixesOnDisk,
+      );
     });
     const worker = await startWorker(dir, 'src/index.ts', { REPLAY: 'on' });
     try {

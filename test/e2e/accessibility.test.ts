@@ -14,6 +14,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { generateTraffic, replayTraffic } from '../../scripts/lib/traffic.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
@@ -68,7 +69,12 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     state = await mkdtemp(join(tmpdir(), 'sightline-a11y-'));
     const made = await withDatabase({ remote: false, persistTo: state }, async (db) => {
       const owner = await createOwner(db, { email: EMAIL, password: PASSWORD });
-      const site = await createWebsite(db, owner.id, { domain: DOMAIN, privacy: 0 });
+      const site = await createWebsite(
+        db,
+        owner.id,
+        { domain: DOMAIN, privacy: 0 },
+        suffixesOnDisk,
+      );
       return { key: owner.apiKey, id: site.id };
     });
     websiteId = made.id;

@@ -16,6 +16,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
@@ -54,7 +55,7 @@ beforeAll(async () => {
     });
     apiKey = owner.apiKey;
     for (const domain of [PLAUSIBLE_SITE, UMAMI_SITE, UMAMI_DOMAIN_SITE])
-      ids[domain] = (await createWebsite(db, owner.id, { domain })).id;
+      ids[domain] = (await createWebsite(db, owner.id, { domain }, suffixesOnDisk)).id;
   });
   worker = await startWorker(state);
 });

@@ -13,6 +13,7 @@ import type { BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
@@ -47,7 +48,12 @@ describe.skipIf(!haveChromium)('an invitation through wrangler and a real browse
         email: 'members-e2e-owner@example.com',
         password: 'a long password',
       });
-      const site = await createWebsite(db, owner.id, { domain: 'members-e2e.example.com' });
+      const site = await createWebsite(
+        db,
+        owner.id,
+        { domain: 'members-e2e.example.com' },
+        suffixesOnDisk,
+      );
       return { key: owner.apiKey, site };
     });
     worker = await startWorker(state);

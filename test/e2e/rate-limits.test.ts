@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { RETRY_AFTER_SECONDS } from '../../src/lib/rate-limit.ts';
@@ -102,7 +103,7 @@ describe('rate limits under wrangler dev: the real bindings, small limits', () =
         email: 'limits@example.com',
         password: OWNER_PASSWORD,
       });
-      await createWebsite(db, owner.id, { domain: SITE, privacy: 0 });
+      await createWebsite(db, owner.id, { domain: SITE, privacy: 0 }, suffixesOnDisk);
       return owner.apiKey;
     });
     worker = await startWorker(state, 'src/index.ts', {}, config);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { replayTraffic } from '../../scripts/lib/traffic.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
@@ -46,7 +47,12 @@ describe('periodic reports through wrangler', () => {
         email: 'reports-owner@example.com',
         password: 'a long password',
       });
-      await createWebsite(db, owner.id, { domain: 'reports-e2e.example.com', email: '1' });
+      await createWebsite(
+        db,
+        owner.id,
+        { domain: 'reports-e2e.example.com', email: '1' },
+        suffixesOnDisk,
+      );
     });
     worker = await startWorker(state, 'src/index.ts', { REPLAY: 'on' });
     // Last week's traffic, through the Worker's hit pipeline.

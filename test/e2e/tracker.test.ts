@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
+import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
@@ -77,7 +78,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
         password: 'shop owner password',
       });
       apiKey = owner.apiKey;
-      return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' })).id;
+      return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' }, suffixesOnDisk)).id;
     });
     worker = await startWorker(state);
     const trackerOrigin = `http://127.0.0.1:${worker.port}`;

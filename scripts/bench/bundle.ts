@@ -30,9 +30,8 @@ export class EmailMessage { constructor(from, to, raw) { Object.assign(this, { f
 export const env = {};
 `;
 
-/** The package an input path belongs to (zod's translations of its messages apart). */
+/** The package an input path belongs to. */
 function partOf(path: string): string {
-  if (path.includes('node_modules/zod/v4/locales/')) return 'zod (its 40-odd locales)';
   const at = path.lastIndexOf('node_modules/');
   if (at < 0) return path.startsWith('src/') ? 'Sightline (src/)' : path;
   const [first = '', second = ''] = path.slice(at + 'node_modules/'.length).split('/');

@@ -75,14 +75,13 @@ export function openApiDocument(
       Object.entries((where === 'path' ? request?.params : request?.query)?.shape ?? {}).map(
         ([key, field]: [string, AnySchema]) => {
           const schema = ref(field);
-          const { name = key, in: place = where, ...rest } = field.param ?? {};
           return {
             schema,
             required: where === 'path' || !field.isOptional,
             ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
-            name,
-            in: place,
-            ...rest,
+            name: key,
+            in: where,
+            ...field.param,
           };
         },
       ),

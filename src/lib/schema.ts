@@ -5,7 +5,7 @@
  *
  * A few dozen lines in zod's spelling (`s.object({ id: s.number().int() }).openapi('Website')`)
  * instead of zod itself: Sightline checks its fields with its own Laravel-style messages and
- * needs a validator only for that, while zod with its OpenAPI layer weighed about 110 KB
+ * needs a validator only for that, while zod with its OpenAPI layer weighed 104 KiB
  * gzipped of the Worker (docs/BENCHMARKS.md §6). Schemas are immutable: every method returns
  * a new one.
  */
@@ -15,8 +15,11 @@ export type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 /** A JSON Schema object, as the OpenAPI 3.1 document writes it. */
 export type JsonSchema = { [keyword: string]: unknown };
 
-/** Where a field of `request.params` or `request.query` goes as a parameter, when it differs. */
-export type ParamMeta = { name?: string; in?: 'path' | 'query'; style?: string; explode?: boolean };
+/**
+ * How a field of `request.query` is written as a parameter, beyond its name (its key) and its
+ * place (`path` for `request.params`, `query` for `request.query`).
+ */
+type ParamMeta = { style: 'deepObject'; explode: boolean };
 
 /** What `.openapi({…})` adds: documentation keywords, and a parameter's placement. */
 export type Meta = {

@@ -44,7 +44,7 @@ export const filterParameter = new Schema<never>(
 )
   .optional()
   .openapi({
-    param: { name: 'filter', in: 'query', style: 'deepObject', explode: true },
+    param: { style: 'deepObject', explode: true },
     description:
       'Filters, e.g. `filter[referrer]=www.google.com`; `filter[<dimension>][not]=<value>` excludes, `filter[<dimension>][contains]=<text>` matches any case. See the description above.',
     example: { referrer: 'www.google.com' },

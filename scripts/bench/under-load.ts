@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { configElsewhere } from '../lib/worker.ts';
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -77,12 +78,7 @@ export function benchConfig(root: string, dir: string): string {
       : block;
   });
   const file = join(dir, 'wrangler.toml');
-  writeFileSync(
-    file,
-    blocks
-      .join('[[ratelimits]]')
-      .replace(/^main\s*=.*$/m, `main = "${join(root, 'src/index.ts')}"`),
-  );
+  writeFileSync(file, configElsewhere(blocks.join('[[ratelimits]]')));
   return file;
 }
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
 import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
-import { startWorker } from '../../scripts/lib/worker.ts';
+import { configElsewhere, startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { RETRY_AFTER_SECONDS } from '../../src/lib/rate-limit.ts';
 import { createWebsite } from '../../src/websites/service.ts';
@@ -41,7 +41,7 @@ const SMALL_LIMITS: Record<string, number> = {
   RATE_LIMIT_READS: 7,
 };
 
-/** wrangler.toml with `SMALL_LIMITS`, its entry point named by an absolute path. */
+/** wrangler.toml with `SMALL_LIMITS`, for a copy elsewhere. */
 function withSmallLimits(toml: string): string {
   const blocks = toml.split('[[ratelimits]]');
   const changed = blocks.map((block, i) => {
@@ -51,9 +51,7 @@ function withSmallLimits(toml: string): string {
       ? block
       : block.replace(/limit\s*=\s*\d+/, `limit = ${small}`);
   });
-  return changed
-    .join('[[ratelimits]]')
-    .replace(/^main\s*=.*$/m, `main = "${join(root, 'src/index.ts')}"`);
+  return configElsewhere(changed.join('[[ratelimits]]'));
 }
 
 let state: string;

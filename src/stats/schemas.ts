@@ -1,5 +1,4 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
-
 import { pageField, perPageField } from '../api/pagination.ts';
 import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
@@ -29,8 +28,8 @@ export const dateField = (name: 'from' | 'to') =>
 
 /**
  * `filter[<dimension>]`, documented as one deepObject parameter. The filters themselves are
- * parsed from the raw query string (./filters.ts, which also takes `[not]` and `[contains]`):
- * no request has a parameter named `filter` for this schema to see.
+ * parsed from the raw query string (./filters.ts, which also takes `[not]` and `[contains]`);
+ * a bare `filter=…`, which names no dimension, is a 422.
  */
 export const filterParameter = new Schema<never>(
   () => ({

@@ -555,8 +555,8 @@ limit). What its largest parts weigh in it (minified, before compression):
 |---|---|
 ${b.parts.map((p) => `| ${p.name} | ${kib(p.bytes)} |`).join('\n')}
 
-What the largest dependencies weighed, and where they went (each measured as this upload's
-gzipped size before and after): **zod with its OpenAPI layer** (@hono/zod-openapi,
+What the largest dependencies weighed, and where they went (each measured as wrangler's
+gzipped upload size before and after): **zod with its OpenAPI layer** (@hono/zod-openapi,
 zod-to-openapi, and zod's 40-odd locales, which could not be tree-shaken) was 104 KiB of it,
 375 → 271 KiB: the API's schemas are now src/lib/schema.ts and src/api/openapi.ts (3 KiB
 minified), which write the same OpenAPI document, and the fields kept their own checks. **The

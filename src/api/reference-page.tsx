@@ -21,6 +21,8 @@ type Schema = {
   items?: Schema;
   required?: string[];
   anyOf?: Schema[];
+  /** A described use of a named schema: its reference, then the words. */
+  allOf?: Schema[];
 };
 type Parameter = {
   name: string;
@@ -44,6 +46,10 @@ type Operation = {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 function resolve(doc: Document, schema: Schema | undefined): Schema {
+  if (schema?.allOf) {
+    const [named, ...words] = schema.allOf;
+    return Object.assign({}, resolve(doc, named), ...words);
+  }
   if (!schema?.$ref) return schema ?? {};
   const name = schema.$ref.split('/').pop() ?? '';
   return (doc.components?.schemas?.[name] as Schema | undefined) ?? {};
@@ -54,7 +60,7 @@ function typeOf(doc: Document, schema: Schema | undefined): string {
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (s.anyOf) return s.anyOf.map((x) => typeOf(doc, x)).join(' | ');
   if (s.type === 'array') return `${typeOf(doc, s.items)}[]`;
-  const name = schema?.$ref?.split('/').pop();
+  const name = (schema?.$ref ?? schema?.allOf?.[0]?.$ref)?.split('/').pop();
   return name ?? (Array.isArray(s.type) ? s.type.join(' | ') : (s.type ?? 'any'));
 }
 

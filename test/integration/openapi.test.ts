@@ -165,6 +165,8 @@ describe('OpenAPI document and reference page', () => {
       expect(res.text).toContain(op);
     }
     expect(res.text).toContain('exclude_ips');
+    // A described use of a named schema shows as that schema: the summary's `previous` figures.
+    expect(res.text.replaceAll('&quot;', '"')).toMatch(/"previous": \{\s+"visitors": 1840,/);
     // Plausible's Stats API v2 beside it, its lists those the code checks.
     expect(res.text).toContain('POST /api/v2/query');
     for (const name of ['bounce_rate', 'visit:source', 'time:week', 'has_done'])

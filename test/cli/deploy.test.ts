@@ -106,5 +106,8 @@ describe('npm run deploy', () => {
     expect(out).toMatch(
       /The Worker builds and passes wrangler's checks \(nothing uploaded\)\. Total Upload: [\d.]+ KiB \/ gzip: [\d.]+ KiB/,
     );
+    // The bundle's budget: at most 250 KB gzipped (docs/BENCHMARKS.md, section 6).
+    const gzipKiB = Number(/gzip: ([\d.]+) KiB/.exec(out)?.[1]);
+    expect(gzipKiB * 1024).toBeLessThanOrEqual(250_000);
   });
 });

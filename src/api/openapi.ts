@@ -90,11 +90,11 @@ export function openApiDocument(
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of api.definitions) {
     const { method, path, request, responses, ...words } = route;
-    const inPath = parameters(request);
+    const params = parameters(request);
     paths[path] ??= {};
     paths[path][method] = {
       ...words,
-      ...(inPath.length > 0 ? { parameters: inPath } : {}),
+      ...(params.length > 0 ? { parameters: params } : {}),
       ...(request?.body
         ? { requestBody: { ...request.body, content: content(request.body.content) } }
         : {}),

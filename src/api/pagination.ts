@@ -1,5 +1,4 @@
 /** Pagination shared by the list endpoints (page numbers, per-page choices, links). */
-
 import { field, intChoice } from '../lib/fields.ts';
 import { s } from '../lib/schema.ts';
 

@@ -1,9 +1,9 @@
 /**
  * Serving an API route from its OpenAPI definition. The one `defineRoute` object documents
  * the route in `/api/v1/openapi.json` (./openapi.ts) and is what validates its input here,
- * so the document and the behaviour cannot drift apart. Validation is Sightline's own (see src/lib/fields.ts):
- * Laravel-style 422s that name every bad field, required query fields being the schema's
- * non-optional ones; a path id that cannot name a website is the same 404 as a missing one;
+ * so the document and the behaviour cannot drift apart. Validation is Sightline's own (see
+ * src/lib/fields.ts): Laravel-style 422s that name every bad field, required query fields
+ * being the schema's non-optional ones; a path id that cannot name a website is the same 404 as a missing one;
  * a body is read from a form, JSON or multipart (lib/body.ts) and handed on for the domain
  * service to validate with the route's body schema.
  */

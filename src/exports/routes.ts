@@ -3,7 +3,6 @@
  * numbers as Plausible's CSV export, ./plausible.ts) and `format=events` (its event log, NDJSON
  * or, with `as=csv`, CSV: src/event-log/export-reads.ts), each streamed as a download.
  */
-
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { errorResponses } from '../api/responses.ts';
 import { idParam, serveRoute } from '../api/route.ts';

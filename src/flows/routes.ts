@@ -5,7 +5,6 @@
  * statistics' dates, filters and errors (src/stats/routes.ts) and are read from the website's
  * event log (src/stats/flows.ts).
  */
-
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { statsPage } from '../api/pagination.ts';
 import { errorResponses } from '../api/responses.ts';

@@ -1,5 +1,4 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
-
 import { pageField, perPageField } from '../api/pagination.ts';
 import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS } from '../counting/flows.ts';

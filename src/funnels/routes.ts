@@ -3,7 +3,6 @@
  * website list is) and add, `…/funnels/{funnel_id}` to show, replace and delete. Another
  * owner's website, a funnel of another website and an id that names nothing are the same 404.
  */
-
 import type { Context } from 'hono';
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';

@@ -5,7 +5,6 @@
  * Plausible manage Sightline's goals unchanged. Plausible's answer their errors as
  * `{"error": …}` (src/app.tsx) and another owner's domain as an unknown one.
  */
-
 import type { Context } from 'hono';
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';

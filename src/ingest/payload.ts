@@ -2,7 +2,6 @@
  * The hit payload of `POST /api/event` (docs/ARCHITECTURE.md, The HTTP contract): `{page, referrer, screen_resolution,
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
-
 import { storedEventName } from '../counting/statistics.ts';
 import type { Check } from '../lib/schema.ts';
 import { hasControlCharacter } from '../lib/text.ts';
@@ -37,35 +36,38 @@ const fail = (message: string) => ({ ok: false, message }) as const;
 const ok = <T>(value: T) => ({ ok: true, value }) as const;
 
 /** A string of at most `max` characters, or nothing (undefined or null). */
-function optionalText(field: string, raw: unknown, max: number, kind = ''): Check<string | null> {
+function optionalText(field: string, raw: unknown, max: number): Check<string | null> {
   if (raw === undefined || raw === null) return ok(null);
-  if (typeof raw !== 'string') return fail(`${field} must be a string${kind}`);
+  if (typeof raw !== 'string') return fail(`${field} must be a string`);
   return raw.length > max ? fail(`${field} is longer than ${max} characters`) : ok(raw);
+}
+
+/** The URL of `text` when it is an http(s) one. */
+function webUrl(text: string): URL | null {
+  const url = URL.parse(text);
+  return url && (url.protocol === 'http:' || url.protocol === 'https:') ? url : null;
 }
 
 function pageUrl(raw: unknown): Check<URL> {
   if (typeof raw !== 'string') return fail('page must be a string');
   if (raw.length > MAX_URL) return fail(`page is longer than ${MAX_URL} characters`);
-  const url = URL.parse(raw);
-  return url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
-    ? ok(url)
-    : fail('page must be an absolute http(s) URL');
+  const url = webUrl(raw);
+  return url && url.hostname !== '' ? ok(url) : fail('page must be an absolute http(s) URL');
 }
 
 /** Referrers are informational: an app referrer (android-app://…) or garbage is no referrer. */
 function referrerUrl(raw: unknown): Check<URL | null> {
   const text = optionalText('referrer', raw, MAX_URL);
-  if (!text.ok || !text.value) return text.ok ? ok(null) : text;
-  const url = URL.parse(text.value);
-  return ok(url && (url.protocol === 'http:' || url.protocol === 'https:') ? url : null);
+  if (!text.ok) return text;
+  return ok(text.value ? webUrl(text.value) : null);
 }
 
 function screenResolution(raw: unknown): Check<string | null> {
-  const text = optionalText('screen_resolution', raw, Number.POSITIVE_INFINITY, ' like 1920x1080');
-  if (!text.ok || !text.value) return text.ok ? ok(null) : text;
-  const match = /^(\d{1,5})x(\d{1,5})$/.exec(text.value);
+  if (raw === undefined || raw === null || raw === '') return ok(null);
+  if (typeof raw !== 'string') return fail('screen_resolution must be a string like 1920x1080');
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(raw);
   return match && [match[1], match[2]].every((n) => Number(n) >= 1 && Number(n) <= MAX_SCREEN)
-    ? text
+    ? ok(raw)
     : fail(`screen_resolution must be WIDTHxHEIGHT, each between 1 and ${MAX_SCREEN}`);
 }
 

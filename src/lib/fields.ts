@@ -8,7 +8,7 @@
  */
 import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
 import type { FieldErrors } from './errors.ts';
-import { type Check, type Infer, type ObjectSchema, Schema } from './schema.ts';
+import { type AnySchema, type Check, type Infer, type ObjectSchema, Schema } from './schema.ts';
 
 /** OpenAPI description of a field (type, enum, limits, description, example). */
 type OpenApiDoc = Partial<{
@@ -102,9 +102,8 @@ export function searchField(description: string) {
   });
 }
 
-/** An object schema whose every key is a field. */
-// biome-ignore lint/suspicious/noExplicitAny: fields of any value.
-export type FieldsSchema = ObjectSchema<Record<string, Schema<any> & { check?: unknown }>>;
+/** An object schema whose every key is a field (a schema with a check). */
+export type FieldsSchema = ObjectSchema<Record<string, AnySchema>>;
 
 /**
  * Validates `input` with an object schema of fields; returns the parsed data or throws-free
@@ -131,7 +130,7 @@ export function parseFields<S extends FieldsSchema>(
   for (const [key, fieldSchema] of Object.entries(schema.shape)) {
     if (input[key] === undefined || errors[key]) continue;
     if (!fieldSchema.check) throw new Error(`The field ${key} has no check.`);
-    const result = (fieldSchema.check as (raw: unknown) => Check<unknown>)(input[key]);
+    const result = fieldSchema.check(input[key]);
     if (result.ok) data[key] = result.value;
     else errors[key] = [result.message];
   }

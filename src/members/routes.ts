@@ -5,7 +5,6 @@
  * member or cancel an invitation (an admin, the owner, or the member leaving). Another
  * website's member, and an id that names nothing, are the same 404.
  */
-
 import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { type ApiApp, defineRoute } from '../api/openapi.ts';

@@ -19,6 +19,7 @@ import { shareBaseOf } from '../stats/source.ts';
 import {
   BarCell,
   type Extra,
+  FilterLink,
   HiddenFields,
   ShareHeader,
   shareText,
@@ -26,7 +27,6 @@ import {
   type View,
   viewHref,
   viewParams,
-  withFilter,
 } from './stats-view.tsx';
 
 /** A tab of a group: a statistic (or the goals) and its label. */
@@ -194,20 +194,9 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
           {goals.map((g) => (
             <tr>
               <BarCell count={g.visitors} max={max}>
-                <a
-                  href={viewHref(
-                    view.base,
-                    withFilter(view, {
-                      dimension: 'goal',
-                      operator: 'is',
-                      value: g.goal.displayName,
-                    }),
-                    keep,
-                  )}
-                  class="filter-link"
-                >
+                <FilterLink view={view} keep={keep} dimension="goal" value={g.goal.displayName}>
                   {g.goal.displayName}
-                </a>
+                </FilterLink>
               </BarCell>
               <td class="num">{formatNumber(g.visitors)}</td>
               <td class="num">{formatNumber(g.events)}</td>
@@ -363,20 +352,14 @@ export const PropertiesPanel: FC<{
             {rows.map((row) => (
               <tr>
                 <BarCell count={row.count} max={max}>
-                  <a
-                    href={viewHref(
-                      view.base,
-                      withFilter(view, {
-                        dimension: `props:${property}`,
-                        operator: 'is',
-                        value: row.value,
-                      }),
-                      { ...keep, property },
-                    )}
-                    class="filter-link"
+                  <FilterLink
+                    view={view}
+                    keep={{ ...keep, property }}
+                    dimension={`props:${property}`}
+                    value={row.value}
                   >
                     {row.value}
-                  </a>
+                  </FilterLink>
                 </BarCell>
                 <td class="num">{formatNumber(row.count)}</td>
                 <td class="num share">{shareText(row.count, base)}</td>

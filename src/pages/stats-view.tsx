@@ -5,7 +5,7 @@
  * Nothing here reads a number; the stats domain (src/stats/) gives them.
  */
 import type { Context } from 'hono';
-import type { FC } from 'hono/jsx';
+import type { Child, FC } from 'hono/jsx';
 import {
   type Filter,
   type FilterDimension,
@@ -56,12 +56,28 @@ export function viewHref(path: string, view: View, extra: Extra = {}): string {
 }
 
 /** The view with one more filter; one of the same dimension and operator is replaced. */
-export function withFilter(view: View, filter: Filter): View {
+function withFilter(view: View, filter: Filter): View {
   const others = view.filters.filter(
     (f) => f.dimension !== filter.dimension || f.operator !== filter.operator,
   );
   return { ...view, filters: [...others, filter] };
 }
+
+/** A row's value as a link that adds its filter (`dimension` is `value`) to the view. */
+export const FilterLink: FC<{
+  view: View;
+  keep: Extra;
+  dimension: Filter['dimension'];
+  value: string;
+  children: Child;
+}> = ({ view, keep, dimension, value, children }) => (
+  <a
+    href={viewHref(view.base, withFilter(view, { dimension, operator: 'is', value }), keep)}
+    class="filter-link"
+  >
+    {children}
+  </a>
+);
 
 /** The statistics' full views' titles, besides the chart's (the overview's tabs: ./stats-panels.tsx). */
 const PANELS: readonly [FilterDimension, string][] = [
@@ -366,12 +382,11 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; k
   const text = valueLabel(name, value);
   if (!isFilterDimension(name)) return <>{text}</>;
   const href = linkFor(name, value, domain);
-  const filtered = withFilter(view, { dimension: name, operator: 'is', value });
   return (
     <>
-      <a href={viewHref(view.base, filtered, keep)} class="filter-link">
+      <FilterLink view={view} keep={keep} dimension={name} value={value}>
         {text}
-      </a>
+      </FilterLink>
       {href ? (
         <>
           {' '}

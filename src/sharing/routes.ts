@@ -4,7 +4,6 @@
  * to revoke. Another owner's website, a link of another website and an id that names nothing
  * are the same 404.
  */
-
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';

@@ -2,7 +2,6 @@
  * `GET /api/v1/stats/{id}`: one statistic of a website over a date range, paginated;
  * `GET /api/v1/stats/{id}/summary`: the six figures of a date range and of the period before.
  */
-
 import type { Context } from 'hono';
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { statsPage } from '../api/pagination.ts';

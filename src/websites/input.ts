@@ -4,7 +4,6 @@
  * lists, the time zone). The service validates with this schema, and the API documents its
  * request bodies with it.
  */
-
 import { field, intChoice } from '../lib/fields.ts';
 import { type Infer, s } from '../lib/schema.ts';
 import { canonicalTimeZone } from '../lib/timezone.ts';

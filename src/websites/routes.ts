@@ -3,7 +3,6 @@
  * documents it and is served by `serveRoute` (validation from the same schemas); each
  * handler calls one domain function and shapes the response.
  */
-
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';

@@ -3,7 +3,6 @@
  * and how a row becomes that record. Used both to validate requests and to generate the
  * OpenAPI document. (The input fields are src/websites/input.ts.)
  */
-
 import { pageField, perPageField } from '../api/pagination.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';

@@ -21,10 +21,11 @@ export type QueryDimension = {
   level: Level;
   /**
    * The SQL over a row of `log` giving the value: a column of dictionary ids (`text`), or an
-   * integer (`number`: dates and hours, ./query-time.ts reads them).
+   * integer (`number`: dates and hours); for goals, the goal a hit completes, which a
+   * grouping's goals give (`goal`: `GroupQuery.goals`).
    */
   sql: string;
-  kind: 'text' | 'number';
+  kind: 'text' | 'number' | 'goal';
   /**
    * The SQL giving the value a visit is grouped by for the visit metrics (bounce rate,
    * duration, views per visit): the entry page for `event:page` (as Plausible does), the hour
@@ -50,6 +51,9 @@ export type QueryDimension = {
    */
   merges?: true;
 };
+
+/** The dimension of goals: a goal's name (`GroupQuery.goals`). */
+export const GOAL = 'event:goal';
 
 const NOT_SET = '(not set)';
 const DIRECT = 'Direct / None';
@@ -98,6 +102,7 @@ const HOUR_OF_DAY = 'day * 24 + hour';
 
 export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ['event:page', text('hit', 'page', { session: 'landing', label: nonEmpty })],
+  [GOAL, { level: 'hit', sql: 'goal', kind: 'goal' }],
   ['event:hostname', text('hit', 'hostname', { session: 'landing_host', none: NOT_SET })],
   ['event:name', text('hit', 'name')],
   ['visit:entry_page', text('visit', 'landing')],

@@ -50,7 +50,17 @@ export type GroupQuery = {
   offset: number;
   /** API v1's `search`: the rows whose first dimension's value contains it, in any case. */
   search?: string;
+  /**
+   * With `event:goal` among the dimensions: the goals its rows are split by. A hit's goals are
+   * those whose filter keeps it (a hit may complete several); each goal's revenue is counted in
+   * its own currency. Its rows are paged goal by goal — `offset` and `limit` within each goal's
+   * rows, as if each goal were a question of its own — and `total` counts every goal's rows.
+   */
+  goals?: GoalSplit[];
 };
+
+/** A goal a grouping splits its hits by: its name, the hits that complete it, its currency. */
+export type GoalSplit = { name: string; filter: FilterNode; currency?: string };
 
 export type LogQuery = {
   /** Local dates, inclusive. */

@@ -55,11 +55,31 @@ class Bounded<K, V> extends Map<K, V> {
   }
 }
 
+/** The texts added since this many are noted in `added` at most; past it, the note starts over. */
+const NOTED = 20_000;
+
 export class Dictionary {
   private readonly ids = new Bounded<string, number>(CACHED);
   private readonly values = new Bounded<number, string>(CACHED);
+  /**
+   * The ids of the texts added since the note began (`epoch`), in order: what those who
+   * remember what they found in the dictionary (./filter-ids.ts) compare again. A note that
+   * grows past `NOTED`, or values a rolled-back transaction added, start a new one.
+   */
+  private added: number[] = [];
+  private epoch = 0;
 
   constructor(private readonly db: LogDb) {}
+
+  /** Where the note of added texts stands: its epoch and length. */
+  notedAt(): { epoch: number; at: number } {
+    return { epoch: this.epoch, at: this.added.length };
+  }
+
+  /** The ids added since `at` of `epoch`, or null when that note is over. */
+  addedSince(mark: { epoch: number; at: number }): number[] | null {
+    return mark.epoch === this.epoch ? this.added.slice(mark.at) : null;
+  }
 
   /**
    * The id of `value`, added to `dict` when it is new (within the caller's transaction: a
@@ -70,6 +90,8 @@ export class Dictionary {
     if (found.known) return found.id;
     this.db.rows('INSERT INTO dict (id, value) VALUES (?, ?)', found.id, value);
     this.remember(found.id, value);
+    if (this.added.length >= NOTED) this.renote();
+    this.added.push(found.id);
     return found.id;
   }
 
@@ -153,6 +175,13 @@ export class Dictionary {
   forget(): void {
     this.ids.clear();
     this.values.clear();
+    this.renote();
+  }
+
+  /** Starts a new note of the texts added. */
+  private renote(): void {
+    this.added = [];
+    this.epoch++;
   }
 
   private remember(id: number, value: string): void {

@@ -15,12 +15,12 @@ import {
   type JourneyRow,
 } from '../counting/flows.ts';
 import type { Dictionary } from './dictionary.ts';
+import type { Resolved } from './filter-sql.ts';
 import { funnelStatement, journeyStatement } from './flow-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogReader } from './log-reads.ts';
 import type { LogRead } from './log-types.ts';
-import type { Resolved } from './query-sql.ts';
-import { byCodePoint, resolvedFilters, resolveFilters } from './query-values.ts';
+import { byCodePoint, type Step } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** A step that every hit of a visit takes (a filter of no condition): `visit > 0`. */
@@ -38,10 +38,11 @@ export class FlowReader {
   funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
     return this.reader.counted(q, async (tally) => {
       const reached = q.steps.map(() => 0);
-      const { filter, steps } = await this.lane.run(() => ({
-        filter: resolvedFilters(this.dict, q),
-        steps: q.steps.map((step) => resolveFilters(this.dict, [step]) ?? EVERY_HIT),
-      }));
+      const step: Step = (work) => this.lane.run(work);
+      const filter = await this.reader.ids.filters(q.filters, step);
+      const steps = (await this.reader.ids.each(q.steps, step)).map((s) =>
+        s === true ? EVERY_HIT : s,
+      );
       if (filter === false || steps[0] === false) return reached;
       const last = steps.length;
       await this.reader.eachChunk(q, tally, (chunk) => {
@@ -65,14 +66,14 @@ export class FlowReader {
   /** A page of the paths visits took from (or to) the page, sorted as asked. */
   journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
     return this.reader.counted(q, async (tally) => {
-      const { filter, page } = await this.lane.run(() => ({
-        filter: resolvedFilters(this.dict, q),
-        page: resolveFilters(this.dict, [
-          { op: 'is', dimension: 'sl:page', values: [q.page], caseSensitive: true },
-        ]),
-      }));
+      const step: Step = (work) => this.lane.run(work);
+      const filter = await this.reader.ids.filters(q.filters, step);
+      const [page] = await this.reader.ids.each(
+        [{ op: 'is', dimension: 'sl:page', values: [q.page], caseSensitive: true }],
+        step,
+      );
       const paths = new Map<string, { ids: number[]; visits: number }>();
-      if (filter !== false && page) {
+      if (filter !== false && page !== undefined && typeof page !== 'boolean') {
         await this.reader.eachChunk(q, tally, (chunk) => {
           const statement = journeyStatement(filter, page, q.direction, q.steps, chunk);
           const rows = this.db.arrays(statement.text, ...statement.params);

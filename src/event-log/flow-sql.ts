@@ -4,7 +4,8 @@
  * when the filters keep any of its hits — that the questions read. As ./query-sql.ts, every
  * value is bound, and the conditions come from the registries of src/counting.
  */
-import { type Chunk, conditionsOf, type Resolved, type Statement } from './query-sql.ts';
+import { conditionsOf, type Resolved } from './filter-sql.ts';
+import type { Chunk, Statement } from './query-sql.ts';
 
 /** The condition on a chunk's rows and its parameters `?1`…`?4`. */
 function chunkRange(chunk: Chunk) {

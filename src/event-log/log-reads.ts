@@ -9,8 +9,8 @@
  * one set of sums per group of its range, never its rows.
  */
 
-import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
-import { queryDimension } from '../counting/query-dimensions.ts';
+import type { GoalSplit, GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
+import { GOAL, queryDimension } from '../counting/query-dimensions.ts';
 import {
   noPartials,
   PARTIALS,
@@ -22,10 +22,11 @@ import { dayNumber } from '../lib/dates.ts';
 import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';
 import type { Dictionary } from './dictionary.ts';
+import { FilterIds, propertiesById } from './filter-ids.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
-import { type Chunk, chunkStatement, type GroupPlan } from './query-sql.ts';
-import { groupRows, propertiesById, resolveFilters, type Step } from './query-values.ts';
+import { type Chunk, chunkStatement, type GoalMap, type GroupPlan } from './query-sql.ts';
+import { groupRows, type Step } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** What a read counts as it goes: its chunks (each one turn of the read lane). */
@@ -93,33 +94,49 @@ function partialsOf(g: GroupQuery): Set<PartialName> {
 }
 
 export class LogReader {
+  /** The filters' values as ids, found in turns of the lane and remembered (./filter-ids.ts). */
+  readonly ids: FilterIds;
+
   constructor(
     private readonly db: LogDb,
     private readonly dict: Dictionary,
     private readonly lane: ReadLane,
-  ) {}
+  ) {
+    this.ids = new FilterIds(db, dict);
+  }
 
   /** Each grouping's page of rows, and how many rows it has. */
   async query(asked: LogQuery): Promise<LogRead<GroupAnswer[]>> {
     for (const g of asked.groups) for (const d of g.dimensions) queryDimension(d);
     return this.counted(asked, async (tally) => {
       const step: Step = (work) => this.lane.run(work);
-      // Reading the dictionary for the properties' names and the filters' values is a turn
-      // of the lane too.
-      const { q, filter, currency } = await step(() => {
+      // Reading the dictionary for the properties' names, the filters' values and the goals'
+      // hits is done in turns of the lane too.
+      const { q, currency } = await step(() => {
         const q = propertiesById(this.dict, asked);
-        const currency = q.currency ? (this.dict.idOf(q.currency) ?? 0) : 0;
-        return { q, filter: resolveFilters(this.dict, q.filters), currency };
+        return { q, currency: this.currencyId(q.currency) };
       });
-      const plans: GroupPlan[] = q.groups.map((g, i) => ({
-        q: i,
-        dimensions: g.dimensions,
-        partials: partialsOf(g),
-      }));
-      // All visitors of the range, for `percentage`: one grouping more, without dimensions.
+      const filter = await this.ids.filters(asked.filters, step);
+      const plans: GroupPlan[] = [];
+      for (const [i, g] of q.groups.entries())
+        plans.push({
+          q: i,
+          dimensions: g.dimensions,
+          partials: partialsOf(g),
+          ...(g.goals ? { goals: await this.goalMap(g.goals, step) } : {}),
+        });
+      // All visitors of the range, for `percentage`: one grouping more, without dimensions —
+      // or by goal, for a grouping by goals (each goal's visitors, as its own question's).
       const totalAt = plans.length;
-      if (q.groups.some((g) => g.metrics.includes('percentage')))
+      if (q.groups.some((g) => g.metrics.includes('percentage') && !g.goals))
         plans.push({ q: totalAt, dimensions: [], partials: new Set(['vis']) });
+      const goalTotals = new Map<number, number>();
+      for (const [i, g] of q.groups.entries())
+        if (g.goals && g.metrics.includes('percentage')) {
+          goalTotals.set(i, plans.length);
+          const { goals } = plans[i] as GroupPlan;
+          plans.push({ q: plans.length, dimensions: [GOAL], partials: new Set(['vis']), goals });
+        }
       const sums = plans.map((plan) => new Groups(plan.dimensions.length));
       // The statement's columns: q, a value per dimension, then the sums any grouping needs.
       const shape = {
@@ -135,18 +152,62 @@ export class LogReader {
         });
       const total = sums[totalAt]?.all[0]?.sums ?? noPartials();
       const answers: GroupAnswer[] = [];
-      for (const [i, g] of q.groups.entries())
-        answers.push(
-          await groupRows(
-            this.dict,
-            g,
-            sums[i]?.all ?? [],
-            total,
-            { from: q.from, to: q.to },
-            step,
-          ),
+      for (const [i, g] of q.groups.entries()) {
+        const at = goalTotals.get(i);
+        const byGoal = new Map(
+          (at === undefined ? [] : (sums[at]?.all ?? [])).map((group) => [
+            group.key[0],
+            group.sums,
+          ]),
         );
+        answers.push(
+          await groupRows(this.dict, g, sums[i]?.all ?? [], {
+            total: (goal) => (goal === undefined ? total : (byGoal.get(goal) ?? noPartials())),
+            range: { from: q.from, to: q.to },
+            step,
+            searched: (term) => this.ids.containing(term, step),
+          }),
+        );
+      }
       return answers;
+    });
+  }
+
+  /** A currency's id in the dictionary (0: none, or one no hit had). */
+  private currencyId(currency: string | undefined): number {
+    return currency ? (this.dict.idOf(currency) ?? 0) : 0;
+  }
+
+  /**
+   * A grouping's goals as the ids of the hits that complete them: each goal a filter on a
+   * hit's text (an event's name, a page view's page), its revenue in its currency.
+   */
+  private async goalMap(goals: GoalSplit[], step: Step): Promise<GoalMap> {
+    const settled = await this.ids.each(
+      goals.map((g) => g.filter),
+      step,
+    );
+    const map: GoalMap = { columns: [], entries: [] };
+    return step(() => {
+      settled.forEach((s, goal) => {
+        if (s === false) return;
+        const leaves = s !== true && s.kind === 'or' ? s.nodes : [s];
+        const currency = this.currencyId(goals[goal]?.currency);
+        for (const leaf of leaves) {
+          if (leaf === true || leaf.kind !== 'leaf' || leaf.none || leaf.leaf.op.endsWith('_not'))
+            throw new Error('a goal is the hits of some texts');
+          const d = queryDimension(leaf.leaf.dimension);
+          if (d.level !== 'hit' || d.kind !== 'text' || d.exit)
+            throw new Error(`a goal cannot be the hits of ${leaf.leaf.dimension}`);
+          const column = { sql: d.sql, pageViews: d.pageViews === true };
+          let at = map.columns.findIndex(
+            (c) => c.sql === column.sql && c.pageViews === column.pageViews,
+          );
+          if (at < 0) at = map.columns.push(column) - 1;
+          for (const id of leaf.ids) map.entries.push([goal, at, id, currency]);
+        }
+      });
+      return map;
     });
   }
 

@@ -7,11 +7,12 @@
  */
 import type { FilterNode } from '../counting/query.ts';
 import type { Dictionary } from './dictionary.ts';
+import { conditionsOf, type Resolved } from './filter-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogReader } from './log-reads.ts';
 import type { LogRead } from './log-types.ts';
-import { type Chunk, conditionsOf, type Resolved, type Statement } from './query-sql.ts';
-import { byCodePoint, resolvedFilters } from './query-values.ts';
+import type { Chunk, Statement } from './query-sql.ts';
+import { byCodePoint } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** A question for the names: a range of local dates, filters, and how many names at most. */
@@ -52,7 +53,7 @@ export class PropertyReader {
   /** The names the range's kept hits carry, most hits first (ties by name), at most `limit`. */
   names(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
     return this.reader.counted(q, async (tally) => {
-      const filter = await this.lane.run(() => resolvedFilters(this.dict, q));
+      const filter = await this.reader.ids.filters(q.filters, (work) => this.lane.run(work));
       const hits = new Map<number, number>();
       if (filter !== false) {
         await this.reader.eachChunk(q, tally, (chunk) => {

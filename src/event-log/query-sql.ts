@@ -17,9 +17,19 @@
  * the kept page views themselves, so one `GROUP BY` gives every sum.
  */
 
-import type { FilterLeaf } from '../counting/query.ts';
 import { type QueryDimension, queryDimension } from '../counting/query-dimensions.ts';
 import { PARTIALS, type PartialName, SESSION_PARTIALS } from '../counting/query-metrics.ts';
+import {
+  type Context,
+  condition,
+  exitsTable,
+  joined,
+  numbered,
+  owns,
+  param,
+  paramsOf,
+  type Resolved,
+} from './filter-sql.ts';
 
 /** A statement and its parameters. */
 export type Statement = { text: string; params: (string | number)[] };
@@ -27,26 +37,27 @@ export type Statement = { text: string; params: (string | number)[] };
 /** The ids and dates of a chunk: `id BETWEEN low AND high AND day BETWEEN first AND last`. */
 export type Chunk = { low: number; high: number; first: number; last: number };
 
-/** A filter whose leaves are resolved into ids of the dictionary (./query-reads.ts). */
-export type Resolved =
-  | {
-      kind: 'leaf';
-      leaf: FilterLeaf;
-      ids: number[];
-      /** The rows without a value match too (`(not set)`, `Direct / None`). */
-      none: boolean;
-    }
-  | { kind: 'and' | 'or'; nodes: Resolved[] }
-  | { kind: 'not'; node: Resolved }
-  | { kind: 'has_done' | 'has_not_done'; node: Resolved }
-  /** Every hit of a visit (no hit the inner filter of `has_done` keeps, under `has_not_done`). */
-  | { kind: 'visits' };
+/**
+ * A grouping's goals as the log finds their hits (`event:goal`): the columns a goal's ids are
+ * of (a page view's page, a hit's event name…), and each goal's ids of a column with the
+ * currency its revenue is counted in (entries `[goal, column, id, currency's id]`).
+ */
+export type GoalMap = {
+  columns: { sql: string; pageViews: boolean }[];
+  entries: [goal: number, column: number, id: number, currency: number][];
+};
 
 /**
- * A grouping as the statement computes it: its index, dimensions and the sums it needs. Its
- * rows have `q` = 2 × the index, or 2 × the index + 1 for the visit sums grouped apart.
+ * A grouping as the statement computes it: its index, dimensions, the sums it needs and, by
+ * goals, its goals. Its rows have `q` = 2 × the index, or 2 × the index + 1 for the visit
+ * sums grouped apart.
  */
-export type GroupPlan = { q: number; dimensions: string[]; partials: ReadonlySet<PartialName> };
+export type GroupPlan = {
+  q: number;
+  dimensions: string[];
+  partials: ReadonlySet<PartialName>;
+  goals?: GoalMap;
+};
 
 /** The columns of `log` a statement may read (identifiers in the registries' SQL). */
 const LOG_COLUMNS = new Set(
@@ -63,119 +74,6 @@ const VIEW_COLUMNS = ['day', 'visitor', 'visit', 'firsts', 'visit_views', 'visit
 
 const columnsIn = (sql: string | undefined) =>
   (sql?.match(/[a-z_]+/g) ?? []).filter((word) => LOG_COLUMNS.has(word));
-
-/** Joined by AND or OR as a balanced tree (SQLite limits how deep an expression may be). */
-function joined(conditions: string[], op: 'AND' | 'OR'): string {
-  if (conditions.length === 0) return op === 'AND' ? '1' : '0';
-  if (conditions.length === 1) return conditions[0] as string;
-  const half = Math.ceil(conditions.length / 2);
-  return `(${joined(conditions.slice(0, half), op)} ${op} ${joined(conditions.slice(half), op)})`;
-}
-
-/** What the filters make of a statement: its parameters and what they narrow. */
-type Context = {
-  params: (string | number)[];
-  /** The first parameter number after the chunk's. */
-  first: number;
-  range: string;
-  onHit: boolean;
-  onVisit: boolean;
-  /** A filter reads each visit's last page view (`exits`). */
-  exits: boolean;
-  /** Every kept row has a visitor and a visit (a condition of the filters says so). */
-  owned: boolean;
-  /** The dictionary id of the currency revenue is counted in (0: none). */
-  currency: number;
-};
-
-function param(ctx: Context, value: string | number): string {
-  ctx.params.push(value);
-  return `?${ctx.first + ctx.params.length - 1}`;
-}
-
-/** `column` holds one of `ids` (or no value, with `none`); never NULL. */
-function holds(ctx: Context, column: string, ids: number[], none: boolean): string {
-  const parts: string[] = [];
-  if (ids.length === 1) parts.push(`${column} = ${param(ctx, ids[0] as number)}`);
-  else if (ids.length > 1)
-    parts.push(`${column} IN (SELECT value FROM json_each(${param(ctx, JSON.stringify(ids))}))`);
-  if (none) parts.push(`${column} IS NULL`);
-  return parts.length === 0 ? '0' : `coalesce(${joined(parts, 'OR')}, 0)`;
-}
-
-/** The condition a leaf puts on a row. */
-function leafCondition(ctx: Context, r: Extract<Resolved, { kind: 'leaf' }>): string {
-  const dimension = queryDimension(r.leaf.dimension);
-  if (dimension.kind !== 'text') throw new Error(`not a filter dimension: ${r.leaf.dimension}`);
-  const negated = r.leaf.op.endsWith('_not');
-  let match: string;
-  if (dimension.exit === 'page') {
-    // The visits whose page views add up to one exit on a matching page: +1 on each page
-    // view's page, −1 on the page before it (docs/ARCHITECTURE.md, "Filters").
-    const page = holds(ctx, 'page', r.ids, false);
-    const before = holds(ctx, 'previous_page', r.ids, false);
-    match = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM log
-      WHERE ${ctx.range} AND kind = 0 AND (${page} OR ${before})
-      GROUP BY day, visitor, visit HAVING sum(${page}) > sum(${before}))`;
-  } else if (dimension.exit === 'hostname') {
-    ctx.exits = true;
-    match = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM exits
-      WHERE ${holds(ctx, 'exit_hostname', r.ids, r.none)})`;
-  } else match = holds(ctx, dimension.sql, r.ids, r.none);
-  if (dimension.pageViews) match = `(kind = 0 AND ${match})`;
-  if (dimension.level === 'hit') {
-    ctx.onHit = true;
-    return negated ? `NOT ${match}` : match;
-  }
-  if (dimension.level === 'visit') ctx.onVisit = true;
-  // A hit without a visitor (an event before any page view of the day) is never kept.
-  const owner = dimension.level === 'visitor' ? 'visitor > 0' : 'visit > 0';
-  return `(${owner} AND ${negated ? 'NOT ' : ''}${match})`;
-}
-
-/** The condition a filter puts on a row. */
-function condition(ctx: Context, r: Resolved): string {
-  switch (r.kind) {
-    case 'leaf':
-      return leafCondition(ctx, r);
-    case 'and':
-      return joined(
-        r.nodes.map((node) => condition(ctx, node)),
-        'AND',
-      );
-    case 'or':
-      return joined(
-        r.nodes.map((node) => condition(ctx, node)),
-        'OR',
-      );
-    case 'not':
-      return `NOT ${condition(ctx, r.node)}`;
-    case 'visits':
-      ctx.onVisit = true;
-      return 'visit > 0';
-    default: {
-      // The visits that had (or had not) a hit the inner filter keeps: whole visits.
-      const inner: Context = { ...ctx, onHit: false, onVisit: false, owned: false };
-      const kept = condition(inner, r.node);
-      ctx.exits ||= inner.exits;
-      ctx.onVisit = true;
-      const visits = `(day, visitor, visit) IN (SELECT day, visitor, visit FROM log
-        WHERE ${ctx.range} AND visit > 0 AND ${kept})`;
-      return `(visit > 0 AND ${r.kind === 'has_not_done' ? 'NOT ' : ''}${visits})`;
-    }
-  }
-}
-
-/**
- * Whether a filter keeps only rows that have a visit (so a visitor): one of its conditions
- * joined by AND is on a visit's or a visitor's value, or on visits (their guard is `visit >
- * 0`, `visitor > 0`).
- */
-function owns(r: Resolved): boolean {
-  if (r.kind === 'and') return r.nodes.some(owns);
-  if (r.kind === 'visits' || r.kind === 'has_done' || r.kind === 'has_not_done') return true;
-  return r.kind === 'leaf' && queryDimension(r.leaf.dimension).level !== 'hit';
-}
 
 /** The sums of a grouping, as SQL over the rows it reads. */
 type SumSql = Partial<Record<PartialName, string>>;
@@ -259,11 +157,16 @@ type Arms = {
 };
 
 /** The SELECTs of a grouping. */
-function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
+function groupArms(outer: Context, shape: Shape, plan: GroupPlan): Arms {
   const dimensions = plan.dimensions.map(queryDimension);
   const wanted = plan.partials;
   const hitSide = [...wanted].filter((p) => !SESSION_PARTIALS.has(p));
   const visitSide = [...wanted].filter((p) => SESSION_PARTIALS.has(p));
+  // A grouping by goals reads the hits that complete them, as a filter on a hit would keep
+  // them, each goal's revenue in its currency.
+  const ctx: Context = plan.goals ? { ...outer, onHit: true, currency: 'goal_currency' } : outer;
+  const hits = plan.goals ? `goal_hits${plan.q}` : 'kept';
+  if (plan.goals && visitSide.length > 0) throw new Error('the visit metrics cannot be by goals');
   const keysOf = (side: 'sql' | 'session') =>
     dimensions.map((d) => {
       if (d.exit) return d.exit === 'page' ? 'exit_page' : 'exit_hostname';
@@ -313,8 +216,8 @@ function groupArms(ctx: Context, shape: Shape, plan: GroupPlan): Arms {
   const arms: string[] = [];
   const reads = { kept: 0, views: 0 };
   if (hitSide.length > 0 || visitSide.length === 0) {
-    arms.push(armOf(withExits('kept'), keysOf('sql'), only(hitSums(ctx, dimensions), wanted)));
-    reads.kept++;
+    arms.push(armOf(withExits(hits), keysOf('sql'), only(hitSums(ctx, dimensions), wanted)));
+    if (!plan.goals) reads.kept++;
   }
   if (visitSide.length > 0) {
     arms.push(
@@ -337,16 +240,38 @@ function unionAll(terms: string[]): string {
   return unionAll(groups);
 }
 
-/** Each visit's last page view: its page and host (`exit_page`, `exit_hostname`). */
-const exitsTable = (range: string) =>
-  `exits AS MATERIALIZED (SELECT day, visitor, visit, page AS exit_page,
-      hostname AS exit_hostname, max(id) FROM log WHERE ${range} AND kind = 0 AND visit > 0
-      GROUP BY day, visitor, visit)`;
+/**
+ * A grouping's goals and the kept hits that complete each (`goal_hits<q>`: a row per hit and
+ * goal, with the goal and its currency): the goals' ids bound as one JSON array, the hits of
+ * any goal found first by their columns' ids, then joined with the goals they complete.
+ */
+function goalTables(ctx: Context, plan: GroupPlan & { goals: GoalMap }): string[] {
+  const { q, goals } = plan;
+  const columns = goals.columns.map((c, i) => ({ ...c, i }));
+  if (columns.length === 0)
+    return [`goal_hits${q} AS (SELECT *, 0 AS goal, 0 AS goal_currency FROM kept WHERE 0)`];
+  const list = param(ctx, JSON.stringify(goals.entries));
+  const hits = (c: (typeof columns)[number]) =>
+    `${c.pageViews ? 'kind = 0 AND ' : ''}${c.sql} IN (SELECT id FROM goals${q} WHERE col = ${c.i})`;
+  const join = (c: (typeof columns)[number]) =>
+    `SELECT goal_rows${q}.*, goals${q}.goal, goals${q}.goal_currency FROM goals${q}
+      JOIN goal_rows${q} ON goals${q}.col = ${c.i} AND goals${q}.id = goal_rows${q}.${c.sql}${
+        c.pageViews ? ` AND goal_rows${q}.kind = 0` : ''
+      }`;
+  return [
+    `goals${q} AS MATERIALIZED (SELECT json_extract(value, '$[0]') AS goal,
+      json_extract(value, '$[1]') AS col, json_extract(value, '$[2]') AS id,
+      json_extract(value, '$[3]') AS goal_currency FROM json_each(${list}))`,
+    `goal_rows${q} AS ${columns.length > 1 ? 'MATERIALIZED ' : ''}(SELECT * FROM kept WHERE ${joined(columns.map(hits), 'OR')})`,
+    `goal_hits${q} AS (${unionAll(columns.map(join))})`,
+  ];
+}
 
 /**
  * The statement of a chunk: the kept rows (`kept`: only the columns the groupings read), the
  * page views of their visits when a filter is on a hit (`views`), the visits' last page views
- * when an exit is asked about (`exits`), then every grouping's SELECTs.
+ * when an exit is asked about (`exits`), the hits of each grouping's goals, then every
+ * grouping's SELECTs.
  */
 export function chunkStatement(
   filter: Resolved | null,
@@ -367,6 +292,7 @@ export function chunkStatement(
     exits: false,
     owned: filter !== null && owns(filter),
     currency,
+    packed: [],
   };
   const where = filter ? condition(ctx, filter) : '1';
   const dimensions = groups.flatMap((g) => g.dimensions.map(queryDimension));
@@ -380,8 +306,11 @@ export function chunkStatement(
     (n, b) => ({ kept: n.kept + b.reads.kept, views: n.views + b.reads.views }),
     { kept: 0, views: 0 },
   );
-  // The visits' page views are found from the kept rows: one more read of them.
+  // The visits' page views are found from the kept rows: one more read of them; so are the
+  // hits of each grouping's goals.
   if (reads.views > 0) reads.kept++;
+  const byGoals = groups.filter((g): g is GroupPlan & { goals: GoalMap } => g.goals !== undefined);
+  reads.kept += byGoals.length;
   // Every page view of the kept visits carries what the visit sums read; for exit pages
   // alone, the pages.
   const exitsAlone = built.every((b) => b.exitsOnly);
@@ -401,6 +330,7 @@ export function chunkStatement(
     ...(reads.views > 0 && !ctx.onHit ? viewColumns : []),
     ...(groups.some((g) => g.partials.has('dur')) ? ['visit_seconds'] : []),
     ...(groups.some((g) => g.partials.has('rev')) ? ['revenue', 'currency'] : []),
+    ...byGoals.flatMap((g) => g.goals.columns.flatMap((c) => columnsIn(c.sql))),
   ]);
   const materialized = (n: number) => (n > 1 ? 'MATERIALIZED ' : '');
   const tables = [
@@ -418,33 +348,7 @@ export function chunkStatement(
         : `views AS ${materialized(reads.views)}(SELECT ${select} FROM kept WHERE kind = 0 AND visit > 0)`,
     );
   }
-  return {
-    text: `WITH ${tables.join(',\n')}\n${unionAll(built.flatMap((b) => b.arms))}`,
-    params: [...chunkParams, ...ctx.params],
-  };
-}
-
-/**
- * The SQL of resolved filters on a chunk's rows (`range`: the chunk's condition, its
- * parameters `?1`…), each a condition of its own, their parameters numbered from `first`;
- * with the table of the visits' last page views (`exits`) when a condition reads it. For the
- * reads of ./flow-sql.ts.
- */
-export function conditionsOf(
-  range: string,
-  first: number,
-  filters: Resolved[],
-): { sql: string[]; params: (string | number)[]; tables: string[] } {
-  const ctx: Context = {
-    params: [],
-    first,
-    range,
-    onHit: false,
-    onVisit: false,
-    exits: false,
-    owned: false,
-    currency: 0,
-  };
-  const sql = filters.map((f) => condition(ctx, f));
-  return { sql, params: ctx.params, tables: ctx.exits ? [exitsTable(range)] : [] };
+  tables.push(...byGoals.flatMap((g) => goalTables(ctx, g)));
+  const text = `WITH ${tables.join(',\n')}\n${unionAll(built.flatMap((b) => b.arms))}`;
+  return { text: numbered(ctx, text), params: [...chunkParams, ...paramsOf(ctx)] };
 }

@@ -1,28 +1,12 @@
 /**
- * Between a question's texts and the log's ids (docs/ARCHITECTURE.md, "The query engine"):
- * a filter's values become the ids of the dictionary's values it keeps — compared as each
- * dimension reads them (`US` for the stored `US:United States`) — before any chunk is read;
- * and a grouping's sums per ids become its rows, read as the dimensions read, searched, sorted
- * and paged.
+ * From the log's ids back to a question's texts (docs/ARCHITECTURE.md, "The query engine"):
+ * a grouping's sums per ids become its rows, read as the dimensions read, searched, sorted
+ * and paged. (The way there, a filter's values to ids, is ./filter-ids.ts.)
  */
 import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import { RE2JS } from 're2js';
-import {
-  type FilterLeaf,
-  type FilterNode,
-  type GroupAnswer,
-  type GroupQuery,
-  isLeaf,
-  type LogQuery,
-  type ResultRow,
-} from '../counting/query.ts';
-import {
-  propertyById,
-  propertyName,
-  type QueryDimension,
-  queryDimension,
-} from '../counting/query-dimensions.ts';
+import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
+import { queryDimension } from '../counting/query-dimensions.ts';
 import {
   noPartials,
   type PartialName,
@@ -34,148 +18,13 @@ import { containsText } from '../db/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { Group } from './log-reads.ts';
-import type { Resolved } from './query-sql.ts';
 
 const dialect = new SQLiteSyncDialect();
 
 /** SQL over `dict.value`: it contains `term` in any case (as the Stats API's `search`). */
-function containing(term: string) {
+export function containing(term: string) {
   const query = dialect.sqlToQuery(containsText(sql.raw('value'), term));
   return { text: query.sql, params: query.params as (string | number)[] };
-}
-
-const same = (a: string, b: string, caseSensitive: boolean) =>
-  caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
-
-/** The ids of the dictionary's values a leaf names, contains or matches, as its dimension reads them. */
-function idsOf(dict: Dictionary, leaf: FilterLeaf, dimension: QueryDimension): number[] {
-  const label = dimension.label;
-  const ids = new Set<number>();
-  for (const value of leaf.values) {
-    if (leaf.op === 'matches' || leaf.op === 'matches_not') {
-      const pattern = RE2JS.compile(value);
-      for (const entry of dict.entriesWhere({ text: '1', params: [] })) {
-        const read = label ? label(entry.value) : entry.value;
-        if (read !== null && pattern.matcher(read).find()) ids.add(entry.id);
-      }
-      continue;
-    }
-    const contains = leaf.op === 'contains' || leaf.op === 'contains_not';
-    if (!contains && !label && leaf.caseSensitive) {
-      const id = dict.idOf(value);
-      if (id !== null) ids.add(id);
-      continue;
-    }
-    // The stored text holds what the dimension reads (a code, a name, a capital letter
-    // aside): found in any case first, then compared as the leaf asks.
-    const found =
-      contains && leaf.caseSensitive && !label
-        ? dict.entriesWhere({ text: 'instr(value, ?) > 0', params: [value] })
-        : dict.entriesWhere(containing(value));
-    const renamed = [...(dimension.renamed?.keys() ?? [])].flatMap((stored) => {
-      const id = dict.idOf(stored);
-      return id === null ? [] : [{ id, value: stored }];
-    });
-    for (const entry of [...found, ...renamed]) {
-      const read = label ? label(entry.value) : entry.value;
-      if (read === null) continue;
-      const keeps = contains
-        ? !label ||
-          (leaf.caseSensitive ? read : read.toLowerCase()).includes(
-            leaf.caseSensitive ? value : value.toLowerCase(),
-          )
-        : same(read, value, leaf.caseSensitive);
-      if (keeps) ids.add(entry.id);
-    }
-  }
-  return [...ids];
-}
-
-/**
- * A question whose custom properties are named by their names' ids in the dictionary
- * (src/counting/query-dimensions.ts): a name the log never held takes id 0, which no hit has.
- */
-export function propertiesById(dict: Dictionary, q: LogQuery): LogQuery {
-  const byId = (key: string) => {
-    const name = propertyName(key);
-    return name === null ? key : propertyById(key, dict.idOf(name) ?? 0);
-  };
-  const node = (n: FilterNode): FilterNode => {
-    if (isLeaf(n)) return { ...n, dimension: byId(n.dimension) };
-    if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
-    return { ...n, node: node(n.node) };
-  };
-  return {
-    ...q,
-    filters: q.filters.map(node),
-    groups: q.groups.map((g) => ({
-      ...g,
-      dimensions: g.dimensions.map(byId),
-      order: g.order.map(([key, direction]): [string, 'asc' | 'desc'] => [byId(key), direction]),
-    })),
-  };
-}
-
-/** A filter resolved, or what it comes to when it keeps every row (true) or none (false). */
-type Settled = Resolved | boolean;
-
-function resolveNode(dict: Dictionary, node: FilterNode): Settled {
-  if (isLeaf(node)) {
-    const dimension = queryDimension(node.dimension);
-    const ids = idsOf(dict, node, dimension);
-    const exact = node.op === 'is' || node.op === 'is_not';
-    const none = exact && node.values.some((v) => v === '' || v === dimension.none);
-    // No value: no text at all, or an empty one (a visit without a source keeps '').
-    const empty = none ? dict.idOf('') : null;
-    if (empty !== null && !ids.includes(empty)) ids.push(empty);
-    const negated = node.op.endsWith('_not');
-    if (ids.length === 0 && !none) {
-      // Naming nothing the log holds: an `is` keeps nothing; an `is_not` of a hit's value
-      // keeps every hit (of a visit's or visitor's, every hit that has a visit or visitor).
-      if (!negated) return false;
-      if (dimension.level === 'hit') return true;
-    }
-    return { kind: 'leaf', leaf: node, ids, none };
-  }
-  switch (node.op) {
-    case 'and':
-    case 'or': {
-      const nodes = node.nodes.map((n) => resolveNode(dict, n));
-      const absorbing = node.op !== 'and';
-      if (nodes.includes(absorbing)) return absorbing;
-      const kept = nodes.filter((n): n is Resolved => typeof n !== 'boolean');
-      if (kept.length === 0) return !absorbing;
-      return kept.length === 1 ? (kept[0] as Resolved) : { kind: node.op, nodes: kept };
-    }
-    case 'not': {
-      const inner = resolveNode(dict, node.node);
-      return typeof inner === 'boolean' ? !inner : { kind: 'not', node: inner };
-    }
-    default: {
-      const inner = resolveNode(dict, node.node);
-      // No visit had a hit the inner filter keeps: none did it, all did not.
-      if (inner === false) return node.op === 'has_not_done' ? { kind: 'visits' } : false;
-      if (inner === true) return node.op === 'has_done' ? { kind: 'visits' } : false;
-      return { kind: node.op, node: inner };
-    }
-  }
-}
-
-/**
- * A question's filters (joined by AND) as conditions on ids: null when there is none, false
- * when they keep nothing (then no chunk is read).
- */
-export function resolveFilters(dict: Dictionary, filters: FilterNode[]): Resolved | null | false {
-  const settled = resolveNode(dict, { op: 'and', nodes: filters });
-  return settled === true ? null : settled;
-}
-
-/** A read's filters, properties named by their ids, resolved (false: they keep nothing; null: everything). */
-export function resolvedFilters(
-  dict: Dictionary,
-  q: { from: string; to: string; filters: FilterNode[] },
-): Resolved | null | false {
-  return resolveFilters(dict, propertiesById(dict, { ...q, groups: [] }).filters);
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -289,6 +138,31 @@ async function inSteps<T>(step: Step, items: T[], work: (slice: T[]) => void): P
   }
 }
 
+/** What a grouping's rows are made with besides its sums. */
+export type RowsOf = {
+  /** The sums `percentage` divides by: the range's, or a goal's (by goals). */
+  total: (goal?: number) => Partials;
+  range: { from: string; to: string };
+  step: Step;
+  /** The ids of the texts that contain a term in any case (`search`). */
+  searched: (term: string) => Promise<Set<number>>;
+};
+
+/**
+ * The rows `first`–`first + count` of each goal's rows in a grouping's order (a grouping by
+ * goals is paged goal by goal: `GroupQuery.goals`).
+ */
+function pagesByGoal(g: Ordered, rows: ResultRow[], at: number, first: number, count: number) {
+  sortRows(g, rows);
+  const seen = new Map<string, number>();
+  return rows.filter((row) => {
+    const goal = row.dimensions[at] as string;
+    const n = seen.get(goal) ?? 0;
+    seen.set(goal, n + 1);
+    return n >= first && n < first + count;
+  });
+}
+
 /**
  * A grouping's rows from its sums: each group read as its dimensions read (a group whose
  * value has no row is left out, those that read alike are added together), searched, its
@@ -300,9 +174,7 @@ export async function groupRows(
   dict: Dictionary,
   g: GroupQuery,
   groups: Group[],
-  total: Partials,
-  range: { from: string; to: string },
-  step: Step,
+  { total, range, step, searched }: RowsOf,
 ): Promise<GroupAnswer> {
   const dimensions = g.dimensions.map((key) => ({ key, ...queryDimension(key) }));
   const needs = [...new Set(g.metrics.flatMap((m) => queryMetric(m).needs))];
@@ -314,9 +186,7 @@ export async function groupRows(
   const first = dimensions[0];
   const search = g.search;
   if (search && first?.kind === 'text') {
-    const matching = await step(
-      () => new Set(dict.entriesWhere(containing(search)).map((e) => e.id)),
-    );
+    const matching = await searched(search);
     found = found.filter((group) => group.key[0] !== null && matching.has(group.key[0] as number));
   }
   // Each text dimension's values read once per id, not once per group.
@@ -336,13 +206,16 @@ export async function groupRows(
   const labelOf = (i: number, value: number | null): string | null => {
     const d = dimensions[i] as (typeof dimensions)[number];
     if (d.kind === 'number') return value === null ? null : timeLabel(d.key, value, range);
+    if (d.kind === 'goal') return value === null ? null : (g.goals?.[value]?.name ?? null);
     const label = value === null ? null : (labels[i]?.get(value) ?? null);
     return label ?? d.none ?? null;
   };
   // Groups that read alike are added together where a dimension may read so (`merges`).
+  const goalAt = dimensions.findIndex((d) => d.kind === 'goal');
   const merges = dimensions.some((d) => d.merges);
-  const merged = new Map<string, { dimensions: string[]; sums: Partials }>();
-  const read: { dimensions: string[]; sums: Partials }[] = [];
+  type Read = { dimensions: string[]; sums: Partials; goal?: number };
+  const merged = new Map<string, Read>();
+  const read: Read[] = [];
   await inSteps(step, found, (slice) => {
     for (const group of slice) {
       const names: string[] = [];
@@ -352,14 +225,15 @@ export async function groupRows(
         names.push(label);
       }
       if (names.length < dimensions.length) continue;
+      const goal = goalAt < 0 ? undefined : (group.key[goalAt] as number);
       if (!merges) {
-        read.push({ dimensions: names, sums: group.sums });
+        read.push({ dimensions: names, sums: group.sums, goal });
         continue;
       }
       const id = names.join('\u0000');
       const row = merged.get(id);
       if (row) for (const p of Object.keys(row.sums) as PartialName[]) row.sums[p] += group.sums[p];
-      else merged.set(id, { dimensions: names, sums: { ...group.sums } });
+      else merged.set(id, { dimensions: names, sums: { ...group.sums }, goal });
     }
   });
   read.push(...merged.values());
@@ -370,12 +244,19 @@ export async function groupRows(
   await inSteps(step, read, (slice) => {
     for (const row of slice)
       if (dimensions.length === 0 || needs.some((p) => row.sums[p] !== 0))
-        rows.push({ dimensions: row.dimensions, metrics: values.map((v) => v(row.sums, total)) });
+        rows.push({
+          dimensions: row.dimensions,
+          metrics: values.map((v) => v(row.sums, total(row.goal))),
+        });
   });
-  if (search && first?.kind === 'number') {
+  if (search && first && first.kind !== 'text') {
     const term = search.toLowerCase();
     rows = rows.filter((row) => (row.dimensions[0] as string).toLowerCase().includes(term));
   }
-  const page = await step(() => pageOf(g, rows, g.offset, g.limit));
+  const page = await step(() =>
+    goalAt < 0
+      ? pageOf(g, rows, g.offset, g.limit)
+      : pagesByGoal(g, rows, goalAt, g.offset, g.limit),
+  );
   return { rows: page, total: rows.length };
 }

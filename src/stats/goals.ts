@@ -5,7 +5,8 @@
  * under that filter, by any dimension, under any other filter.
  */
 
-import { type FilterNode, isLeaf } from '../counting/query.ts';
+import { type FilterNode, type GoalSplit, isLeaf } from '../counting/query.ts';
+import { GOAL } from '../counting/query-dimensions.ts';
 import { storedEventName } from '../counting/statistics.ts';
 import type { GoalRow } from '../db/schema.ts';
 
@@ -56,8 +57,13 @@ export function goalFilter(goal: Goal): FilterNode {
   return goal.eventName !== null ? eventFilter(goal.eventName) : pageFilter(goal.pagePath ?? '');
 }
 
-/** The dimension of goals in the query engine's questions: a goal's name. */
-export const GOAL = 'event:goal';
+/** Goals as a grouping by goals splits its hits (`GroupQuery.goals`). */
+export const goalSplits = (goals: Goal[]): GoalSplit[] =>
+  goals.map((g) => ({
+    name: g.displayName,
+    filter: goalFilter(g),
+    ...(g.currency ? { currency: g.currency } : {}),
+  }));
 
 /** A goal filter names a goal the website does not have. */
 export class UnknownGoal extends Error {

@@ -9,6 +9,7 @@
 
 import { type Filter, GOAL_FILTER } from '../counting/dimensions.ts';
 import type { FilterNode, GroupQuery } from '../counting/query.ts';
+import { GOAL } from '../counting/query-dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
@@ -25,7 +26,7 @@ import {
   type Unavailable,
 } from './engine/engine.ts';
 import { V1_STATISTICS, v1Filters, v1Property } from './engine/v1.ts';
-import { type Goal, goalFilter, withGoals } from './goals.ts';
+import { type Goal, goalSplits, withGoals } from './goals.ts';
 import {
   type Figures,
   figuresOf,
@@ -86,42 +87,44 @@ function groupOf(
   };
 }
 
-/** The visitors of a question, as one grouping by nothing. */
-const VISITORS: GroupQuery = {
-  dimensions: [],
-  metrics: ['visitors'],
+/** A grouping by goals (one row per goal with conversions) of these metrics. */
+const byGoals = (goals: Goal[], metrics: string[]): GroupQuery => ({
+  dimensions: [GOAL],
+  metrics,
   order: [],
   limit: 1,
   offset: 0,
-};
+  goals: goalSplits(goals),
+});
 
 /**
  * API v1's `name=goal`: each goal with conversions, its name and its converting visitors
- * (one question per goal), searched, sorted and paged as every statistic is.
+ * (one grouping by goals), searched, sorted and paged as every statistic is.
  */
 async function goalPage(
   q: PageQuery,
   goals: Goal[],
-  visitorsOf: (goal: Goal) => Promise<Answer[] | Unavailable>,
+  ask: (groups: GroupQuery[]) => Promise<Answer[] | Unavailable>,
 ): Promise<StatsPage | Unavailable> {
-  const rows: { value: string; count: number }[] = [];
-  let rowsRead = 0;
-  for (const goal of goals) {
-    if (q.search && !goal.displayName.toLowerCase().includes(q.search.toLowerCase())) continue;
-    const answers = await visitorsOf(goal);
-    if (isUnavailable(answers)) return answers;
-    const [first] = answers;
-    rowsRead += first?.rowsRead ?? 0;
-    const count = first?.rows[0]?.metrics[0] ?? 0;
-    if (count > 0) rows.push({ value: goal.displayName, count });
-  }
+  const search = q.search?.toLowerCase();
+  const searched = goals.filter((g) => !search || g.displayName.toLowerCase().includes(search));
+  const answers = searched.length > 0 ? await ask([byGoals(searched, ['visitors'])]) : [];
+  if (isUnavailable(answers)) return answers;
+  const [first] = answers;
+  const rows = (first?.rows ?? [])
+    .map((row) => ({ value: row.dimensions[0] as string, count: row.metrics[0] ?? 0 }))
+    .filter((row) => row.count > 0);
   const sign = q.sort === 'asc' ? 1 : -1;
   rows.sort((a, b) =>
     q.sortBy === 'value'
       ? sign * (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
       : sign * (a.count - b.count) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
   );
-  return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length, rowsRead };
+  return {
+    rows: rows.slice(q.offset, q.offset + q.limit),
+    total: rows.length,
+    rowsRead: first?.rowsRead ?? 0,
+  };
 }
 
 /** An engine's page of a statistic as API v1 reads it: values and counts. */
@@ -147,26 +150,20 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
     });
   return {
     async page(q) {
-      if (q.name === 'goal')
-        return goalPage(q, goals, (goal) => ask(q, [VISITORS], [goalFilter(goal)]));
+      if (q.name === 'goal') return goalPage(q, goals, (groups) => ask(q, groups));
       const name = q.name === 'property' ? { property: q.property } : q.name;
       const answers = await ask(q, [groupOf(name, q, q.search)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
     },
     async conversions(list, range) {
-      const out: Conversions[] = [];
-      for (const goal of list) {
-        const answers = await ask(
-          range,
-          [{ ...VISITORS, metrics: ['visitors', 'events', 'total_revenue'] }],
-          [goalFilter(goal)],
-          goal.currency ?? undefined,
-        );
-        if (isUnavailable(answers)) return answers;
-        const [visitors = 0, events = 0, revenue = 0] = answers[0]?.rows[0]?.metrics ?? [];
-        out.push({ goal, visitors: visitors ?? 0, events: events ?? 0, revenue: revenue ?? 0 });
-      }
-      return out;
+      if (list.length === 0) return [];
+      const answers = await ask(range, [byGoals(list, ['visitors', 'events', 'total_revenue'])]);
+      if (isUnavailable(answers)) return answers;
+      const byName = new Map((answers[0]?.rows ?? []).map((row) => [row.dimensions[0], row]));
+      return list.map((goal) => {
+        const [visitors, events, revenue] = byName.get(goal.displayName)?.metrics ?? [];
+        return { goal, visitors: visitors ?? 0, events: events ?? 0, revenue: revenue ?? 0 };
+      });
     },
     async tops(names, range, limit) {
       const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;

@@ -11,8 +11,8 @@ import {
   GOAL_FILTER,
 } from '../../counting/dimensions.ts';
 import type { FilterNode } from '../../counting/query.ts';
+import { GOAL } from '../../counting/query-dimensions.ts';
 import type { StatName } from '../../counting/statistics.ts';
-import { GOAL } from '../goals.ts';
 
 /** Each statistic's dimension and metric. */
 export const V1_STATISTICS: Record<StatName, { dimension: string; metric: string }> = {

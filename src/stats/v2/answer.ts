@@ -6,13 +6,13 @@
  */
 
 import type { FilterNode, GroupQuery } from '../../counting/query.ts';
+import { GOAL } from '../../counting/query-dimensions.ts';
 import { sortRows } from '../../event-log/query-values.ts';
 import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
 import { type Answer, answer, isUnavailable, type Reader } from '../engine/engine.ts';
 import {
-  GOAL,
   type Goal,
-  goalFilter,
+  goalSplits,
   goalsNamed,
   UnknownGoal,
   withGoals,
@@ -275,8 +275,8 @@ async function plainRows(
 }
 
 /**
- * A question by `event:goal`: one question per goal (its hits; its revenue in its currency),
- * enough rows of each for the page, the goal's name put in its place.
+ * A question by `event:goal`: one grouping by goals, each goal's hits (its revenue in its
+ * currency) paged as its own question would be — enough rows of each goal for the page.
  */
 async function rowsByGoal(
   q: V2Query,
@@ -287,36 +287,27 @@ async function rowsByGoal(
   const goalAt = q.grouped.indexOf(GOAL);
   const others = q.grouped.filter((d) => d !== GOAL);
   const { metrics, order } = engineQuestion(q);
-  const each = await Promise.all(
-    goals.map((goal) =>
-      ask(
-        [
-          {
-            dimensions: others,
-            metrics,
-            order: order.filter(([k]) => k !== GOAL),
-            limit: q.pagination.offset + q.pagination.limit,
-            offset: 0,
-          },
-        ],
-        [...filters, goalFilter(goal)],
-        goal.currency ?? undefined,
-      ).then(([a]) => ({ goal, a })),
-    ),
+  const [a] = await ask(
+    [
+      {
+        dimensions: q.grouped,
+        metrics,
+        order,
+        limit: q.pagination.offset + q.pagination.limit,
+        offset: 0,
+        goals: goalSplits(goals),
+      },
+    ],
+    filters,
   );
-  // A goal without a conversion has no row (by nothing else, the engine answers its zeros).
-  const converted = (row: Row) => others.length > 0 || row.metrics.some((m) => m !== 0);
-  const rows = each.flatMap(({ goal, a }) =>
-    (a?.rows ?? []).filter(converted).map((row) => {
-      const dimensions = [...row.dimensions];
-      dimensions.splice(goalAt, 0, goal.displayName);
-      return { metrics: row.metrics, dimensions };
-    }),
+  // A goal without a conversion has no row (nor one whose metrics are all zero).
+  const rows = (a?.rows ?? []).filter(
+    (row) => others.length > 0 || row.metrics.some((m) => m !== 0),
   );
   const byName = new Map(goals.map((g) => [g.displayName, g]));
   return {
     rows,
-    total: others.length > 0 ? each.reduce((n, { a }) => n + (a?.total ?? 0), 0) : rows.length,
+    total: others.length > 0 ? (a?.total ?? 0) : rows.length,
     currencyOf: (row) => byName.get(row.dimensions[goalAt] as string)?.currency ?? null,
   };
 }

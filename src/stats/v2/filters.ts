@@ -8,6 +8,7 @@
 import { RE2JS } from 're2js';
 import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
 import {
+  GOAL,
   isQueryDimension,
   MAX_PROP_NAME,
   propertyName,
@@ -19,7 +20,6 @@ import {
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
 } from '../../db/contains-text.ts';
-import { GOAL } from '../goals.ts';
 import { QueryError } from './errors.ts';
 
 /** Bounds of one question's filters. */

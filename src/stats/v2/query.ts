@@ -7,9 +7,8 @@
  */
 
 import type { FilterNode } from '../../counting/query.ts';
-import { QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
+import { GOAL, QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
 import { daysBetween } from '../../lib/dates.ts';
-import { GOAL } from '../goals.ts';
 import { type DateRange, type RangeContext, resolveDateRange } from './date-range.ts';
 import { QueryError } from './errors.ts';
 import { filtersPage, parseFilters, unansweredDimension } from './filters.ts';
@@ -49,9 +48,14 @@ const SESSION_DIMENSIONS = [
 const SESSION_GROUPED_EVENTS = ['event:page', 'event:hostname'];
 const TIME_DIMENSIONS = ['time', 'time:hour', 'time:day', 'time:week', 'time:month'];
 
-/** The dimensions a question may ask for: the events' and visits' of the registry, and time. */
+/**
+ * The dimensions a question may ask for: the events' and visits' of the registry, and time
+ * (and goals, which need the website's goals: `GOAL`).
+ */
 export const DIMENSIONS = [
-  ...[...QUERY_DIMENSIONS.keys()].filter((d) => d.startsWith('event:') || d.startsWith('visit:')),
+  ...[...QUERY_DIMENSIONS.keys()].filter(
+    (d) => (d.startsWith('event:') || d.startsWith('visit:')) && d !== GOAL,
+  ),
   ...TIME_DIMENSIONS,
 ];
 const KEYS = [

@@ -193,4 +193,36 @@ describe('the dictionary search', () => {
     expect(first.rowsRead).toBeGreaterThan(35_000);
     expect(second.rowsRead).toBeLessThan(100);
   });
+
+  it('a question of more conditions than SQLite binds values packs the rest into one', async () => {
+    const s = await site('conditions');
+    const log = websiteLog(env, s.id);
+    await record(log, logHit(s.id));
+    await runInDurableObject(log, (_instance, state) => {
+      const dict = new Dictionary(new LogDb(state.storage.sql));
+      for (let i = 1; i <= 120; i++) dict.encode(`/t${i}`);
+    });
+    const leaf = (op: 'is' | 'is_not', page: string) => ({
+      op,
+      dimension: 'sl:page',
+      values: [page],
+      caseSensitive: true,
+    });
+    const ask = (filters: ReturnType<typeof leaf>[]) =>
+      log.query({
+        from: '2026-01-01',
+        to: '2026-12-31',
+        filters,
+        groups: [{ dimensions: [], metrics: ['visitors'], order: [], limit: 1, offset: 0 }],
+      });
+    // 120 texts the log holds, none the page of its one hit: every condition keeps it...
+    const notThese = Array.from({ length: 120 }, (_, i) => leaf('is_not', `/t${i + 1}`));
+    const kept = await ask(notThese);
+    if (!kept.ok) throw new Error('the log did not answer');
+    expect(kept.value[0]?.rows[0]?.metrics).toEqual([1]);
+    // ...and the 121st, past the packed ones, still counts.
+    const none = await ask([...notThese, leaf('is_not', '/')]);
+    if (!none.ok) throw new Error('the log did not answer');
+    expect(none.value[0]?.rows[0]?.metrics).toEqual([0]);
+  });
 });

@@ -38,6 +38,7 @@ import { filterParam } from '../src/stats/filters.ts';
 import { funnelQuestion } from '../src/stats/flows.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
+import { dictionaryTexts, hitsUnderGoals } from './bench/goals.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -730,6 +731,7 @@ async function main() {
     let size: BenchReport['sizes'];
     let transfer: Awaited<ReturnType<typeof exportAndImport>> | undefined;
     let imports: BenchReport['imports'];
+    let underGoals: Awaited<ReturnType<typeof hitsUnderGoals>> | undefined;
     try {
       const base = `http://127.0.0.1:${dev.port}`;
       const hitPool: GeneratedHit[] = [];
@@ -895,9 +897,20 @@ async function main() {
       log('  sizes measured');
       transfer = await exportAndImport(base, benchSiteId, benchSite.apiKey);
       log('  exports and the API import measured');
+      log('  a hit while four readers load the statistics page under goal filters');
+      underGoals = await hitsUnderGoals({
+        base,
+        siteId: benchSiteId,
+        domain: BENCH_DOMAIN,
+        apiKey: benchSite.apiKey,
+        seconds: config.durationSeconds,
+        hit: (i) => event(2_000_000 + i),
+      });
     } finally {
       await dev.stop();
     }
+    if (underGoals && throughput)
+      throughput.hitLatencyUnderGoals = { ...underGoals, dictionaryTexts: dictionaryTexts(state) };
     if (transfer) {
       imports = {
         ...transfer.figures,

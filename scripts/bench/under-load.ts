@@ -93,12 +93,58 @@ function spread(ms: number[]) {
   };
 }
 
+/** Hits one after another until `stop` says; each one's latency. */
+async function hitsUntil(hit: (i: number) => Promise<Response>, stop: () => boolean) {
+  const ms: number[] = [];
+  for (let i = 0; !stop(); i++) {
+    const s = performance.now();
+    const res = await hit(i);
+    await res.arrayBuffer();
+    if (res.status !== 202) throw new Error(`a hit answered ${res.status}`);
+    ms.push(performance.now() - s);
+  }
+  return ms;
+}
+
+const until = (seconds: number) => {
+  const deadline = performance.now() + seconds * 1000;
+  return () => performance.now() >= deadline;
+};
+
 /**
- * A hit's latency — one client sending hits one after another for `seconds` — alone; while
- * `readers` clients keep asking `questions` of the same website (one after another, each from
- * its own address); and while as many clients keep asking `trivial` (a route that touches no
- * website: what any load costs a hit where the Worker, the objects and D1 share one machine,
- * as under `wrangler dev`): the hits' p50/p99 each time, and the reads' latencies.
+ * A hit's latency — one client sending hits one after another for `seconds` — while
+ * `readers` clients keep asking `questions` in turn (one after another, each from its own
+ * address): the hits' p50/p99, and the reads'.
+ */
+export async function hitsWhileReading(options: {
+  seconds: number;
+  readers: number;
+  hit: (i: number) => Promise<Response>;
+  questions: (() => Promise<Response>)[];
+}) {
+  let done = false;
+  const readTimes: number[] = [];
+  const readers = Array.from({ length: options.readers }, async (_, r) => {
+    for (let i = r; !done; i++) {
+      const ask = options.questions[i % options.questions.length] as () => Promise<Response>;
+      const s = performance.now();
+      const res = await ask();
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`a read answered ${res.status}`);
+      readTimes.push(performance.now() - s);
+    }
+  });
+  const ms = await hitsUntil(options.hit, until(options.seconds));
+  done = true;
+  await Promise.all(readers);
+  return { hits: spread(ms), reads: spread(readTimes) };
+}
+
+/**
+ * A hit's latency alone; while `readers` clients keep asking `questions` of the same website;
+ * and while as many clients keep asking `trivial` (a route that touches no website: what any
+ * load costs a hit where the Worker, the objects and D1 share one machine, as under
+ * `wrangler dev`): the hits' p50/p99 each time, and the reads' latencies.
  */
 export async function hitsUnderReads(options: {
   seconds: number;
@@ -107,51 +153,17 @@ export async function hitsUnderReads(options: {
   questions: (() => Promise<Response>)[];
   trivial: () => Promise<Response>;
 }) {
-  const hits = async (stop: () => boolean) => {
-    const ms: number[] = [];
-    for (let i = 0; !stop(); i++) {
-      const s = performance.now();
-      const res = await options.hit(i);
-      await res.arrayBuffer();
-      if (res.status !== 202) throw new Error(`a hit answered ${res.status}`);
-      ms.push(performance.now() - s);
-    }
-    return ms;
-  };
-  const until = (seconds: number) => {
-    const deadline = performance.now() + seconds * 1000;
-    return () => performance.now() >= deadline;
-  };
-  /** Hits while `readers` clients ask `questions` in turn; the reads' latencies too. */
-  const whileAsking = async (questions: (() => Promise<Response>)[]) => {
-    let done = false;
-    const readTimes: number[] = [];
-    const readers = Array.from({ length: options.readers }, async (_, r) => {
-      for (let i = r; !done; i++) {
-        const ask = questions[i % questions.length] as () => Promise<Response>;
-        const s = performance.now();
-        const res = await ask();
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`a read answered ${res.status}`);
-        readTimes.push(performance.now() - s);
-      }
-    });
-    const ms = await hits(until(options.seconds));
-    done = true;
-    await Promise.all(readers);
-    return { hits: ms, reads: readTimes };
-  };
-  const alone = await hits(until(options.seconds));
-  const underReads = await whileAsking(options.questions);
-  const underTrivial = await whileAsking([options.trivial]);
+  const alone = await hitsUntil(options.hit, until(options.seconds));
+  const underReads = await hitsWhileReading(options);
+  const underTrivial = await hitsWhileReading({ ...options, questions: [options.trivial] });
   return {
     readers: options.readers,
     seconds: options.seconds,
     alone: spread(alone),
-    underReads: spread(underReads.hits),
-    reads: spread(underReads.reads),
-    underTrivial: spread(underTrivial.hits),
-    trivialReads: spread(underTrivial.reads),
+    underReads: underReads.hits,
+    reads: underReads.reads,
+    underTrivial: underTrivial.hits,
+    trivialReads: underTrivial.reads,
   };
 }
 

@@ -95,15 +95,17 @@ export function necessities(pattern: string): { prefix: string; runs: string[] }
   return { prefix: prefix ?? '', runs };
 }
 
-/** A `matches` value: RE2, after a cheap test of what every match has. */
+/** A `matches` value: RE2, after a cheap test of what every match has; compiled when first needed. */
 export function patternTest(pattern: string, label: QueryDimension['label']) {
-  const re = RE2JS.compile(pattern);
-  const needs = necessities(pattern);
+  let re: RE2JS | undefined;
+  let needs: ReturnType<typeof necessities> | undefined;
   return (stored: string) => {
     const read = label ? label(stored) : stored;
     if (read === null) return { found: false, work: 1 };
+    if (needs === undefined) needs = necessities(pattern);
     if (needs && !(read.startsWith(needs.prefix) && needs.runs.every((r) => read.includes(r))))
       return { found: false, work: 1 };
+    re ??= RE2JS.compile(pattern);
     return { found: re.matcher(read).find(), work: read.length + 1 };
   };
 }

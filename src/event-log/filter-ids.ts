@@ -42,12 +42,6 @@ function lookupsOf(
       if (id !== null) exact.add(id);
       continue;
     }
-    // Texts that read as something they do not contain are compared by what they read.
-    for (const stored of dimension.renamed?.keys() ?? []) {
-      const id = dict.idOf(stored);
-      const read = label ? label(stored) : stored;
-      if (id !== null && read !== null && same(read, value, leaf.caseSensitive)) exact.add(id);
-    }
     // The stored text holds what the dimension reads (a code, a name, a capital letter
     // aside): found in any case by SQL first, then compared as the leaf asks.
     const where =
@@ -55,19 +49,21 @@ function lookupsOf(
         ? { text: 'instr(value, ?) > 0', params: [value] }
         : containing(value);
     const cased = leaf.caseSensitive ? value : value.toLowerCase();
-    lookups.push({
-      key: key(contains ? 'contains' : 'is'),
-      where,
-      test: (stored) => {
-        const read = label ? label(stored) : stored;
-        const found =
-          read !== null &&
-          (contains
-            ? !label || (leaf.caseSensitive ? read : read.toLowerCase()).includes(cased)
-            : same(read, value, leaf.caseSensitive));
-        return { found, work: 1 };
-      },
-    });
+    const test = (stored: string) => {
+      const read = label ? label(stored) : stored;
+      const found =
+        read !== null &&
+        (contains
+          ? !label || (leaf.caseSensitive ? read : read.toLowerCase()).includes(cased)
+          : same(read, value, leaf.caseSensitive));
+      return { found, work: 1 };
+    };
+    // Texts that read as something they do not contain are compared by what they read.
+    for (const stored of dimension.renamed?.keys() ?? []) {
+      const id = dict.idOf(stored);
+      if (id !== null && test(stored).found) exact.add(id);
+    }
+    lookups.push({ key: key(contains ? 'contains' : 'is'), where, test });
   }
   return lookups;
 }

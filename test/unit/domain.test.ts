@@ -334,8 +334,9 @@ describe('normalizeDomain: length limits', () => {
     expect(normalizeDomain(`${label}.de`)).toEqual(REJECTED);
   });
 
-  it('handles pathological input quickly', () => {
-    const start = Date.now();
+  // A pattern that backtracks would take hours on these; the test's timeout is only a guard
+  // (nothing here measures speed, which a busy machine would make flaky).
+  it('handles pathological input', { timeout: 30_000 }, () => {
     for (const input of [
       '-'.repeat(2000),
       `${'a-'.repeat(1000)}.com`,
@@ -345,7 +346,6 @@ describe('normalizeDomain: length limits', () => {
     ]) {
       expect(normalizeDomain(input)).toEqual(REJECTED);
     }
-    expect(Date.now() - start).toBeLessThan(1000);
   });
 });
 

@@ -100,15 +100,14 @@ describe('validateOwnerInput: email', () => {
     expect(validateOwnerInput(email, GOOD_PASSWORD)).toEqual({ email: INVALID });
   });
 
-  it('rejects a huge address quickly', () => {
-    const start = Date.now();
+  // A pattern that backtracks would take hours on these; the test's timeout is only a guard.
+  it('rejects a huge address', { timeout: 30_000 }, () => {
     expect(validateOwnerInput(`${'a'.repeat(100_000)}@b`, GOOD_PASSWORD)).toEqual({
       email: INVALID,
     });
     expect(validateOwnerInput(`a@${'b.'.repeat(50_000)}`, GOOD_PASSWORD)).toEqual({
       email: INVALID,
     });
-    expect(Date.now() - start).toBeLessThan(500);
   });
 });
 

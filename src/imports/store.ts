@@ -13,6 +13,7 @@ import { type ImportRow, imports } from '../db/schema.ts';
 import { addDays, apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
+import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -72,8 +73,9 @@ const ROWS_PER_STATEMENT = 2_000;
 
 /**
  * Adds increments (statistic, local date, value, count) to a pending import's rows: one row
- * written per (statistic, date, value), a repeated key adding to its count. Returns the rows
- * D1 wrote.
+ * written per (statistic, date, value), a repeated key adding to its count. Nothing is
+ * written once the import is no longer pending (deleted, or its website deleted: a 409), and
+ * a count that would add up past `MAX_COUNT` is a `CountTooLarge`. Returns the rows D1 wrote.
  */
 export async function writeImported(
   db: Database,
@@ -83,19 +85,36 @@ export async function writeImported(
 ): Promise<number> {
   const d1 = db.$client;
   const statements: D1PreparedStatement[] = [];
-  for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT)
+  const sizes: number[] = [];
+  for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT) {
+    const rows = increments.slice(i, i + ROWS_PER_STATEMENT);
+    sizes.push(rows.length);
     statements.push(
       d1
         .prepare(
           `INSERT INTO imported_stats (website_id, name, date, value, import_id, count)
           SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3 FROM json_each(?3)
-          WHERE true
-          ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count`,
+          WHERE EXISTS (SELECT 1 FROM imports WHERE id = ?2 AND status = 'pending')
+          ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count
+          WHERE count + excluded.count <= ?4`,
         )
-        .bind(websiteId, importId, JSON.stringify(increments.slice(i, i + ROWS_PER_STATEMENT))),
+        .bind(websiteId, importId, JSON.stringify(rows), MAX_COUNT),
     );
+  }
   if (statements.length === 0) return 0;
   const results = await d1.batch(statements);
+  // Each row is inserted or added to, unless its import is gone or its sum would pass the bound.
+  if (results.some((r, i) => (r.meta.changes ?? 0) < (sizes[i] ?? 0))) {
+    const pending = await db
+      .select({ id: imports.id })
+      .from(imports)
+      .where(and(eq(imports.id, importId), eq(imports.status, 'pending')))
+      .get();
+    if (!pending) throw new ApiError(409, 'The import was deleted while it ran.');
+    throw new CountTooLarge(
+      `the counts of one statistic, date and value add up to ${PAST_MAX_COUNT}`,
+    );
+  }
   return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
 }
 

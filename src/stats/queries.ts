@@ -250,10 +250,12 @@ export async function rollupSums(
   perValue: boolean,
 ): Promise<ValueSum[]> {
   const rows = rollupRows({ ...q, names, from: range.from, to: range.to });
+  // A value's sum is bounded (an import's counts are: src/imports/format.ts `MAX_COUNT`); a
+  // sum across values (custom events of every name) is a float's, which never overflows.
   const result = await db.run(
     perValue
       ? sql`SELECT name, value, sum(count) AS count FROM (${rows}) GROUP BY name, value`
-      : sql`SELECT name, '' AS value, sum(count) AS count FROM (${rows}) GROUP BY name`,
+      : sql`SELECT name, '' AS value, total(count) AS count FROM (${rows}) GROUP BY name`,
   );
   const sums = result.results as { name: string; value: string; count: number }[];
   return sums.map((row) => ({

@@ -3,14 +3,14 @@
  * written while it is `pending`, which no reader sees, and become visible all at once when
  * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
  * see, and its rows are deleted at once (or by the hourly maintenance, `sweepImports`).
- * Of overlapping imports, the newest counts for each date and statistic (`importedSegments`):
+ * Of overlapping imports, the newest counts for each date and statistic (./segments.ts):
  * importing a period again replaces it; an older import a newer one covers whole is deleted.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Increment } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
-import { addDays, apiTimestamp } from '../lib/dates.ts';
+import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
 import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
@@ -135,12 +135,12 @@ export async function ownDatesWithin(
 }
 
 /** A complete import's dates and statistics. */
-type Covering = { id: number; from: string; to: string; statistics: string[] };
+export type Covering = { id: number; from: string; to: string; statistics: string[] };
 
 const statisticsOf = (text: string) => (text === '' ? [] : text.split(','));
 
 /** A website's complete imports, oldest first. */
-async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
+export async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
   const rows = await db
     .select({
       id: imports.id,
@@ -342,61 +342,4 @@ export async function sweepImports(db: Database, budget = 50_000): Promise<numbe
     deleted += await removeDeletedImports(db, websiteId, budget - deleted);
   }
   return deleted;
-}
-
-/** A run of dates for which one import's rows of some statistics count. */
-export type ImportedSegment = { importId: number; from: string; to: string; names: string[] };
-
-/**
- * The dates each complete import of a website counts for, per statistic: its own range, less
- * the dates of every newer import of the same statistic (the newest import of a date and
- * statistic wins), oldest first. Few imports, so this is worked out here from their ranges.
- */
-export async function importedSegments(
-  db: Database,
-  websiteId: number,
-): Promise<ImportedSegment[]> {
-  const all = await completeImports(db, websiteId);
-  const segments: ImportedSegment[] = [];
-  all.forEach((row, i) => {
-    const byRange = new Map<string, ImportedSegment>();
-    for (const name of row.statistics) {
-      let pieces = [{ from: row.from, to: row.to }];
-      for (const newer of all.slice(i + 1))
-        if (newer.statistics.includes(name)) pieces = pieces.flatMap((p) => withoutRange(p, newer));
-      for (const p of pieces) {
-        const key = `${p.from}/${p.to}`;
-        const segment = byRange.get(key) ?? { importId: row.id, ...p, names: [] };
-        segment.names.push(name);
-        byRange.set(key, segment);
-      }
-    }
-    segments.push(...byRange.values());
-  });
-  return segments;
-}
-
-/** A range less another: none, one or two ranges. */
-function withoutRange(
-  a: { from: string; to: string },
-  b: { from: string; to: string },
-): { from: string; to: string }[] {
-  if (b.to < a.from || b.from > a.to) return [a];
-  const out: { from: string; to: string }[] = [];
-  if (a.from < b.from) out.push({ from: a.from, to: dayBefore(b.from) });
-  if (a.to > b.to) out.push({ from: dayAfter(b.to), to: a.to });
-  return out;
-}
-
-const dayBefore = (date: string) => addDays(date, -1);
-const dayAfter = (date: string) => addDays(date, 1);
-
-/** The oldest date of a website's imported history, or null. */
-export async function firstImportedDate(db: Database, websiteId: number): Promise<string | null> {
-  const row = await db
-    .select({ first: sql<string | null>`min(${imports.fromDate})` })
-    .from(imports)
-    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
-    .get();
-  return row?.first ?? null;
 }

@@ -7,7 +7,10 @@
  */
 import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginImport, writeImported } from '../../src/imports/store.ts';
+import { importedSegments } from '../../src/imports/segments.ts';
+import { beginImport, commitImport, writeImported } from '../../src/imports/store.ts';
+import { addDays } from '../../src/lib/dates.ts';
+import { queryStats } from '../../src/stats/queries.ts';
 import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
 
 let key: string;
@@ -90,6 +93,19 @@ describe("dates in Plausible's file names", () => {
     expect(await rowsOf('imports', site.id)).toBe(0);
     await readsAnswer(site, ['2024-01-01', '2024-12-31']);
   });
+});
+
+it('an import of such dates made before they were checked counts for nothing, and reads answer', async () => {
+  const site = await newSite();
+  await db()
+    .$client.prepare(
+      `INSERT INTO imports (website_id, source, from_date, to_date, rows, statistics, status, created_at)
+      VALUES (?1, 'plausible', '2024-03-45', '2024-03-99', 1, 'page', 'complete', 0),
+        (?1, 'plausible', '0000-00-00', '9999-99-99', 1, 'visitors', 'complete', 0)`,
+    )
+    .bind(site.id)
+    .run();
+  await readsAnswer(site, ['2024-01-01', '2024-12-31']);
 });
 
 describe("rows' dates, in the website's time zone", () => {
@@ -292,5 +308,75 @@ describe('texts with control characters', () => {
     );
     expect(goat.status, goat.text).toBe(422);
     expect(goat.json.message).toMatch(/^upload\.csv, line 2, column "2Path": an event name/);
+  });
+});
+
+describe('a thousand imports', () => {
+  const FIRST = '2023-01-01';
+  const IMPORTS = 1_000;
+
+  it('all read, through the API, v2 and the page, at a cost bounded by their rows', async () => {
+    const site = await newSite({ timezone: 'UTC' });
+    // A thousand one-line imports of a date each, as the API makes them (its store), fifty
+    // at a time.
+    const one = async (i: number) => {
+      const date = addDays(FIRST, i);
+      const id = await beginImport(db(), site.id, 'plausible');
+      await writeImported(db(), site.id, id, [
+        ['page', date, '/p', 1],
+        ['pageviews', date, date, 2],
+        ['visitors', date, date, 1],
+        ['event', date, `e${i % 3}`, 1],
+      ]);
+      await commitImport(db(), site.id, id, {
+        from: date,
+        to: date,
+        rows: 1,
+        statistics: ['page', 'pageviews', 'visitors', 'event'],
+        ownWin: false,
+      });
+    };
+    for (let i = 0; i < IMPORTS; i += 50)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => one(i + j)));
+    // And one more through the API, over the first ten dates. pages.
+    const res = await post(
+      site.id,
+      'source=plausible&file_name=imported_pages_20230101_20230110.csv',
+      'date,page,pageviews\n2023-01-01,/q,5\n',
+    );
+    expect(res.status, res.text).toBe(201);
+    const last = addDays(FIRST, IMPORTS - 1);
+    const range = `from=${FIRST}&to=${last}`;
+    expect(await stat(site.id, 'page', range)).toEqual({ '/p': IMPORTS - 10, '/q': 5 });
+    const summary = await call(`/api/v1/stats/${site.id}/summary?${range}`, { key });
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.json.data).toMatchObject({ pageviews: 2 * IMPORTS, visitors: IMPORTS });
+    await readsAnswer(site, [FIRST, last]);
+    const v2 = await call('/api/v2/query', {
+      method: 'POST',
+      key,
+      body: { json: { site_id: site.domain, metrics: ['pageviews', 'events'], date_range: 'all' } },
+    });
+    expect(v2.status, v2.text).toBe(200);
+    expect(v2.json.results).toEqual([{ metrics: [2 * IMPORTS, 3 * IMPORTS], dimensions: [] }]);
+    // One statement reads them all: its imported rows twice (once more merged in value
+    // order), two rows a span it seeks (an import's dates of a statistic), and the groups'.
+    const segments = await importedSegments(db(), site.id);
+    const spans = segments.filter((s) => s.names.includes('page')).length;
+    expect(spans).toBe(IMPORTS - 10 + 1);
+    const page = await queryStats(db(), {
+      websiteId: site.id,
+      through: null,
+      name: 'page',
+      from: FIRST,
+      to: last,
+      sortBy: 'count',
+      sort: 'desc',
+      limit: 10,
+      offset: 0,
+      imported: segments,
+    });
+    expect(page.total).toBe(2);
+    expect(page.rowsRead).toBeLessThanOrEqual(2 * (IMPORTS + 1) + 2 * spans + 3 * 2 + 2);
   });
 });

@@ -2,7 +2,7 @@
  * Imported history in D1 (docs/ARCHITECTURE.md, "Imported history"): an import's rows are
  * written while it is `pending`, which no reader sees, and become visible all at once when
  * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
- * see, and its rows are deleted at once (or by the hourly maintenance, `sweepImports`).
+ * see, and its rows are deleted at once (or by the hourly maintenance: ./sweep.ts).
  * Of overlapping imports, the newest counts for each date and statistic (./segments.ts):
  * importing a period again replaces it; an older import a newer one covers whole is deleted.
  */
@@ -276,7 +276,7 @@ export async function abandonImport(
 }
 
 /** Rows deleted per statement. */
-const DELETE_CHUNK = 5_000;
+export const DELETE_CHUNK = 5_000;
 
 /**
  * Removes the rows of a website's imports marked `deleting`, then those imports, `DELETE_CHUNK`
@@ -314,32 +314,6 @@ export async function removeDeletedImports(
     }
     if (!finished) break;
     await db.delete(imports).where(eq(imports.id, id)).run();
-  }
-  return deleted;
-}
-
-/** How long a pending import may run before the maintenance takes it for failed. */
-const PENDING_FOR_MS = 60 * 60 * 1000;
-
-/**
- * The hourly maintenance's part: imports that were deleted, replaced or abandoned (pending
- * for over an hour: the request that ran it stopped) lose their rows, at most `budget`.
- */
-export async function sweepImports(db: Database, budget = 50_000): Promise<number> {
-  const stale = sql`${imports.status} = 'pending' AND ${imports.createdAt} < ${Date.now() - PENDING_FOR_MS}`;
-  // One statement when there is nothing to do (the hourly run's usual case).
-  const websites = await db
-    .selectDistinct({ websiteId: imports.websiteId })
-    .from(imports)
-    .where(sql`${imports.status} = 'deleting' OR (${stale})`)
-    .limit(100)
-    .all();
-  if (websites.length === 0) return 0;
-  await db.update(imports).set({ status: 'deleting' }).where(stale).run();
-  let deleted = 0;
-  for (const { websiteId } of websites) {
-    if (deleted >= budget) break;
-    deleted += await removeDeletedImports(db, websiteId, budget - deleted);
   }
   return deleted;
 }

@@ -212,7 +212,10 @@ const COMPOUND_TERMS = 4;
  * 3G. So a request costs at most R + 3G + 2, whatever the traffic outside its range (2R + 3G
  * + 2 for a range of more than `MAX_ARMS` keys, read as key ranges and grouped by SQLite's
  * sorter, whose R rows D1 counts as read again). A statistic whose values are times reads
- * its R rows only (`timeValuedPage`).
+ * its R rows only (`timeValuedPage`). Imported history adds its I rows in the range twice
+ * (they come in date order, and are sorted to be merged) and two rows per span S (an
+ * import's dates of the statistic: its seek and its JSON element): 2I + 2S more, measured
+ * with a thousand imports (test/integration/import-bounds.test.ts).
  *
  * The total comes from a window function over the grouped rows of the same statement, so
  * the range is scanned once; only a page past the end (no row to carry the total) needs a

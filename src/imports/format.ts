@@ -5,7 +5,7 @@
  * wrong at.
  */
 import { type Increment, storedEventName } from '../counting/statistics.ts';
-import { isCalendarDate, localDateHour, MAX_DATE, MIN_DATE, utcDate } from '../lib/dates.ts';
+import { isCalendarDate, localDateHour, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { asUrlPath, hasControlCharacter, withoutControlCharacters } from '../lib/text.ts';
 
 /** A malformed file: where (file, line from 1, column by its header's name) and what. */
@@ -28,8 +28,11 @@ const MAX_VALUE = 255;
 /**
  * The largest count an import holds, in a row of a file and summed per (statistic, date,
  * value): a trillion, more than any website's day (docs/ARCHITECTURE.md, "Imported
- * history"). So a value's sum over every date Sightline takes (2,932,896 days) stays under
- * 2.94 × 10^18, a third of D1's largest integer, whatever the website's own counts add.
+ * history"). So a value's sum over every date Sightline takes (2,932,532 days) stays under
+ * 2.94 × 10^18, a third of D1's largest integer, whatever the website's own counts add, and
+ * over the longest range a question asks (3,660 days) under 2^53, exact as a JavaScript
+ * number; sums across values are read as floats, which never overflow (src/stats/queries.ts
+ * `rollupSums`).
  */
 export const MAX_COUNT = 1_000_000_000_000;
 
@@ -190,6 +193,10 @@ export function eventName(
   return storedEventName(text);
 }
 
+/** Instants whose date is within the bounds in any time zone: the second date to the last but one. */
+const WITHIN_FROM = Date.parse(`${MIN_DATE}T00:00:00Z`) + 86_400_000;
+const WITHIN_TO = Date.parse(`${MAX_DATE}T00:00:00Z`);
+
 /**
  * Checks that an instant of a record (`instantOf` of `text`, its cell) falls on a date
  * Sightline takes in the website's time zone, as every date of the API: a time of 1970-01-01
@@ -201,8 +208,7 @@ export function checkLocalDate(
   timeZone: string,
 ): void {
   // A time zone is less than a day from UTC: only the first and last dates can fall outside.
-  const utc = utcDate(at);
-  if (utc > MIN_DATE && utc < MAX_DATE) return;
+  if (at >= WITHIN_FROM && at < WITHIN_TO) return;
   const { date } = localDateHour(at, timeZone);
   if (date < MIN_DATE || date > MAX_DATE)
     throw new ImportError(

@@ -241,7 +241,7 @@ export type ImportRow = typeof imports.$inferSelect;
 /**
  * The roll-ups an import brought: the rows of `stats` (statistic, local date, value, count),
  * each marked with its import. Readers add the complete imports' rows to `stats` for the
- * dates and statistics each is the newest import of (src/imports/store.ts `importedSegments`). No secondary
+ * dates and statistics each is the newest import of (src/imports/segments.ts `importedSegments`). No secondary
  * index, so a row imported is a row written; `WITHOUT ROWID`, like `stats` (added by hand).
  */
 export const importedStats = sqliteTable(

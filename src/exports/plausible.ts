@@ -9,11 +9,12 @@
  * events (imported history left out, as Plausible's export leaves it out), asked a quarter at
  * a time — the ten groupings of a quarter in one read of the log — so memory holds a
  * quarter's rows. With `EVENT_RETENTION_DAYS`, the export starts at the first date the log
- * holds whole.
+ * holds whole. A data file, not a spreadsheet's: its values are written exactly as they are
+ * (`dataLine`), formulas or not, so that a round trip gives them back.
  */
 import { Zip, ZipPassThrough } from 'fflate';
 import type { GroupQuery } from '../counting/query.ts';
-import { csvLine } from '../lib/csv.ts';
+import { dataLine } from '../lib/csv.ts';
 import { addDays } from '../lib/dates.ts';
 import { answer, isUnavailable, type Reader } from '../stats/engine/engine.ts';
 
@@ -161,7 +162,7 @@ async function tableRows(reader: Reader, t: Table, range: { from: string; to: st
     const [date = '', ...values] = row.dimensions;
     const cells = t.cells ? t.cells(values) : values;
     if (cells === null || row.metrics.every((m) => !m)) continue;
-    text += csvLine([date, ...cells, ...row.metrics.map((m) => m ?? 0)]);
+    text += dataLine([date, ...cells, ...row.metrics.map((m) => m ?? 0)]);
   }
   return text;
 }
@@ -204,7 +205,7 @@ async function* zipBytes(
     const name = `imported_${t.table}_${compact(from)}_${compact(to)}.csv`;
     const file = new ZipPassThrough(name);
     zip.add(file);
-    file.push(encoder.encode(csvLine(t.columns)));
+    file.push(encoder.encode(dataLine(t.columns)));
     for (let at = from; range && at <= range.to; at = addDays(at, PIECE_DAYS)) {
       const end = addDays(at, PIECE_DAYS - 1);
       file.push(

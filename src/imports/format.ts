@@ -1,10 +1,12 @@
 /**
  * What every import format shares: the roll-up rows its files add up to (`Tally`), a
- * record's cells read by their header's names (`Columns`), and the error that names the
- * file, the line and the column a malformed file went wrong at.
+ * record's cells read by their header's names (`Columns`), the bounds of what an import
+ * holds, and the error that names the file, the line and the column a malformed file went
+ * wrong at.
  */
-import type { Increment } from '../counting/statistics.ts';
-import { isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
+import { type Increment, storedEventName } from '../counting/statistics.ts';
+import { isCalendarDate, localDateHour, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
+import { asUrlPath, hasControlCharacter, withoutControlCharacters } from '../lib/text.ts';
 
 /** A malformed file: where (file, line from 1, column by its header's name) and what. */
 export class ImportError extends Error {
@@ -24,6 +26,37 @@ export class ImportError extends Error {
 const MAX_VALUE = 255;
 
 /**
+ * The largest count an import holds, in a row of a file and summed per (statistic, date,
+ * value): a trillion, more than any website's day (docs/ARCHITECTURE.md, "Imported
+ * history"). So a value's sum over every date Sightline takes (2,932,532 days) stays under
+ * 2.94 × 10^18, a third of D1's largest integer, whatever the website's own counts add, and
+ * over the longest range a question asks (3,660 days) under 2^53, exact as a JavaScript
+ * number; sums across values are read as floats, which never overflow (src/stats/queries.ts
+ * `rollupSums`).
+ */
+export const MAX_COUNT = 1_000_000_000_000;
+
+/** What a count past `MAX_COUNT` is told. */
+export const PAST_MAX_COUNT = `more than ${MAX_COUNT.toLocaleString('en-US')}, more than any website's day holds`;
+
+/** Counts of one (statistic, date, value) that add up past `MAX_COUNT`; the caller names where. */
+export class CountTooLarge extends Error {}
+
+/** Statistics whose values are pages (a path and its query). */
+const PAGE_STATISTICS = new Set(['page', 'landing_page', 'exit_page']);
+
+/**
+ * A text as a hit would have left it: a page as the URL of a hit's page keeps it (tabs and
+ * line breaks dropped, other control characters percent-escaped), any other text with each
+ * run of control characters made one space. (Event names with one are refused, as a hit's
+ * are: `eventName`.)
+ */
+function cleaned(name: string, value: string): string {
+  if (!hasControlCharacter(value)) return value;
+  return PAGE_STATISTICS.has(name) ? asUrlPath(value) : withoutControlCharacters(value).trim();
+}
+
+/**
  * The roll-up rows an import adds, summed per (statistic, date, value) until `take` hands
  * them on to be written (the caller takes them once `size` is large), and the range of
  * dates they cover.
@@ -35,13 +68,20 @@ export class Tally {
   /** The values added (a record's counts, each of a statistic): what the rows written are per. */
   values = 0;
 
+  /** Adds a count; throws `CountTooLarge` when its (statistic, date, value) adds up past `MAX_COUNT`. */
   add(name: string, date: string, value: string, count: number): void {
-    if (count === 0 || value === '') return;
+    const text = cleaned(name, value);
+    if (count === 0 || text === '') return;
     this.values++;
-    const kept = value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
+    const kept = text.length > MAX_VALUE ? text.slice(0, MAX_VALUE) : text;
     const key = `${name}\u0000${date}\u0000${kept}`;
     const row = this.rows.get(key);
-    if (row) row[3] += count;
+    const sum = (row?.[3] ?? 0) + count;
+    if (sum > MAX_COUNT)
+      throw new CountTooLarge(
+        `the counts of ${name} "${kept.slice(0, 40)}" on ${date} add up to ${PAST_MAX_COUNT}`,
+      );
+    if (row) row[3] = sum;
     else this.rows.set(key, [name, date, kept, count]);
     if (this.from === null || date < this.from) this.from = date;
     if (this.to === null || date > this.to) this.to = date;
@@ -93,7 +133,10 @@ export class Columns {
     if (text === '') return 0;
     if (!/^\d{1,15}$/.test(text))
       throw new ImportError(this.file, line, name, `not a whole number: "${text.slice(0, 40)}"`);
-    return Number(text);
+    const count = Number(text);
+    if (count > MAX_COUNT)
+      throw new ImportError(this.file, line, name, `${text} is ${PAST_MAX_COUNT}`);
+    return count;
   }
 
   /** A date `YYYY-MM-DD`. */
@@ -130,6 +173,50 @@ export function instantOf(text: string): number {
   return Date.parse(
     `${date}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${offset.toUpperCase()}`,
   );
+}
+
+/**
+ * A custom event's name of a record, as the log keeps it (`storedEventName`); a name with a
+ * control character (a line break, a tab…) is refused, as a hit's is (src/ingest/payload.ts).
+ */
+export function eventName(
+  cell: { file: string; line: number; column: string },
+  text: string,
+): string {
+  if (hasControlCharacter(text))
+    throw new ImportError(
+      cell.file,
+      cell.line,
+      cell.column,
+      `an event name with a control character (a line break, a tab…), which a hit may not have either: ${JSON.stringify(text.slice(0, 40))}`,
+    );
+  return storedEventName(text);
+}
+
+/** Instants whose date is within the bounds in any time zone: the second date to the last but one. */
+const WITHIN_FROM = Date.parse(`${MIN_DATE}T00:00:00Z`) + 86_400_000;
+const WITHIN_TO = Date.parse(`${MAX_DATE}T00:00:00Z`);
+
+/**
+ * Checks that an instant of a record (`instantOf` of `text`, its cell) falls on a date
+ * Sightline takes in the website's time zone, as every date of the API: a time of 1970-01-01
+ * is still 1969 west of Greenwich. An `ImportError` naming the cell otherwise.
+ */
+export function checkLocalDate(
+  cell: { file: string; line: number; column: string; text: string },
+  at: number,
+  timeZone: string,
+): void {
+  // A time zone is less than a day from UTC: only the first and last dates can fall outside.
+  if (at >= WITHIN_FROM && at < WITHIN_TO) return;
+  const { date } = localDateHour(at, timeZone);
+  if (date < MIN_DATE || date > MAX_DATE)
+    throw new ImportError(
+      cell.file,
+      cell.line,
+      cell.column,
+      `"${cell.text.slice(0, 40)}" is ${date} in the website's time zone (${timeZone}): dates are from ${MIN_DATE} to ${MAX_DATE}`,
+    );
 }
 
 /** The reader of one import format: a handler per file, and what only the whole import gives. */

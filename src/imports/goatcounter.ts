@@ -7,7 +7,14 @@
  * screen size); there is no language.
  */
 import { countryName } from '../ingest/steps/geo.ts';
-import { type FileHandler, type FormatReader, ImportError, instantOf } from './format.ts';
+import {
+  checkLocalDate,
+  eventName,
+  type FileHandler,
+  type FormatReader,
+  ImportError,
+  instantOf,
+} from './format.ts';
 import { referrerHost } from './plausible.ts';
 import { deviceOfWidth, RAW_STATISTICS, type RawCounter } from './raw.ts';
 
@@ -34,8 +41,8 @@ const FALSE = new Set(['', '0', 'n', 'no', 'f', 'false']);
 /** `Chrome 86` → `Chrome`; `macOS 10.15` → `macOS`; '' → `Unknown`. */
 const withoutVersion = (text: string) => text.replace(/\s+[\d._]+$/, '').trim() || 'Unknown';
 
-/** The reader of GoatCounter's CSV export. */
-export function goatCounterReader(counter: RawCounter): FormatReader {
+/** The reader of GoatCounter's CSV export, for a website in `timeZone`. */
+export function goatCounterReader(counter: RawCounter, timeZone: string): FormatReader {
   return {
     file(name): FileHandler {
       return {
@@ -86,6 +93,7 @@ export function goatCounterReader(counter: RawCounter): FormatReader {
               'Date',
               `not a time (RFC 3339): "${cell(13).slice(0, 40)}"`,
             );
+          checkLocalDate({ file: name, line, column: 'Date', text: cell(13) }, at, timeZone);
           const event = flag(2);
           if (!/^\d*$/.test(cell(7)))
             throw new ImportError(name, line, 'Bot', `not a number: "${cell(7).slice(0, 20)}"`);
@@ -99,7 +107,7 @@ export function goatCounterReader(counter: RawCounter): FormatReader {
             visitor: session,
             visit: session,
             kind: event ? 'event' : 'pageview',
-            page: path,
+            page: event ? eventName({ file: name, line, column: COLUMNS[0] }, path) : path,
             referrer:
               scheme === 'c'
                 ? ''

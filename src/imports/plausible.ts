@@ -15,9 +15,16 @@
  * | devices, browsers, operating_systems | device, browser, os, by visitors |
  */
 import { DEVICES, PLAUSIBLE_NAMES } from '../counting/query-dimensions.ts';
-import { storedEventName } from '../counting/statistics.ts';
 import { countryName } from '../ingest/steps/geo.ts';
-import { Columns, type FileHandler, type FormatReader, ImportError, type Tally } from './format.ts';
+import { isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
+import {
+  Columns,
+  eventName,
+  type FileHandler,
+  type FormatReader,
+  ImportError,
+  type Tally,
+} from './format.ts';
 
 /** The tables of Plausible's export, by the name in their file's name. */
 const PLAUSIBLE_TABLES = [
@@ -35,7 +42,10 @@ const PLAUSIBLE_TABLES = [
 
 type Table = (typeof PLAUSIBLE_TABLES)[number];
 
-/** `imported_pages_20240101_20240131.csv` → its table and dates; null when it is not one. */
+/**
+ * `imported_pages_20240101_20240131.csv` → its table and dates (written as dates, maybe not
+ * real ones: `plausibleReader` checks them); null when it is not one.
+ */
 function plausibleFileName(name: string): { table: Table; from: string; to: string } | null {
   const base = name.slice(name.lastIndexOf('/') + 1);
   const match = /^(?:imported_)?([a-z_]+)_(\d{4})(\d{2})(\d{2})_(\d{4})(\d{2})(\d{2})\.csv$/.exec(
@@ -93,7 +103,12 @@ const TABLES: Record<Table, RowReader> = {
     add('exit_page', cols.text(cells, 'exit_page'), cols.count(cells, line, 'exits')),
   custom_events: (cols, cells, line, add) => {
     const name = cols.text(cells, 'name');
-    if (name !== 'pageview') add('event', storedEventName(name), cols.count(cells, line, 'events'));
+    if (name === 'pageview') return;
+    add(
+      'event',
+      eventName({ file: cols.file, line, column: 'name' }, name),
+      cols.count(cells, line, 'events'),
+    );
   },
   locations: (cols, cells, line, add) => {
     const code = cols.text(cells, 'country').toUpperCase();
@@ -149,6 +164,13 @@ export function plausibleReader(tally: Tally): FormatReader {
           null,
           "not a file of Plausible's export: its name must be <table>_<YYYYMMDD>_<YYYYMMDD>.csv, the table one of " +
             PLAUSIBLE_TABLES.join(', '),
+        );
+      if (!isCalendarDate(named.from) || !isCalendarDate(named.to))
+        throw new ImportError(
+          name,
+          null,
+          null,
+          `its name's dates must be real dates from ${MIN_DATE} to ${MAX_DATE} (YYYYMMDD)`,
         );
       if (named.from > named.to)
         throw new ImportError(name, null, null, 'the dates in its name end before they start');

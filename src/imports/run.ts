@@ -10,7 +10,13 @@ import { CsvError, CsvReader } from '../lib/csv.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import { filePieces, ImportFileError, type Packing } from './files.ts';
-import { type FileHandler, type FormatReader, ImportError, Tally } from './format.ts';
+import {
+  CountTooLarge,
+  type FileHandler,
+  type FormatReader,
+  ImportError,
+  Tally,
+} from './format.ts';
 import { goatCounterReader } from './goatcounter.ts';
 import { plausibleReader } from './plausible.ts';
 import { RawCounter } from './raw.ts';
@@ -54,7 +60,9 @@ const WRITE_EVERY = 20_000;
 function readerFor(source: ImportSource, tally: Tally, timeZone: string): FormatReader {
   if (source === 'plausible') return plausibleReader(tally);
   const counter = new RawCounter(tally, timeZone);
-  return source === 'goatcounter' ? goatCounterReader(counter) : umamiReader(counter);
+  return source === 'goatcounter'
+    ? goatCounterReader(counter, timeZone)
+    : umamiReader(counter, timeZone);
 }
 
 /** The 422 of a malformed file: its message names the file, the line and the column. */
@@ -79,8 +87,14 @@ export async function runImport(
   let records: number;
   try {
     records = await readFiles(body, o, reader, () => write(false));
-    reader.finish();
-    await write(true);
+    try {
+      reader.finish();
+      await write(true);
+    } catch (err) {
+      if (err instanceof CountTooLarge)
+        throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
+      throw err;
+    }
     const range =
       reader.declared() ?? (tally.from && tally.to ? { from: tally.from, to: tally.to } : null);
     if (!range) throw new ImportError(o.fileName ?? 'the upload', null, null, 'nothing to import');
@@ -124,6 +138,8 @@ async function readFiles(
 ): Promise<number> {
   let records = 0;
   let current = null as OpenFile | null;
+  /** The file last read, which a write of the rows read so far is told of. */
+  let last = o.fileName ?? 'the upload';
   try {
     for await (const piece of filePieces(body, o.packing, o.fileName)) {
       if (current?.name !== piece.file)
@@ -134,10 +150,13 @@ async function readFiles(
           header: false,
         };
       const file = current;
+      last = file.name;
+      let line: number | null = null;
       try {
         const read = file.csv.push(piece.text);
         if (piece.done) read.push(...file.csv.end());
         for (const r of read) {
+          line = r.line;
           if (!file.header) {
             file.handler.header(r.cells);
             file.header = true;
@@ -148,6 +167,7 @@ async function readFiles(
         }
       } catch (err) {
         if (err instanceof CsvError) throw new ImportError(file.name, err.line, null, err.message);
+        if (err instanceof CountTooLarge) throw new ImportError(file.name, line, null, err.message);
         throw err;
       }
       if (piece.done) {
@@ -159,6 +179,8 @@ async function readFiles(
   } catch (err) {
     if (err instanceof ImportFileError)
       throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
+    // Rows of one statistic, date and value that added up past the bound over several writes.
+    if (err instanceof CountTooLarge) throw new ImportError(last, null, null, err.message);
     throw err;
   }
   return records;

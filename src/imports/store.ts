@@ -2,17 +2,18 @@
  * Imported history in D1 (docs/ARCHITECTURE.md, "Imported history"): an import's rows are
  * written while it is `pending`, which no reader sees, and become visible all at once when
  * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
- * see, and its rows are deleted at once (or by the hourly maintenance, `sweepImports`).
- * Of overlapping imports, the newest counts for each date and statistic (`importedSegments`):
+ * see, and its rows are deleted at once (or by the hourly maintenance: ./sweep.ts).
+ * Of overlapping imports, the newest counts for each date and statistic (./segments.ts):
  * importing a period again replaces it; an older import a newer one covers whole is deleted.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Increment } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
-import { addDays, apiTimestamp } from '../lib/dates.ts';
+import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
+import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
@@ -72,8 +73,9 @@ const ROWS_PER_STATEMENT = 2_000;
 
 /**
  * Adds increments (statistic, local date, value, count) to a pending import's rows: one row
- * written per (statistic, date, value), a repeated key adding to its count. Returns the rows
- * D1 wrote.
+ * written per (statistic, date, value), a repeated key adding to its count. Nothing is
+ * written once the import is no longer pending (deleted, or its website deleted: a 409), and
+ * a count that would add up past `MAX_COUNT` is a `CountTooLarge`. Returns the rows D1 wrote.
  */
 export async function writeImported(
   db: Database,
@@ -83,19 +85,36 @@ export async function writeImported(
 ): Promise<number> {
   const d1 = db.$client;
   const statements: D1PreparedStatement[] = [];
-  for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT)
+  const sizes: number[] = [];
+  for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT) {
+    const rows = increments.slice(i, i + ROWS_PER_STATEMENT);
+    sizes.push(rows.length);
     statements.push(
       d1
         .prepare(
           `INSERT INTO imported_stats (website_id, name, date, value, import_id, count)
           SELECT ?1, value ->> 0, value ->> 1, value ->> 2, ?2, value ->> 3 FROM json_each(?3)
-          WHERE true
-          ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count`,
+          WHERE EXISTS (SELECT 1 FROM imports WHERE id = ?2 AND status = 'pending')
+          ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count
+          WHERE count + excluded.count <= ?4`,
         )
-        .bind(websiteId, importId, JSON.stringify(increments.slice(i, i + ROWS_PER_STATEMENT))),
+        .bind(websiteId, importId, JSON.stringify(rows), MAX_COUNT),
     );
+  }
   if (statements.length === 0) return 0;
   const results = await d1.batch(statements);
+  // Each row is inserted or added to, unless its import is gone or its sum would pass the bound.
+  if (results.some((r, i) => (r.meta.changes ?? 0) < (sizes[i] ?? 0))) {
+    const pending = await db
+      .select({ id: imports.id })
+      .from(imports)
+      .where(and(eq(imports.id, importId), eq(imports.status, 'pending')))
+      .get();
+    if (!pending) throw new ApiError(409, 'The import was deleted while it ran.');
+    throw new CountTooLarge(
+      `the counts of one statistic, date and value add up to ${PAST_MAX_COUNT}`,
+    );
+  }
   return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
 }
 
@@ -116,12 +135,12 @@ export async function ownDatesWithin(
 }
 
 /** A complete import's dates and statistics. */
-type Covering = { id: number; from: string; to: string; statistics: string[] };
+export type Covering = { id: number; from: string; to: string; statistics: string[] };
 
 const statisticsOf = (text: string) => (text === '' ? [] : text.split(','));
 
 /** A website's complete imports, oldest first. */
-async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
+export async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
   const rows = await db
     .select({
       id: imports.id,
@@ -257,7 +276,7 @@ export async function abandonImport(
 }
 
 /** Rows deleted per statement. */
-const DELETE_CHUNK = 5_000;
+export const DELETE_CHUNK = 5_000;
 
 /**
  * Removes the rows of a website's imports marked `deleting`, then those imports, `DELETE_CHUNK`
@@ -297,87 +316,4 @@ export async function removeDeletedImports(
     await db.delete(imports).where(eq(imports.id, id)).run();
   }
   return deleted;
-}
-
-/** How long a pending import may run before the maintenance takes it for failed. */
-const PENDING_FOR_MS = 60 * 60 * 1000;
-
-/**
- * The hourly maintenance's part: imports that were deleted, replaced or abandoned (pending
- * for over an hour: the request that ran it stopped) lose their rows, at most `budget`.
- */
-export async function sweepImports(db: Database, budget = 50_000): Promise<number> {
-  const stale = sql`${imports.status} = 'pending' AND ${imports.createdAt} < ${Date.now() - PENDING_FOR_MS}`;
-  // One statement when there is nothing to do (the hourly run's usual case).
-  const websites = await db
-    .selectDistinct({ websiteId: imports.websiteId })
-    .from(imports)
-    .where(sql`${imports.status} = 'deleting' OR (${stale})`)
-    .limit(100)
-    .all();
-  if (websites.length === 0) return 0;
-  await db.update(imports).set({ status: 'deleting' }).where(stale).run();
-  let deleted = 0;
-  for (const { websiteId } of websites) {
-    if (deleted >= budget) break;
-    deleted += await removeDeletedImports(db, websiteId, budget - deleted);
-  }
-  return deleted;
-}
-
-/** A run of dates for which one import's rows of some statistics count. */
-export type ImportedSegment = { importId: number; from: string; to: string; names: string[] };
-
-/**
- * The dates each complete import of a website counts for, per statistic: its own range, less
- * the dates of every newer import of the same statistic (the newest import of a date and
- * statistic wins), oldest first. Few imports, so this is worked out here from their ranges.
- */
-export async function importedSegments(
-  db: Database,
-  websiteId: number,
-): Promise<ImportedSegment[]> {
-  const all = await completeImports(db, websiteId);
-  const segments: ImportedSegment[] = [];
-  all.forEach((row, i) => {
-    const byRange = new Map<string, ImportedSegment>();
-    for (const name of row.statistics) {
-      let pieces = [{ from: row.from, to: row.to }];
-      for (const newer of all.slice(i + 1))
-        if (newer.statistics.includes(name)) pieces = pieces.flatMap((p) => withoutRange(p, newer));
-      for (const p of pieces) {
-        const key = `${p.from}/${p.to}`;
-        const segment = byRange.get(key) ?? { importId: row.id, ...p, names: [] };
-        segment.names.push(name);
-        byRange.set(key, segment);
-      }
-    }
-    segments.push(...byRange.values());
-  });
-  return segments;
-}
-
-/** A range less another: none, one or two ranges. */
-function withoutRange(
-  a: { from: string; to: string },
-  b: { from: string; to: string },
-): { from: string; to: string }[] {
-  if (b.to < a.from || b.from > a.to) return [a];
-  const out: { from: string; to: string }[] = [];
-  if (a.from < b.from) out.push({ from: a.from, to: dayBefore(b.from) });
-  if (a.to > b.to) out.push({ from: dayAfter(b.to), to: a.to });
-  return out;
-}
-
-const dayBefore = (date: string) => addDays(date, -1);
-const dayAfter = (date: string) => addDays(date, 1);
-
-/** The oldest date of a website's imported history, or null. */
-export async function firstImportedDate(db: Database, websiteId: number): Promise<string | null> {
-  const row = await db
-    .select({ first: sql<string | null>`min(${imports.fromDate})` })
-    .from(imports)
-    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
-    .get();
-  return row?.first ?? null;
 }

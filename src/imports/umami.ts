@@ -8,7 +8,15 @@
  */
 import { countryName } from '../ingest/steps/geo.ts';
 import { languageOf } from '../ingest/steps/language.ts';
-import { Columns, type FileHandler, type FormatReader, ImportError, instantOf } from './format.ts';
+import {
+  Columns,
+  checkLocalDate,
+  eventName,
+  type FileHandler,
+  type FormatReader,
+  ImportError,
+  instantOf,
+} from './format.ts';
 import { RAW_STATISTICS, type RawCounter } from './raw.ts';
 
 /** Umami's browser ids (detect-browser's) as the names Sightline keeps. */
@@ -50,8 +58,8 @@ function deviceOf(device: string): string {
   return 'Unknown';
 }
 
-/** The reader of Umami's `website_event` CSV. */
-export function umamiReader(counter: RawCounter): FormatReader {
+/** The reader of Umami's `website_event` CSV, for a website in `timeZone`. */
+export function umamiReader(counter: RawCounter, timeZone: string): FormatReader {
   let events = 0;
   return {
     file(name): FileHandler {
@@ -82,11 +90,18 @@ export function umamiReader(counter: RawCounter): FormatReader {
               'created_at',
               `not a time: "${text('created_at').slice(0, 40)}"`,
             );
+          checkLocalDate(
+            { file: name, line, column: 'created_at', text: text('created_at') },
+            at,
+            timeZone,
+          );
           const session = text('session_id');
           if (session === '') throw new ImportError(name, line, 'session_id', 'empty');
           const query = text('url_query').replace(/^\?/, '');
           const page =
-            type === '2' ? text('event_name') : `${text('url_path')}${query ? `?${query}` : ''}`;
+            type === '2'
+              ? eventName({ file: name, line, column: 'event_name' }, text('event_name'))
+              : `${text('url_path')}${query ? `?${query}` : ''}`;
           if (page === '' || page.startsWith('?'))
             throw new ImportError(name, line, type === '2' ? 'event_name' : 'url_path', 'empty');
           const code = text('country').toUpperCase();

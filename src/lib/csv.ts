@@ -1,15 +1,30 @@
-/** CSV as spreadsheets read it safely (RFC 4180, CRLF line ends). */
+/**
+ * CSV (RFC 4180, CRLF line ends): files people open in spreadsheets, which read them safely
+ * (`csvLine`, `csvFile`), and data files other tools import, which keep every value exactly
+ * (`dataLine`).
+ */
+
+/** A cell, quoted when needed. */
+const quoted = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 
 /** A cell: quoted when needed; formulas neutralised (a leading `'`) so spreadsheets never run them. */
 function csvCell(value: string | number): string {
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const text = String(value);
+  return quoted(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 }
 
-/** One line of a file, with its line break. */
+/** One line of a file opened in spreadsheets, with its line break. */
 export function csvLine(row: (string | number)[]): string {
   return `${row.map(csvCell).join(',')}\r\n`;
+}
+
+/**
+ * One line of a data file that other tools import (Plausible's export), with its line break:
+ * every value exactly as it is, quoted when needed — never neutralised, so that `+sale` comes
+ * back `+sale` from an export and an import.
+ */
+export function dataLine(row: (string | number)[]): string {
+  return `${row.map((value) => quoted(String(value))).join(',')}\r\n`;
 }
 
 /** A whole file: a header line, then a line per row. */

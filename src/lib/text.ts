@@ -20,3 +20,18 @@ export function withoutControlCharacters(text: string): string {
   }
   return out;
 }
+
+/**
+ * `text` as the URL of a hit's page keeps it (src/ingest/steps/page.ts): tabs and line breaks
+ * dropped, as URL parsing drops them, and every other control character percent-escaped
+ * (`%01`, `%7F`, `%C2%85`), as it escapes them in a path or query.
+ */
+export function asUrlPath(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    if (code === 0x09 || code === 0x0a || code === 0x0d) continue;
+    out += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? encodeURIComponent(ch) : ch;
+  }
+  return out;
+}

@@ -11,7 +11,7 @@ import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
-import { sweepImports } from '../imports/store.ts';
+import { sweepImports } from '../imports/sweep.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
@@ -72,7 +72,7 @@ export async function runScheduled(
     }),
   );
   await step('imports', async () => {
-    // Imports deleted, replaced or left pending lose their rows (src/imports/store.ts).
+    // Imports deleted, replaced or left pending lose their rows (src/imports/sweep.ts).
     const share = queries.share(IMPORT_QUERIES);
     return { importRowsDeleted: await sweepImports(metered(db, share)) };
   });

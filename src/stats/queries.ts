@@ -11,7 +11,7 @@ import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.t
 import type { Database } from '../db/client.ts';
 import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
-import type { ImportedSegment } from '../imports/store.ts';
+import type { ImportedSegment } from '../imports/segments.ts';
 import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
 
 export type StatsQuery = {
@@ -26,7 +26,7 @@ export type StatsQuery = {
   sort: 'asc' | 'desc';
   limit: number;
   offset: number;
-  /** The imported history to add (../imports/store.ts `importedSegments`); none when absent. */
+  /** The imported history to add (../imports/segments.ts `importedSegments`); none when absent. */
   imported?: readonly ImportedSegment[] | undefined;
 };
 
@@ -48,7 +48,9 @@ export type StatsPage = {
  * ordered arms, no sorter), so summing per value needs no GROUP BY sorter either. A range
  * of more than `MAX_ARMS` keys (a long range of a website not yet compacted) is read as
  * ranges of keys instead, unordered. Keys, names and the website are checked and written
- * into the statement (D1 binds at most 100 parameters; a range may have more keys).
+ * into the statement (D1 binds at most 100 parameters; a range may have more keys). The
+ * imported history, of any number of imports, is one more arm (`importedArm`, one per 10,000
+ * spans), its spans bound as one value.
  */
 function rollupRows(q: {
   websiteId: number;
@@ -78,16 +80,8 @@ function rollupRows(q: {
     (n, [, column, ranges]) => n + ranges.reduce((m, range) => m + keyCount(column, range), 0),
     0,
   );
-  // Each import over the dates and statistics it counts for (../imports/store.ts).
-  const importedArms = (q.imported ?? []).flatMap((s) => {
-    const from = s.from > q.from ? s.from : q.from;
-    const to = s.to < q.to ? s.to : q.to;
-    const own = q.names.filter((name) => s.names.includes(name)).map((name) => `'${name}'`);
-    if (from > to || own.length === 0 || !Number.isSafeInteger(s.importId)) return [];
-    return [
-      `SELECT name, value, count FROM imported_stats WHERE website_id = ${q.websiteId} AND name IN (${own.join(', ')}) AND date BETWEEN ${literal(from)} AND ${literal(to)} AND import_id = ${s.importId}`,
-    ];
-  });
+  const spans = importedSpans(q);
+  const imported = spans.map(() => importedArm(q.websiteId));
   const text =
     keys <= MAX_ARMS
       ? compound(
@@ -97,7 +91,7 @@ function rollupRows(q: {
                 keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
               ),
             ),
-            ...importedArms,
+            ...imported,
           ],
           q.ordered ? 'value' : undefined,
         )
@@ -107,9 +101,58 @@ function rollupRows(q: {
               arm(table, column, `BETWEEN ${literal(r.from)} AND ${literal(r.to)}`),
             ),
           ),
-          ...importedArms,
+          ...imported,
         ]);
-  return sql.raw(text);
+  // Each arm's spans are bound where it says so, in the order of the arms.
+  const [first = '', ...rest] = text.split(SPANS);
+  return rest.reduce(
+    (query, after, i) => sql`${query}${JSON.stringify(spans[i])}${sql.raw(after)}`,
+    sql.raw(first),
+  );
+}
+
+/** Where an imported arm's spans are bound (one JSON value). */
+const SPANS = '/* spans */';
+
+/** The most spans one imported arm binds: some 500 KB of JSON (D1 binds 2 MB a value). */
+const SPANS_PER_ARM = 10_000;
+
+/**
+ * An arm of the imported history: for each span it is bound (an import, a statistic, its
+ * first and last date), that import's rows of the statistic over those dates, each span a
+ * seek on the primary key's prefix (website_id, name, date). However many imports a website
+ * has, an arm per `SPANS_PER_ARM` spans reads them all.
+ */
+const importedArm = (websiteId: number) =>
+  `SELECT i.name AS name, i.value AS value, i.count AS count FROM json_each(${SPANS}) AS s
+  CROSS JOIN imported_stats AS i WHERE i.website_id = ${websiteId} AND i.name = s.value ->> 1
+  AND i.date BETWEEN s.value ->> 2 AND s.value ->> 3 AND i.import_id = s.value ->> 0`;
+
+type Span = [importId: number, name: string, from: string, to: string];
+
+/**
+ * The imported history a read adds (../imports/segments.ts), `SPANS_PER_ARM` spans an arm:
+ * for each import, each statistic read that it counts for, the dates of the range it counts
+ * for.
+ */
+function importedSpans(q: {
+  names: readonly StatName[];
+  from: string;
+  to: string;
+  imported?: readonly ImportedSegment[] | undefined;
+}): Span[][] {
+  const spans = (q.imported ?? []).flatMap((s) => {
+    const from = s.from > q.from ? s.from : q.from;
+    const to = s.to < q.to ? s.to : q.to;
+    if (from > to || !Number.isSafeInteger(s.importId)) return [];
+    return q.names
+      .filter((name) => s.names.includes(name))
+      .map((name): Span => [s.importId, name, from, to]);
+  });
+  const arms: Span[][] = [];
+  for (let i = 0; i < spans.length; i += SPANS_PER_ARM)
+    arms.push(spans.slice(i, i + SPANS_PER_ARM));
+  return arms;
 }
 
 /** The most arms a read merges in value order (each about a hundred bytes of SQL). */
@@ -169,7 +212,10 @@ const COMPOUND_TERMS = 4;
  * 3G. So a request costs at most R + 3G + 2, whatever the traffic outside its range (2R + 3G
  * + 2 for a range of more than `MAX_ARMS` keys, read as key ranges and grouped by SQLite's
  * sorter, whose R rows D1 counts as read again). A statistic whose values are times reads
- * its R rows only (`timeValuedPage`).
+ * its R rows only (`timeValuedPage`). Imported history adds its I rows in the range twice
+ * (they come in date order, and are sorted to be merged) and two rows per span S (an
+ * import's dates of the statistic: its seek and its JSON element): 2I + 2S more, measured
+ * with a thousand imports (test/integration/import-bounds.test.ts).
  *
  * The total comes from a window function over the grouped rows of the same statement, so
  * the range is scanned once; only a page past the end (no row to carry the total) needs a
@@ -250,10 +296,12 @@ export async function rollupSums(
   perValue: boolean,
 ): Promise<ValueSum[]> {
   const rows = rollupRows({ ...q, names, from: range.from, to: range.to });
+  // A value's sum is bounded (an import's counts are: src/imports/format.ts `MAX_COUNT`); a
+  // sum across values (custom events of every name) is a float's, which never overflows.
   const result = await db.run(
     perValue
       ? sql`SELECT name, value, sum(count) AS count FROM (${rows}) GROUP BY name, value`
-      : sql`SELECT name, '' AS value, sum(count) AS count FROM (${rows}) GROUP BY name`,
+      : sql`SELECT name, '' AS value, total(count) AS count FROM (${rows}) GROUP BY name`,
   );
   const sums = result.results as { name: string; value: string; count: number }[];
   return sums.map((row) => ({

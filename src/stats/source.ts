@@ -15,7 +15,7 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
-import { firstImportedDate } from '../imports/store.ts';
+import { firstImportedDate } from '../imports/segments.ts';
 import { daysBetween, previousPeriod } from '../lib/dates.ts';
 import {
   type Answer,

@@ -23,6 +23,8 @@ let site: { id: number; domain: string };
 const DAYS = ['2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'];
 const PAGES = ['/', '/pricing', '/docs/a', '/blog/b'];
 const REFERRERS = ['', 'https://news.ycombinator.com/item', 'https://www.google.com/'];
+/** Campaigns and event names (and referrers' hosts `-0.news.example`…). */
+const ODD = ['+sale', '=1+1', '-x', '@home'];
 const PLACES = [
   { country: 'US', continent: 'NA', city: 'Austin', regionCode: 'TX', region: 'Texas' },
   { country: 'EE', continent: 'EU', city: 'Tallinn' },
@@ -66,6 +68,16 @@ beforeAll(async () => {
         expect(res.status).toBe(202);
       }
     }
+  // Values a spreadsheet would take for formulas, which the round trip keeps as they are.
+  for (const [i, odd] of ODD.entries()) {
+    freezeAt(`${DAYS[1]}T20:0${i}:00Z`);
+    const ip = `198.51.100.${200 + i}`;
+    const page = `https://${site.domain}/-x?utm_campaign=${encodeURIComponent(odd)}`;
+    const view = await sendHit({ page, referrer: `https://-${i}.news.example/` }, { ip });
+    expect(view.status).toBe(202);
+    const event = await sendHit({ page, event: { name: odd } }, { ip });
+    expect(event.status).toBe(202);
+  }
   vi.useRealTimers();
   expect(n).toBeGreaterThan(100);
 });
@@ -143,6 +155,11 @@ describe("Plausible's format", () => {
     const sources = strFromU8(files['imported_sources_20260330_20260402.csv'] as Uint8Array);
     expect(sources).toContain('news.ycombinator.com');
     expect(sources).toContain(',spring,');
+    // A data file, read by importers: each value exactly as it is.
+    for (const odd of ODD) expect(sources).toContain(`,${odd},`);
+    expect(sources).toContain(',-0.news.example,');
+    const events = strFromU8(files['imported_custom_events_20260330_20260402.csv'] as Uint8Array);
+    for (const odd of ODD) expect(events).toContain(`\r\n${DAYS[1]},${odd},`);
   });
 
   it('imported into a new website, gives the same numbers for every statistic it carries', async () => {
@@ -194,7 +211,7 @@ describe('the event log', () => {
     expect(events.length - customs.length).toBe(
       (summary.json.data as { pageviews: number }).pageviews,
     );
-    expect(customs.every((e) => e.name === 'Signup')).toBe(true);
+    expect(new Set(customs.map((e) => e.name))).toEqual(new Set(['Signup', ...ODD]));
     const first = events[0] as Record<string, unknown>;
     // The first is person 1's first page view (person 0 skips the first day).
     expect(first).toMatchObject({

@@ -6,6 +6,8 @@ import {
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/accounts/sessions.ts';
+import { beginImport, writeImported } from '../../src/imports/store.ts';
+import { sweepImports } from '../../src/imports/sweep.ts';
 import worker from '../../src/index.ts';
 import { runScheduled, type ScheduledOptions } from '../../src/maintenance/scheduled.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
@@ -117,5 +119,87 @@ describe('hourly maintenance: nothing grows without bound', () => {
     expect(await bulk()).toBe(5);
     await runWith(now + 2 * HOUR, settings);
     expect(await bulk()).toBe(0);
+  });
+});
+
+describe('hourly maintenance: imports of a deleted website leave nothing', () => {
+  const importedRows = (websiteId: number) =>
+    count('SELECT count(*) AS n FROM imported_stats WHERE website_id = ?', websiteId);
+  /** `n` lines of Plausible's pages table, a page each from `first`. */
+  const pageLines = (first: number, n: number) =>
+    Array.from({ length: n }, (_, i) => `2024-01-01,/p${first + i},1\n`).join('');
+
+  it('a website deleted while its import runs: the import stops writing, and nothing of it is left', async () => {
+    const { key } = await makeOwner('import-deleted');
+    const site = await makeWebsite(key, { domain: 'import-deleted.example.com' });
+    const encoder = new TextEncoder();
+    const first = encoder.encode(`date,page,pageviews\n${pageLines(0, 25_000)}`);
+    const second = encoder.encode(pageLines(25_000, 25_000));
+    let feed!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        feed = c;
+      },
+    });
+    // Its length said, the body streams to the import as it is sent.
+    const running = call(
+      `/api/v1/websites/${site.id}/imports?source=plausible&file_name=imported_pages_20240101_20240131.csv`,
+      {
+        method: 'POST',
+        key,
+        headers: { 'content-length': String(first.length + second.length) },
+        body: { raw: body, type: 'text/csv' },
+      },
+    );
+    // Enough rows for a write (20,000 at a time), then wait for it.
+    feed.enqueue(first);
+    for (let i = 0; i < 1_000 && (await importedRows(site.id)) === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await importedRows(site.id)).toBeGreaterThan(0);
+    expect((await call(`/api/v1/websites/${site.id}`, { method: 'DELETE', key })).status).toBe(200);
+    const now = Date.UTC(2026, 6, 11, 12);
+    await runCron(now);
+    // The import goes on with its file after the deleted website's rows were purged.
+    feed.enqueue(second);
+    feed.close();
+    expect((await running).status).toBe(409);
+    await runCron(now + HOUR);
+    expect(await importedRows(site.id)).toBe(0);
+  });
+
+  it('removes imported rows whose website or import is gone, in bounded chunks', async () => {
+    const { key } = await makeOwner('import-orphans');
+    const kept = await makeWebsite(key, { domain: 'import-orphans-kept.example.com' });
+    const emptied = await makeWebsite(key, { domain: 'import-orphans-emptied.example.com' });
+    const gone = 987_654;
+    const importId = await beginImport(db(), kept.id, 'plausible');
+    const rows = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) => ['page', '2024-01-01', `/p${i}`, 1] as [string, string, string, number],
+      );
+    await writeImported(db(), kept.id, importId, rows(10));
+    // Rows no import of theirs still has: of a website gone without a tombstone, and of a
+    // website whose imports are gone.
+    const orphans = (websiteId: number, n: number) =>
+      env.DB.prepare(
+        `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?2)
+        INSERT INTO imported_stats (website_id, name, date, value, import_id, count)
+        SELECT ?1, 'page', '2024-01-01', '/o' || i, 424242, 1 FROM k`,
+      )
+        .bind(websiteId, n)
+        .run();
+    await orphans(gone, 12_000);
+    await orphans(emptied.id, 3_000);
+    // At most the rows a run is given, 5,000 a statement; the next run goes on.
+    expect(await sweepImports(db(), 10_000)).toBe(10_000);
+    expect((await importedRows(gone)) + (await importedRows(emptied.id))).toBe(5_000);
+    expect(await sweepImports(db(), 10_000)).toBe(5_000);
+    expect(await sweepImports(db(), 10_000)).toBe(0);
+    await orphans(gone, 7);
+    await runCron(Date.UTC(2026, 6, 12, 12));
+    expect(await importedRows(gone)).toBe(0);
+    expect(await importedRows(emptied.id)).toBe(0);
+    expect(await importedRows(kept.id)).toBe(10);
   });
 });

@@ -10,7 +10,7 @@
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { flushBeforeReading, readLog } from '../../event-log/client.ts';
-import { type ImportedSegment, importedSegments } from '../../imports/store.ts';
+import { type ImportedSegment, importedSegments } from '../../imports/segments.ts';
 import { compactedThrough } from '../compaction.ts';
 import { type Rollups, rollupAnswer, rollupsAnswer } from './rollups.ts';
 

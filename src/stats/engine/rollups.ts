@@ -10,7 +10,7 @@ import { noPartials, type Partials, queryMetric } from '../../counting/query-met
 import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import { sortRows } from '../../event-log/query-values.ts';
-import type { ImportedSegment } from '../../imports/store.ts';
+import type { ImportedSegment } from '../../imports/segments.ts';
 import { SUMMED } from '../overview.ts';
 import { queryStats, rollupSums } from '../queries.ts';
 import { V1_STATISTICS } from './v1.ts';
@@ -20,7 +20,7 @@ export type Rollups = {
   db: Database;
   websiteId: number;
   through: string | null;
-  /** The imported history to add, if any (../../imports/store.ts). */
+  /** The imported history to add, if any (../../imports/segments.ts). */
   imported?: readonly ImportedSegment[];
 };
 

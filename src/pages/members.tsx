@@ -14,8 +14,9 @@ import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
+import { readHandOver } from '../members/made.ts';
 import { inviteByMail, ROLE_MEANING } from '../members/mail.ts';
 import {
   acceptInvitation,
@@ -51,6 +52,13 @@ const RoleSelect: FC<{ id: string; value?: string | undefined }> = ({ id, value 
   </select>
 );
 
+/** The choice to keep what a member made: handed over to the person acting (./members.ts). */
+const HandOver: FC<{ what: string }> = ({ what }) => (
+  <label class="check hint">
+    <input type="checkbox" name="hand_over" value="1" /> {what}
+  </label>
+);
+
 const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string }> = ({
   site,
   members,
@@ -62,6 +70,7 @@ const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string 
         <th scope="col">E-mail</th>
         <th scope="col">Role</th>
         <th scope="col">Status</th>
+        <th scope="col">Invited by</th>
         <th scope="col">
           <span class="sr-only">Actions</span>
         </th>
@@ -81,6 +90,9 @@ const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string 
               <button type="submit" class="secondary">
                 Change
               </button>
+              {m.status === 'active' && m.role === 'admin' ? (
+                <HandOver what="as viewer: keep their links and invitations (handed to me)" />
+              ) : null}
             </form>
           </td>
           <td>
@@ -90,13 +102,18 @@ const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string 
                 ? `invited, until ${m.expires_at?.slice(0, 16).replace('T', ' ')} UTC`
                 : 'invitation expired'}
           </td>
+          <td>{m.created_by ?? '—'}</td>
           <td class="actions">
             <DeleteButton
               action={`/websites/${site.id}/members/${m.id}/delete`}
               csrf={csrf}
               label={m.status === 'active' ? 'Remove' : 'Cancel'}
               what={m.email}
-            />
+            >
+              {m.status === 'active' ? (
+                <HandOver what="keep their links and invitations (handed to me)" />
+              ) : null}
+            </DeleteButton>
           </td>
         </tr>
       ))}
@@ -115,7 +132,9 @@ export const MembersSection: FC<{
     <p class="hint">
       People with their own login to this website: a viewer may {ROLE_MEANING.viewer}; an admin may{' '}
       {ROLE_MEANING.admin}. Only the owner may delete the website. An invitation is an e-mail with a
-      link that works once, for 72 hours.
+      link that works once, for 72 hours. Removing a member, or making an admin a viewer, revokes
+      the shared links and invitations they made, unless you keep them (they are then yours). A
+      dash: sent before Sightline recorded inviters (counted as the owner's).
     </p>
     {members.length > 0 ? (
       <MemberTable site={site} members={members} csrf={csrf} />
@@ -159,7 +178,7 @@ export function registerMemberPages(
     const db = createDb(c.env.DB);
     try {
       await inviteByMail(c.env, db, site, checkInvitation(fields), {
-        inviter: signedInOwner(c).email,
+        inviter: signedInOwner(c),
         origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
       });
     } catch (err) {
@@ -173,16 +192,19 @@ export function registerMemberPages(
     const { website: site } = await accessOf(c, 'admin');
     const body = await formBody(c);
     const id = parseMemberId(c.req.param('member'));
-    const role = checkRole({ role: formText(body.role) });
-    if (id === null || !(await changeMemberRole(createDb(c.env.DB), site.id, id, role)))
+    const { role, handOver } = checkRole({ role: formText(body.role), hand_over: body.hand_over });
+    const handTo = handOver ? signedInOwner(c).id : null;
+    if (id === null || !(await changeMemberRole(createDb(c.env.DB), site.id, id, role, handTo)))
       throw new ApiError(404, 'There is no such member.');
     return c.redirect(settings(site, 'changed'), 303);
   });
   pages.post('/:id/members/:member/delete', async (c) => {
     const { website: site } = await accessOf(c, 'admin');
-    await formBody(c);
+    const handOver = readHandOver((await formBody(c)).hand_over);
+    if (!handOver.ok) throw validationFailed({ hand_over: [handOver.message] });
+    const handTo = handOver.value ? signedInOwner(c).id : null;
     const id = parseMemberId(c.req.param('member'));
-    if (id === null || !(await removeMember(createDb(c.env.DB), site.id, id)))
+    if (id === null || !(await removeMember(createDb(c.env.DB), site.id, id, handTo)))
       throw new ApiError(404, 'There is no such member.');
     return c.redirect(settings(site, 'removed'), 303);
   });

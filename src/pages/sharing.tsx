@@ -20,6 +20,7 @@ import {
 } from '../sharing/links.ts';
 import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
+import { signedInOwner } from './session.ts';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
 export type SharingState = { created?: string; values?: { name: string }; errors?: FieldErrors };
@@ -39,6 +40,7 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
         <th scope="col">Link</th>
         <th scope="col">Password</th>
         <th scope="col">Made</th>
+        <th scope="col">Made by</th>
         <th scope="col">
           <span class="sr-only">Actions</span>
         </th>
@@ -50,6 +52,7 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
           <td>{l.name}</td>
           <td>{l.has_password ? 'yes' : 'no'}</td>
           <td>{l.created_at.slice(0, 10)}</td>
+          <td>{l.created_by ?? '—'}</td>
           <td class="actions">
             <DeleteButton
               action={`/websites/${site.id}/shared-links/${l.id}/delete`}
@@ -74,7 +77,9 @@ export const SharingSection: FC<{
     <h2 id="sharing">Shared links</h2>
     <p class="hint">
       A secret link shows this website's statistics, read-only, to whoever has it — every range,
-      filter, full view and CSV, nothing else — until you revoke it.
+      filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an
+      admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as
+      the owner's).
     </p>
     {state.created ? (
       <div class="notice" role="status">
@@ -124,7 +129,8 @@ export function registerSharingPages(
     const fields = { name: formText(body.name), password: formText(body.password) };
     try {
       const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
-      const link = await createSharedLink(createDb(c.env.DB), site.id, fields, origin);
+      const db = createDb(c.env.DB);
+      const link = await createSharedLink(db, site.id, fields, origin, signedInOwner(c));
       return reshow(c, site)({ created: link.url }, 200);
     } catch (err) {
       if (!(err instanceof ApiError && err.errors)) throw err;

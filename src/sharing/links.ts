@@ -7,10 +7,17 @@
 import { and, asc, count, eq } from 'drizzle-orm';
 import { hashPassword } from '../accounts/password.ts';
 import type { Database } from '../db/client.ts';
-import { type SharedLinkRow, sharedLinks, type WebsiteRow, websites } from '../db/schema.ts';
+import {
+  owners,
+  type SharedLinkRow,
+  sharedLinks,
+  type WebsiteRow,
+  websites,
+} from '../db/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { makerMayAct } from '../members/made.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
 
 /** At most this many links a website. */
@@ -22,13 +29,16 @@ export type SharedLinkRecord = {
   name: string;
   url?: string;
   has_password: boolean;
+  /** Its maker's e-mail; null for a link made before makers were recorded (the owner's). */
+  created_by: string | null;
   created_at: string;
 };
 
-const toRecord = (row: SharedLinkRow): SharedLinkRecord => ({
+const toRecord = (row: SharedLinkRow, maker: string | null): SharedLinkRecord => ({
   id: row.id,
   name: row.name,
   has_password: row.passwordHash !== null,
+  created_by: maker,
   created_at: apiTimestamp(row.createdAt),
 });
 
@@ -55,12 +65,16 @@ function checkLink(fields: Record<string, unknown>): { name: string; password: s
   return { name, password };
 }
 
-/** Makes a link to a website's statistics; its `url` (under `origin`) carries the token. */
+/**
+ * `maker` makes a link to a website's statistics; its `url` (under `origin`) carries the
+ * token.
+ */
 export async function createSharedLink(
   db: Database,
   websiteId: number,
   fields: Record<string, unknown>,
   origin: string,
+  maker: { id: number; email: string },
   now = Date.now(),
 ): Promise<SharedLinkRecord> {
   const input = checkLink(fields);
@@ -79,26 +93,28 @@ export async function createSharedLink(
       name: input.name,
       tokenHash: await sha256Hex(token),
       passwordHash: input.password === null ? null : await hashPassword(input.password),
+      createdBy: maker.id,
       createdAt: now,
     })
     .returning()
     .get();
-  const { id, name, ...rest } = toRecord(row);
+  const { id, name, ...rest } = toRecord(row, maker.email);
   return { id, name, url: `${origin.replace(/\/+$/, '')}${sharePath(token)}`, ...rest };
 }
 
-/** A website's links, oldest first. */
+/** A website's links, oldest first, each with its maker's e-mail. */
 export async function listSharedLinks(
   db: Database,
   websiteId: number,
 ): Promise<SharedLinkRecord[]> {
   const rows = await db
-    .select()
+    .select({ link: sharedLinks, maker: owners.email })
     .from(sharedLinks)
+    .leftJoin(owners, eq(owners.id, sharedLinks.createdBy))
     .where(eq(sharedLinks.websiteId, websiteId))
     .orderBy(asc(sharedLinks.id))
     .all();
-  return rows.map(toRecord);
+  return rows.map(({ link, maker }) => toRecord(link, maker));
 }
 
 /** Revokes a link of a website; false when the website has no such link. */
@@ -114,7 +130,10 @@ export async function deleteSharedLink(
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** The link a token opens, with its website; undefined for a token that opens nothing. */
+/**
+ * The link a token opens, with its website; undefined for a token that opens nothing — also
+ * once its maker may no longer make links there.
+ */
 export async function linkOfToken(
   db: Database,
   token: string,
@@ -125,7 +144,12 @@ export async function linkOfToken(
     .select({ link: sharedLinks, site: websites })
     .from(sharedLinks)
     .innerJoin(websites, eq(websites.id, sharedLinks.websiteId))
-    .where(eq(sharedLinks.tokenHash, await sha256Hex(token)))
+    .where(
+      and(
+        eq(sharedLinks.tokenHash, await sha256Hex(token)),
+        makerMayAct(sharedLinks.createdBy, sharedLinks.websiteId),
+      ),
+    )
     .get();
   return row ?? undefined;
 }

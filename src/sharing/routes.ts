@@ -7,7 +7,7 @@
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
+import { idParam, keyPerson, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { notFound } from '../lib/errors.ts';
 import { s } from '../lib/schema.ts';
 import {
@@ -30,6 +30,11 @@ const linkSchema = s
       example: 'https://stats.example.com/share/3q2-7wEAAAA…',
     }),
     has_password: s.boolean(),
+    created_by: s.string().nullable().openapi({
+      example: 'admin@example.com',
+      description:
+        'The e-mail of who made the link (or was handed it); null for a link made before Sightline recorded makers, which counts as the owner’s. An admin’s links are revoked when they stop being an admin, unless handed over.',
+    }),
     created_at: s.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
   })
   .openapi('SharedLink');
@@ -124,12 +129,8 @@ export function registerSharingRoutes(api: ApiApp) {
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const link = await createSharedLink(
-      db,
-      website.id,
-      body,
-      linkOrigin(c.env.PUBLIC_URL, c.req.url),
-    );
+    const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
+    const link = await createSharedLink(db, website.id, body, origin, await keyPerson(c, db));
     return c.json({ data: link, status: 201 }, 201);
   });
 

@@ -44,6 +44,7 @@ describe('inviting', () => {
       email: 'new.person@example.com',
       role: 'viewer',
       status: 'pending',
+      created_by: owner.email,
       created_at: expect.any(String),
       expires_at: expect.any(String),
       accepted_at: null,

@@ -9,7 +9,11 @@ import { eq } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { verifyPassword } from '../accounts/password.ts';
-import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
+import {
+  consumeStatsPasswordAttempt,
+  type StatsPassword,
+  statsPasswordSucceeded,
+} from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { type GoalRow, type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -183,6 +187,8 @@ export async function readableSite(
 /** What a password guards: the website's statistics, or a shared link to them. */
 type Guarded = {
   site: WebsiteRow;
+  /** Whose guesses are counted together (src/accounts/throttle.ts). */
+  password: StatsPassword;
   hash: string;
   /** Where the form posts, and where a right guess goes. */
   action: string;
@@ -191,13 +197,13 @@ type Guarded = {
 };
 
 /**
- * A guess at a password (a website's or a shared link's): counted per address and website
+ * A guess at a password (a website's or a shared link's): counted per address and password
  * before anything is hashed, so a refused guess costs no PBKDF2; a right one sets the signed
  * cookie and goes to the statistics.
  */
 async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Promise<Response> {
   const address = clientAddressKey(c);
-  const wait = await consumeStatsPasswordAttempt(db, g.site.id, address);
+  const wait = await consumeStatsPasswordAttempt(db, g.password, address);
   if (wait > 0) {
     c.header('Retry-After', String(wait));
     return passwordPage(c, g.site, 'Too many attempts. Try again later.', 429, g.action);
@@ -205,7 +211,7 @@ async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Prom
   const password = (await c.req.parseBody()).password;
   if (typeof password !== 'string' || !(await verifyPassword(password, g.hash)))
     return passwordPage(c, g.site, 'The password is incorrect.', 422, g.action);
-  await statsPasswordSucceeded(db, g.site.id, address);
+  await statsPasswordSucceeded(db, g.password, address);
   setCookie(c, g.cookie.name, await g.cookie.value(), {
     httpOnly: true,
     secure: true,
@@ -231,6 +237,7 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
       const { link, site } = found;
       return checkPassword(c, db, {
         site,
+        password: { kind: 'link', id: link.id },
         hash,
         action: `/share/${token}/password`,
         home: `/share/${token}`,
@@ -241,6 +248,7 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
     return checkPassword(c, db, {
       site,
+      password: { kind: 'site', id: site.id },
       hash: site.passwordHash,
       action: `/stats/${site.domain}/password`,
       home: `/stats/${site.domain}`,

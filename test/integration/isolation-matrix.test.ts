@@ -1197,13 +1197,13 @@ describe.each(STATS_VISITORS)('statistics pages, $kind', ({ browser }) => {
     expect(missing.text).toContain('There are no statistics here.');
     for (const target of TARGETS) {
       const site = w.bSites[target];
-      // A wrong password counts against this client (address) and website, and against the
-      // website's total from all addresses: nothing else.
+      // A wrong password counts against this client (address) and the website's password,
+      // and against that password's total from all addresses: nothing else.
       const guessed =
         route.method === 'POST' && target === 'password'
           ? [
-              await throttleKey('stats', String(site.id), b.ip),
-              await throttleKey('stats-site', String(site.id)),
+              await throttleKey('stats', 'site', String(site.id), b.ip),
+              await throttleKey('stats-all', 'site', String(site.id)),
             ]
           : [];
       const vars = { ...site, funnel: w.bFunnels[target], page: `/b-only-${target}-page` };

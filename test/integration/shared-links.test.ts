@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
-import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
+import { type Browser, csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
+import { openSharedLink } from '../support/tokens.ts';
 
 let owner: Awaited<ReturnType<typeof makeOwner>>;
 let other: Awaited<ReturnType<typeof makeOwner>>;
@@ -168,5 +169,63 @@ describe('the settings page', () => {
       _csrf: csrfFrom(again.text),
     });
     expect([revoked.status, revoked.location]).toEqual([303, `${settings}?link=deleted#sharing`]);
+  });
+});
+
+describe('password guesses', () => {
+  const LINK_PASSWORD = 'the link password';
+  const SITE_PASSWORD = 'the site password';
+  let guarded: { id: number; domain: string };
+
+  beforeAll(async () => {
+    guarded = await makeWebsite(owner.key, { privacy: '2', password: SITE_PASSWORD });
+  });
+
+  /** A password link of the guarded website, and where its password form posts. */
+  async function passwordLink() {
+    const res = await make({ name: 'Guarded', password: LINK_PASSWORD }, owner.key, guarded.id);
+    const url = (res.json.data as { url: string }).url;
+    return url;
+  }
+
+  /** A guess at a link's password from `browser`: the form opened through the link, then posted. */
+  async function guess(browser: Browser, url: string, password: string) {
+    const form = await openSharedLink(browser, url);
+    const action = /action="([^"]*\/password)"/.exec(form.text)?.[1];
+    if (!action) throw new Error(`no password form: ${form.status}`);
+    return (await browser.post(action, { password })).status;
+  }
+  const siteGuess = async (browser: Browser, password: string) =>
+    (await browser.post(`/stats/${guarded.domain}/password`, { password })).status;
+
+  it("one address's wrong guesses lock only that address out of that link", async () => {
+    const [first, second] = [await passwordLink(), await passwordLink()];
+    const attacker = newBrowser();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push(await guess(attacker, first, `wrong ${i}`));
+    expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
+    // The same address on another link of the website, and on the website's own form.
+    expect(await guess(attacker, second, LINK_PASSWORD)).toBe(303);
+    expect(await siteGuess(attacker, SITE_PASSWORD)).toBe(303);
+    // Another address on the same link.
+    expect(await guess(newBrowser(), first, LINK_PASSWORD)).toBe(303);
+  });
+
+  it('many addresses against one link: others stay open, and its guesses stay bounded', async () => {
+    const [attacked, other] = [await passwordLink(), await passwordLink()];
+    const guessers = Array.from({ length: 40 }, () => newBrowser());
+    const derive = vi.spyOn(crypto.subtle, 'deriveBits');
+    const statuses: number[] = [];
+    for (const [i, b] of guessers.entries()) statuses.push(await guess(b, attacked, `wrong ${i}`));
+    expect(statuses).toEqual(Array(40).fill(422));
+    // Under attack, an address that failed for the link gets no further guess (and no hash).
+    const calls = derive.mock.calls.length;
+    expect(await guess(guessers[0] as Browser, attacked, LINK_PASSWORD)).toBe(429);
+    expect(derive.mock.calls.length).toBe(calls);
+    derive.mockRestore();
+    // An address without failures gets its guess; other links and the website's form are open.
+    expect(await guess(newBrowser(), attacked, LINK_PASSWORD)).toBe(303);
+    expect(await guess(newBrowser(), other, LINK_PASSWORD)).toBe(303);
+    expect(await siteGuess(newBrowser(), SITE_PASSWORD)).toBe(303);
   });
 });

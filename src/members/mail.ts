@@ -102,7 +102,7 @@ export async function inviteByMail(
       inviter: from.inviter.email,
       domain: site.domain,
       role: record.role,
-      url: `${from.origin}/invitations/${token}`,
+      url: `${from.origin}/invitations#${token}`,
       expiresAt: now + INVITATION_TTL_MS,
     });
   } catch (err) {

@@ -74,7 +74,7 @@ export async function render(
       owner={owner}
       csrf={await csrfToken(c)}
       assets={await assetUrls()}
-      bare={c.get('statsBase')?.startsWith('/embed/') === true}
+      bare={c.get('embedded') === true}
     >
       {props.children}
     </Layout>

@@ -23,11 +23,16 @@ import { DeleteButton } from './layout.tsx';
 import { signedInOwner } from './session.ts';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
-export type SharingState = { created?: string; values?: { name: string }; errors?: FieldErrors };
+export type SharingState = {
+  /** A new link's address and its embed's (each shown once: the token is not kept). */
+  created?: { url: string; embed: string };
+  values?: { name: string };
+  errors?: FieldErrors;
+};
 
 /** The `<iframe>` that embeds a link's statistics in any page. */
 const embedSnippet = (url: string) =>
-  `<iframe src="${url}?embed=true" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
+  `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
 
 const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string }> = ({
   site,
@@ -84,9 +89,9 @@ export const SharingSection: FC<{
     {state.created ? (
       <div class="notice" role="status">
         <p>Link made. Copy it now: it is shown only once.</p>
-        <pre id="shared-link-url">{state.created}</pre>
+        <pre id="shared-link-url">{state.created.url}</pre>
         <p>To embed the statistics in a page (a link without a password):</p>
-        <pre id="shared-link-embed">{embedSnippet(state.created)}</pre>
+        <pre id="shared-link-embed">{embedSnippet(state.created.embed)}</pre>
       </div>
     ) : null}
     {links.length > 0 ? (
@@ -131,7 +136,7 @@ export function registerSharingPages(
       const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
       const db = createDb(c.env.DB);
       const link = await createSharedLink(db, site.id, fields, origin, signedInOwner(c));
-      return reshow(c, site)({ created: link.url }, 200);
+      return reshow(c, site)({ created: { url: link.url, embed: link.embed_url } }, 200);
     } catch (err) {
       if (!(err instanceof ApiError && err.errors)) throw err;
       return reshow(c, site)({ values: { name: fields.name }, errors: err.errors }, 422);

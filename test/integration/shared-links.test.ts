@@ -8,7 +8,7 @@ import { call, makeOwner, makeWebsite } from '../support/api.ts';
 import { type Browser, csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
-import { openSharedLink } from '../support/tokens.ts';
+import { openSharedLink, visit } from '../support/tokens.ts';
 
 let owner: Awaited<ReturnType<typeof makeOwner>>;
 let other: Awaited<ReturnType<typeof makeOwner>>;
@@ -36,9 +36,15 @@ afterAll(() => {
 const make = async (body: Record<string, string>, key = owner.key, id = site.id) =>
   call(`/api/v1/websites/${id}/shared-links`, { method: 'POST', key, body: { json: body } });
 
-/** The path of a link's url. */
-const pathOf = (res: { json: Record<string, unknown> }) =>
-  new URL((res.json.data as { url: string }).url).pathname;
+/** The url of a link just made. */
+const urlOf = (res: { json: Record<string, unknown> }) => (res.json.data as { url: string }).url;
+
+/** A browser that opened a link's url, and the token-free address it was sent to. */
+async function opened(url: string, browser: Browser = newBrowser()) {
+  const page = await visit(browser, url);
+  expect(page.status).toBe(200);
+  return { browser, path: page.path.split('?')[0] ?? '', page };
+}
 
 describe('the API', () => {
   it('makes a link with an unguessable token, lists it without, and revokes it', async () => {
@@ -46,21 +52,24 @@ describe('the API', () => {
     expect(res.status, res.text).toBe(201);
     const data = res.json.data as Record<string, unknown>;
     expect(data).toMatchObject({ name: 'Client', has_password: false });
-    expect(data.url).toMatch(/^http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}$/);
+    expect(data.url).toMatch(/^http:\/\/localhost:8787\/share#[A-Za-z0-9_-]{43}$/);
+    const token = String(data.url).split('#')[1] ?? '';
     const list = await call(`/api/v1/websites/${site.id}/shared-links`, { key: owner.key });
     expect(list.status).toBe(200);
     const listed = list.json.data as Record<string, unknown>[];
     expect(listed.map((l) => l.id)).toContain(data.id);
-    expect(JSON.stringify(list.json)).not.toContain(pathOf(res).slice(7));
-    const path = pathOf(res);
-    expect((await call(`${path}?${range}`)).status).toBe(200);
+    expect(JSON.stringify(list.json)).not.toContain(token);
+    const { browser, path } = await opened(String(data.url));
+    expect(path).toBe(`/share/${data.id}`);
+    expect((await browser.get(`${path}?${range}`)).status).toBe(200);
     const gone = await call(`/api/v1/websites/${site.id}/shared-links/${data.id}`, {
       method: 'DELETE',
       key: owner.key,
     });
     expect(gone.json).toEqual({ id: data.id, object: 'shared_link', deleted: true, status: 200 });
-    // Revoked: it opens nothing, at once.
-    expect((await call(`${path}?${range}`)).status).toBe(404);
+    // Revoked: it opens nothing, at once — neither its address nor its token.
+    expect((await browser.get(`${path}?${range}`)).status).toBe(404);
+    expect((await visit(newBrowser(), String(data.url))).status).toBe(404);
   });
 
   it('checks the fields and keeps other owners out', async () => {
@@ -88,54 +97,57 @@ describe('the API', () => {
 
 describe('a link', () => {
   it("opens the private website's statistics read-only, every link staying under it", async () => {
-    const path = pathOf(await make({ name: 'Read-only' }));
-    const overview = await call(`${path}?${range}`);
+    const { browser: b, path } = await opened(urlOf(await make({ name: 'Read-only' })));
+    const overview = await b.get(`${path}?${range}`);
     expect(overview.status).toBe(200);
     expect(overview.text).toContain('/pricing');
     expect(overview.text).toContain(`href="${path}/page?`);
     expect(overview.text).not.toContain('/stats/shared.example.com');
     expect(overview.text).not.toContain(`/websites/${site.id}`);
-    const full = await call(`${path}/page?${range}`);
+    const full = await b.get(`${path}/page?${range}`);
     expect(full.status).toBe(200);
-    const csv = await call(`${path}/page.csv?${range}`);
+    const csv = await b.get(`${path}/page.csv?${range}`);
     expect(csv.text).toBe('value,count\r\n/pricing,2\r\n/,1\r\n');
-    const filtered = await call(`${path}?${range}&filter[page]=/pricing`);
+    const filtered = await b.get(`${path}?${range}&filter[page]=/pricing`);
     expect(filtered.status).toBe(200);
     // The website itself stays private, and the link opens no settings.
-    expect((await call(`/stats/${site.domain}?${range}`)).status).toBe(404);
-    expect((await call(`${path}x`)).status).toBe(404);
+    expect((await b.get(`/stats/${site.domain}?${range}`)).status).toBe(404);
+    expect((await b.get(`${path}x`)).status).toBe(404);
+    // Its address opens nothing for a browser that does not hold the link.
+    expect((await newBrowser().get(`${path}?${range}`)).status).toBe(404);
   });
 
   it('asks for its password once, throttled, then opens', async () => {
-    const path = pathOf(await make({ name: 'Locked', password: 'a link password' }));
-    const b = newBrowser();
-    const form = await b.get(path);
-    expect(form.status).toBe(200);
+    const url = urlOf(await make({ name: 'Locked', password: 'a link password' }));
+    const { browser: b, path, page: form } = await opened(url);
     expect(form.text).toContain(`action="${path}/password"`);
     expect(form.text).not.toContain('/pricing');
     const wrong = await b.post(`${path}/password`, { password: 'not it at all' });
     expect(wrong.status).toBe(422);
     const right = await b.post(`${path}/password`, { password: 'a link password' });
     expect([right.status, right.location]).toEqual([303, path]);
-    const opened = await b.get(`${path}?${range}`);
-    expect(opened.status).toBe(200);
-    expect(opened.text).toContain('/pricing');
-    // Another browser, without the cookie, is asked again.
-    expect((await newBrowser().get(`${path}?${range}`)).text).not.toContain('/pricing');
+    const page = await b.get(`${path}?${range}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/pricing');
+    // Another browser that holds the link, without the password's cookie, is asked again.
+    const again = await opened(url);
+    expect((await again.browser.get(`${path}?${range}`)).text).not.toContain('/pricing');
   });
 
   it('embeds without the chrome, framed by any page; nothing else may be framed', async () => {
-    const path = pathOf(await make({ name: 'Embed' }));
-    const token = path.split('/')[2];
-    const asked = await newBrowser().get(`${path}?${range}&embed=true`);
-    expect([asked.status, asked.location]).toEqual([303, `/embed/${token}?${range}`]);
-    const embed = await call(`/embed/${token}?${range}`);
+    const made = (await make({ name: 'Embed' })).json.data as { id: number; embed_url: string };
+    expect(made.embed_url).toMatch(/^http:\/\/localhost:8787\/embed#[A-Za-z0-9_-]{43}$/);
+    const { browser: b, path } = await opened(made.embed_url);
+    expect(path).toBe(`/embed/${made.id}`);
+    const embed = await b.get(`${path}?${range}`);
     expect(embed.status).toBe(200);
     expect(embed.headers.get('content-security-policy')).toContain('frame-ancestors *');
     expect(embed.headers.get('x-frame-options')).toBeNull();
     expect(embed.text).not.toContain('class="top"');
-    expect(embed.text).toContain(`href="/embed/${token}/page?`);
-    const shared = await call(`${path}?${range}`);
+    expect(embed.text).toContain(`href="${path}/page?`);
+    // The same link's share address keeps frames out.
+    const share = await opened(made.embed_url.replace('/embed#', '/share#'));
+    const shared = await share.browser.get(`${share.path}?${range}`);
     expect(shared.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(shared.headers.get('x-frame-options')).toBe('DENY');
   });
@@ -155,15 +167,16 @@ describe('the settings page', () => {
       name: 'Agency',
     });
     expect(made.status).toBe(200);
-    const url = /http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}/.exec(made.text)?.[0];
-    expect(url).toBeDefined();
-    expect(made.text).toContain(`&lt;iframe src=&quot;${url}?embed=true&quot;`);
-    const path = new URL(url as string).pathname;
-    expect((await call(`${path}?${range}`)).status).toBe(200);
+    const url = /http:\/\/localhost:8787\/share#[A-Za-z0-9_-]{43}/.exec(made.text)?.[0] ?? '';
+    expect(url).not.toBe('');
+    const token = url.split('#')[1] ?? '';
+    expect(made.text).toContain(`&lt;iframe src=&quot;http://localhost:8787/embed#${token}&quot;`);
+    const { browser, path } = await opened(url);
+    expect((await browser.get(`${path}?${range}`)).status).toBe(200);
     // Listed without its address; revoked from the list.
     const again = await b.get(settings);
     expect(again.text).toContain('Agency');
-    expect(again.text).not.toContain(path);
+    expect(again.text).not.toContain(token);
     const id = new RegExp(`/websites/${site.id}/shared-links/(\\d+)/delete`).exec(again.text)?.[1];
     const revoked = await b.post(`${settings}/shared-links/${id}/delete`, {
       _csrf: csrfFrom(again.text),

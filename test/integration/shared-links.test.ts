@@ -2,6 +2,7 @@
  * Shared links (docs/ARCHITECTURE.md, "Sharing"): made, listed and revoked through API v1; a
  * link opens its website's statistics pages read-only — every view and CSV, its links staying
  * under the link — with or without a password, framed when embedded, and nothing once revoked.
+ * A link's password guesses are counted per link and address (docs/SECURITY.md).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';

@@ -20,9 +20,10 @@ import { renderErrorPage } from './pages/error-page.tsx';
 import { readableForm } from './pages/form.ts';
 import { formRateLimit } from './pages/form-limit.ts';
 import { UPLOAD_LIMIT } from './pages/imports.tsx';
-import { createInvitationPages } from './pages/members.tsx';
+import { createInvitationPages } from './pages/invitations.tsx';
 import { pageSecurityHeaders } from './pages/security-headers.ts';
 import { loadSession } from './pages/session.ts';
+import { registerLinkOpeners } from './pages/shared-access.tsx';
 import { createStatsPages } from './pages/stats.tsx';
 import { createUnsubscribePages } from './pages/unsubscribe.tsx';
 import { createWebsitePages } from './pages/websites.tsx';
@@ -68,14 +69,16 @@ function createPages() {
   pages.post('/account/password', formRateLimit('password-change'));
   pages.post('/stats/:domain/password', formRateLimit('stats-password'));
   pages.post('/share/:domain/password', formRateLimit('stats-password'));
-  pages.post('/invitations/:token', formRateLimit('invitation'));
+  pages.post('/embed/:domain/password', formRateLimit('stats-password'));
+  pages.post('/invitations', formRateLimit('invitation'));
   pages.get('/', (c) => c.redirect(c.get('owner') ? '/websites' : '/login', 303));
   pages.route('/', createAuthPages());
   pages.route('/websites', createWebsitePages());
   pages.route('/account', createAccountPages());
   pages.route('/invitations', createInvitationPages());
   pages.route('/stats', createStatsPages());
-  // A shared link's statistics: the same pages, under its token (src/pages/stats-access.tsx).
+  // A shared link's statistics: the same pages, under its address (src/pages/shared-access.tsx).
+  registerLinkOpeners(pages);
   pages.route('/share', createStatsPages());
   pages.route('/embed', createStatsPages());
   return pages;

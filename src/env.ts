@@ -42,8 +42,10 @@ export type AppEnv = {
     sessionToken: string | null;
     /**
      * The address a statistics page's links start at when it is not `/stats/{domain}`: a
-     * shared link's `/share/{token}`, or `/embed/{token}` (framed by any page).
+     * shared link's `/share/{id}`, or `/embed/{id}` (framed by any page).
      */
     statsBase?: string;
+    /** A shared link's embed (`/embed`, `/embed/{id}`): shown without the header, framed by any page. */
+    embedded?: boolean;
   };
 };

@@ -118,43 +118,48 @@ export async function loginSucceeded(db: Database, email: string, address: strin
 }
 
 /**
- * Wrong statistics-page passwords for one website, from all addresses together, after which
- * every further attempt waits for the window to end: the password form of one website can
- * then be kept refusing for 15 minutes at a time, but its password cannot be guessed from
- * many addresses (see docs/SECURITY.md). Viewers with the access cookie and the owner never
- * need the form.
+ * Wrong guesses at one statistics password — a website's or one shared link's — from all
+ * addresses together, past which the password counts as under attack: then an address that
+ * already failed for it gets no further guess until its window ends. As for log-ins, an
+ * address without failures is never refused because of others, so no one can lock the
+ * website's form, or a link, for everyone (see docs/SECURITY.md).
  */
-const STATS_PASSWORD_SITE_LIMIT = 30;
+const STATS_PASSWORD_UNDER_ATTACK = 30;
 
-const statsPasswordKeys = (websiteId: number, address: string) => ({
-  pair: ['stats', String(websiteId), address],
-  site: ['stats-site', String(websiteId)],
+/** What a statistics password guards: a website's pages, or one shared link. */
+export type StatsPassword = { kind: 'site' | 'link'; id: number };
+
+const statsPasswordKeys = (guarded: StatsPassword, address: string) => ({
+  pair: ['stats', guarded.kind, String(guarded.id), address],
+  all: ['stats-all', guarded.kind, String(guarded.id)],
 });
 
 /**
- * Counts a statistics-page password attempt before the password is hashed and returns the
+ * Counts a guess at a statistics password before the password is hashed and returns the
  * seconds to wait (0 when it may go ahead): at most 5 per address (an IPv6 client by its
- * /64) and `STATS_PASSWORD_SITE_LIMIT` per website in a window.
+ * /64) and password in a window — one while the password is under attack.
  */
 export async function consumeStatsPasswordAttempt(
   db: Database,
-  websiteId: number,
+  guarded: StatsPassword,
   address: string,
   now = Date.now(),
 ): Promise<number> {
-  const keys = statsPasswordKeys(websiteId, address);
-  const [perPair, perSite] = await countAttempts(db, [keys.pair, keys.site], now);
-  if (!perPair || !perSite) return 0;
-  return Math.max(
-    waitFor(perPair, THROTTLE_LIMIT, now),
-    waitFor(perSite, STATS_PASSWORD_SITE_LIMIT, now),
-  );
+  const keys = statsPasswordKeys(guarded, address);
+  const [perPair, perPassword] = await countAttempts(db, [keys.pair, keys.all], now);
+  if (!perPair || !perPassword) return 0;
+  const limit = perPassword.failures > STATS_PASSWORD_UNDER_ATTACK ? 1 : THROTTLE_LIMIT;
+  return waitFor(perPair, limit, now);
 }
 
-/** After the right statistics-page password: the address's failures are forgotten, the website's attempt given back. */
-export async function statsPasswordSucceeded(db: Database, websiteId: number, address: string) {
-  const keys = statsPasswordKeys(websiteId, address);
-  await Promise.all([clearFailures(db, keys.pair), refundAttempt(db, keys.site)]);
+/** After the right statistics password: the address's failures are forgotten, the attempt given back. */
+export async function statsPasswordSucceeded(
+  db: Database,
+  guarded: StatsPassword,
+  address: string,
+) {
+  const keys = statsPasswordKeys(guarded, address);
+  await Promise.all([clearFailures(db, keys.pair), refundAttempt(db, keys.all)]);
 }
 
 /** Gives back an attempt that turned out to be a success (the IP's count after a login). */

@@ -7,8 +7,11 @@
  * a body is read from a form, JSON or multipart (lib/body.ts) and handed on for the domain
  * service to validate with the route's body schema.
  */
+
+import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { createDb } from '../db/client.ts';
+import { createDb, type Database } from '../db/client.ts';
+import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
@@ -94,4 +97,14 @@ export function serveRoute<R extends RouteDefinition>(
 export async function websiteOf(c: Context<AppEnv>, id: number, need: Role) {
   const db = createDb(c.env.DB);
   return { db, ...(await websiteFor(db, c.get('ownerId'), id, need)) };
+}
+
+/** The key's person, as a maker of what they add (a shared link, an invitation) is named. */
+export async function keyPerson(
+  c: Context<AppEnv>,
+  db: Database,
+): Promise<{ id: number; email: string }> {
+  const id = c.get('ownerId');
+  const row = await db.select({ email: owners.email }).from(owners).where(eq(owners.id, id)).get();
+  return { id, email: row?.email ?? 'Someone' };
 }

@@ -172,9 +172,17 @@ export const sharedLinks = sqliteTable(
     name: text('name').notNull(),
     tokenHash: text('token_hash').notNull(),
     passwordHash: text('password_hash'),
+    /**
+     * The person who made the link (or was handed it: docs/ARCHITECTURE.md, "Members"); null
+     * for a link made before makers were recorded, which counts as the owner's.
+     */
+    createdBy: integer('created_by').references(() => owners.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [uniqueIndex('shared_links_token_unique').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('shared_links_token_unique').on(t.tokenHash),
+    index('shared_links_created_by_idx').on(t.createdBy),
+  ],
 );
 
 export type SharedLinkRow = typeof sharedLinks.$inferSelect;
@@ -201,11 +209,17 @@ export const members = sqliteTable(
     /** SHA-256 of the invitation's token while it is pending; null once used. */
     tokenHash: text('token_hash'),
     expiresAt: integer('expires_at'),
+    /**
+     * The person who sent (or last renewed, or was handed) the invitation; null for one made
+     * before inviters were recorded, which counts as the owner's.
+     */
+    createdBy: integer('created_by').references(() => owners.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
     acceptedAt: integer('accepted_at'),
   },
   (t) => [
     uniqueIndex('members_token_unique').on(t.tokenHash),
+    index('members_created_by_idx').on(t.createdBy),
     uniqueIndex('members_person_unique').on(t.websiteId, t.ownerId),
     uniqueIndex('members_email_unique').on(t.websiteId, t.email),
     index('members_owner_idx').on(t.ownerId),

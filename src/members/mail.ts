@@ -83,7 +83,7 @@ export async function inviteByMail(
   db: Database,
   site: WebsiteRow,
   input: { email: string; role: MemberRole },
-  from: { inviter: string; origin: string },
+  from: { inviter: { id: number; email: string }; origin: string },
 ): Promise<MemberRecord> {
   if (!(await withinLimit(env, 'RATE_LIMIT_FORMS', ['invitation', String(site.id)])))
     throw tooManyRequests();
@@ -95,14 +95,14 @@ export async function inviteByMail(
   if (owner?.email === input.email)
     throw validationFailed({ email: ['This address is the owner of the website.'] });
   const now = Date.now();
-  const { record, token } = await inviteMember(db, site.id, input, now);
+  const { record, token } = await inviteMember(db, site.id, input, from.inviter, now);
   try {
     await sendInvitation(env, {
       to: record.email,
-      inviter: from.inviter,
+      inviter: from.inviter.email,
       domain: site.domain,
       role: record.role,
-      url: `${from.origin}/invitations/${token}`,
+      url: `${from.origin}/invitations#${token}`,
       expiresAt: now + INVITATION_TTL_MS,
     });
   } catch (err) {

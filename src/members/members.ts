@@ -10,6 +10,7 @@
  * acceptance: only the login of that address (or a new one made for it) can take it.
  */
 import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import { apiKeyUpsert, generateApiKey } from '../accounts/api-keys.ts';
 import { normalizeEmail, ownerInsertWhen, validateEmail } from '../accounts/owners.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
@@ -18,6 +19,7 @@ import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { MEMBER_ROLES, type MemberRole, parseWebsiteId } from '../websites/queries.ts';
+import { type HandOver, madeByMember, makerMayAct, readHandOver } from './made.ts';
 
 /** How long an invitation's link works. */
 export const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
@@ -32,12 +34,14 @@ export type MemberRecord = {
   role: MemberRole;
   /** `active`: a member; `pending`: invited; `expired`: invited, the link no longer works. */
   status: 'active' | 'pending' | 'expired';
+  /** Who invited them (or was handed the invitation); null: before inviters were recorded. */
+  created_by: string | null;
   created_at: string;
   expires_at: string | null;
   accepted_at: string | null;
 };
 
-type Listed = MemberRow & { personEmail: string | null };
+type Listed = MemberRow & { personEmail: string | null; makerEmail: string | null };
 
 function toRecord(row: Listed, now: number): MemberRecord {
   const status =
@@ -47,6 +51,7 @@ function toRecord(row: Listed, now: number): MemberRecord {
     email: row.personEmail ?? row.email,
     role: row.role as MemberRole,
     status,
+    created_by: row.makerEmail,
     created_at: apiTimestamp(row.createdAt),
     expires_at: row.expiresAt === null ? null : apiTimestamp(row.expiresAt),
     accepted_at: row.acceptedAt === null ? null : apiTimestamp(row.acceptedAt),
@@ -79,34 +84,49 @@ export function checkInvitation(fields: Record<string, unknown>): {
   return { email: normalizeEmail(email), role: fields.role as MemberRole };
 }
 
-/** A role change's one field (a 422 naming `role` when wrong). */
-export function checkRole(fields: Record<string, unknown>): MemberRole {
-  const errors = roleErrors(fields.role);
-  if (errors) throw validationFailed({ role: errors });
-  return fields.role as MemberRole;
+/**
+ * A role change's fields: `role`, and `hand_over` (what a member made a viewer made as an
+ * admin: ./made.ts) — a 422 naming each that is wrong.
+ */
+export function checkRole(fields: Record<string, unknown>): {
+  role: MemberRole;
+  handOver: boolean;
+} {
+  const errors: FieldErrors = {};
+  const role = roleErrors(fields.role);
+  if (role) errors.role = role;
+  const handOver = readHandOver(fields.hand_over);
+  if (!handOver.ok) errors.hand_over = [handOver.message];
+  if (Object.keys(errors).length > 0 || !handOver.ok) throw validationFailed(errors);
+  return { role: fields.role as MemberRole, handOver: handOver.value };
 }
 
+const inviter = alias(owners, 'inviter');
 const listed = (db: Database) =>
   db
-    .select({ member: members, personEmail: owners.email })
+    .select({ member: members, personEmail: owners.email, makerEmail: inviter.email })
     .from(members)
-    .leftJoin(owners, eq(owners.id, members.ownerId));
+    .leftJoin(owners, eq(owners.id, members.ownerId))
+    .leftJoin(inviter, eq(inviter.id, members.createdBy));
 
-const flat = ({ member, personEmail }: { member: MemberRow; personEmail: string | null }) => ({
+type Joined = { member: MemberRow; personEmail: string | null; makerEmail: string | null };
+const flat = ({ member, personEmail, makerEmail }: Joined): Listed => ({
   ...member,
   personEmail,
+  makerEmail,
 });
 
 /**
- * Invites `email` to a website with `role`: a new invitation, or a pending one to the same
- * address renewed (new token, role and 72 hours; the old link stops working). Returns the
- * invitation and its token, which only the e-mail carries. An address that is a member
- * already is a 409.
+ * `inviter` invites `email` to a website with `role`: a new invitation, or a pending one to
+ * the same address renewed (new token, role, inviter and 72 hours; the old link stops
+ * working). Returns the invitation and its token, which only the e-mail carries. An address
+ * that is a member already is a 409.
  */
 export async function inviteMember(
   db: Database,
   websiteId: number,
   input: { email: string; role: MemberRole },
+  inviter: { id: number; email: string },
   now = Date.now(),
 ): Promise<{ record: MemberRecord; token: string }> {
   const [{ n } = { n: 0 }] = await db
@@ -123,6 +143,7 @@ export async function inviteMember(
     role: input.role,
     tokenHash: await sha256Hex(token),
     expiresAt: now + INVITATION_TTL_MS,
+    createdBy: inviter.id,
     createdAt: now,
   };
   const row = await db
@@ -136,7 +157,7 @@ export async function inviteMember(
     .returning()
     .get();
   if (!row) throw new ApiError(409, 'This address is a member of the website already.');
-  return { record: toRecord({ ...row, personEmail: null }, now), token };
+  return { record: toRecord({ ...row, personEmail: null, makerEmail: inviter.email }, now), token };
 }
 
 /** A website's members and invitations, oldest first; `onlyPerson`: that person's row alone. */
@@ -171,20 +192,29 @@ export async function findMember(
     .get();
 }
 
-/** Gives a member (or an invitation) another role; undefined when the website has no such row. */
+/**
+ * Gives a member (or an invitation) another role; undefined when the website has no such
+ * row. A member made a viewer loses what only an admin makes — their shared links and
+ * pending invitations are revoked, or handed to `handTo` — in the same batch.
+ */
 export async function changeMemberRole(
   db: Database,
   websiteId: number,
   memberId: number,
   role: MemberRole,
+  handTo: HandOver = null,
   now = Date.now(),
 ): Promise<MemberRecord | undefined> {
-  const updated = await db
+  const update = db
     .update(members)
     .set({ role })
     .where(and(eq(members.id, memberId), eq(members.websiteId, websiteId)))
-    .returning({ id: members.id })
-    .get();
+    .returning({ id: members.id });
+  let updated: { id: number } | undefined;
+  if (role === 'viewer') {
+    const [links, invitations] = madeByMember(db, websiteId, memberId, handTo);
+    [updated] = (await db.batch([links, invitations, update]))[2];
+  } else [updated] = await update.all();
   if (!updated) return undefined;
   const row = await listed(db).where(eq(members.id, updated.id)).get();
   return row ? toRecord(flat(row), now) : undefined;
@@ -192,32 +222,41 @@ export async function changeMemberRole(
 
 /**
  * Removes a member or cancels an invitation: from the next request on, the person's
- * sessions and key reach the website no more (every request reads the row). False when the
- * website has no such row.
+ * sessions and key reach the website no more (every request reads the row), and the shared
+ * links and pending invitations they made are revoked — or handed to `handTo` — in the same
+ * batch. False when the website has no such row.
  */
 export async function removeMember(
   db: Database,
   websiteId: number,
   memberId: number,
+  handTo: HandOver = null,
 ): Promise<boolean> {
-  const result = await db
-    .delete(members)
-    .where(and(eq(members.id, memberId), eq(members.websiteId, websiteId)))
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+  const [links, invitations] = madeByMember(db, websiteId, memberId, handTo);
+  const [, , removed] = await db.batch([
+    links,
+    invitations,
+    db
+      .delete(members)
+      .where(and(eq(members.id, memberId), eq(members.websiteId, websiteId)))
+      .returning({ id: members.id }),
+  ]);
+  return removed.length > 0;
 }
 
-/** `personId` leaves the website (one statement); false when they were no member of it. */
+/** `personId` leaves the website, as `removeMember`; false when they were no member of it. */
 export async function leaveWebsite(
   db: Database,
   websiteId: number,
   personId: number,
+  handTo: HandOver = null,
 ): Promise<boolean> {
-  const result = await db
-    .delete(members)
+  const row = await db
+    .select({ id: members.id })
+    .from(members)
     .where(and(eq(members.websiteId, websiteId), eq(members.ownerId, personId)))
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+    .get();
+  return row !== undefined && removeMember(db, websiteId, row.id, handTo);
 }
 
 /** A member id of a path (the same form as a website's), or null. */
@@ -238,13 +277,7 @@ export async function invitationOf(
     .from(members)
     .innerJoin(websites, eq(websites.id, members.websiteId))
     .leftJoin(owners, eq(owners.email, members.email))
-    .where(
-      and(
-        eq(members.tokenHash, await sha256Hex(token)),
-        isNull(members.ownerId),
-        gt(members.expiresAt, now),
-      ),
-    )
+    .where(open(await sha256Hex(token), now))
     .get();
   return row ?? undefined;
 }
@@ -252,9 +285,17 @@ export async function invitationOf(
 /** What accepting an invitation came to. */
 export type Accepted = 'accepted' | 'member already' | 'owner' | 'gone';
 
-/** The condition that the invitation of `tokenHash` is still open. */
+/**
+ * The condition that the invitation of `tokenHash` is still open: unused, unexpired, and its
+ * inviter still the website's owner or one of its admins (`makerMayAct`).
+ */
 const open = (tokenHash: string, now: number) =>
-  and(eq(members.tokenHash, tokenHash), isNull(members.ownerId), gt(members.expiresAt, now));
+  and(
+    eq(members.tokenHash, tokenHash),
+    isNull(members.ownerId),
+    gt(members.expiresAt, now),
+    makerMayAct(members.createdBy, members.websiteId),
+  );
 
 /**
  * Makes `personId` (the login of the invited address) a member: once only — the row is

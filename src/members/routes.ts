@@ -5,18 +5,17 @@
  * member or cancel an invitation (an admin, the owner, or the member leaving). Another
  * website's member, and an id that names nothing, are the same 404.
  */
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
-import { owners } from '../db/schema.ts';
+import { idParam, keyPerson, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
 import { notFound } from '../lib/errors.ts';
 import { type AnySchema, s } from '../lib/schema.ts';
 import { linkOrigin } from '../sharing/links.ts';
 import { MEMBER_ROLES, mayActAs, roleTooLow } from '../websites/queries.ts';
+import { handOverField } from './made.ts';
 import { inviteByMail } from './mail.ts';
 import {
   changeMemberRole,
@@ -43,6 +42,11 @@ const memberSchema = s
       description:
         '`active`: a member; `pending`: invited, the link works; `expired`: invited, the link no longer works.',
     }),
+    created_by: s.string().nullable().openapi({
+      example: 'owner@example.com',
+      description:
+        'The e-mail of who sent the invitation (or was handed it); null for one sent before Sightline recorded inviters, which counts as the owner’s.',
+    }),
     created_at: s.string().openapi({ example: '2026-11-26T09:30:00.000000Z' }),
     expires_at: s.string().nullable().openapi({ description: "An invitation's end." }),
     accepted_at: s.string().nullable(),
@@ -57,7 +61,9 @@ const inviteInput = s
     }),
   })
   .openapi('MemberInvitation');
-const roleInput = s.object({ role: s.enum(MEMBER_ROLES) }).openapi('MemberRole');
+const roleInput = s
+  .object({ role: s.enum(MEMBER_ROLES), hand_over: handOverField.optional() })
+  .openapi('MemberRole');
 const body = (schema: AnySchema) => ({
   required: true,
   content: {
@@ -126,7 +132,8 @@ const routes = {
     path: '/websites/{id}/members/{member_id}',
     tags: TAGS,
     summary: "Change a member's role",
-    description: 'Also the role an invitation gives. The owner or an admin.',
+    description:
+      'Also the role an invitation gives. A member made a viewer loses what only an admin makes: the shared links and pending invitations they made are revoked with the change, or handed over (`hand_over=1`). The owner or an admin.',
     security,
     request: { params: memberParams, body: body(roleInput) },
     responses: {
@@ -143,14 +150,15 @@ const routes = {
     tags: TAGS,
     summary: 'Remove a member, cancel an invitation, or leave',
     description:
-      "The person's sessions and key no longer reach the website from their next request. The owner or an admin; any member may remove themselves.",
+      "The person's sessions and key no longer reach the website from their next request, and the shared links and pending invitations they made are revoked with the removal (all or nothing) — or, with `hand_over=1`, handed over to the person removing them (to the owner when a member leaves). The owner or an admin; any member may remove themselves.",
     security,
-    request: { params: memberParams },
+    request: { params: memberParams, query: s.object({ hand_over: handOverField.optional() }) },
     responses: {
       200: deletedResponse('member', 'The member was removed.'),
       401: errorResponses[401],
       403: errorResponses[403],
       404: errorResponses[404],
+      422: errorResponses[422],
     },
   }),
 };
@@ -175,13 +183,8 @@ export function registerMemberRoutes(api: ApiApp) {
   serveRoute(api, routes.invite, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
     const input = checkInvitation(body);
-    const inviter = await db
-      .select({ email: owners.email })
-      .from(owners)
-      .where(eq(owners.id, c.get('ownerId')))
-      .get();
     const record = await inviteByMail(c.env, db, website, input, {
-      inviter: inviter?.email ?? 'Someone',
+      inviter: await keyPerson(c, db),
       origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
     });
     return c.json({ data: record, status: 201 }, 201);
@@ -190,19 +193,22 @@ export function registerMemberRoutes(api: ApiApp) {
   serveRoute(api, routes.update, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
     const memberId = memberIdOf(c);
-    const updated = await changeMemberRole(db, website.id, memberId, checkRole(body));
+    const { role, handOver } = checkRole(body);
+    const handTo = handOver ? c.get('ownerId') : null;
+    const updated = await changeMemberRole(db, website.id, memberId, role, handTo);
     if (!updated) throw notFound();
     return c.json({ data: updated, status: 200 });
   });
 
-  serveRoute(api, routes.delete, async (c, { id }) => {
+  serveRoute(api, routes.delete, async (c, { id, query }) => {
     const { db, website, role } = await websiteOf(c, id, 'viewer');
     const memberId = memberIdOf(c);
     const member = await findMember(db, website.id, memberId);
     // A member may leave; removing anyone else is an admin's.
     const leaving = member !== undefined && member.ownerId === c.get('ownerId');
     if (!leaving && !mayActAs(role, 'admin')) throw roleTooLow('admin');
-    if (!member || !(await removeMember(db, website.id, memberId))) throw notFound();
+    const handTo = query().hand_over === 1 ? c.get('ownerId') : null;
+    if (!member || !(await removeMember(db, website.id, memberId, handTo))) throw notFound();
     return c.json({ id: memberId, object: 'member', deleted: true, status: 200 });
   });
 }

@@ -45,9 +45,11 @@ dialog{border:1px solid var(--line);border-radius:8px;background:var(--bg);color
 /**
  * Copy buttons, an import's upload progress, the statistics page's keyboard shortcuts (a key
  * per range, `x` compares, `?` lists them; the arrow keys move between the chart's points and
- * a group's tabs), its tabs switched in place, and its realtime figure asked for again every
- * 30 seconds while the page is shown: progressive enhancement, everything works without it
- * (the upload is then a plain form post, a tab a link, the figure as of the page's load).
+ * a group's tabs), its tabs switched in place, its realtime figure asked for again every
+ * 30 seconds while the page is shown, and the secret after a link's `#` put into its page's
+ * form (./fragment-form.tsx): progressive enhancement, everything works without it (the
+ * upload is then a plain form post, a tab a link, the figure as of the page's load, the
+ * secret pasted into the form's field).
  */
 const JS = `document.addEventListener('click',function(e){var b=e.target.closest&&e.target.closest('[data-copy]');if(!b)return;var t=document.getElementById(b.getAttribute('data-copy'));if(t&&navigator.clipboard){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'})}});
 document.addEventListener('submit',function(e){var f=e.target;if(!f.hasAttribute||!f.hasAttribute('data-upload')||!window.FormData)return;e.preventDefault();var p=f.querySelector('progress'),b=f.querySelector('button[type=submit]'),x=new XMLHttpRequest();x.open('POST',f.action);x.upload.onprogress=function(v){if(v.lengthComputable&&p){p.hidden=false;p.value=Math.round(v.loaded/v.total*100);p.textContent=p.value+'%'}};x.upload.onload=function(){if(b)b.textContent='Counting the imported rows…'};x.onload=function(){if(x.status<300&&x.responseURL){location.href=x.responseURL+'#imports'}else{document.open();document.write(x.responseText);document.close()}};x.onerror=function(){f.submit()};if(b){b.disabled=true;b.textContent='Uploading…'}x.send(new FormData(f))});
@@ -58,6 +60,7 @@ function selectTab(t,focus){var l=t.parentNode,g=t.closest('section').id,v=new U
 [].forEach.call(document.querySelectorAll('form[method=get]'),function(f){if(new URL(f.action).pathname!==location.pathname)return;var i=f.querySelector('input[type=hidden][name="'+g+'"]');if(!v){if(i)i.remove();return}if(!i){i=document.createElement('input');i.type='hidden';i.name=g;f.appendChild(i)}i.value=v});if(focus)t.focus()}
 document.addEventListener('click',function(e){var t=e.target.closest&&e.target.closest('[role=tab]');if(!t||e.button||e.ctrlKey||e.metaKey||e.shiftKey||e.altKey)return;e.preventDefault();selectTab(t)});
 document.addEventListener('keydown',function(e){var t=e.target;if(!t.getAttribute||t.getAttribute('role')!=='tab')return;var a=[].slice.call(t.parentNode.querySelectorAll('[role=tab]')),i=a.indexOf(t),n=e.key==='ArrowRight'?a[(i+1)%a.length]:e.key==='ArrowLeft'?a[(i+a.length-1)%a.length]:e.key==='Home'?a[0]:e.key==='End'?a[a.length-1]:null;if(!n)return;e.preventDefault();selectTab(n,true)});
+(function(){var i=document.querySelector('[data-fragment]'),h=location.hash.slice(1);if(!i||!h)return;i.value=h;if(history.replaceState)history.replaceState(null,'',location.pathname+location.search);var l=i.closest('label');if(l)l.hidden=true;if(i.form.hasAttribute('data-auto'))i.form.submit()})();
 (function(){var l=document.querySelector('[data-live]');if(!l||!window.fetch)return;setInterval(function(){if(document.hidden)return;fetch(l.getAttribute('data-live'),{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(d){if(!d)return;var s=l.querySelector('strong'),u=l.querySelector('[data-unit]');if(s)s.textContent=d.formatted;if(u)u.textContent=d.visitors===1?'visitor':'visitors'}).catch(function(){})},30000)})();`;
 
 async function version(text: string): Promise<string> {

@@ -17,7 +17,8 @@ import { type FunnelStepAnswer, funnelOf, journeysOf } from '../stats/flows.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { isUnavailable, type Unavailable } from '../stats/source.ts';
 import { render } from './layout.tsx';
-import { notFound, readableSite, viewOf } from './stats-access.tsx';
+import { notFound } from './shared-access.tsx';
+import { readableSite, viewOf } from './stats-access.tsx';
 import {
   Bar,
   BarCell,

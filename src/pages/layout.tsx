@@ -74,7 +74,7 @@ export async function render(
       owner={owner}
       csrf={await csrfToken(c)}
       assets={await assetUrls()}
-      bare={c.get('statsBase')?.startsWith('/embed/') === true}
+      bare={c.get('embedded') === true}
     >
       {props.children}
     </Layout>
@@ -87,18 +87,21 @@ export async function render(
  * A row's delete (or revoke) button: a form posting the page's CSRF token to `action`, its
  * label naming the row for screen readers (`Delete` + ` Sign-ups`).
  */
-export const DeleteButton: FC<{ action: string; csrf: string; label?: string; what: string }> = ({
-  action,
-  csrf,
-  label = 'Delete',
-  what,
-}) => (
+export const DeleteButton: FC<{
+  action: string;
+  csrf: string;
+  label?: string;
+  what: string;
+  /** Fields of the form besides the button (a choice about what goes with it). */
+  children?: Child;
+}> = ({ action, csrf, label = 'Delete', what, children }) => (
   <form method="post" action={action}>
     <input type="hidden" name="_csrf" value={csrf} />
     <button type="submit" class="danger">
       {label}
       <span class="sr-only"> {what}</span>
     </button>
+    {children}
   </form>
 );
 

@@ -20,13 +20,19 @@ import {
 } from '../sharing/links.ts';
 import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
+import { signedInOwner } from './session.ts';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
-export type SharingState = { created?: string; values?: { name: string }; errors?: FieldErrors };
+export type SharingState = {
+  /** A new link's address and its embed's (each shown once: the token is not kept). */
+  created?: { url: string; embed: string };
+  values?: { name: string };
+  errors?: FieldErrors;
+};
 
 /** The `<iframe>` that embeds a link's statistics in any page. */
 const embedSnippet = (url: string) =>
-  `<iframe src="${url}?embed=true" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
+  `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
 
 const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string }> = ({
   site,
@@ -39,6 +45,7 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
         <th scope="col">Link</th>
         <th scope="col">Password</th>
         <th scope="col">Made</th>
+        <th scope="col">Made by</th>
         <th scope="col">
           <span class="sr-only">Actions</span>
         </th>
@@ -50,6 +57,7 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
           <td>{l.name}</td>
           <td>{l.has_password ? 'yes' : 'no'}</td>
           <td>{l.created_at.slice(0, 10)}</td>
+          <td>{l.created_by ?? '—'}</td>
           <td class="actions">
             <DeleteButton
               action={`/websites/${site.id}/shared-links/${l.id}/delete`}
@@ -74,14 +82,16 @@ export const SharingSection: FC<{
     <h2 id="sharing">Shared links</h2>
     <p class="hint">
       A secret link shows this website's statistics, read-only, to whoever has it — every range,
-      filter, full view and CSV, nothing else — until you revoke it.
+      filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an
+      admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as
+      the owner's).
     </p>
     {state.created ? (
       <div class="notice" role="status">
         <p>Link made. Copy it now: it is shown only once.</p>
-        <pre id="shared-link-url">{state.created}</pre>
+        <pre id="shared-link-url">{state.created.url}</pre>
         <p>To embed the statistics in a page (a link without a password):</p>
-        <pre id="shared-link-embed">{embedSnippet(state.created)}</pre>
+        <pre id="shared-link-embed">{embedSnippet(state.created.embed)}</pre>
       </div>
     ) : null}
     {links.length > 0 ? (
@@ -124,8 +134,9 @@ export function registerSharingPages(
     const fields = { name: formText(body.name), password: formText(body.password) };
     try {
       const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
-      const link = await createSharedLink(createDb(c.env.DB), site.id, fields, origin);
-      return reshow(c, site)({ created: link.url }, 200);
+      const db = createDb(c.env.DB);
+      const link = await createSharedLink(db, site.id, fields, origin, signedInOwner(c));
+      return reshow(c, site)({ created: { url: link.url, embed: link.embed_url } }, 200);
     } catch (err) {
       if (!(err instanceof ApiError && err.errors)) throw err;
       return reshow(c, site)({ values: { name: fields.name }, errors: err.errors }, 422);

@@ -8,8 +8,13 @@
 import { eq } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import type { CookieOptions } from 'hono/utils/cookie';
 import { verifyPassword } from '../accounts/password.ts';
-import { consumeStatsPasswordAttempt, statsPasswordSucceeded } from '../accounts/throttle.ts';
+import {
+  consumeStatsPasswordAttempt,
+  type StatsPassword,
+  statsPasswordSucceeded,
+} from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { type GoalRow, type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -20,17 +25,14 @@ import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { hmacHex, serverSecret } from '../lib/secret.ts';
-import { linkOfToken } from '../sharing/links.ts';
 import { filterParam, parseFilters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
 import { normalizeDomain } from '../websites/domain.ts';
 import { websiteAccess } from '../websites/queries.ts';
 import { Field, render } from './layout.tsx';
+import { heldLink, linkCookieOptions, type Mount, mountOf, notFound } from './shared-access.tsx';
 import type { View } from './stats-view.tsx';
-
-/** A missing website, a private one and an unknown statistic look exactly alike. */
-export const notFound = () => new ApiError(404, 'There are no statistics here.');
 
 const cookieName = (site: WebsiteRow) => `sl_site_${site.id}`;
 
@@ -99,15 +101,6 @@ function passwordPage(
   );
 }
 
-/** A shared link's statistics, under `/share/{token}`, or `/embed/{token}` to be framed. */
-type Mount = 'share' | 'embed';
-
-/** Whether this request came through a shared link, and how. */
-function mountOf(c: Context<AppEnv>): Mount | null {
-  const m = /^\/(share|embed)\//.exec(c.req.path);
-  return m ? (m[1] as Mount) : null;
-}
-
 /** A link's password cookie: signed over the link and its password hash. */
 const linkCookie = (link: SharedLinkRow) => `sl_link_${link.id}`;
 const linkToken = async (db: Database, link: SharedLinkRow) =>
@@ -117,31 +110,26 @@ const linkToken = async (db: Database, link: SharedLinkRow) =>
   );
 
 /**
- * The website a shared link opens (docs/ARCHITECTURE.md, "Sharing"): a token that opens
- * nothing (or no longer: revoked) is the same 404 as a missing website; a link with a password
- * asks for it once (then a cookie signed over the link and its password). Links start at the
- * link's own address, so its pages link to one another and to nothing else.
+ * The website a shared link opens (docs/ARCHITECTURE.md, "Sharing"), for a browser that holds
+ * the link (./shared-access.tsx); a link with a password asks for it once (then a cookie
+ * signed over the link and its password). Links start at the link's own address, so its
+ * pages link to one another and to nothing else.
  */
 async function sharedSite(
   c: Context<AppEnv>,
   db: Database,
   mount: Mount,
 ): Promise<{ site: WebsiteRow; db: Database } | Response> {
-  const token = c.req.param('domain') ?? '';
-  const found = await linkOfToken(db, token);
-  if (!found) throw notFound();
-  const { link, site } = found;
-  if (mount === 'share' && c.req.query('embed') === 'true') {
-    const url = new URL(c.req.url);
-    url.searchParams.delete('embed');
-    return c.redirect(`${url.pathname.replace(/^\/share\//, '/embed/')}${url.search}`, 303);
-  }
+  const held = await heldLink(c, db, mount);
+  if (held instanceof Response) return held;
+  const { link, site } = held;
+  const base = `/${mount}/${link.id}`;
   if (link.passwordHash) {
     const cookie = getCookie(c, linkCookie(link));
     if (!cookie || !timingSafeEqual(cookie, await linkToken(db, link)))
-      return passwordPage(c, site, undefined, 200, `/share/${token}/password`);
+      return passwordPage(c, site, undefined, 200, `${base}/password`);
   }
-  c.set('statsBase', `/${mount}/${token}`);
+  c.set('statsBase', base);
   return { site, db };
 }
 
@@ -183,21 +171,26 @@ export async function readableSite(
 /** What a password guards: the website's statistics, or a shared link to them. */
 type Guarded = {
   site: WebsiteRow;
+  /** Whose guesses are counted together (src/accounts/throttle.ts). */
+  password: StatsPassword;
   hash: string;
   /** Where the form posts, and where a right guess goes. */
   action: string;
   home: string;
-  cookie: { name: string; value: () => Promise<string>; path: string };
+  cookie: { name: string; value: () => Promise<string>; options: CookieOptions };
 };
 
+/** How long a right password is remembered. */
+const PASSWORD_COOKIE_SECONDS = 30 * 24 * 3600;
+
 /**
- * A guess at a password (a website's or a shared link's): counted per address and website
+ * A guess at a password (a website's or a shared link's): counted per address and password
  * before anything is hashed, so a refused guess costs no PBKDF2; a right one sets the signed
  * cookie and goes to the statistics.
  */
 async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Promise<Response> {
   const address = clientAddressKey(c);
-  const wait = await consumeStatsPasswordAttempt(db, g.site.id, address);
+  const wait = await consumeStatsPasswordAttempt(db, g.password, address);
   if (wait > 0) {
     c.header('Retry-After', String(wait));
     return passwordPage(c, g.site, 'Too many attempts. Try again later.', 429, g.action);
@@ -205,49 +198,56 @@ async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Prom
   const password = (await c.req.parseBody()).password;
   if (typeof password !== 'string' || !(await verifyPassword(password, g.hash)))
     return passwordPage(c, g.site, 'The password is incorrect.', 422, g.action);
-  await statsPasswordSucceeded(db, g.site.id, address);
-  setCookie(c, g.cookie.name, await g.cookie.value(), {
-    httpOnly: true,
-    secure: true,
-    sameSite: 'Lax',
-    path: g.cookie.path,
-    maxAge: 30 * 24 * 3600,
-  });
+  await statsPasswordSucceeded(db, g.password, address);
+  setCookie(c, g.cookie.name, await g.cookie.value(), g.cookie.options);
   return c.redirect(g.home, 303);
 }
 
 /**
- * `POST /stats/{domain}/password` (a website's password) and `POST /share/{token}/password`
- * (a shared link's): checks a guess and sets the cookie.
+ * `POST /stats/{domain}/password` (a website's password) and `POST /share/{id}/password`
+ * or `POST /embed/{id}/password` (a shared link's): checks a guess and sets the cookie.
  */
 export function registerPasswordRoute(pages: Hono<AppEnv>) {
   pages.post('/:domain/password', async (c) => {
     const db = createDb(c.env.DB);
-    if (mountOf(c)) {
-      const token = c.req.param('domain');
-      const found = await linkOfToken(db, token);
-      const hash = found?.link.passwordHash;
-      if (!found || !hash) throw notFound();
-      const { link, site } = found;
+    const mount = mountOf(c);
+    if (mount) {
+      const held = await heldLink(c, db, mount);
+      const hash = held instanceof Response ? null : held.link.passwordHash;
+      if (held instanceof Response || !hash) throw notFound();
+      const { link, site } = held;
+      const base = `/${mount}/${link.id}`;
       return checkPassword(c, db, {
         site,
+        password: { kind: 'link', id: link.id },
         hash,
-        action: `/share/${token}/password`,
-        home: `/share/${token}`,
-        cookie: { name: linkCookie(link), value: () => linkToken(db, link), path: '/' },
+        action: `${base}/password`,
+        home: base,
+        cookie: {
+          name: linkCookie(link),
+          value: () => linkToken(db, link),
+          options: linkCookieOptions(mount, link.id, PASSWORD_COOKIE_SECONDS),
+        },
       });
     }
     const site = await findByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
     return checkPassword(c, db, {
       site,
+      password: { kind: 'site', id: site.id },
       hash: site.passwordHash,
       action: `/stats/${site.domain}/password`,
       home: `/stats/${site.domain}`,
       cookie: {
         name: cookieName(site),
         value: () => siteToken(db, site),
-        path: `/stats/${site.domain}`,
+        options: {
+          httpOnly: true,
+          secure: true,
+          sameSite: 'Lax',
+          path: `/stats/${site.domain}`,
+          maxAge: PASSWORD_COOKIE_SECONDS,
+        },
       },
     });
   });

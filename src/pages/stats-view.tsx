@@ -33,7 +33,7 @@ import type { Unavailable } from '../stats/source.ts';
 
 /**
  * What a statistics page shows, and under which address: `/stats/{domain}`, or a shared
- * link's `/share/{token}` (`/embed/{token}` framed): every link of the page starts there.
+ * link's `/share/{id}` (`/embed/{id}` framed): every link of the page starts there.
  */
 export type View = { range: RequestedRange; filters: Filter[]; base: string };
 

@@ -36,7 +36,8 @@ import {
 } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
-import { notFound, readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
+import { notFound } from './shared-access.tsx';
+import { readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import {

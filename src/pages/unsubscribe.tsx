@@ -1,57 +1,96 @@
 /**
- * One-click unsubscribe from e-mail reports (RFC 8058). The link carries an HMAC of the
- * website id, so it needs no session; mail clients POST to it without an Origin header, so
+ * Unsubscribing from e-mail reports. The link carries an HMAC of the website id, so it needs
+ * no session. The e-mail's own link is `/reports/unsubscribe#{id}.{token}`: the secret after
+ * `#` is never sent, and the page's form posts it (docs/ARCHITECTURE.md, "Secrets out of
+ * addresses"). RFC 8058's one-click address, `/reports/unsubscribe/{id}/{token}`, is what mail
+ * providers post to as it is, so it keeps the secret in its path; opened in a browser (also an
+ * older e-mail's link), it shows the same form. Mail clients post without an Origin header, so
  * these routes are outside the pages' Origin check (the token is the credential).
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { unsubscribe, unsubscribeToken } from '../reports/send.ts';
+import { formText } from './form.ts';
+import { CODE_FIELD, FragmentForm } from './fragment-form.tsx';
 import { render } from './layout.tsx';
+
+const invalid = () =>
+  new ApiError(404, "This link is not valid. Turn reports off in the website's settings instead.");
+
+/** Where the form posts: the secret travels in its body. */
+const ACTION = '/reports/unsubscribe';
+
+/** Turns the reports of `id` off when `token` is its secret; the page that says so. */
+async function done(c: Context<AppEnv>, id: number, token: string) {
+  if (!(await unsubscribe(createDb(c.env.DB), id, token))) throw invalid();
+  return render(c, {
+    title: 'Unsubscribed',
+    children: (
+      <>
+        <h1>Unsubscribed</h1>
+        <p>No more e-mail reports will be sent for this website.</p>
+      </>
+    ),
+  });
+}
+
+/** The code a form posted; '' for a body that is no form. */
+async function postedCode(c: Context<AppEnv>): Promise<string> {
+  try {
+    return formText((await c.req.parseBody())[CODE_FIELD]).trim();
+  } catch {
+    return '';
+  }
+}
 
 export function createUnsubscribePages() {
   const pages = new Hono<AppEnv>();
-  const invalid = () =>
-    new ApiError(
-      404,
-      "This link is not valid. Turn reports off in the website's settings instead.",
-    );
+  // Mounted before the pages' own form checks (mail clients send no Origin): its own limit.
+  pages.use(
+    '*',
+    bodyLimit({
+      maxSize: 4 * 1024,
+      onError: () => {
+        throw new ApiError(413, 'The form is too large.');
+      },
+    }),
+  );
+  const confirm = (code?: string) => (
+    <>
+      <h1>Stop e-mail reports?</h1>
+      {code === undefined ? (
+        <FragmentForm
+          action={ACTION}
+          label="The code of the link (after # in its address)"
+          button="Stop the reports for this website"
+        />
+      ) : (
+        <form method="post" action={ACTION} class="actions">
+          <input type="hidden" name={CODE_FIELD} value={code} />
+          <button type="submit">Stop the reports for this website</button>
+        </form>
+      )}
+    </>
+  );
 
+  pages.get('/', (c) => render(c, { title: 'Unsubscribe', children: confirm() }));
+  pages.post('/', async (c) => {
+    const m = /^([1-9][0-9]{0,15})\.([0-9a-f]{32})$/.exec(await postedCode(c));
+    if (!m) throw invalid();
+    return done(c, Number(m[1]), m[2] ?? '');
+  });
   pages.get('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', async (c) => {
-    const id = Number(c.req.param('id'));
-    const token = c.req.param('token');
+    const [id, token] = [Number(c.req.param('id')), c.req.param('token')];
     if (!timingSafeEqual(token, await unsubscribeToken(createDb(c.env.DB), id))) throw invalid();
-    return render(c, {
-      title: 'Unsubscribe',
-      children: (
-        <>
-          <h1>Stop e-mail reports?</h1>
-          <form method="post" class="actions">
-            <button type="submit">Stop the reports for this website</button>
-          </form>
-        </>
-      ),
-    });
+    return render(c, { title: 'Unsubscribe', children: confirm(`${id}.${token}`) });
   });
-
-  pages.post('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', async (c) => {
-    const done = await unsubscribe(
-      createDb(c.env.DB),
-      Number(c.req.param('id')),
-      c.req.param('token'),
-    );
-    if (!done) throw invalid();
-    return render(c, {
-      title: 'Unsubscribed',
-      children: (
-        <>
-          <h1>Unsubscribed</h1>
-          <p>No more e-mail reports will be sent for this website.</p>
-        </>
-      ),
-    });
-  });
+  // RFC 8058: the mail provider's one-click post.
+  pages.post('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', (c) =>
+    done(c, Number(c.req.param('id')), c.req.param('token')),
+  );
   return pages;
 }

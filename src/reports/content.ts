@@ -22,7 +22,13 @@ export type ReportData = {
   previous: Figures;
   top: { title: string; rows: { value: string; count: number }[] }[];
   statsUrl: string;
+  /** RFC 8058's one-click address (`List-Unsubscribe`): mail providers post to it as it is. */
   unsubscribeUrl: string;
+  /**
+   * The e-mail's own unsubscribe link, its secret after `#` (docs/ARCHITECTURE.md, "Secrets
+   * out of addresses"); the one-click address when none is given.
+   */
+  unsubscribePage: string;
 };
 
 const TOP: [name: 'page' | 'referrer' | 'country', title: string][] = [
@@ -38,7 +44,7 @@ export async function reportData(
   db: Database,
   site: { id: number; domain: string },
   period: Period,
-  links: { statsUrl: string; unsubscribeUrl: string },
+  links: { statsUrl: string; unsubscribeUrl: string; unsubscribePage?: string },
   goals: GoalRows = [],
 ): Promise<ReportData> {
   const rollups = rollupSource(db, site.id);
@@ -71,6 +77,7 @@ export async function reportData(
     previous: sums.previous,
     top,
     ...links,
+    unsubscribePage: links.unsubscribePage ?? links.unsubscribeUrl,
   };
 }
 
@@ -110,7 +117,7 @@ export function textOf(r: ReportData): string {
     '',
     `Full statistics: ${r.statsUrl}`,
     '',
-    `Stop these e-mails for ${oneLine(r.domain)}: ${r.unsubscribeUrl}`,
+    `Stop these e-mails for ${oneLine(r.domain)}: ${r.unsubscribePage}`,
   );
   return lines.join('\r\n');
 }
@@ -151,6 +158,6 @@ export function htmlOf(r: ReportData): string {
   ).join('<br>\n')}</p>
 ${sections}
 <p style="margin-top:24px"><a href="${e(r.statsUrl)}">Open the full statistics</a></p>
-<p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribeUrl)}">Unsubscribe</a></p>
+<p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribePage)}">Unsubscribe</a></p>
 </body></html>`;
 }

@@ -175,6 +175,7 @@ async function sendOne(
       {
         statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
         unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
+        unsubscribePage: `${config.publicUrl}/reports/unsubscribe#${site.id}.${token}`,
       },
       (await hooks.goalsOf?.(site.id, period)) ?? [],
     );

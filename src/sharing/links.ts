@@ -2,33 +2,45 @@
  * Shared links (docs/ARCHITECTURE.md, "Sharing"): a secret address that opens one website's
  * statistics pages read-only — every range, filter, full view and CSV — to whoever has it,
  * with or without a password, until it is deleted. The token (256 random bits, base64url) is
- * shown once, in the link's `url`, and kept only as its SHA-256.
+ * shown once, after the `#` of the link's `url` (docs/ARCHITECTURE.md, "Secrets out of
+ * addresses"), and kept only as its SHA-256.
  */
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, type SQL } from 'drizzle-orm';
 import { hashPassword } from '../accounts/password.ts';
 import type { Database } from '../db/client.ts';
-import { type SharedLinkRow, sharedLinks, type WebsiteRow, websites } from '../db/schema.ts';
+import {
+  owners,
+  type SharedLinkRow,
+  sharedLinks,
+  type WebsiteRow,
+  websites,
+} from '../db/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { makerMayAct } from '../members/made.ts';
 import { parseWebsiteId } from '../websites/queries.ts';
 
 /** At most this many links a website. */
 const MAX_LINKS = 100;
 
-/** A link as the API shows it; `url` only when it is made (the token is not kept). */
+/** A link as the API shows it; `url` and `embed_url` only when it is made (the token is not kept). */
 export type SharedLinkRecord = {
   id: number;
   name: string;
   url?: string;
+  embed_url?: string;
   has_password: boolean;
+  /** Its maker's e-mail; null for a link made before makers were recorded (the owner's). */
+  created_by: string | null;
   created_at: string;
 };
 
-const toRecord = (row: SharedLinkRow): SharedLinkRecord => ({
+const toRecord = (row: SharedLinkRow, maker: string | null): SharedLinkRecord => ({
   id: row.id,
   name: row.name,
   has_password: row.passwordHash !== null,
+  created_by: maker,
   created_at: apiTimestamp(row.createdAt),
 });
 
@@ -36,8 +48,8 @@ const toRecord = (row: SharedLinkRow): SharedLinkRecord => ({
 export const linkOrigin = (publicUrl: string | undefined, requestUrl: string) =>
   publicUrl?.replace(/\/+$/, '') || new URL(requestUrl).origin;
 
-/** The path a link opens, under the site's public address. */
-const sharePath = (token: string) => `/share/${token}`;
+/** A token's form: 43 base64url characters. */
+export const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Checks a link's fields: a name of 1–120 characters, an optional password of 8–128. */
 function checkLink(fields: Record<string, unknown>): { name: string; password: string | null } {
@@ -55,14 +67,18 @@ function checkLink(fields: Record<string, unknown>): { name: string; password: s
   return { name, password };
 }
 
-/** Makes a link to a website's statistics; its `url` (under `origin`) carries the token. */
+/**
+ * `maker` makes a link to a website's statistics; its `url` (under `origin`) carries the
+ * token.
+ */
 export async function createSharedLink(
   db: Database,
   websiteId: number,
   fields: Record<string, unknown>,
   origin: string,
+  maker: { id: number; email: string },
   now = Date.now(),
-): Promise<SharedLinkRecord> {
+): Promise<SharedLinkRecord & { url: string; embed_url: string }> {
   const input = checkLink(fields);
   const [{ n } = { n: 0 }] = await db
     .select({ n: count() })
@@ -79,26 +95,29 @@ export async function createSharedLink(
       name: input.name,
       tokenHash: await sha256Hex(token),
       passwordHash: input.password === null ? null : await hashPassword(input.password),
+      createdBy: maker.id,
       createdAt: now,
     })
     .returning()
     .get();
-  const { id, name, ...rest } = toRecord(row);
-  return { id, name, url: `${origin.replace(/\/+$/, '')}${sharePath(token)}`, ...rest };
+  const { id, name, ...rest } = toRecord(row, maker.email);
+  const base = origin.replace(/\/+$/, '');
+  return { id, name, url: `${base}/share#${token}`, embed_url: `${base}/embed#${token}`, ...rest };
 }
 
-/** A website's links, oldest first. */
+/** A website's links, oldest first, each with its maker's e-mail. */
 export async function listSharedLinks(
   db: Database,
   websiteId: number,
 ): Promise<SharedLinkRecord[]> {
   const rows = await db
-    .select()
+    .select({ link: sharedLinks, maker: owners.email })
     .from(sharedLinks)
+    .leftJoin(owners, eq(owners.id, sharedLinks.createdBy))
     .where(eq(sharedLinks.websiteId, websiteId))
     .orderBy(asc(sharedLinks.id))
     .all();
-  return rows.map(toRecord);
+  return rows.map(({ link, maker }) => toRecord(link, maker));
 }
 
 /** Revokes a link of a website; false when the website has no such link. */
@@ -114,21 +133,33 @@ export async function deleteSharedLink(
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** The link a token opens, with its website; undefined for a token that opens nothing. */
-export async function linkOfToken(
-  db: Database,
-  token: string,
-): Promise<{ link: SharedLinkRow; site: WebsiteRow } | undefined> {
-  // A token is 43 base64url characters: anything else is looked up as nothing.
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+/** The link `where` names, with its website, while its maker may still make links there. */
+async function linkWhere(db: Database, where: SQL | undefined) {
   const row = await db
     .select({ link: sharedLinks, site: websites })
     .from(sharedLinks)
     .innerJoin(websites, eq(websites.id, sharedLinks.websiteId))
-    .where(eq(sharedLinks.tokenHash, await sha256Hex(token)))
+    .where(and(where, makerMayAct(sharedLinks.createdBy, sharedLinks.websiteId)))
     .get();
   return row ?? undefined;
 }
+
+/** A link with its website. */
+export type OpenLink = { link: SharedLinkRow; site: WebsiteRow };
+
+/**
+ * The link a token opens, with its website; undefined for a token that opens nothing — also
+ * once its maker may no longer make links there.
+ */
+export async function linkOfToken(db: Database, token: string): Promise<OpenLink | undefined> {
+  // Anything but a token's form is looked up as nothing.
+  if (!LINK_TOKEN.test(token)) return undefined;
+  return linkWhere(db, eq(sharedLinks.tokenHash, await sha256Hex(token)));
+}
+
+/** Link `id` with its website, as `linkOfToken` finds it (for a browser that proved its token). */
+export const linkOfId = (db: Database, id: number): Promise<OpenLink | undefined> =>
+  linkWhere(db, eq(sharedLinks.id, id));
 
 /** A link id of a path (the same form as a website's), or null. */
 export const parseLinkId = (raw: string | undefined): number | null => parseWebsiteId(raw);

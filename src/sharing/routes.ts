@@ -7,7 +7,7 @@
 import { type ApiApp, defineRoute } from '../api/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
+import { idParam, keyPerson, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { notFound } from '../lib/errors.ts';
 import { s } from '../lib/schema.ts';
 import {
@@ -26,10 +26,21 @@ const linkSchema = s
     id: s.number().int().openapi({ example: 3 }),
     name: s.string().openapi({ example: 'Client' }),
     url: s.string().optional().openapi({
-      description: 'Only when the link is made: the token is not kept.',
-      example: 'https://stats.example.com/share/3q2-7wEAAAA…',
+      description:
+        'Only when the link is made: the token is not kept. It follows `#`, which browsers never send, so no request log holds it; the page there trades it for a cookie and the link’s own address (`/share/{id}`). Parameters may follow the token after `?` (`…#{token}?range=30d`).',
+      example: 'https://stats.example.com/share#3q2-7wEAAAA…',
+    }),
+    embed_url: s.string().optional().openapi({
+      description:
+        'Only when the link is made: the address to frame (`<iframe src="…">`), the token after `#` as in `url`.',
+      example: 'https://stats.example.com/embed#3q2-7wEAAAA…',
     }),
     has_password: s.boolean(),
+    created_by: s.string().nullable().openapi({
+      example: 'admin@example.com',
+      description:
+        'The e-mail of who made the link (or was handed it); null for a link made before Sightline recorded makers, which counts as the owner’s. An admin’s links are revoked when they stop being an admin, unless handed over.',
+    }),
     created_at: s.string().openapi({ example: '2026-11-25T09:30:00.000000Z' }),
   })
   .openapi('SharedLink');
@@ -71,7 +82,7 @@ const routes = {
     tags: TAGS,
     summary: 'Share the statistics through a secret link',
     description:
-      "The link opens the website's statistics pages read-only to whoever has it (`?embed=true`: without the site's chrome, frameable by any page). Its `url` is shown only now. At most 100 links a website.",
+      "The link opens the website's statistics pages read-only to whoever has it; its `embed_url` shows them without the site's chrome, frameable by any page. Both are shown only now. At most 100 links a website; the key's person is its maker (`created_by`): when they stop being an admin, it is revoked unless handed over.",
     security,
     request: {
       params: idParam,
@@ -124,12 +135,8 @@ export function registerSharingRoutes(api: ApiApp) {
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const link = await createSharedLink(
-      db,
-      website.id,
-      body,
-      linkOrigin(c.env.PUBLIC_URL, c.req.url),
-    );
+    const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
+    const link = await createSharedLink(db, website.id, body, origin, await keyPerson(c, db));
     return c.json({ data: link, status: 201 }, 201);
   });
 

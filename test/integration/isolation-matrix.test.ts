@@ -97,8 +97,10 @@ const w = {} as {
   bFunnels: Partial<Record<Target, number>>;
   /** An import of B's private website. */
   bImport: number;
-  /** The token of a link A made to A's private website. */
-  aLinkToken: string;
+  /** A link A made to A's private website, and the cookie that holds it (`sl_share_{id}`). */
+  aLink: { id: number; token: string; cookie: string };
+  /** A link B made to B's public website. */
+  bLinkId: number;
   /** The token of a link B made to B's private website, then revoked. */
   bRevokedToken: string;
   /** An invitation B sent to B's private website. */
@@ -227,9 +229,12 @@ beforeAll(async () => {
     });
     expect(res.status).toBe(201);
     const data = (res.json as { data: { id: number; url: string } }).data;
-    return { id: data.id, token: new URL(data.url).pathname.split('/')[2] as string };
+    return { id: data.id, token: data.url.split('#')[1] as string };
   };
-  w.aLinkToken = (await linkOf(w.a, w.aSites.private.id)).token;
+  const aLink = await linkOf(w.a, w.aSites.private.id);
+  const holder = newBrowser();
+  expect((await holder.post('/share', { code: aLink.token })).status).toBe(303);
+  w.aLink = { ...aLink, cookie: holder.cookies.get(`sl_share_${aLink.id}`) ?? '' };
   // B invites someone to B's private website: a member row of B's.
   const box = mailbox();
   try {
@@ -243,7 +248,7 @@ beforeAll(async () => {
   } finally {
     box.close();
   }
-  await linkOf(w.b, w.bSites.public.id); // B's links are B's rows too
+  w.bLinkId = (await linkOf(w.b, w.bSites.public.id)).id; // B's links are B's rows too
   const revoked = await linkOf(w.b, w.bSites.private.id);
   w.bRevokedToken = revoked.token;
   const revoke = await call(`/api/v1/websites/${w.bSites.private.id}/shared-links/${revoked.id}`, {
@@ -825,10 +830,11 @@ describe("Stats API v2 with A's key", () => {
 // ---------------------------------------------------------------------------------------
 
 /** `funnel`: a funnel of the website (else B's private one's); `page`: a page it has. */
-type Vars = Site & { token?: string; funnel?: number; page?: string };
+/** `held`: what follows a shared link's mount (a token, or a link id). */
+type Vars = Site & { token?: string; held?: string; funnel?: number; page?: string };
 type PageRoute = {
   method: 'GET' | 'POST';
-  /** `{id}`, `{domain}` and `{token}` are filled in per request. */
+  /** `{id}`, `{domain}`, `{token}` and `{held}` are filled in per request. */
   path: string;
   fields?: (vars: Vars) => Record<string, string>;
   /** Dashboard routes without a website in the path: what A's session may see and do there. */
@@ -840,6 +846,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{id}', String(vars.id))
     .replace('{domain}', vars.domain)
     .replace('{token}', vars.token ?? MADE_UP_TOKEN)
+    .replace('{held}', vars.held ?? MADE_UP_TOKEN)
     .replace('{goal}', String(w.bGoal))
     .replace('{funnel}', String(vars.funnel ?? w.bFunnel))
     .replace('{import}', String(w.bImport))
@@ -1096,9 +1103,13 @@ const STATS_PAGES: PageRoute[] = [
   { method: 'POST', path: '/stats/{domain}/password', fields: () => ({ password: 'a guess' }) },
 ];
 
-/** A shared link's pages: the statistics pages under `/share/{token}` and `/embed/{token}`. */
+/**
+ * A shared link's pages: the statistics pages under a link's own address (`/share/{link}`,
+ * `/embed/{link}`, read with the cookie that holds the link), and under a token in the path
+ * (the old form of a link's address, traded for that cookie).
+ */
 const SHARED_PAGES: PageRoute[] = ['share', 'embed'].flatMap((mount) =>
-  STATS_PAGES.map((r) => ({ ...r, path: r.path.replace('/stats/{domain}', `/${mount}/{token}`) })),
+  STATS_PAGES.map((r) => ({ ...r, path: r.path.replace('/stats/{domain}', `/${mount}/{held}`) })),
 );
 
 describe('shared links', () => {
@@ -1109,7 +1120,28 @@ describe('shared links', () => {
   describe.each(tokens)('$kind', ({ token }) => {
     it.each(SHARED_PAGES)('$method $path: the 404, nothing of B', async (route) => {
       const res = await attempt(() =>
-        sendPage(newBrowser(), route, { ...MISSING, token: token(), funnel: w.bFunnel }),
+        sendPage(newBrowser(), route, { ...MISSING, held: token(), funnel: w.bFunnel }),
+      );
+      expect(res.status).toBe(404);
+      expectNothingOfB(res.text);
+    });
+    it.each(['/share', '/embed'])('POST %s: the 404, no cookie', async (path) => {
+      const res = await attempt(() => newBrowser().post(path, { code: token() }));
+      expect([res.status, res.headers.getSetCookie()]).toEqual([404, []]);
+    });
+  });
+
+  const holders = [
+    { kind: 'without a cookie', browser: () => newBrowser() },
+    {
+      kind: "with A's link cookie under B's link's name",
+      browser: () => browserWith([[`sl_share_${w.bLinkId}`, w.aLink.cookie]]),
+    },
+  ];
+  describe.each(holders)("B's link's own address, $kind", ({ browser }) => {
+    it.each(SHARED_PAGES)('$method $path: the 404, nothing of B', async (route) => {
+      const res = await attempt(() =>
+        sendPage(browser(), route, { ...MISSING, held: String(w.bLinkId), funnel: w.bFunnel }),
       );
       expect(res.status).toBe(404);
       expectNothingOfB(res.text);
@@ -1119,10 +1151,11 @@ describe('shared links', () => {
   it.each(SHARED_PAGES.filter((r) => r.method === 'GET'))(
     "$method $path: A's own link shows A's website and nothing of B's (B's funnel is missing)",
     async (route) => {
+      const b = browserWith([[`sl_share_${w.aLink.id}`, w.aLink.cookie]]);
       const res = await attempt(() =>
-        sendPage(newBrowser(), route, {
+        sendPage(b, route, {
           ...w.aSites.private,
-          token: w.aLinkToken,
+          held: String(w.aLink.id),
           funnel: w.bFunnel,
           page: '/',
         }),
@@ -1197,13 +1230,13 @@ describe.each(STATS_VISITORS)('statistics pages, $kind', ({ browser }) => {
     expect(missing.text).toContain('There are no statistics here.');
     for (const target of TARGETS) {
       const site = w.bSites[target];
-      // A wrong password counts against this client (address) and website, and against the
-      // website's total from all addresses: nothing else.
+      // A wrong password counts against this client (address) and the website's password,
+      // and against that password's total from all addresses: nothing else.
       const guessed =
         route.method === 'POST' && target === 'password'
           ? [
-              await throttleKey('stats', String(site.id), b.ip),
-              await throttleKey('stats-site', String(site.id)),
+              await throttleKey('stats', 'site', String(site.id), b.ip),
+              await throttleKey('stats-all', 'site', String(site.id)),
             ]
           : [];
       const vars = { ...site, funnel: w.bFunnels[target], page: `/b-only-${target}-page` };
@@ -1221,6 +1254,11 @@ const UNSUBSCRIBE_PAGES: PageRoute[] = [
     method: 'POST',
     path: '/reports/unsubscribe/{id}/{token}',
     fields: () => ({ 'List-Unsubscribe': 'One-Click' }),
+  },
+  {
+    method: 'POST',
+    path: '/reports/unsubscribe',
+    fields: (vars) => ({ code: `${vars.id}.${vars.token}` }),
   },
 ];
 
@@ -1355,11 +1393,13 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
     '/invitations/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     "an invitation's link: opened by its token alone (members.test.ts: made-up, used, expired)",
   ],
-  [
-    'POST',
-    '/invitations/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
-    'accepting it (members.test.ts)',
-  ],
+  ['GET', '/invitations', "an invitation's link: a page that posts the token after its #"],
+  ['POST', '/invitations', 'opening and accepting it by its token alone (members.test.ts)'],
+  ['GET', '/share', "a shared link's first page: shows nothing, posts the token after its #"],
+  ['GET', '/embed', "a shared link's first page, to be framed: as /share"],
+  ['POST', '/share', "trading a link's token for its cookie (the 'shared links' lines above)"],
+  ['POST', '/embed', "trading a link's token for its cookie (the 'shared links' lines above)"],
+  ['GET', '/reports/unsubscribe', 'a page that takes the secret after its #: shows nothing'],
   ['POST', '/register', 'signing up (pages-register.test.ts)'],
 ];
 

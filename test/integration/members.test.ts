@@ -7,9 +7,10 @@
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, errorOf, listOf, makeOwner, makeWebsite, NOT_FOUND, oneOf } from '../support/api.ts';
-import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
-import { addMember, mailbox, pathOf } from '../support/mailbox.ts';
+import { type Browser, csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
+import { addMember, mailbox } from '../support/mailbox.ts';
 import { OWNER_PASSWORD } from '../support/owner-password.ts';
+import { visit } from '../support/tokens.ts';
 
 type Owner = Awaited<ReturnType<typeof makeOwner>>;
 let box: ReturnType<typeof mailbox>;
@@ -30,6 +31,10 @@ const invite = (email: string, role: string, key = owner.key, id = site.id) =>
     body: { json: { email, role } },
   });
 
+/** Posts an invitation's page form: the token of `link` (after its `#`) and `fields`. */
+const acceptWith = (b: Browser, link: string, fields: Record<string, string>) =>
+  b.post('/invitations', { code: link.split('#')[1] ?? '', accept: '1', ...fields });
+
 const rows = async (table: string, where = '1') =>
   (await env.DB.prepare(`SELECT * FROM ${table} WHERE ${where}`).all()).results;
 
@@ -44,6 +49,7 @@ describe('inviting', () => {
       email: 'new.person@example.com',
       role: 'viewer',
       status: 'pending',
+      created_by: owner.email,
       created_at: expect.any(String),
       expires_at: expect.any(String),
       accepted_at: null,
@@ -55,10 +61,10 @@ describe('inviting', () => {
     expect(mail?.to).toBe('new.person@example.com');
     expect(mail?.from).toBe('reports@example.com');
     expect(mail?.text).toContain(`invites you to the statistics of ${site.domain} as a viewer`);
-    // Under PUBLIC_URL, a 256-bit token, kept only as its hash.
+    // Under PUBLIC_URL, a 256-bit token after `#` (never sent), kept only as its hash.
     const link = box.linkTo('new.person@example.com');
-    expect(link).toMatch(/^http:\/\/localhost:8787\/invitations\/[A-Za-z0-9_-]{43}$/);
-    const token = link.split('/').at(-1) ?? '';
+    expect(link).toMatch(/^http:\/\/localhost:8787\/invitations#[A-Za-z0-9_-]{43}$/);
+    const token = link.split('#').at(-1) ?? '';
     expect(JSON.stringify(await rows('members'))).not.toContain(token);
   });
 
@@ -122,8 +128,8 @@ describe('inviting', () => {
     const second = oneOf(await invite(email, 'admin')).data;
     expect(second.id).toBe(first.id);
     expect(second.role).toBe('admin');
-    expect((await newBrowser().get(pathOf(oldLink))).status).toBe(404);
-    const page = await newBrowser().get(pathOf(box.linkTo(email)));
+    expect((await visit(newBrowser(), oldLink)).status).toBe(404);
+    const page = await visit(newBrowser(), box.linkTo(email));
     expect(page.status).toBe(200);
     expect(page.text).toContain('as an admin');
   });
@@ -135,13 +141,13 @@ describe('accepting', () => {
     const email = `fresh-${crypto.randomUUID().slice(0, 6)}@example.com`;
     await invite(email, 'viewer');
     const b = newBrowser();
-    const page = await b.get(pathOf(box.linkTo(email)));
+    const page = await visit(b, box.linkTo(email));
     expect(page.status).toBe(200);
     expect(page.text).toContain('Choose a password');
-    const short = await b.post(pathOf(box.linkTo(email)), { password: 'short' });
+    const short = await acceptWith(b, box.linkTo(email), { password: 'short' });
     expect(short.status).toBe(422);
     expect(short.text).toContain('at least 8 characters');
-    const res = await b.post(pathOf(box.linkTo(email)), { password: 'a new password' });
+    const res = await acceptWith(b, box.linkTo(email), { password: 'a new password' });
     expect([res.status, res.location]).toEqual([303, `/websites?joined=${site.id}`]);
     const list = await b.get(res.location ?? '');
     expect(list.text).toContain(`You joined ${site.domain} as viewer.`);
@@ -154,13 +160,13 @@ describe('accepting', () => {
   it('adds the website to an existing login after its password', async () => {
     const person = await makeOwner('members-existing');
     await invite(person.email, 'viewer');
-    const link = pathOf(box.linkTo(person.email));
+    const link = box.linkTo(person.email);
     const b = newBrowser();
-    expect((await b.get(link)).text).toContain(`Sign in as <strong>${person.email}</strong>`);
-    const wrong = await b.post(link, { password: 'not the password' });
+    expect((await visit(b, link)).text).toContain(`Sign in as <strong>${person.email}</strong>`);
+    const wrong = await acceptWith(b, link, { password: 'not the password' });
     expect(wrong.status).toBe(422);
     expect(wrong.text).toContain('The password is incorrect.');
-    const res = await b.post(link, { password: OWNER_PASSWORD });
+    const res = await acceptWith(b, link, { password: OWNER_PASSWORD });
     expect(res.status).toBe(303);
     const listed = await call('/api/v1/websites', { key: person.key });
     expect(listOf(listed).data.map((w) => [w.id, w.role])).toEqual([[site.id, 'viewer']]);
@@ -169,12 +175,12 @@ describe('accepting', () => {
   it('the signed-in invited person accepts with one button (and its form token)', async () => {
     const person = await makeOwner('members-signed-in');
     await invite(person.email, 'admin');
-    const link = pathOf(box.linkTo(person.email));
+    const link = box.linkTo(person.email);
     const b = await signedIn(person);
-    const page = await b.get(link);
+    const page = await visit(b, link);
     expect(page.text).not.toContain('name="password"');
-    expect((await b.post(link, {})).status).toBe(403);
-    const res = await b.post(link, { _csrf: csrfFrom(page.text) });
+    expect((await acceptWith(b, link, {})).status).toBe(403);
+    const res = await acceptWith(b, link, { _csrf: csrfFrom(page.text) });
     expect([res.status, res.location]).toEqual([303, `/websites?joined=${site.id}`]);
     expect((await b.get(`/websites/${site.id}`)).status).toBe(200);
   });
@@ -182,15 +188,15 @@ describe('accepting', () => {
   it('works once: a used link is a 404, and two at once make one member', async () => {
     const email = `once-${crypto.randomUUID().slice(0, 6)}@example.com`;
     await invite(email, 'viewer');
-    const link = pathOf(box.linkTo(email));
+    const link = box.linkTo(email);
     const answers = await Promise.all(
-      [1, 2, 3].map(() => newBrowser().post(link, { password: 'a new password' })),
+      [1, 2, 3].map(() => acceptWith(newBrowser(), link, { password: 'a new password' })),
     );
     expect(answers.filter((r) => r.status === 303)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 404)).toHaveLength(2);
     expect(await rows('owners', `email = '${email}'`)).toHaveLength(1);
-    expect((await newBrowser().get(link)).status).toBe(404);
-    const replay = await newBrowser().post(link, { password: 'a new password' });
+    expect((await visit(newBrowser(), link)).status).toBe(404);
+    const replay = await acceptWith(newBrowser(), link, { password: 'a new password' });
     expect(replay.status).toBe(404);
     expect(replay.text).toContain('it was used, cancelled or has expired');
   });
@@ -198,11 +204,13 @@ describe('accepting', () => {
   it('an invitation past its 72 hours is a 404, shown as expired to the owner', async () => {
     const email = `late-${crypto.randomUUID().slice(0, 6)}@example.com`;
     const made = oneOf(await invite(email, 'viewer')).data;
-    const link = pathOf(box.linkTo(email));
+    const link = box.linkTo(email);
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 72 * 3600 * 1000 + 1000 });
     try {
-      expect((await newBrowser().get(link)).status).toBe(404);
-      expect((await newBrowser().post(link, { password: 'a new password' })).status).toBe(404);
+      expect((await visit(newBrowser(), link)).status).toBe(404);
+      expect((await acceptWith(newBrowser(), link, { password: 'a new password' })).status).toBe(
+        404,
+      );
       const list = await call(`/api/v1/websites/${site.id}/members?per_page=100`, {
         key: owner.key,
       });
@@ -215,8 +223,8 @@ describe('accepting', () => {
 
   it('a made-up or malformed token is the same 404', async () => {
     for (const token of ['A'.repeat(43), 'short', 'A'.repeat(44)]) {
-      const res = await newBrowser().get(`/invitations/${token}`);
-      expect(res.status).toBe(404);
+      expect((await visit(newBrowser(), `https://x.test/invitations#${token}`)).status).toBe(404);
+      expect((await newBrowser().get(`/invitations/${token}`)).status).toBe(404);
     }
   });
 
@@ -371,7 +379,7 @@ describe('roles, removal and leaving', () => {
       303,
       `/websites/${site.id}?member=invited#members`,
     ]);
-    expect(box.linkTo(email)).toContain('/invitations/');
+    expect(box.linkTo(email)).toContain('/invitations#');
     const bad = await b.post(`/websites/${site.id}/members`, {
       _csrf: csrf,
       email: 'nope',

@@ -147,6 +147,10 @@ describe('sending reports', () => {
       ),
     );
     expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    // The e-mail's own link carries the secret after `#`, which no request sends.
+    expect(plainText(raw)).toMatch(
+      new RegExp(`https://sightline\\.test/reports/unsubscribe#${utc.id}\\.[0-9a-f]{32}$`, 'm'),
+    );
     expect(raw).toContain('Content-Type: text/plain');
     expect(raw).toContain('Content-Type: text/html');
     expect(raw).not.toContain(quiet.domain);
@@ -257,6 +261,7 @@ describe('sending reports', () => {
         ],
         statsUrl: 'https://sightline.test/stats/x',
         unsubscribeUrl: 'https://sightline.test/reports/unsubscribe/1/00',
+        unsubscribePage: 'https://sightline.test/reports/unsubscribe#1.00',
       },
       'owner@example.com',
       CONFIG,

@@ -2,12 +2,14 @@
  * Shared links (docs/ARCHITECTURE.md, "Sharing"): made, listed and revoked through API v1; a
  * link opens its website's statistics pages read-only — every view and CSV, its links staying
  * under the link — with or without a password, framed when embedded, and nothing once revoked.
+ * A link's password guesses are counted per link and address (docs/SECURITY.md).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
-import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
+import { type Browser, csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
+import { openSharedLink, visit } from '../support/tokens.ts';
 
 let owner: Awaited<ReturnType<typeof makeOwner>>;
 let other: Awaited<ReturnType<typeof makeOwner>>;
@@ -35,9 +37,15 @@ afterAll(() => {
 const make = async (body: Record<string, string>, key = owner.key, id = site.id) =>
   call(`/api/v1/websites/${id}/shared-links`, { method: 'POST', key, body: { json: body } });
 
-/** The path of a link's url. */
-const pathOf = (res: { json: Record<string, unknown> }) =>
-  new URL((res.json.data as { url: string }).url).pathname;
+/** The url of a link just made. */
+const urlOf = (res: { json: Record<string, unknown> }) => (res.json.data as { url: string }).url;
+
+/** A browser that opened a link's url, and the token-free address it was sent to. */
+async function opened(url: string, browser: Browser = newBrowser()) {
+  const page = await visit(browser, url);
+  expect(page.status).toBe(200);
+  return { browser, path: page.path.split('?')[0] ?? '', page };
+}
 
 describe('the API', () => {
   it('makes a link with an unguessable token, lists it without, and revokes it', async () => {
@@ -45,21 +53,24 @@ describe('the API', () => {
     expect(res.status, res.text).toBe(201);
     const data = res.json.data as Record<string, unknown>;
     expect(data).toMatchObject({ name: 'Client', has_password: false });
-    expect(data.url).toMatch(/^http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}$/);
+    expect(data.url).toMatch(/^http:\/\/localhost:8787\/share#[A-Za-z0-9_-]{43}$/);
+    const token = String(data.url).split('#')[1] ?? '';
     const list = await call(`/api/v1/websites/${site.id}/shared-links`, { key: owner.key });
     expect(list.status).toBe(200);
     const listed = list.json.data as Record<string, unknown>[];
     expect(listed.map((l) => l.id)).toContain(data.id);
-    expect(JSON.stringify(list.json)).not.toContain(pathOf(res).slice(7));
-    const path = pathOf(res);
-    expect((await call(`${path}?${range}`)).status).toBe(200);
+    expect(JSON.stringify(list.json)).not.toContain(token);
+    const { browser, path } = await opened(String(data.url));
+    expect(path).toBe(`/share/${data.id}`);
+    expect((await browser.get(`${path}?${range}`)).status).toBe(200);
     const gone = await call(`/api/v1/websites/${site.id}/shared-links/${data.id}`, {
       method: 'DELETE',
       key: owner.key,
     });
     expect(gone.json).toEqual({ id: data.id, object: 'shared_link', deleted: true, status: 200 });
-    // Revoked: it opens nothing, at once.
-    expect((await call(`${path}?${range}`)).status).toBe(404);
+    // Revoked: it opens nothing, at once — neither its address nor its token.
+    expect((await browser.get(`${path}?${range}`)).status).toBe(404);
+    expect((await visit(newBrowser(), String(data.url))).status).toBe(404);
   });
 
   it('checks the fields and keeps other owners out', async () => {
@@ -87,54 +98,57 @@ describe('the API', () => {
 
 describe('a link', () => {
   it("opens the private website's statistics read-only, every link staying under it", async () => {
-    const path = pathOf(await make({ name: 'Read-only' }));
-    const overview = await call(`${path}?${range}`);
+    const { browser: b, path } = await opened(urlOf(await make({ name: 'Read-only' })));
+    const overview = await b.get(`${path}?${range}`);
     expect(overview.status).toBe(200);
     expect(overview.text).toContain('/pricing');
     expect(overview.text).toContain(`href="${path}/page?`);
     expect(overview.text).not.toContain('/stats/shared.example.com');
     expect(overview.text).not.toContain(`/websites/${site.id}`);
-    const full = await call(`${path}/page?${range}`);
+    const full = await b.get(`${path}/page?${range}`);
     expect(full.status).toBe(200);
-    const csv = await call(`${path}/page.csv?${range}`);
+    const csv = await b.get(`${path}/page.csv?${range}`);
     expect(csv.text).toBe('value,count\r\n/pricing,2\r\n/,1\r\n');
-    const filtered = await call(`${path}?${range}&filter[page]=/pricing`);
+    const filtered = await b.get(`${path}?${range}&filter[page]=/pricing`);
     expect(filtered.status).toBe(200);
     // The website itself stays private, and the link opens no settings.
-    expect((await call(`/stats/${site.domain}?${range}`)).status).toBe(404);
-    expect((await call(`${path}x`)).status).toBe(404);
+    expect((await b.get(`/stats/${site.domain}?${range}`)).status).toBe(404);
+    expect((await b.get(`${path}x`)).status).toBe(404);
+    // Its address opens nothing for a browser that does not hold the link.
+    expect((await newBrowser().get(`${path}?${range}`)).status).toBe(404);
   });
 
   it('asks for its password once, throttled, then opens', async () => {
-    const path = pathOf(await make({ name: 'Locked', password: 'a link password' }));
-    const b = newBrowser();
-    const form = await b.get(path);
-    expect(form.status).toBe(200);
+    const url = urlOf(await make({ name: 'Locked', password: 'a link password' }));
+    const { browser: b, path, page: form } = await opened(url);
     expect(form.text).toContain(`action="${path}/password"`);
     expect(form.text).not.toContain('/pricing');
     const wrong = await b.post(`${path}/password`, { password: 'not it at all' });
     expect(wrong.status).toBe(422);
     const right = await b.post(`${path}/password`, { password: 'a link password' });
     expect([right.status, right.location]).toEqual([303, path]);
-    const opened = await b.get(`${path}?${range}`);
-    expect(opened.status).toBe(200);
-    expect(opened.text).toContain('/pricing');
-    // Another browser, without the cookie, is asked again.
-    expect((await newBrowser().get(`${path}?${range}`)).text).not.toContain('/pricing');
+    const page = await b.get(`${path}?${range}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/pricing');
+    // Another browser that holds the link, without the password's cookie, is asked again.
+    const again = await opened(url);
+    expect((await again.browser.get(`${path}?${range}`)).text).not.toContain('/pricing');
   });
 
   it('embeds without the chrome, framed by any page; nothing else may be framed', async () => {
-    const path = pathOf(await make({ name: 'Embed' }));
-    const token = path.split('/')[2];
-    const asked = await newBrowser().get(`${path}?${range}&embed=true`);
-    expect([asked.status, asked.location]).toEqual([303, `/embed/${token}?${range}`]);
-    const embed = await call(`/embed/${token}?${range}`);
+    const made = (await make({ name: 'Embed' })).json.data as { id: number; embed_url: string };
+    expect(made.embed_url).toMatch(/^http:\/\/localhost:8787\/embed#[A-Za-z0-9_-]{43}$/);
+    const { browser: b, path } = await opened(made.embed_url);
+    expect(path).toBe(`/embed/${made.id}`);
+    const embed = await b.get(`${path}?${range}`);
     expect(embed.status).toBe(200);
     expect(embed.headers.get('content-security-policy')).toContain('frame-ancestors *');
     expect(embed.headers.get('x-frame-options')).toBeNull();
     expect(embed.text).not.toContain('class="top"');
-    expect(embed.text).toContain(`href="/embed/${token}/page?`);
-    const shared = await call(`${path}?${range}`);
+    expect(embed.text).toContain(`href="${path}/page?`);
+    // The same link's share address keeps frames out.
+    const share = await opened(made.embed_url.replace('/embed#', '/share#'));
+    const shared = await share.browser.get(`${share.path}?${range}`);
     expect(shared.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(shared.headers.get('x-frame-options')).toBe('DENY');
   });
@@ -154,19 +168,78 @@ describe('the settings page', () => {
       name: 'Agency',
     });
     expect(made.status).toBe(200);
-    const url = /http:\/\/localhost:8787\/share\/[A-Za-z0-9_-]{43}/.exec(made.text)?.[0];
-    expect(url).toBeDefined();
-    expect(made.text).toContain(`&lt;iframe src=&quot;${url}?embed=true&quot;`);
-    const path = new URL(url as string).pathname;
-    expect((await call(`${path}?${range}`)).status).toBe(200);
+    const url = /http:\/\/localhost:8787\/share#[A-Za-z0-9_-]{43}/.exec(made.text)?.[0] ?? '';
+    expect(url).not.toBe('');
+    const token = url.split('#')[1] ?? '';
+    expect(made.text).toContain(`&lt;iframe src=&quot;http://localhost:8787/embed#${token}&quot;`);
+    const { browser, path } = await opened(url);
+    expect((await browser.get(`${path}?${range}`)).status).toBe(200);
     // Listed without its address; revoked from the list.
     const again = await b.get(settings);
     expect(again.text).toContain('Agency');
-    expect(again.text).not.toContain(path);
+    expect(again.text).not.toContain(token);
     const id = new RegExp(`/websites/${site.id}/shared-links/(\\d+)/delete`).exec(again.text)?.[1];
     const revoked = await b.post(`${settings}/shared-links/${id}/delete`, {
       _csrf: csrfFrom(again.text),
     });
     expect([revoked.status, revoked.location]).toEqual([303, `${settings}?link=deleted#sharing`]);
+  });
+});
+
+describe('password guesses', () => {
+  const LINK_PASSWORD = 'the link password';
+  const SITE_PASSWORD = 'the site password';
+  let guarded: { id: number; domain: string };
+
+  beforeAll(async () => {
+    guarded = await makeWebsite(owner.key, { privacy: '2', password: SITE_PASSWORD });
+  });
+
+  /** A password link of the guarded website, and where its password form posts. */
+  async function passwordLink() {
+    const res = await make({ name: 'Guarded', password: LINK_PASSWORD }, owner.key, guarded.id);
+    const url = (res.json.data as { url: string }).url;
+    return url;
+  }
+
+  /** A guess at a link's password from `browser`: the form opened through the link, then posted. */
+  async function guess(browser: Browser, url: string, password: string) {
+    const form = await openSharedLink(browser, url);
+    const action = /action="([^"]*\/password)"/.exec(form.text)?.[1];
+    if (!action) throw new Error(`no password form: ${form.status}`);
+    return (await browser.post(action, { password })).status;
+  }
+  const siteGuess = async (browser: Browser, password: string) =>
+    (await browser.post(`/stats/${guarded.domain}/password`, { password })).status;
+
+  it("one address's wrong guesses lock only that address out of that link", async () => {
+    const [first, second] = [await passwordLink(), await passwordLink()];
+    const attacker = newBrowser();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push(await guess(attacker, first, `wrong ${i}`));
+    expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
+    // The same address on another link of the website, and on the website's own form.
+    expect(await guess(attacker, second, LINK_PASSWORD)).toBe(303);
+    expect(await siteGuess(attacker, SITE_PASSWORD)).toBe(303);
+    // Another address on the same link.
+    expect(await guess(newBrowser(), first, LINK_PASSWORD)).toBe(303);
+  });
+
+  it('many addresses against one link: others stay open, and its guesses stay bounded', async () => {
+    const [attacked, other] = [await passwordLink(), await passwordLink()];
+    const guessers = Array.from({ length: 40 }, () => newBrowser());
+    const derive = vi.spyOn(crypto.subtle, 'deriveBits');
+    const statuses: number[] = [];
+    for (const [i, b] of guessers.entries()) statuses.push(await guess(b, attacked, `wrong ${i}`));
+    expect(statuses).toEqual(Array(40).fill(422));
+    // Under attack, an address that failed for the link gets no further guess (and no hash).
+    const calls = derive.mock.calls.length;
+    expect(await guess(guessers[0] as Browser, attacked, LINK_PASSWORD)).toBe(429);
+    expect(derive.mock.calls.length).toBe(calls);
+    derive.mockRestore();
+    // An address without failures gets its guess; other links and the website's form are open.
+    expect(await guess(newBrowser(), attacked, LINK_PASSWORD)).toBe(303);
+    expect(await guess(newBrowser(), other, LINK_PASSWORD)).toBe(303);
+    expect(await siteGuess(newBrowser(), SITE_PASSWORD)).toBe(303);
   });
 });

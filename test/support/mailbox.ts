@@ -7,6 +7,7 @@ import { call, oneOf } from './api.ts';
 import { newBrowser } from './browser-session.ts';
 import { decodeQuotedPrintable } from './mime.ts';
 import { OWNER_PASSWORD } from './owner-password.ts';
+import { openInvitation } from './tokens.ts';
 
 type Mail = { from: string; to: string; text: string };
 
@@ -35,7 +36,7 @@ export function mailbox() {
     /** The invitation link of the newest e-mail to `to`. */
     linkTo(to: string): string {
       const mail = mails.filter((m) => m.to === to).at(-1);
-      const url = mail?.text.match(/https?:\/\/\S+\/invitations\/[A-Za-z0-9_-]+/)?.[0];
+      const url = mail?.text.match(/https?:\/\/\S+\/invitations#[A-Za-z0-9_-]+/)?.[0];
       if (!url) throw new Error(`no invitation to ${to}`);
       return url;
     },
@@ -44,9 +45,6 @@ export function mailbox() {
     },
   };
 }
-
-/** The path of an invitation link (`/invitations/{token}`). */
-export const pathOf = (url: string) => new URL(url).pathname;
 
 /**
  * Makes `person` (an owner made by `makeOwner()`, with the fixtures' password) a member of
@@ -66,9 +64,8 @@ export async function addMember(
     body: { json: { email: person.email, role } },
   });
   if (invited.status !== 201) throw new Error(`invite failed: ${invited.status} ${invited.text}`);
-  const accepted = await newBrowser().post(pathOf(box.linkTo(person.email.toLowerCase())), {
-    password: OWNER_PASSWORD,
-  });
+  const link = box.linkTo(person.email.toLowerCase());
+  const accepted = await openInvitation(newBrowser(), link, OWNER_PASSWORD);
   if (accepted.status !== 303) throw new Error(`accept failed: ${accepted.status}`);
   return Number(oneOf(invited).data.id);
 }

@@ -1,0 +1,33 @@
+/**
+ * A form that takes a secret from the address's fragment (docs/ARCHITECTURE.md, "Secrets out
+ * of addresses"): the links Sightline hands out carry their token after `#`, which browsers
+ * never send, so no request log holds it. The page's script (./assets.ts) copies the
+ * fragment into the form's `data-fragment` field, takes it out of the address bar, and — for
+ * `auto` — sends the form at once; the token then travels in the form's body. Without
+ * scripts, the field is shown for the part after `#` of the link.
+ */
+import type { Child, FC } from 'hono/jsx';
+
+/** The name of the field that carries the fragment. */
+export const CODE_FIELD = 'code';
+
+export const FragmentForm: FC<{
+  action: string;
+  /** What the field asks for when scripts do not fill it. */
+  label: string;
+  button: string;
+  /** Sent at once when the fragment is there (else a person confirms). */
+  auto?: boolean;
+  children?: Child;
+}> = ({ action, label, button, auto = false, children }) => (
+  <form method="post" action={action} class="stack card" data-auto={auto ? '1' : undefined}>
+    <label>
+      {label}
+      <input name={CODE_FIELD} autocomplete="off" spellcheck={false} data-fragment="1" required />
+    </label>
+    {children}
+    <div class="actions">
+      <button type="submit">{button}</button>
+    </div>
+  </form>
+);

@@ -29,8 +29,11 @@ import { type Chunk, chunkStatement, type GoalMap, type GroupPlan } from './quer
 import { groupRows, type Step } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
-/** What a read counts as it goes: its chunks (each one turn of the read lane). */
-export type Tally = { chunks: number };
+/**
+ * What a read counts as it goes: its chunks (each one turn of the read lane); and the newest
+ * event when it began, the last it reads (a hit taken meanwhile is in the next read).
+ */
+export type Tally = { chunks: number; through: number };
 
 /**
  * What a chunk should cost: the rows its statement reads (SQLite's count), and each row it
@@ -224,7 +227,8 @@ export class LogReader {
     const first = this.firstDate();
     if (first !== undefined && range.from < first) return { ok: false, firstDate: first };
     const before = this.db.io.rowsRead;
-    const tally: Tally = { chunks: 0 };
+    const newest = this.db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+    const tally: Tally = { chunks: 0, through: newest };
     const value = await work(tally);
     const after = this.firstDate();
     if (after !== undefined && range.from < after) return { ok: false, firstDate: after };
@@ -249,7 +253,7 @@ export class LogReader {
     tally: Tally,
     work: (chunk: Chunk) => number,
   ): Promise<void> {
-    const dates = this.datesOf(range);
+    const dates = this.datesOf(range, tally.through);
     let target = FIRST_CHUNK;
     for (let i = 0; i < dates.length; ) {
       const start = dates[i] as (typeof dates)[number];
@@ -277,18 +281,21 @@ export class LogReader {
     }
   }
 
-  /** The dates of a range the log holds, in order: each one's ids and its number of events. */
-  private datesOf(range: { from: string; to: string }) {
-    const newest = this.db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+  /**
+   * The dates of a range the log holds, in order, up to the event `through`: each one's ids
+   * and its number of events.
+   */
+  private datesOf(range: { from: string; to: string }, through: number) {
     const runs = this.db.rows<{ first: number; last: number | null; date: string }>(
       `SELECT d.first, (SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1 AS last,
-          d.date FROM days d WHERE d.date BETWEEN ? AND ? ORDER BY d.date, d.first`,
+          d.date FROM days d WHERE d.date BETWEEN ? AND ? AND d.first <= ? ORDER BY d.date, d.first`,
       range.from,
       range.to,
+      through,
     );
     const dates: { day: number; low: number; high: number; events: number }[] = [];
     for (const run of runs) {
-      const last = run.last ?? newest;
+      const last = Math.min(run.last ?? through, through);
       const day = dayNumber(run.date);
       const date = dates.at(-1);
       if (date?.day === day) {

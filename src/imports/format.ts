@@ -23,6 +23,10 @@ export class ImportError extends Error {
 /** The longest value a roll-up keeps (as pages are stored: src/ingest/steps/page.ts). */
 const MAX_VALUE = 255;
 
+/** A value as a roll-up keeps it: its first `MAX_VALUE` characters. */
+export const keptValue = (value: string) =>
+  value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
+
 /**
  * The roll-up rows an import adds, summed per (statistic, date, value) until `take` hands
  * them on to be written (the caller takes them once `size` is large), and the range of
@@ -38,7 +42,7 @@ export class Tally {
   add(name: string, date: string, value: string, count: number): void {
     if (count === 0 || value === '') return;
     this.values++;
-    const kept = value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
+    const kept = keptValue(value);
     const key = `${name}\u0000${date}\u0000${kept}`;
     const row = this.rows.get(key);
     if (row) row[3] += count;
@@ -137,7 +141,7 @@ export type FormatReader = {
   /** The handler of a file, or an `ImportError` when the format has no such file. */
   file(name: string): FileHandler;
   /** Called once every file has been read, before the rows are written for the last time. */
-  finish(): void;
+  finish(): void | Promise<void>;
   /** The range the files say they cover (Plausible's file names), if they do. */
   declared(): { from: string; to: string } | null;
   /**

@@ -14,6 +14,7 @@ import { type FileHandler, type FormatReader, ImportError, Tally } from './forma
 import { goatCounterReader } from './goatcounter.ts';
 import { plausibleReader } from './plausible.ts';
 import { RawCounter } from './raw.ts';
+import { ImportStaging } from './staging.ts';
 import {
   abandonImport,
   beginImport,
@@ -51,9 +52,8 @@ export type ImportResult = {
 /** Roll-up rows held before they are written. */
 const WRITE_EVERY = 20_000;
 
-function readerFor(source: ImportSource, tally: Tally, timeZone: string): FormatReader {
+function readerFor(source: ImportSource, tally: Tally, counter: RawCounter): FormatReader {
   if (source === 'plausible') return plausibleReader(tally);
-  const counter = new RawCounter(tally, timeZone);
   return source === 'goatcounter' ? goatCounterReader(counter) : umamiReader(counter);
 }
 
@@ -69,18 +69,23 @@ export async function runImport(
   o: ImportOptions,
 ): Promise<ImportResult> {
   const tally = new Tally();
-  const reader = readerFor(o.source, tally, site.timezone);
   const importId = await beginImport(db, site.id, o.source);
+  // Single hits' visitors and visits: in memory up to a bound, then staged in D1 (./raw.ts).
+  const staging = new ImportStaging(db, site.id, importId);
+  const counter = new RawCounter(tally, site.timezone, staging);
+  const reader = readerFor(o.source, tally, counter);
   let rowsWritten = 0;
   const write = async (all: boolean) => {
+    await counter.settle();
     if (all || tally.size >= WRITE_EVERY)
       rowsWritten += await writeImported(db, site.id, importId, tally.take());
   };
   let records: number;
   try {
     records = await readFiles(body, o, reader, () => write(false));
-    reader.finish();
+    await reader.finish();
     await write(true);
+    rowsWritten += staging.rowsWritten;
     const range =
       reader.declared() ?? (tally.from && tally.to ? { from: tally.from, to: tally.to } : null);
     if (!range) throw new ImportError(o.fileName ?? 'the upload', null, null, 'nothing to import');
@@ -110,7 +115,7 @@ export async function runImport(
   );
   const record = (await listImports(db, site.id)).find((r) => r.id === importId);
   if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
-  return { record, records, values: tally.values, rowsWritten };
+  return { record, records, values: tally.values + staging.values, rowsWritten };
 }
 
 type OpenFile = { name: string; handler: FileHandler; csv: CsvReader; header: boolean };

@@ -11,12 +11,14 @@
  * history"): it holds one small record per visitor-day and per visit, never the hits, and at
  * most `HELD_BYTES` of them. Past that, the records seen least recently are staged in D1
  * (./staging.ts) as they are — a visitor-day or visit seen again later starts a new partial
- * record — and once any was, every record is staged at the end and D1 combines and counts
- * them; else they are counted here. Both give the same rows, whatever the order.
+ * record — and once any was, every record is staged at the end and read back a local date at
+ * a time, its partial records combined, and counted here. Both ways give the same rows,
+ * whatever the order.
  */
 import { storedEventName } from '../counting/statistics.ts';
 import { localDateHour } from '../lib/dates.ts';
 import { keptValue, type Tally } from './format.ts';
+import type { ImportStaging } from './staging.ts';
 
 /** One hit of an export, as the importers read it. */
 export type RawHit = {
@@ -87,7 +89,7 @@ export const VISITOR_VALUES = [
   'resolution',
 ];
 /** The statistics of a visit's values, from its `hour` on; each also counts `visits`. */
-export const VISIT_VALUES = ['visits_hours', 'landing_page', 'referrer', 'campaign', 'exit_page'];
+const VISIT_VALUES = ['visits_hours', 'landing_page', 'referrer', 'campaign', 'exit_page'];
 const VISITOR_FROM = 3;
 const VISIT_FROM = 6;
 
@@ -116,12 +118,15 @@ export const RAW_STATISTICS = [
 ];
 
 /**
- * Where records go when memory is full (./staging.ts: the pending import's rows in D1): kept
- * per kind and local date, then combined and counted once the last has come.
+ * Where records go when memory is full: the pending import's rows in D1 (./staging.ts), and
+ * what writes the tally's rows when it holds many (called while the staged records are
+ * counted).
  */
-export type Spill = {
-  stage(visitors: Map<string, VisitorDay[]>, visits: Map<string, Visit[]>): Promise<void>;
-  count(): Promise<void>;
+export type Bound = {
+  spill: ImportStaging;
+  flush: () => Promise<void>;
+  /** How much the records may weigh (`sizeOf`); `HELD_BYTES` unless told. */
+  limit?: number;
 };
 
 /**
@@ -130,11 +135,14 @@ export type Spill = {
  */
 const HELD_BYTES = 24 * 1024 * 1024;
 
+/** What holds a record's cells, estimated. */
+export const RECORD_BYTES = 240;
+
 /** A record's weight: its strings (two bytes a character at most) and what holds them. */
 const sizeOf = (record: (string | number)[]) => {
   let chars = 0;
   for (const cell of record) if (typeof cell === 'string') chars += cell.length;
-  return 240 + 2 * chars;
+  return RECORD_BYTES + 2 * chars;
 };
 
 /** Counts raw hits into a tally; `settle` keeps memory bounded; `finish` counts the rest. */
@@ -145,12 +153,15 @@ export class RawCounter {
   private seq = 0;
   private staged = false;
 
+  private readonly limit: number;
+
   constructor(
     private readonly tally: Tally,
     private readonly timeZone: string,
-    private readonly spill: Spill | null = null,
-    private readonly limit = HELD_BYTES,
-  ) {}
+    private readonly bound: Bound | null = null,
+  ) {
+    this.limit = bound?.limit ?? HELD_BYTES;
+  }
 
   /** What the records held weigh, estimated (at most the limit after `settle`). */
   get held(): number {
@@ -249,7 +260,7 @@ export class RawCounter {
    * weigh three quarters of it.
    */
   async settle(): Promise<void> {
-    if (this.bytes <= this.limit || !this.spill) return;
+    if (this.bytes <= this.limit || !this.bound) return;
     this.staged = true;
     const target = (this.limit * 3) / 4;
     const visitors = new Map<string, VisitorDay[]>();
@@ -258,7 +269,7 @@ export class RawCounter {
     const share = target / 2;
     this.bytes -= this.evict(this.visitors, visitors, share);
     this.bytes -= this.evict(this.visits, visits, share);
-    await this.spill.stage(visitors, visits);
+    await this.bound.spill.stage(visitors, visits);
   }
 
   /** Takes a map's least recently seen records into `out`, by date, until it weighs `keep`. */
@@ -284,8 +295,15 @@ export class RawCounter {
 
   /** Counts every visitor and visit seen (call once, after the last hit). */
   async finish(): Promise<void> {
-    if (this.staged && this.spill) {
-      await this.settleAll(this.spill);
+    if (this.staged && this.bound) {
+      const visitors = new Map<string, VisitorDay[]>();
+      const visits = new Map<string, Visit[]>();
+      this.evict(this.visitors, visitors, 0);
+      this.evict(this.visits, visits, 0);
+      this.bytes = 0;
+      const { spill, flush } = this.bound;
+      await spill.stage(visitors, visits);
+      await spill.count(this.tally, this.limit, flush);
       return;
     }
     for (const [key, v] of this.visitors) countVisitor(this.tally, key.slice(0, 10), v);
@@ -294,28 +312,17 @@ export class RawCounter {
     this.visits.clear();
     this.bytes = 0;
   }
-
-  /** Stages what memory holds, and has D1 count every record staged. */
-  private async settleAll(spill: Spill) {
-    const visitors = new Map<string, VisitorDay[]>();
-    const visits = new Map<string, Visit[]>();
-    this.evict(this.visitors, visitors, 0);
-    this.evict(this.visits, visits, 0);
-    this.bytes = 0;
-    await spill.stage(visitors, visits);
-    await spill.count();
-  }
 }
 
-/** A visitor-day's counts; ./staging.ts counts the same in SQL. */
-function countVisitor(t: Tally, date: string, v: VisitorDay) {
+/** A visitor-day's counts. */
+export function countVisitor(t: Tally, date: string, v: VisitorDay) {
   t.add('visitors', date, date, 1);
   for (const [i, name] of VISITOR_VALUES.entries())
     t.add(name, date, v[VISITOR_FROM + i] as string, 1);
 }
 
-/** A visit's counts; ./staging.ts counts the same in SQL. */
-function countVisit(t: Tally, date: string, v: Visit) {
+/** A visit's counts. */
+export function countVisit(t: Tally, date: string, v: Visit) {
   t.add('visits', date, date, 1);
   for (const [i, name] of VISIT_VALUES.entries()) t.add(name, date, v[VISIT_FROM + i] as string, 1);
   if (v[5] === 1) t.add('bounces', date, date, 1);

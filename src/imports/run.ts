@@ -47,6 +47,8 @@ export type ImportResult = {
   values: number;
   /** The rows D1 wrote: the imported roll-up rows and the import's own. */
   rowsWritten: number;
+  /** Of them, the rows staging records that outgrew memory, written and deleted (./staging.ts). */
+  staged: number;
 };
 
 /** Roll-up rows held before they are written. */
@@ -70,21 +72,23 @@ export async function runImport(
 ): Promise<ImportResult> {
   const tally = new Tally();
   const importId = await beginImport(db, site.id, o.source);
-  // Single hits' visitors and visits: in memory up to a bound, then staged in D1 (./raw.ts).
-  const staging = new ImportStaging(db, site.id, importId);
-  const counter = new RawCounter(tally, site.timezone, staging);
-  const reader = readerFor(o.source, tally, counter);
   let rowsWritten = 0;
-  const write = async (all: boolean) => {
-    await counter.settle();
-    if (all || tally.size >= WRITE_EVERY)
+  const flush = async () => {
+    if (tally.size >= WRITE_EVERY)
       rowsWritten += await writeImported(db, site.id, importId, tally.take());
   };
+  // Single hits' visitors and visits: in memory up to a bound, then staged in D1 (./raw.ts).
+  const staging = new ImportStaging(db, site.id, importId);
+  const counter = new RawCounter(tally, site.timezone, { spill: staging, flush });
+  const reader = readerFor(o.source, tally, counter);
   let records: number;
   try {
-    records = await readFiles(body, o, reader, () => write(false));
+    records = await readFiles(body, o, reader, async () => {
+      await counter.settle();
+      await flush();
+    });
     await reader.finish();
-    await write(true);
+    rowsWritten += await writeImported(db, site.id, importId, tally.take());
     rowsWritten += staging.rowsWritten;
     const range =
       reader.declared() ?? (tally.from && tally.to ? { from: tally.from, to: tally.to } : null);
@@ -115,7 +119,7 @@ export async function runImport(
   );
   const record = (await listImports(db, site.id)).find((r) => r.id === importId);
   if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
-  return { record, records, values: tally.values + staging.values, rowsWritten };
+  return { record, records, values: tally.values, rowsWritten, staged: staging.rowsWritten };
 }
 
 type OpenFile = { name: string; handler: FileHandler; csv: CsvReader; header: boolean };

@@ -4,77 +4,31 @@
  * kept as rows of the pending import itself: `imported_stats` rows of a statistic no reader
  * asks for (`STAGED`), a row per local date and up to `STAGED_CHARS` of JSON records, its
  * count the records it holds — so deleting, abandoning or sweeping the import removes them
- * with the rest. Once the file has ended, SQL combines each visitor-day's and visit's
- * partial records (its first page view: the earliest, then the first in the file; its last:
- * the latest, then the last in the file; its page views summed), counts them into the
- * import's rows as `RawCounter` counts in memory, a run of dates at a time, and deletes the
- * staged rows.
+ * with the rest. Once the file has ended they are read back a local date at a time, each
+ * visitor-day's and visit's partial records combined — its first page view the earliest
+ * (then the first in the file), its last the latest (then the last in the file), its page
+ * views summed — and counted as `RawCounter` counts in memory; then the staged rows are
+ * deleted. A date whose records outweigh memory is read in as many passes, each taking the
+ * keys of one hash.
  */
 import type { Database } from '../db/client.ts';
-import { VISIT_VALUES, VISITOR_VALUES, type Visit, type VisitorDay } from './raw.ts';
+import type { Tally } from './format.ts';
+import { countVisit, countVisitor, RECORD_BYTES, type Visit, type VisitorDay } from './raw.ts';
 
 /** The statistics staged records are kept under (never a statistic of Sightline's). */
 const STAGED = { visitors: '~visitor-days', visits: '~visits' } as const;
+type Kind = keyof typeof STAGED;
 
 /** The most JSON one staged row holds (D1 keeps rows up to 2 MB). */
 const STAGED_CHARS = 256 * 1024;
 
-/** Staged records counted by one statement, at most (a date's are never split). */
-const COUNT_EVERY = 50_000;
+/** Staged rows written in one batch, and read by one query, at most. */
+const ROWS_AT_ONCE = 16;
 
-/** Staged rows written in one batch, at most. */
-const ROWS_PER_BATCH = 50;
-
-const UPSERT = `INSERT INTO imported_stats (website_id, name, date, value, import_id, count)
-  SELECT ?1, name, date, value, ?2, sum(n) FROM cells WHERE value != ''
-  GROUP BY name, date, value HAVING sum(n) > 0
-  ON CONFLICT (website_id, name, date, value, import_id) DO UPDATE SET count = count + excluded.count`;
-
-const stagedOf = (name: string) => `staged AS (
-  SELECT s.date AS date, j.value AS r FROM imported_stats s, json_each(s.value) j
-  WHERE s.website_id = ?1 AND s.name = '${name}' AND s.date BETWEEN ?3 AND ?4 AND s.import_id = ?2)`;
-
-/** A visitor-day is its first page view's record: `visitors`, and `VISITOR_VALUES` (?5) from its hour. */
-const COUNT_VISITORS = `WITH ${stagedOf(STAGED.visitors)},
-firsts AS MATERIALIZED (
-  SELECT date, r FROM (
-    SELECT date, r, row_number() OVER (PARTITION BY date, r ->> 0 ORDER BY r ->> 1, r ->> 2) AS k
-    FROM staged)
-  WHERE k = 1),
-cells AS (
-  SELECT 'visitors' AS name, date, date AS value, 1 AS n FROM firsts
-  UNION ALL SELECT v.value, f.date, f.r ->> (v.key + 3), 1 FROM firsts f, json_each(?5) v)
-${UPSERT}`;
-
-/**
- * A visit: `visits`; `VISIT_VALUES` (?5, but the last) of its first page view's record, from
- * its hour; `exit_page` of its last's; a bounce if it had one page view; its duration.
- */
-const COUNT_VISITS = `WITH ${stagedOf(STAGED.visits)},
-visits AS MATERIALIZED (
-  SELECT date, first, last, views FROM (
-    SELECT date,
-      first_value(r) OVER (PARTITION BY date, r ->> 0 ORDER BY r ->> 1, r ->> 2) AS first,
-      first_value(r) OVER (PARTITION BY date, r ->> 0 ORDER BY r ->> 3 DESC, r ->> 4 DESC) AS last,
-      sum(r ->> 5) OVER (PARTITION BY date, r ->> 0) AS views,
-      row_number() OVER (PARTITION BY date, r ->> 0) AS k
-    FROM staged)
-  WHERE k = 1),
-cells AS (
-  SELECT 'visits' AS name, date, date AS value, 1 AS n FROM visits
-  UNION ALL SELECT v.value, s.date, s.first ->> (v.key + 6), 1 FROM visits s, json_each(?5) v
-  UNION ALL SELECT 'exit_page', date, last ->> 10, 1 FROM visits
-  UNION ALL SELECT 'bounces', date, date, 1 FROM visits WHERE views = 1
-  UNION ALL SELECT 'visit_duration', date, date, ((last ->> 3) - (first ->> 1)) / 1000 FROM visits)
-${UPSERT}`;
-
-type Kind = keyof typeof STAGED;
-
-/** The staged records of one pending import; `rowsWritten` and `values` as `runImport` reports them. */
+/** The staged records of one pending import. */
 export class ImportStaging {
+  /** The rows D1 wrote staging and deleting them. */
   rowsWritten = 0;
-  /** The rows the count wrote (each a value of the records counted in D1). */
-  values = 0;
 
   constructor(
     private readonly db: Database,
@@ -86,10 +40,7 @@ export class ImportStaging {
   async stage(visitors: Map<string, VisitorDay[]>, visits: Map<string, Visit[]>): Promise<void> {
     const d1 = this.db.$client;
     const statements: D1PreparedStatement[] = [];
-    for (const [kind, byDate] of [
-      ['visitors', visitors],
-      ['visits', visits],
-    ] as const)
+    const add = (kind: Kind, byDate: Map<string, unknown[]>) => {
       for (const [date, records] of byDate)
         for (const { text, count } of packed(records))
           statements.push(
@@ -99,14 +50,22 @@ export class ImportStaging {
               )
               .bind(this.websiteId, STAGED[kind], date, text, this.importId, count),
           );
-    for (let i = 0; i < statements.length; i += ROWS_PER_BATCH)
-      await this.run(statements.slice(i, i + ROWS_PER_BATCH));
+    };
+    add('visitors', visitors);
+    add('visits', visits);
+    for (let i = 0; i < statements.length; i += ROWS_AT_ONCE)
+      await this.run(statements.slice(i, i + ROWS_AT_ONCE));
   }
 
-  /** Counts every staged record into the import's rows, then deletes the staged rows. */
-  async count(): Promise<void> {
-    await this.countAll('visitors', COUNT_VISITORS, VISITOR_VALUES);
-    await this.countAll('visits', COUNT_VISITS, VISIT_VALUES.slice(0, -1));
+  /**
+   * Counts every staged record into the tally, a kind and a date at a time, the records of
+   * one pass weighing about `limit` at most; `flush` writes the tally's rows when it holds
+   * many. Then deletes the staged rows.
+   */
+  async count(tally: Tally, limit: number, flush: () => Promise<void>): Promise<void> {
+    const each = { tally, limit, flush };
+    await this.countKind('visitors', each, combineVisitor, countVisitor);
+    await this.countKind('visits', each, combineVisit, countVisit);
     await this.run([
       this.db.$client
         .prepare(
@@ -116,45 +75,67 @@ export class ImportStaging {
     ]);
   }
 
-  /** Counts a kind's staged records, a run of dates of at most `COUNT_EVERY` records at a time. */
-  private async countAll(kind: Kind, sql: string, names: string[]) {
-    const d1 = this.db.$client;
-    const countRun = async (from: string, to: string) => {
-      const [result] = await this.run([
-        d1.prepare(sql).bind(this.websiteId, this.importId, from, to, JSON.stringify(names)),
-      ]);
-      this.values += result?.meta.changes ?? 0;
-    };
+  private async countKind<R extends VisitorDay | Visit>(
+    kind: Kind,
+    { tally, limit, flush }: { tally: Tally; limit: number; flush: () => Promise<void> },
+    combine: (keys: Map<string, R>, record: R) => void,
+    countOne: (tally: Tally, date: string, record: R) => void,
+  ) {
+    for await (const { date, records, chars } of this.dates(kind)) {
+      // No more passes than records: each takes the keys of one hash.
+      const passes = Math.min(records, Math.ceil((records * RECORD_BYTES + 2 * chars) / limit));
+      for (let pass = 0; pass < passes; pass++) {
+        const keys = new Map<string, R>();
+        for await (const staged of this.read<R>(kind, date))
+          for (const record of staged)
+            if (passes === 1 || hash(record[0]) % passes === pass) combine(keys, record);
+        for (const record of keys.values()) countOne(tally, date, record);
+        await flush();
+      }
+    }
+  }
+
+  /** The dates with staged records of a kind, oldest first: how many, in how much JSON. */
+  private async *dates(kind: Kind) {
     let after = '';
     for (;;) {
-      const { results } = await d1
+      const { results } = await this.db.$client
         .prepare(
-          `SELECT date, sum(count) AS n FROM imported_stats
+          `SELECT date, sum(count) AS records, sum(length(value)) AS chars FROM imported_stats
           WHERE website_id = ?1 AND name = ?2 AND date > ?3 AND import_id = ?4
-          GROUP BY date ORDER BY date LIMIT 1000`,
+          GROUP BY date ORDER BY date LIMIT 500`,
         )
         .bind(this.websiteId, STAGED[kind], after, this.importId)
-        .all<{ date: string; n: number }>();
-      if (results.length === 0) return;
-      let from = '';
-      let records = 0;
-      for (const { date, n } of results) {
-        if (records > 0 && records + n > COUNT_EVERY) {
-          await countRun(from, after);
-          records = 0;
-        }
-        if (records === 0) from = date;
-        records += n;
-        after = date;
-      }
-      await countRun(from, after);
+        .all<{ date: string; records: number; chars: number }>();
+      yield* results;
+      const last = results.at(-1);
+      if (!last) return;
+      after = last.date;
+    }
+  }
+
+  /** A date's staged records of a kind, a staged row at a time. */
+  private async *read<R>(kind: Kind, date: string) {
+    let after = '';
+    for (;;) {
+      const { results } = await this.db.$client
+        .prepare(
+          `SELECT value FROM imported_stats
+          WHERE website_id = ?1 AND name = ?2 AND date = ?3 AND value > ?4 AND import_id = ?5
+          ORDER BY value LIMIT ${ROWS_AT_ONCE}`,
+        )
+        .bind(this.websiteId, STAGED[kind], date, after, this.importId)
+        .all<{ value: string }>();
+      for (const { value } of results) yield JSON.parse(value) as R[];
+      const last = results.at(-1);
+      if (!last) return;
+      after = last.value;
     }
   }
 
   private async run(statements: D1PreparedStatement[]) {
     const results = await this.db.$client.batch(statements);
     for (const r of results) this.rowsWritten += r.meta.rows_written ?? 0;
-    return results;
   }
 }
 
@@ -173,4 +154,38 @@ function* packed(records: unknown[]): Generator<{ text: string; count: number }>
     chars += json.length + 1;
   }
   if (parts.length > 0) yield { text: `[${parts.join(',')}]`, count: parts.length };
+}
+
+/** (at, seq) before (at, seq): the earlier, then the first in the file. */
+const before = (at: number, seq: number, thanAt: number, thanSeq: number) =>
+  at < thanAt || (at === thanAt && seq < thanSeq);
+
+/** A visitor-day is its first page view's record. */
+function combineVisitor(keys: Map<string, VisitorDay>, record: VisitorDay) {
+  const known = keys.get(record[0]);
+  if (!known || before(record[1], record[2], known[1], known[2])) keys.set(record[0], record);
+}
+
+/** A visit: its first page view's values, its last's, its page views summed. */
+function combineVisit(keys: Map<string, Visit>, record: Visit) {
+  const known = keys.get(record[0]);
+  if (!known) {
+    keys.set(record[0], record);
+    return;
+  }
+  known[5] += record[5];
+  if (before(record[1], record[2], known[1], known[2])) {
+    [known[1], known[2], known[6], known[7]] = [record[1], record[2], record[6], record[7]];
+    [known[8], known[9]] = [record[8], record[9]];
+  }
+  if (before(known[3], known[4], record[3], record[4])) {
+    [known[3], known[4], known[10]] = [record[3], record[4], record[10]];
+  }
+}
+
+/** FNV-1a of a key: which pass of a date's takes it. */
+function hash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }

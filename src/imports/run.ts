@@ -167,7 +167,7 @@ async function readFiles(
     }
   } catch (err) {
     if (err instanceof ImportFileError)
-      throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
+      throw new ImportError(err.file ?? o.fileName ?? 'the upload', null, null, err.message);
     throw err;
   }
   return records;

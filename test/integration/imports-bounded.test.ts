@@ -12,7 +12,8 @@ import { RawCounter, type RawHit } from '../../src/imports/raw.ts';
 import { ImportStaging } from '../../src/imports/staging.ts';
 import { beginImport, writeImported } from '../../src/imports/store.ts';
 import { localDateHour } from '../../src/lib/dates.ts';
-import { db, makeOwner, makeWebsite } from '../support/api.ts';
+import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
+import { newlineBomb } from '../support/bombs.ts';
 
 /**
  * The counter as it was before the bound, kept as the reference: every visitor-day and visit
@@ -226,5 +227,27 @@ describe('counting single hits in bounded memory', () => {
     expect(staged).toBe(true);
     expect(Object.keys(rows).filter((key) => key.startsWith('~'))).toEqual([]);
     expect(rows).toEqual(await countInMemory(hits, 'Europe/Berlin'));
+  });
+});
+
+describe('a compressed bomb through the API', () => {
+  it('1 GB of line breaks in 1 MB of gzip is a 422 naming the file and its line, early', async () => {
+    const { key } = await makeOwner('bomb');
+    const website = await makeWebsite(key, { domain: 'bomb.example.com' });
+    const res = await call(
+      `/api/v1/websites/${website.id}/imports?source=goatcounter&file_name=goatcounter-export.csv.gz`,
+      { method: 'POST', key, body: { raw: newlineBomb(), type: 'application/gzip' } },
+    );
+    expect(res.status).toBe(422);
+    // It stopped after 1 MiB of text without a record, on line 1,048,577 of a gigabyte's
+    // (test/unit/import-bombs.test.ts counts the bytes read).
+    expect(res.json.message).toBe(
+      'goatcounter-export.csv, line 1048577: 1048576 characters without a record',
+    );
+    const { results } = await db()
+      .$client.prepare('SELECT count(*) AS n FROM imported_stats WHERE website_id = ?')
+      .bind(website.id)
+      .all<{ n: number }>();
+    expect(results[0]?.n).toBe(0);
   });
 });

@@ -143,13 +143,11 @@ async function importOnce(
   oldSpaceMb: number | null,
 ): Promise<HeapRun> {
   const port = await freePort();
-  // Miniflare passes these to workerd's V8 when it starts it.
+  // Miniflare passes these to workerd's V8 each time it (re)starts it: set while it runs.
   const flags = process.env.MINIFLARE_WORKERD_V8_FLAGS;
   if (oldSpaceMb) process.env.MINIFLARE_WORKERD_V8_FLAGS = `--max-old-space-size=${oldSpaceMb}`;
   else delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
   const dev = await startWorker(o.state, 'src/index.ts', {}, o.config, port);
-  if (flags === undefined) delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
-  else process.env.MINIFLARE_WORKERD_V8_FLAGS = flags;
   try {
     const base = `http://127.0.0.1:${dev.port}`;
     const headers = { authorization: `Bearer ${o.apiKey}`, 'cf-connecting-ip': '172.16.9.2' };
@@ -198,5 +196,7 @@ async function importOnce(
     };
   } finally {
     await dev.stop();
+    if (flags === undefined) delete process.env.MINIFLARE_WORKERD_V8_FLAGS;
+    else process.env.MINIFLARE_WORKERD_V8_FLAGS = flags;
   }
 }

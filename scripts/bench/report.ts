@@ -176,10 +176,10 @@ function peakHeapText(h: NonNullable<NonNullable<BenchReport['imports']>['peakHe
   return `**Memory of an import of single hits** (\`imports.peakHeap\`; \`npm run bench -- --import-heap\`
 measures it alone): a generated Umami export — ${n(f.sessions)} sessions over a year, ${n(f.rows)} rows,
 ${mib(f.bytes)} MiB of CSV, ${mib(f.gzipBytes)} MiB gzipped — posted to \`POST …/imports?source=umami\` under
-\`wrangler dev\`, the isolate's JavaScript heap read through its inspector every 25 ms (between the
-import's awaits). With V8's old generation capped at ${mib(h.oldSpaceCapBytes)} MiB, as a Worker near its
-limit collects its garbage, it answered ${h.status} (${n(h.records)} records, ${h.seconds} s) and its heap
-peaked at ${mib(h.peakBytes)} MiB: **${mib(h.aboveIdleBytes)} MiB above the idle ${mib(h.idleBytes)} MiB** (target ≤ 64 MiB;
+\`wrangler dev\`, the isolate's JavaScript heap read through its inspector (${n(h.samples)} readings, each
+between two of the import's turns). With V8's old generation capped at ${mib(h.oldSpaceCapBytes)} MiB, as a
+Worker near its limit collects its garbage, it answered ${h.status} (${n(h.records)} records, ${h.seconds} s)
+and its heap peaked at ${mib(h.peakBytes)} MiB: **${mib(h.aboveIdleBytes)} MiB above the idle ${mib(h.idleBytes)} MiB** (target ≤ 64 MiB;
 an isolate has 128 MB deployed). Without the cap V8 let garbage pile up to ${mib(h.uncapped.peakBytes)} MiB
 (${h.uncapped.status}, ${h.uncapped.seconds} s). The visitor-days and visits beyond the counter's bound were staged
 in D1 and read back (docs/ARCHITECTURE.md, "Imported history"): the same file imported over the

@@ -79,7 +79,7 @@ export type Visit = [
 ];
 
 /** The statistics of a visitor-day's values, from its `hour` on; each also counts `visitors`. */
-export const VISITOR_VALUES = [
+const VISITOR_VALUES = [
   'visitors_hours',
   'browser',
   'os',
@@ -130,8 +130,9 @@ export type Bound = {
 };
 
 /**
- * How much the records may hold, estimated (`sizeOf`): about 60,000 visitor-days and visits
- * of Umami's, well within an isolate's 128 MB beside the tally's 20,000 rows.
+ * How much the records may weigh, estimated (`sizeOf`): about 50,000 visitor-days and visits
+ * of Umami's, well within an isolate's 128 MB beside the tally's 20,000 rows (measured in
+ * docs/BENCHMARKS.md, section 3d).
  */
 const HELD_BYTES = 24 * 1024 * 1024;
 

@@ -10,7 +10,7 @@ import { storedEventName } from '../../src/counting/statistics.ts';
 import { Tally } from '../../src/imports/format.ts';
 import { RawCounter, type RawHit } from '../../src/imports/raw.ts';
 import { ImportStaging } from '../../src/imports/staging.ts';
-import { beginImport, writeImported } from '../../src/imports/store.ts';
+import { abandonImport, beginImport, writeImported } from '../../src/imports/store.ts';
 import { localDateHour } from '../../src/lib/dates.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { newlineBomb } from '../support/bombs.ts';
@@ -187,6 +187,23 @@ const hitArb: fc.Arbitrary<RawHit> = fc.record({
   resolution: text(['', '1440x900', '390x844']),
 });
 
+/** A page view of many visitors and visits, a minute after the one before. */
+const plainHit = (i: number): RawHit => ({
+  at: BASE + i * 60_000,
+  visitor: `s${i % 150}`,
+  visit: `v${i % 170}`,
+  kind: 'pageview',
+  page: `/p${i % 7}`,
+  referrer: '',
+  campaign: '',
+  browser: 'Chrome',
+  os: 'Linux',
+  device: 'desktop',
+  country: '',
+  language: 'en',
+  resolution: '',
+});
+
 describe('counting single hits in bounded memory', () => {
   it('gives the rows counting in memory gave, for any order and any bound', async () => {
     await fc.assert(
@@ -208,25 +225,25 @@ describe('counting single hits in bounded memory', () => {
   });
 
   it('stages what does not fit and leaves no staged row behind', async () => {
-    const hits = [...Array(400).keys()].map((i) => ({
-      at: BASE + i * 60_000,
-      visitor: `s${i % 150}`,
-      visit: `v${i % 170}`,
-      kind: 'pageview' as const,
-      page: `/p${i % 7}`,
-      referrer: '',
-      campaign: '',
-      browser: 'Chrome',
-      os: 'Linux',
-      device: 'desktop',
-      country: '',
-      language: 'en',
-      resolution: '',
-    }));
+    const hits = [...Array(400).keys()].map(plainHit);
     const { rows, staged } = await countBounded(hits, 'Europe/Berlin', 4_000, 10);
     expect(staged).toBe(true);
     expect(Object.keys(rows).filter((key) => key.startsWith('~'))).toEqual([]);
     expect(rows).toEqual(await countInMemory(hits, 'Europe/Berlin'));
+  });
+
+  it('an import that fails after staging leaves none of its staged rows', async () => {
+    const website = await newSite('UTC');
+    const importId = await beginImport(db(), website.id, 'goatcounter');
+    const staging = new ImportStaging(db(), website.id, importId);
+    const bound = { spill: staging, flush: async () => {}, limit: 1 };
+    const counter = new RawCounter(new Tally(), 'UTC', bound);
+    counter.add(plainHit(0));
+    await counter.settle();
+    const staged = Object.keys(await importRows(importId)).map((key) => key.split('|')[0]);
+    expect(staged.sort()).toEqual(['~visitor-days', '~visits']);
+    await abandonImport(db(), website.id, importId);
+    expect(await importRows(importId)).toEqual({});
   });
 });
 

@@ -3,8 +3,11 @@ export interface Env {
   DB: D1Database;
   /** Static files the Worker reads itself: the Public Suffix List (src/websites/public-suffixes.ts). */
   ASSETS: Fetcher;
-  /** One event log per website: a Durable Object with SQLite storage (src/event-log/). */
-  WEBSITE_LOG: DurableObjectNamespace<import('./event-log/website-log.ts').WebsiteLog>;
+  /**
+   * One event log per website: a Durable Object with SQLite storage (src/event-log/), reached
+   * through `websiteLog` (src/event-log/client.ts), which knows its class.
+   */
+  WEBSITE_LOG: DurableObjectNamespace;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
   /** `on` (set by `npm run bench`, never in wrangler.toml) enables `POST /__floor` for localhost (src/ingest/floor.ts). */

@@ -1,5 +1,5 @@
 /** Worker entry: HTTP requests go to the Hono app, cron triggers to the maintenance jobs. */
-import { createApp } from './app.tsx';
+import { createApp } from './app/app.tsx';
 import type { Env } from './env.ts';
 import { runScheduled } from './maintenance/scheduled.ts';
 

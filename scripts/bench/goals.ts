@@ -11,7 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { hitsWhileReading } from './under-load.ts';
 
 /** The goals' page paths: 300 of them, of every kind a goal may be. */
-export function goalPaths(): string[] {
+function goalPaths(): string[] {
   const paths: string[] = [];
   for (let i = 0; i < 200; i++) paths.push(`/docs/article-${100 + i * 7}`);
   for (let i = 0; i < 60; i++) paths.push(`/blog/article-${i + 1}*`);

@@ -292,7 +292,7 @@ export default {
       const cost = tally();
       // The logs' own rows, from what `record` answers (exact, SQLite's counts); the flushes'
       // when the log's policy says, in the hits' own time.
-      const namespace = env.WEBSITE_LOG;
+      const namespace = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
       const countingLogs = {
         idFromName: (name: string) => namespace.idFromName(name),
         get: (id: DurableObjectId) => {

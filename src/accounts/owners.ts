@@ -144,3 +144,9 @@ export async function createOwner(
     throw err;
   }
 }
+
+/** A person by their id, as a maker of what they add (a shared link, an invitation) is named. */
+export async function personOf(db: Database, id: number): Promise<{ id: number; email: string }> {
+  const row = await db.select({ email: owners.email }).from(owners).where(eq(owners.id, id)).get();
+  return { id, email: row?.email ?? 'Someone' };
+}

@@ -14,7 +14,7 @@ import {
   queryMetric,
   SESSION_PARTIALS,
 } from '../counting/query-metrics.ts';
-import { containsText } from '../db/contains-text.ts';
+import { containsText } from '../lib/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { Group } from './log-reads.ts';

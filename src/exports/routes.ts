@@ -3,9 +3,9 @@
  * numbers as Plausible's CSV export, ./plausible.ts) and `format=events` (its event log, NDJSON
  * or, with `as=csv`, CSV: src/event-log/export-reads.ts), each streamed as a download.
  */
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { errorResponses } from '../api/responses.ts';
-import { idParam, serveRoute } from '../api/route.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { errorResponses } from '../http/responses.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { stringChoice } from '../lib/fields.ts';
 import { s } from '../lib/schema.ts';
 import { readableWebsite } from '../stats/routes.ts';

@@ -5,13 +5,15 @@
  * statistics' dates, filters and errors (src/stats/routes.ts) and are read from the website's
  * event log (src/stats/flows.ts).
  */
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { statsPage } from '../api/pagination.ts';
-import { errorResponses } from '../api/responses.ts';
-import { idParam, pathId, serveRoute } from '../api/route.ts';
-import { findFunnel, parseFunnelId } from '../funnels/funnels.ts';
+
+import { findFunnel } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { statsPage } from '../http/pagination.ts';
+import { errorResponses } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { funnelOf, journeysOf } from '../stats/flows.ts';
 import {
   checkedQuery,
@@ -75,7 +77,7 @@ const journeysRoute = defineRoute({
 export function registerFlowRoutes(api: ApiApp) {
   serveRoute(api, funnelRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const funnelId = parseFunnelId(c.req.param('funnel_id'));
+    const funnelId = parseId(c.req.param('funnel_id'));
     const funnel = funnelId === null ? undefined : await findFunnel(db, website.id, funnelId);
     if (!funnel) throw notFound();
     const { q, filters } = checkedQuery(c, query);

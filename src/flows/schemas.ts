@@ -1,7 +1,8 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
-import { pageField, perPageField } from '../api/pagination.ts';
+
 import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS } from '../counting/flows.ts';
+import { pageField, perPageField } from '../http/pagination.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';
 import { s } from '../lib/schema.ts';
 import { dateField, filterParameter } from '../stats/schemas.ts';

@@ -14,7 +14,6 @@ import { type FunnelRow, funnels, goals } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { hasControlCharacter } from '../lib/text.ts';
-import { parseWebsiteId } from '../websites/queries.ts';
 
 const MAX_FUNNELS = 100;
 const MAX_NAME = 120;
@@ -38,9 +37,6 @@ const toFunnelRecord = (row: FunnelRow): FunnelRecord => ({
   steps: JSON.parse(row.steps) as FunnelStep[],
   created_at: apiTimestamp(row.createdAt),
 });
-
-/** A funnel id from a path: a positive decimal integer as a website id is, else null. */
-export const parseFunnelId = (raw: string | undefined): number | null => parseWebsiteId(raw);
 
 function checkName(raw: unknown, fail: Fail): string | undefined {
   if (raw === undefined || raw === null || raw === '')

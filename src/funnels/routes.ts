@@ -3,22 +3,18 @@
  * website list is) and add, `…/funnels/{funnel_id}` to show, replace and delete. Another
  * owner's website, a funnel of another website and an id that names nothing are the same 404.
  */
+
 import type { Context } from 'hono';
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import type { AppEnv } from '../env.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/schema.ts';
-import {
-  createFunnel,
-  deleteFunnel,
-  findFunnel,
-  pageOfFunnels,
-  parseFunnelId,
-  updateFunnel,
-} from './funnels.ts';
+import { websiteOf } from '../websites/http.ts';
+import { createFunnel, deleteFunnel, findFunnel, pageOfFunnels, updateFunnel } from './funnels.ts';
 
 const funnelParams = idParam.extend({
   funnel_id: pathId('2'),
@@ -172,7 +168,7 @@ const funnelRoutes = {
 
 /** The `{funnel_id}` of the path, else the 404 of a missing funnel. */
 function funnelIdOf(c: Context<AppEnv>): number {
-  const id = parseFunnelId(c.req.param('funnel_id'));
+  const id = parseId(c.req.param('funnel_id'));
   if (id === null) throw notFound();
   return id;
 }

@@ -6,15 +6,16 @@
  * `{"error": …}` (src/app.tsx) and another owner's domain as an unknown one.
  */
 import type { Context } from 'hono';
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { createDb } from '../db/client.ts';
 import type { GoalRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { readFields } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
 import { s } from '../lib/schema.ts';
+import { websiteOf } from '../websites/http.ts';
 import { mayActAs, roleTooLow, websiteAccessByDomain } from '../websites/queries.ts';
 import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
 

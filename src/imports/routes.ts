@@ -5,25 +5,21 @@
  * that names nothing are the same 404.
  */
 
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, pathId, serveRoute, websiteOf } from '../api/route.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { mediaType } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
 import { stringChoice, textField } from '../lib/fields.ts';
+import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/schema.ts';
+import { websiteOf } from '../websites/http.ts';
 import { packingOf } from './files.ts';
 import { ImportError } from './format.ts';
 import { importFailed, runImport } from './run.ts';
-import {
-  deleteImport,
-  IMPORT_SOURCES,
-  type ImportSource,
-  listImports,
-  parseImportId,
-} from './store.ts';
+import { deleteImport, IMPORT_SOURCES, type ImportSource, listImports } from './store.ts';
 
 /** The largest import the API takes: what a Worker request may carry (Free and Pro plans). */
 export const IMPORT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -172,7 +168,7 @@ export function registerImportRoutes(api: ApiApp) {
 
   serveRoute(api, importRoutes.delete, async (c, { id }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const importId = parseImportId(c.req.param('import_id'));
+    const importId = parseId(c.req.param('import_id'));
     if (importId === null || !(await deleteImport(db, website.id, importId))) throw notFound();
     return c.json({ id: importId, object: 'import', deleted: true, status: 200 });
   });

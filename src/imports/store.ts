@@ -12,7 +12,6 @@ import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
-import { parseWebsiteId } from '../websites/queries.ts';
 import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
@@ -235,9 +234,6 @@ export async function listImports(db: Database, websiteId: number): Promise<Impo
     .all();
   return rows.map(toImportRecord);
 }
-
-/** An import id of a path (the same form as a website's), or null. */
-export const parseImportId = (raw: string | undefined): number | null => parseWebsiteId(raw);
 
 /**
  * Deletes a complete import of a website, and then its rows: it is hidden from readers at

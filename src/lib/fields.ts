@@ -6,7 +6,7 @@
  * services (websites, statistics) and generate `/api/v1/openapi.json`. Nothing here knows
  * about HTTP.
  */
-import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from '../db/contains-text.ts';
+import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from './contains-text.ts';
 import type { FieldErrors } from './errors.ts';
 import { type AnySchema, type Check, type Infer, type ObjectSchema, Schema } from './schema.ts';
 

@@ -8,8 +8,8 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
 import { members, reportSends, sessions, throttles } from '../db/schema.ts';
-import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
 
 /**
  * A report claim older than this can never be the claim of a report still owed: the last

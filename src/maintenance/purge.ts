@@ -11,6 +11,7 @@
  */
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
 import {
   compactedMonths,
   importedStats,
@@ -22,7 +23,6 @@ import {
   websitePurges,
 } from '../db/schema.ts';
 import { logError } from '../lib/log.ts';
-import { metered, QueryBudget, QueryBudgetExhausted } from './budget.ts';
 
 export type PurgeResult = { rowsDeleted: number; websitesFinished: number };
 

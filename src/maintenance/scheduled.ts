@@ -9,6 +9,7 @@
 
 import { EmailMessage } from 'cloudflare:email';
 import { createDb } from '../db/client.ts';
+import { metered, QueryBudget } from '../db/query-budget.ts';
 import type { Env } from '../env.ts';
 import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { sweepImports } from '../imports/sweep.ts';
@@ -17,7 +18,6 @@ import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../stats/compaction.ts';
 import { topGoals } from '../stats/dashboard.ts';
-import { metered, QueryBudget } from './budget.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 

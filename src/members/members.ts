@@ -18,7 +18,7 @@ import { type MemberRow, members, owners, type WebsiteRow, websites } from '../d
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
-import { MEMBER_ROLES, type MemberRole, parseWebsiteId } from '../websites/queries.ts';
+import { MEMBER_ROLES, type MemberRole } from '../websites/queries.ts';
 import { type HandOver, madeByMember, makerMayAct, readHandOver } from './made.ts';
 
 /** How long an invitation's link works. */
@@ -258,9 +258,6 @@ export async function leaveWebsite(
     .get();
   return row !== undefined && removeMember(db, websiteId, row.id, handTo);
 }
-
-/** A member id of a path (the same form as a website's), or null. */
-export const parseMemberId = (raw: string | undefined): number | null => parseWebsiteId(raw);
 
 /** An open invitation: its row, its website, and whether its address has a login here. */
 export type Invitation = { member: MemberRow; site: WebsiteRow; loginId: number | null };

@@ -5,15 +5,19 @@
  * member or cancel an invitation (an admin, the owner, or the member leaving). Another
  * website's member, and an id that names nothing, are the same 404.
  */
+
 import type { Context } from 'hono';
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, keyPerson, pathId, serveRoute, websiteOf } from '../api/route.ts';
+import { personOf } from '../accounts/owners.ts';
 import type { AppEnv } from '../env.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { linkOrigin } from '../http/origin.ts';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { type AnySchema, s } from '../lib/schema.ts';
-import { linkOrigin } from '../sharing/links.ts';
+import { websiteOf } from '../websites/http.ts';
 import { MEMBER_ROLES, mayActAs, roleTooLow } from '../websites/queries.ts';
 import { handOverField } from './made.ts';
 import { inviteByMail } from './mail.ts';
@@ -23,7 +27,6 @@ import {
   checkRole,
   findMember,
   listMembers,
-  parseMemberId,
   removeMember,
 } from './members.ts';
 
@@ -165,7 +168,7 @@ const routes = {
 
 /** The `{member_id}` of the path, when it names a row of the website; else a 404. */
 function memberIdOf(c: Context<AppEnv>): number {
-  const id = parseMemberId(c.req.param('member_id'));
+  const id = parseId(c.req.param('member_id'));
   if (id === null) throw notFound();
   return id;
 }
@@ -184,7 +187,7 @@ export function registerMemberRoutes(api: ApiApp) {
     const { db, website } = await websiteOf(c, id, 'admin');
     const input = checkInvitation(body);
     const record = await inviteByMail(c.env, db, website, input, {
-      inviter: await keyPerson(c, db),
+      inviter: await personOf(db, c.get('ownerId')),
       origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
     });
     return c.json({ data: record, status: 201 }, 201);

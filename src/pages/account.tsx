@@ -8,16 +8,16 @@ import { type Context, Hono } from 'hono';
 import { rotateApiKey } from '../accounts/api-keys.ts';
 import { validateNewPassword } from '../accounts/owners.ts';
 import { hashPassword, verifyPassword } from '../accounts/password.ts';
-import { deleteOwnerSessions } from '../accounts/sessions.ts';
 import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { csrfToken, requireCsrf, requireOwner, signedInOwner, signIn } from '../http/session.ts';
+import { deleteOwnerSessions } from '../http/sessions.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { PasswordField, ShownApiKey } from './credential-fields.tsx';
-import { formText } from './form.ts';
 import { render } from './layout.tsx';
-import { csrfToken, requireCsrf, requireOwner, signedInOwner, signIn } from './session.ts';
 
 type Notice = { apiKey?: string; saved?: boolean; errors?: FieldErrors };
 

@@ -14,17 +14,17 @@ import {
   validateOwnerInput,
 } from '../accounts/owners.ts';
 import { hashPassword, verifyPassword } from '../accounts/password.ts';
-import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.ts';
 import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { clearSessionCookie, requireCsrf, signIn } from '../http/session.ts';
+import { deleteSession, SESSION_COOKIE } from '../http/sessions.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { EmailField, PasswordField, ShownApiKey } from './credential-fields.tsx';
-import { formText } from './form.ts';
 import { render } from './layout.tsx';
-import { clearSessionCookie, requireCsrf, signIn } from './session.ts';
 
 async function registrationOpen(db: Database, setting: string | undefined): Promise<boolean> {
   if (setting === 'open') return true;

@@ -5,14 +5,16 @@
  * took from or to a page; each follows the page's range and filters, and has its CSV. Access
  * is the statistics page's (./stats-access.tsx).
  */
+
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS, type JourneyAnswer } from '../counting/flows.ts';
 import type { AppEnv } from '../env.ts';
-import { findFunnel, parseFunnelId } from '../funnels/funnels.ts';
+import { findFunnel } from '../funnels/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { csvFile } from '../lib/csv.ts';
+import { parseId } from '../lib/ids.ts';
 import { type FunnelStepAnswer, funnelOf, journeysOf } from '../stats/flows.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { isUnavailable, type Unavailable } from '../stats/source.ts';
@@ -39,7 +41,7 @@ async function funnelView(c: Context<AppEnv>) {
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
-  const id = parseFunnelId((c.req.param('funnel') ?? '').replace(/\.csv$/, ''));
+  const id = parseId((c.req.param('funnel') ?? '').replace(/\.csv$/, ''));
   const funnel = id === null ? undefined : await findFunnel(db, site.id, id);
   if (!funnel) throw notFound();
   const { view, refused, goals = await listGoals(db, site.id) } = await viewOf(c, site, db);

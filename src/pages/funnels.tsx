@@ -3,21 +3,17 @@
  * its statistics and a delete button, and a form to add one — a name and its steps, one a
  * line — through the same domain functions and messages as the API (src/funnels/funnels.ts).
  */
+
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import type { FunnelStep } from '../counting/flows.ts';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import {
-  createFunnel,
-  deleteFunnel,
-  type FunnelRecord,
-  listFunnels,
-  parseFunnelId,
-} from '../funnels/funnels.ts';
+import { createFunnel, deleteFunnel, type FunnelRecord, listFunnels } from '../funnels/funnels.ts';
+import { formText } from '../http/form.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
-import { formText } from './form.ts';
+import { parseId } from '../lib/ids.ts';
 import { DeleteButton } from './layout.tsx';
 
 /** The funnel form's fields as sent, to show them again with the messages. */
@@ -168,7 +164,7 @@ export function registerFunnelPages(
   pages.post('/:id/funnels/:funnel/delete', async (c) => {
     const site = await siteOf(c);
     await formBody(c);
-    const id = parseFunnelId(c.req.param('funnel'));
+    const id = parseId(c.req.param('funnel'));
     if (id === null || !(await deleteFunnel(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such funnel.');
     return c.redirect(`/websites/${site.id}?funnel=deleted#funnels`, 303);

@@ -9,8 +9,8 @@ import { createDb } from '../db/client.ts';
 import type { GoalRow, WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { createGoal, deleteGoal, goalInput, listGoals } from '../goals/goals.ts';
+import { formText } from '../http/form.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
-import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
 
 /** The goal form's fields as sent, to show them again with the messages. */

@@ -4,6 +4,7 @@
  * runs; a plain form post without); and the downloads of its data — through the same domain
  * functions and messages as the API (src/imports/, src/exports/).
  */
+
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { createDb } from '../db/client.ts';
@@ -11,6 +12,7 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { exportResponse } from '../exports/exports.ts';
+import { formText } from '../http/form.ts';
 import { packingOf } from '../imports/files.ts';
 import { ImportError } from '../imports/format.ts';
 import { runImport } from '../imports/run.ts';
@@ -20,13 +22,12 @@ import {
   type ImportRecord,
   type ImportSource,
   listImports,
-  parseImportId,
 } from '../imports/store.ts';
 import { ApiError } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import type { Role } from '../websites/queries.ts';
-import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
 
 /** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
@@ -191,7 +192,7 @@ export function registerImportPages(
   pages.post('/:id/imports/:import/delete', async (c) => {
     const site = await siteOf(c);
     await formBody(c);
-    const id = parseImportId(c.req.param('import'));
+    const id = parseId(c.req.param('import'));
     if (id === null || !(await deleteImport(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such import.');
     return c.redirect(`/websites/${site.id}?import=deleted#imports`, 303);

@@ -13,6 +13,8 @@ import { hashPassword, verifyPassword } from '../accounts/password.ts';
 import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { csrfToken, requireCsrf, signedInOwner, signIn } from '../http/session.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { ROLE_MEANING } from '../members/mail.ts';
@@ -24,10 +26,8 @@ import {
 } from '../members/members.ts';
 import type { MemberRole } from '../websites/queries.ts';
 import { PasswordField } from './credential-fields.tsx';
-import { formText } from './form.ts';
 import { CODE_FIELD, FragmentForm } from './fragment-form.tsx';
 import { render } from './layout.tsx';
-import { csrfToken, requireCsrf, signedInOwner, signIn } from './session.ts';
 
 const unusable = () =>
   new ApiError(

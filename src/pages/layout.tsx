@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import type { Child, FC } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../env.ts';
+import { csrfToken } from '../http/session.ts';
 import { assetUrls } from './assets.ts';
-import { csrfToken } from './session.ts';
 
 type LayoutProps = {
   title: string;

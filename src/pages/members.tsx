@@ -4,12 +4,17 @@
  * invitation — the owner and admins) and leaving a website (a member, from the websites
  * list). Accepting an invitation is ./invitations.tsx.
  */
+
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { linkOrigin } from '../http/origin.ts';
+import { signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { readHandOver } from '../members/made.ts';
 import { inviteByMail, ROLE_MEANING } from '../members/mail.ts';
 import {
@@ -19,14 +24,10 @@ import {
   leaveWebsite,
   listMembers,
   type MemberRecord,
-  parseMemberId,
   removeMember,
 } from '../members/members.ts';
-import { linkOrigin } from '../sharing/links.ts';
 import { MEMBER_ROLES, type Role } from '../websites/queries.ts';
-import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
-import { signedInOwner } from './session.ts';
 
 /** What the section shows after a form: the form's messages and values. */
 export type MembersState = { values?: { email: string; role: string }; errors?: FieldErrors };
@@ -180,7 +181,7 @@ export function registerMemberPages(
   pages.post('/:id/members/:member/role', async (c) => {
     const { website: site } = await accessOf(c, 'admin');
     const body = await formBody(c);
-    const id = parseMemberId(c.req.param('member'));
+    const id = parseId(c.req.param('member'));
     const { role, handOver } = checkRole({ role: formText(body.role), hand_over: body.hand_over });
     const handTo = handOver ? signedInOwner(c).id : null;
     if (id === null || !(await changeMemberRole(createDb(c.env.DB), site.id, id, role, handTo)))
@@ -192,7 +193,7 @@ export function registerMemberPages(
     const handOver = readHandOver((await formBody(c)).hand_over);
     if (!handOver.ok) throw validationFailed({ hand_over: [handOver.message] });
     const handTo = handOver.value ? signedInOwner(c).id : null;
-    const id = parseMemberId(c.req.param('member'));
+    const id = parseId(c.req.param('member'));
     if (id === null || !(await removeMember(createDb(c.env.DB), site.id, id, handTo)))
       throw new ApiError(404, 'There is no such member.');
     return c.redirect(settings(site, 'removed'), 303);

@@ -7,17 +7,19 @@
  * first request, so its token is in one request at most. Under a link's address without its
  * cookie there is nothing: the 404 of a missing website.
  */
+
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import { createDb, type Database } from '../db/client.ts';
 import type { SharedLinkRow } from '../db/schema.ts';
+import { hmacHex, serverSecret } from '../db/secrets.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
-import { hmacHex, serverSecret } from '../lib/secret.ts';
-import { LINK_TOKEN, linkOfId, linkOfToken, type OpenLink, parseLinkId } from '../sharing/links.ts';
-import { formText } from './form.ts';
+import { parseId } from '../lib/ids.ts';
+import { LINK_TOKEN, linkOfId, linkOfToken, type OpenLink } from '../sharing/links.ts';
 import { CODE_FIELD, FragmentForm } from './fragment-form.tsx';
 import { render } from './layout.tsx';
 
@@ -100,7 +102,7 @@ export async function heldLink(
     const rest = url.pathname.slice(`/${mount}/${segment}`.length);
     return trade(c, db, found, mount, rest, url.searchParams);
   }
-  const id = parseLinkId(segment);
+  const id = parseId(segment);
   const found = id === null ? undefined : await linkOfId(db, id);
   const cookie = id === null ? undefined : getCookie(c, heldCookie(id));
   if (!found || !cookie || !timingSafeEqual(cookie, await heldValue(db, found.link)))

@@ -4,23 +4,24 @@
  * domain functions and messages as the API (src/sharing/links.ts). A new link's address is
  * shown once, with the `<iframe>` that embeds it.
  */
+
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { linkOrigin } from '../http/origin.ts';
+import { signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import {
   createSharedLink,
   deleteSharedLink,
-  linkOrigin,
   listSharedLinks,
-  parseLinkId,
   type SharedLinkRecord,
 } from '../sharing/links.ts';
-import { formText } from './form.ts';
 import { DeleteButton } from './layout.tsx';
-import { signedInOwner } from './session.ts';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
 export type SharingState = {
@@ -145,7 +146,7 @@ export function registerSharingPages(
   pages.post('/:id/shared-links/:link/delete', async (c) => {
     const site = await siteOf(c);
     await formBody(c);
-    const id = parseLinkId(c.req.param('link'));
+    const id = parseId(c.req.param('link'));
     if (id === null || !(await deleteSharedLink(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such link.');
     return c.redirect(`/websites/${site.id}?link=deleted#sharing`, 303);

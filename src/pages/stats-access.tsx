@@ -17,6 +17,7 @@ import {
 } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
 import { type GoalRow, type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
+import { hmacHex, serverSecret } from '../db/secrets.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
@@ -24,7 +25,6 @@ import { resolveRange } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
-import { hmacHex, serverSecret } from '../lib/secret.ts';
 import { filterParam, parseFilters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';

@@ -11,10 +11,10 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { unsubscribe, unsubscribeToken } from '../reports/send.ts';
-import { formText } from './form.ts';
 import { CODE_FIELD, FragmentForm } from './fragment-form.tsx';
 import { render } from './layout.tsx';
 

@@ -8,14 +8,15 @@ import { type Context, Hono } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
+import { csrfToken, requireCsrf, requireOwner, signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
 import { assetSuffixes } from '../websites/public-suffixes.ts';
 import {
   deleteWebsite,
   listWebsites,
   mayActAs,
-  parseWebsiteId,
   type Role,
   type WebsiteAccess,
   websiteFor,
@@ -31,7 +32,6 @@ import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from '.
 import { ImportsSection, importsOf, registerImportPages } from './imports.tsx';
 import { render } from './layout.tsx';
 import { MembersSection, type MembersState, membersOf, registerMemberPages } from './members.tsx';
-import { csrfToken, requireCsrf, requireOwner, signedInOwner } from './session.ts';
 import {
   registerSharingPages,
   SharingSection,
@@ -318,7 +318,7 @@ async function editPage(
  * `need`, with their role: one they have no role on is missing too; a role too low is a 403.
  */
 async function accessOf(c: Context<AppEnv>, need: Role): Promise<WebsiteAccess> {
-  const id = parseWebsiteId(c.req.param('id'));
+  const id = parseId(c.req.param('id'));
   try {
     if (id === null) throw new ApiError(404, '');
     return await websiteFor(createDb(c.env.DB), signedInOwner(c).id, id, need);

@@ -23,12 +23,12 @@
  */
 import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
 import { owners, reportSends, type WebsiteRow, websites } from '../db/schema.ts';
+import { hmacHex, serverSecret } from '../db/secrets.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import { mimeMessage } from '../lib/mime.ts';
-import { hmacHex, serverSecret } from '../lib/secret.ts';
-import { metered, QueryBudget, QueryBudgetExhausted } from '../maintenance/budget.ts';
 import {
   type GoalRows,
   htmlOf,

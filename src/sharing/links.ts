@@ -19,7 +19,6 @@ import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { makerMayAct } from '../members/made.ts';
-import { parseWebsiteId } from '../websites/queries.ts';
 
 /** At most this many links a website. */
 const MAX_LINKS = 100;
@@ -43,10 +42,6 @@ const toRecord = (row: SharedLinkRow, maker: string | null): SharedLinkRecord =>
   created_by: maker,
   created_at: apiTimestamp(row.createdAt),
 });
-
-/** Where links point: `PUBLIC_URL` when set, else the origin the request came to. */
-export const linkOrigin = (publicUrl: string | undefined, requestUrl: string) =>
-  publicUrl?.replace(/\/+$/, '') || new URL(requestUrl).origin;
 
 /** A token's form: 43 base64url characters. */
 export const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -160,6 +155,3 @@ export async function linkOfToken(db: Database, token: string): Promise<OpenLink
 /** Link `id` with its website, as `linkOfToken` finds it (for a browser that proved its token). */
 export const linkOfId = (db: Database, id: number): Promise<OpenLink | undefined> =>
   linkWhere(db, eq(sharedLinks.id, id));
-
-/** A link id of a path (the same form as a website's), or null. */
-export const parseLinkId = (raw: string | undefined): number | null => parseWebsiteId(raw);

@@ -4,19 +4,18 @@
  * to revoke. Another owner's website, a link of another website and an id that names nothing
  * are the same 404.
  */
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../api/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, keyPerson, pathId, serveRoute, websiteOf } from '../api/route.ts';
+
+import { personOf } from '../accounts/owners.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { linkOrigin } from '../http/origin.ts';
+import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/schema.ts';
-import {
-  createSharedLink,
-  deleteSharedLink,
-  linkOrigin,
-  listSharedLinks,
-  parseLinkId,
-} from './links.ts';
+import { websiteOf } from '../websites/http.ts';
+import { createSharedLink, deleteSharedLink, listSharedLinks } from './links.ts';
 
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Sharing'];
@@ -136,13 +135,19 @@ export function registerSharingRoutes(api: ApiApp) {
   serveRoute(api, routes.create, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
     const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
-    const link = await createSharedLink(db, website.id, body, origin, await keyPerson(c, db));
+    const link = await createSharedLink(
+      db,
+      website.id,
+      body,
+      origin,
+      await personOf(db, c.get('ownerId')),
+    );
     return c.json({ data: link, status: 201 }, 201);
   });
 
   serveRoute(api, routes.delete, async (c, { id }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const linkId = parseLinkId(c.req.param('link_id'));
+    const linkId = parseId(c.req.param('link_id'));
     if (linkId === null || !(await deleteSharedLink(db, website.id, linkId))) throw notFound();
     return c.json({ id: linkId, object: 'shared_link', deleted: true, status: 200 });
   });

@@ -23,7 +23,7 @@ import {
   MAX_FOLDED_LETTERS,
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
-} from '../db/contains-text.ts';
+} from '../lib/contains-text.ts';
 
 /** The query parameter that states a filter (`filter[page]`, `filter[page][not]`). */
 export function filterParam(filter: Pick<Filter, 'dimension' | 'operator'>): string {

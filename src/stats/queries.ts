@@ -9,9 +9,9 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
-import { containsText } from '../db/contains-text.ts';
 import { stats } from '../db/schema.ts';
 import type { ImportedSegment } from '../imports/segments.ts';
+import { containsText } from '../lib/contains-text.ts';
 import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
 
 export type StatsQuery = {

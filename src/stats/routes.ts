@@ -3,10 +3,6 @@
  * `GET /api/v1/stats/{id}/summary`: the six figures of a date range and of the period before.
  */
 import type { Context } from 'hono';
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { statsPage } from '../api/pagination.ts';
-import { errorResponses } from '../api/responses.ts';
-import { idParam, serveRoute } from '../api/route.ts';
 import {
   FILTER_DIMENSIONS,
   type Filter,
@@ -16,6 +12,10 @@ import {
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { statsPage } from '../http/pagination.ts';
+import { errorResponses } from '../http/responses.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/dates.ts';
 import { ApiError, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';

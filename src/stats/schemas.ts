@@ -1,8 +1,9 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
-import { pageField, perPageField } from '../api/pagination.ts';
+
 import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
+import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
 import { Schema, s } from '../lib/schema.ts';

@@ -21,8 +21,8 @@ import {
 } from 'drizzle-orm';
 import { type AnySQLiteColumn, alias } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
-import { containsText } from '../db/contains-text.ts';
 import { members, type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
+import { containsText } from '../lib/contains-text.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
 import { afterChange } from './cache.ts';
 import { isIpLiteral, normalizeDomain, parentDomains } from './domain.ts';
@@ -106,11 +106,6 @@ export async function websiteFor(
   if (!access) throw notFound();
   if (!mayActAs(access.role, need)) throw roleTooLow(need);
   return access;
-}
-
-/** A website id from a path: a positive decimal integer, or null (nothing can be named so). */
-export function parseWebsiteId(raw: string | undefined): number | null {
-  return raw && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
 }
 
 /**

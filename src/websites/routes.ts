@@ -3,11 +3,12 @@
  * documents it and is served by `serveRoute` (validation from the same schemas); each
  * handler calls one domain function and shapes the response.
  */
-import { type ApiApp, defineRoute } from '../api/openapi.ts';
-import { linksSchema, listPage, metaSchema } from '../api/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../api/responses.ts';
-import { idParam, serveRoute } from '../api/route.ts';
+
 import { createDb } from '../db/client.ts';
+import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import { linksSchema, listPage, metaSchema } from '../http/pagination.ts';
+import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
 import { s } from '../lib/schema.ts';
 import { websiteInputSchema } from './input.ts';

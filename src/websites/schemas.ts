@@ -3,8 +3,9 @@
  * and how a row becomes that record. Used both to validate requests and to generate the
  * OpenAPI document. (The input fields are src/websites/input.ts.)
  */
-import { pageField, perPageField } from '../api/pagination.ts';
+
 import type { WebsiteRow } from '../db/schema.ts';
+import { pageField, perPageField } from '../http/pagination.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { searchField, stringChoice } from '../lib/fields.ts';
 import { type Infer, s } from '../lib/schema.ts';

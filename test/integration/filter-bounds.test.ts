@@ -11,12 +11,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/dimensions.ts';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import { websiteLog } from '../../src/event-log/client.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,
   MAX_FOLDINGS_PER_QUESTION,
-} from '../../src/db/contains-text.ts';
-import { websiteLog } from '../../src/event-log/client.ts';
+} from '../../src/lib/contains-text.ts';
 import { call, errorOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

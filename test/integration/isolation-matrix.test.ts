@@ -25,7 +25,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';

@@ -5,7 +5,7 @@ import {
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/accounts/sessions.ts';
+import { createSession } from '../../src/http/sessions.ts';
 import { beginImport, writeImported } from '../../src/imports/store.ts';
 import { sweepImports } from '../../src/imports/sweep.ts';
 import worker from '../../src/index.ts';

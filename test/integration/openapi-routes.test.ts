@@ -5,7 +5,7 @@
  * does both.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import { call, errorOf, makeOwner, makeWebsite, oneOf } from '../support/api.ts';
 
 type Parameter = {

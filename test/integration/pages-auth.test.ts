@@ -1,7 +1,7 @@
 /** Logging in and out of the dashboard, sessions, and the throttling of password guesses. */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSession, SESSION_TTL_MS } from '../../src/accounts/sessions.ts';
+import { createSession, SESSION_TTL_MS } from '../../src/http/sessions.ts';
 import { db, makeOwner, snapshot } from '../support/api.ts';
 import {
   CROSS_SITE_ORIGIN,

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { expect, it } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import { makeOwner, ORIGIN, snapshot } from '../support/api.ts';
 import { OWNER_PASSWORD } from '../support/owner-password.ts';
 

@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import type { Env } from '../../src/env.ts';
 import { makeOwner, makeWebsite, ORIGIN, snapshot } from '../support/api.ts';
 import { CHROME_WINDOWS, rollups } from '../support/hits.ts';

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { expect, it } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import type { Env } from '../../src/env.ts';
 import { makeOwner, makeWebsite, snapshot } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups } from '../support/hits.ts';

@@ -7,7 +7,7 @@
 import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { QueryBudget } from '../../src/maintenance/budget.ts';
+import { QueryBudget } from '../../src/db/query-budget.ts';
 import { runScheduled } from '../../src/maintenance/scheduled.ts';
 import { type Mailer, REPORT_QUERIES, sendReports } from '../../src/reports/send.ts';
 import { db, makeOwner } from '../support/api.ts';

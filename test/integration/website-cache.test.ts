@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.tsx';
+import { createApp } from '../../src/app/app.tsx';
 import { countStatements } from '../../src/db/count-statements.ts';
 import type { Env } from '../../src/env.ts';
 import { websiteLog } from '../../src/event-log/client.ts';

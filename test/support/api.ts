@@ -4,6 +4,7 @@ import { env, exports } from 'cloudflare:workers';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { hashPassword } from '../../src/accounts/password.ts';
 import { createDb } from '../../src/db/client.ts';
+import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { OWNER_PASSWORD } from './owner-password.ts';
 
 export const ORIGIN = 'https://sightline.test';
@@ -129,8 +130,9 @@ const selectAll = (table: Table) => env.DB.prepare(`SELECT * FROM ${table} ORDER
 
 /** Rolls every website's event log of this file up into D1, as readers would, one by one. */
 export async function flushAllLogs(): Promise<void> {
-  for (const id of await listDurableObjectIds(env.WEBSITE_LOG)) {
-    const outcome = await env.WEBSITE_LOG.get(id).flush();
+  const logs = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
+  for (const id of await listDurableObjectIds(logs)) {
+    const outcome = await logs.get(id).flush();
     if (!outcome.ok) throw new Error('a log did not flush');
   }
 }

@@ -1,6 +1,6 @@
 /** The API's schemas (src/lib/schema.ts) as the OpenAPI document writes them (src/api/openapi.ts). */
 import { describe, expect, it } from 'vitest';
-import { ApiApp, defineRoute, openApiDocument } from '../../src/api/openapi.ts';
+import { ApiApp, defineRoute, openApiDocument } from '../../src/http/openapi.ts';
 import { field } from '../../src/lib/fields.ts';
 import { type AnySchema, type JsonSchema, s } from '../../src/lib/schema.ts';
 

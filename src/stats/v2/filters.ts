@@ -19,7 +19,7 @@ import {
   foldingsOf,
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
-} from '../../db/contains-text.ts';
+} from '../../lib/contains-text.ts';
 import { QueryError } from './errors.ts';
 
 /** Bounds of one question's filters. */

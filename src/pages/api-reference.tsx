@@ -4,9 +4,9 @@
  */
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
-import { pageSecurityHeaders } from '../pages/security-headers.ts';
+import type { OpenApiDocument } from '../http/openapi.ts';
+import { pageSecurityHeaders } from '../http/security-headers.ts';
 import { DIMENSIONS, METRICS } from '../stats/v2/query.ts';
-import type { OpenApiDocument } from './openapi.ts';
 
 type Document = OpenApiDocument;
 type Schema = {

@@ -3,10 +3,10 @@
  * secret configuration. Cached per isolate: a secret never changes once written.
  */
 import { eq } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { secrets } from '../db/schema.ts';
-import { toHex } from './crypto.ts';
-import { randomOnFirstUse } from './random-on-first-use.ts';
+import { toHex } from '../lib/crypto.ts';
+import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
+import type { Database } from './client.ts';
+import { secrets } from './schema.ts';
 
 const kept = new Map<string, string>();
 

@@ -8,16 +8,13 @@
  * service to validate with the route's body schema.
  */
 
-import { eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { createDb, type Database } from '../db/client.ts';
-import { owners } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { type FieldsSchema, parseFields } from '../lib/fields.ts';
+import { parseId } from '../lib/ids.ts';
 import { type Infer, s } from '../lib/schema.ts';
-import { parseWebsiteId, type Role, websiteFor } from '../websites/queries.ts';
 import type { ApiApp, RouteDefinition } from './openapi.ts';
 
 type QueryOf<R> = R extends { request: { query: infer Q extends FieldsSchema } }
@@ -74,7 +71,7 @@ export function serveRoute<R extends RouteDefinition>(
   api.on(route.method.toUpperCase(), path, async (c) => {
     let id = 0;
     if (route.request?.params) {
-      const parsed = parseWebsiteId(c.req.param('id'));
+      const parsed = parseId(c.req.param('id'));
       if (parsed === null) throw notFound();
       id = parsed;
     }
@@ -87,24 +84,4 @@ export function serveRoute<R extends RouteDefinition>(
     const body = readsFields ? await readFields(c.req) : {};
     return handler(c, { id, query: validQuery, body });
   });
-}
-
-/**
- * Website `{id}` when the key's person may do there what needs `need` (docs/ARCHITECTURE.md,
- * "Members"), with their role and the database: no role is the 404 of a missing website, a
- * role too low a 403.
- */
-export async function websiteOf(c: Context<AppEnv>, id: number, need: Role) {
-  const db = createDb(c.env.DB);
-  return { db, ...(await websiteFor(db, c.get('ownerId'), id, need)) };
-}
-
-/** The key's person, as a maker of what they add (a shared link, an invitation) is named. */
-export async function keyPerson(
-  c: Context<AppEnv>,
-  db: Database,
-): Promise<{ id: number; email: string }> {
-  const id = c.get('ownerId');
-  const row = await db.select({ email: owners.email }).from(owners).where(eq(owners.id, id)).get();
-  return { id, email: row?.email ?? 'Someone' };
 }

@@ -3,20 +3,20 @@
  * and the reference page are public; every other route needs a Bearer key.
  */
 import { bodyLimit } from 'hono/body-limit';
+import { bearerAuth } from '../accounts/http.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
+import { ApiApp, openApiDocument } from '../http/openapi.ts';
 import { IMPORT_BODY_LIMIT, registerImportRoutes } from '../imports/routes.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerMemberRoutes } from '../members/routes.ts';
+import { ReferencePage, referencePageHeaders } from '../pages/api-reference.tsx';
 import { registerSharingRoutes } from '../sharing/routes.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
-import { bearerAuth } from './auth.ts';
-import { ApiApp, openApiDocument } from './openapi.ts';
-import { ReferencePage, referencePageHeaders } from './reference-page.tsx';
 
 /** Largest API request body; website fields are far smaller (docs/ARCHITECTURE.md, The HTTP contract: 64 KB). */
 const API_BODY_LIMIT = 64 * 1024;

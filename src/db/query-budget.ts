@@ -5,8 +5,8 @@
  * that limit, and each step stops where its share ends; the next run continues.
  */
 
-import { createDb, type Database } from '../db/client.ts';
-import { countStatements } from '../db/count-statements.ts';
+import { createDb, type Database } from './client.ts';
+import { countStatements } from './count-statements.ts';
 
 /** Thrown instead of sending a statement that the budget has no room for. */
 export class QueryBudgetExhausted extends Error {

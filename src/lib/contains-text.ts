@@ -3,7 +3,7 @@
  * website list and of every statistic.
  */
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from './text.ts';
 
 /**
  * At most this many different letters outside ASCII are folded per search. D1 limits an

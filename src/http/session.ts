@@ -7,16 +7,11 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import {
-  createSession,
-  findSessionOwner,
-  SESSION_COOKIE,
-  SESSION_TTL_MS,
-} from '../accounts/sessions.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto.ts';
 import { formNotVerified } from '../lib/errors.ts';
+import { createSession, findSessionOwner, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts';
 
 export const loadSession = () =>
   createMiddleware<AppEnv>(async function loadSession(c, next) {

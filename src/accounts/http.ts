@@ -4,11 +4,11 @@
  * key has its own rate limit (`RATE_LIMIT_API`): over it, a 429 with `Retry-After`.
  */
 import { createMiddleware } from 'hono/factory';
-import { findOwnerIdByApiKey } from '../accounts/api-keys.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { unauthenticated } from '../lib/errors.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
+import { findOwnerIdByApiKey } from './api-keys.ts';
 
 /** Limits per client address, then per presented key, then looks the key up. */
 export const bearerAuth = () =>

@@ -8,24 +8,24 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { findOwnerIdByApiKey } from '../accounts/api-keys.ts';
-import { createDb } from '../db/client.ts';
-import type { AppEnv } from '../env.ts';
-import { listGoals } from '../goals/goals.ts';
-import { ApiError } from '../lib/errors.ts';
-import { clientAddressKey } from '../lib/ip.ts';
+import { findOwnerIdByApiKey } from '../../accounts/api-keys.ts';
+import { createDb } from '../../db/client.ts';
+import type { AppEnv } from '../../env.ts';
+import { listGoals } from '../../goals/goals.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { clientAddressKey } from '../../lib/ip.ts';
 import {
   addressRateLimit,
   RETRY_AFTER_SECONDS,
   withinLimit,
   withinReadLimits,
-} from '../lib/rate-limit.ts';
-import { readerOf } from '../stats/engine/engine.ts';
-import { firstDateOf } from '../stats/source.ts';
-import { answerQuery } from '../stats/v2/answer.ts';
-import { QueryError } from '../stats/v2/errors.ts';
-import { parseQuery, siteIdOf } from '../stats/v2/query.ts';
-import { websiteAccessByDomain } from '../websites/queries.ts';
+} from '../../lib/rate-limit.ts';
+import { websiteAccessByDomain } from '../../websites/queries.ts';
+import { readerOf } from '../engine/engine.ts';
+import { firstDateOf } from '../source.ts';
+import { answerQuery } from './answer.ts';
+import { QueryError } from './errors.ts';
+import { parseQuery, siteIdOf } from './query.ts';
 
 /** A question is small; the body limit leaves room for long filters all the same. */
 const BODY_LIMIT = 64 * 1024;

@@ -10,7 +10,9 @@
  * (distinct pages), --days N (days of traffic), --seed N, --runs N (runs of each stats
  * query), --duration S (seconds of load per route), --concurrency N, --cost-days N (days of
  * traffic whose writes are counted), --out DIR (where the report goes; default docs),
- * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing), --keep
+ * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing),
+ * --import-heap (measure only the heap of an Umami import, `imports.peakHeap`, into the JSON of
+ * the last run), --import-sessions N (that import's sessions; default 1,000,000), --keep
  * (keep the run's local state — the D1 database and the benchmark site's object — and print
  * where, to look into it afterwards, e.g. with `wrangler dev --persist-to`).
  *
@@ -20,10 +22,18 @@
  * measured there; ingestion throughput is measured against `wrangler dev` serving the real
  * Worker.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Filter } from '../src/counting/dimensions.ts';
@@ -39,6 +49,7 @@ import { funnelQuestion } from '../src/stats/flows.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
 import { dictionaryTexts, hitsUnderGoals } from './bench/goals.ts';
+import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -70,6 +81,8 @@ const { values: args } = parseArgs({
     'cost-days': { type: 'string' },
     out: { type: 'string' },
     'render-only': { type: 'boolean', default: false },
+    'import-heap': { type: 'boolean', default: false },
+    'import-sessions': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -91,6 +104,7 @@ const config = {
   durationSeconds: num(args.duration, quick ? 3 : 15),
   concurrency: num(args.concurrency, 16),
   costDays: num(args['cost-days'], quick ? 2 : 7),
+  importSessions: num(args['import-sessions'], quick ? 50_000 : 1_000_000),
 };
 const outDir = args.out ?? join(root, 'docs');
 
@@ -520,6 +534,55 @@ async function importRowsWritten(file: string, siteId: number, zip: Uint8Array) 
   }
 }
 
+/**
+ * Section 3d's `imports.peakHeap`: a generated Umami export imported through the API with the
+ * isolate's heap read (scripts/bench/import-heap.ts), and the same file's rows written,
+ * counted over the local D1 file.
+ */
+async function importHeap(state: string, file: string, apiKey: string) {
+  const path = join(state, 'website_event.csv.gz');
+  log(`  generating an Umami export of ${config.importSessions.toLocaleString('en')} sessions`);
+  const generated = await writeUmamiExport(path, config.importSessions, config.seed, end);
+  const heap = await measureImportHeap({
+    state,
+    config: benchConfig(root, state),
+    apiKey,
+    path,
+    file: generated,
+    log,
+  });
+  log(`  ${round(heap.aboveIdleBytes / 2 ** 20, 1)} MB above the idle heap; counting its rows`);
+  const d1 = new SqliteD1(file);
+  try {
+    const db = createDb(d1.asBinding());
+    const owner = d1.db.prepare('SELECT id FROM owners LIMIT 1').get() as { id: number };
+    const site = await createWebsite(
+      db,
+      owner.id,
+      { domain: 'bench-umami.example.com' },
+      suffixesOnDisk,
+    );
+    const done = await runImport(
+      db,
+      site,
+      Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>,
+      {
+        source: 'umami',
+        packing: 'gzip',
+        fileName: 'website_event.csv.gz',
+        overlap: false,
+      },
+    );
+    return {
+      ...heap,
+      rowsWritten: { records: done.records, rowsWritten: done.rowsWritten, staged: done.staged },
+    };
+  } finally {
+    d1.close();
+    rmSync(path, { force: true });
+  }
+}
+
 async function main() {
   const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
   try {
@@ -917,6 +980,8 @@ async function main() {
         rowsWritten: await importRowsWritten(file, benchSiteId, transfer.zip),
       };
       log(`  the import's rows written: ${imports.rowsWritten.perValue} a value`);
+      log('the heap of an import of single hits');
+      imports.peakHeap = await importHeap(state, file, benchSite.apiKey);
     }
 
     const report: BenchReport = {
@@ -964,7 +1029,30 @@ async function main() {
   }
 }
 
-if (args['render-only']) {
+/** `--import-heap`: only `imports.peakHeap`, on a fresh local D1, into the last run's JSON. */
+async function importHeapOnly() {
+  const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
+  try {
+    log(`migrating a fresh local D1 in ${state}`);
+    wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
+    const file = d1File(state);
+    const site = await createBenchSite(file, BENCH_DOMAIN);
+    const peakHeap = await importHeap(state, file, site.apiKey);
+    const path = join(outDir, 'benchmarks.json');
+    const report = JSON.parse(readFileSync(path, 'utf8')) as BenchReport;
+    if (!report.imports) throw new Error(`${path} has no imports section to add the heap to`);
+    report.imports.peakHeap = peakHeap;
+    writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+    log(`wrote imports.peakHeap into ${path} and BENCHMARKS.md`);
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+if (args['import-heap']) {
+  await importHeapOnly();
+} else if (args['render-only']) {
   // Re-renders BENCHMARKS.md from benchmarks.json (after editing the report's text).
   const report = JSON.parse(readFileSync(join(outDir, 'benchmarks.json'), 'utf8')) as BenchReport;
   writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));

@@ -4,7 +4,9 @@
  * Imports a file of any size into a website's history, as the API does (src/imports/run.ts),
  * streaming it from disk: memory holds a piece of the file and 20,000 roll-up rows at a time,
  * whatever the file's size. All or nothing: a malformed file names the file, the line and the
- * column, and imports nothing. Prints what it read and wrote, and the time it took.
+ * column, and imports nothing. Prints what it read and wrote, and the time it took. Runs in a
+ * process group of its own (./lib/process-group.ts), so that workerd ends with it, however
+ * it ends.
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { runImport } from '../src/imports/run.ts';
 import { IMPORT_SOURCES, type ImportSource } from '../src/imports/store.ts';
 import { normalizeDomain } from '../src/websites/domain.ts';
 import { fail, parseOptions, targetOptions, withDatabase } from './lib/d1.ts';
+import { inOwnProcessGroup } from './lib/process-group.ts';
 
 const USAGE =
   'usage: npm run import -- --website DOMAIN --source plausible|goatcounter|umami --file FILE [--overlap own_wins] [--remote]';
@@ -50,6 +53,7 @@ try {
 }
 const domain = normalizeDomain(website);
 if (!domain.ok) fail(`${website}: not a domain`);
+await inOwnProcessGroup();
 
 /** A file read a piece at a time, when the import asks for the next (never ahead of it). */
 function fileStream(path: string): ReadableStream<Uint8Array> {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { BundleReport } from './bundle.ts';
+import type { PeakHeapReport } from './import-heap.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
 
 type Sizes = { raw: number; gzip: number; brotli: number };
@@ -102,6 +103,13 @@ export type BenchReport = {
       perValue: number;
       seconds: number;
     };
+    /**
+     * A generated Umami export of single hits imported through the API with the isolate's
+     * heap read (issue #46), and the same file's rows written over the local D1 file.
+     */
+    peakHeap?: PeakHeapReport & {
+      rowsWritten: { records: number; rowsWritten: number; staged: number };
+    };
   };
   /** The complete months compacted into month and year roll-ups before the reads. */
   compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
@@ -196,7 +204,24 @@ function importsSection(r: BenchReport): string {
 
 The same import counted over the local D1 file (\`imports.rowsWritten\`): ${n(i.rowsWritten.records)} records
 holding ${n(i.rowsWritten.values)} values (a count of a statistic each) wrote **${n(i.rowsWritten.rowsWritten)}** rows:
-**${i.rowsWritten.perValue}** a value (target ≤ 1), in ${i.rowsWritten.seconds} s.`;
+**${i.rowsWritten.perValue}** a value (target ≤ 1), in ${i.rowsWritten.seconds} s.${i.peakHeap ? `\n\n${peakHeapText(i.peakHeap)}` : ''}`;
+}
+
+/** The heap of an import of single hits (\`imports.peakHeap\`). */
+function peakHeapText(h: NonNullable<NonNullable<BenchReport['imports']>['peakHeap']>): string {
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  const f = h.file;
+  return `**Memory of an import of single hits** (\`imports.peakHeap\`; \`npm run bench -- --import-heap\`
+measures it alone): a generated Umami export — ${n(f.sessions)} sessions over a year, ${n(f.rows)} rows,
+${mib(f.bytes)} MiB of CSV, ${mib(f.gzipBytes)} MiB gzipped — posted to \`POST …/imports?source=umami\` under
+\`wrangler dev\`, the isolate's JavaScript heap read through its inspector (${n(h.samples)} readings, each
+between two of the import's turns). With V8's old generation capped at ${mib(h.oldSpaceCapBytes)} MiB, as a
+Worker near its limit collects its garbage, it answered ${h.status} (${n(h.records)} records, ${h.seconds} s)
+and its heap peaked at ${mib(h.peakBytes)} MiB: **${mib(h.aboveIdleBytes)} MiB above the idle ${mib(h.idleBytes)} MiB** (target ≤ 64 MiB;
+an isolate has 128 MB deployed). Without the cap V8 let garbage pile up to ${mib(h.uncapped.peakBytes)} MiB
+(${h.uncapped.status}, ${h.uncapped.seconds} s). The visitor-days and visits beyond the counter's bound were staged
+in D1 and read back (docs/ARCHITECTURE.md, "Imported history"): the same file imported over the
+local D1 file wrote ${n(h.rowsWritten.rowsWritten)} rows, ${n(h.rowsWritten.staged)} of them staging.`;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ReplayedHit, ReplayResult } from '../../src/ingest/replay.ts';
 export type GeneratedHit = { body: Record<string, unknown>; req: HitRequest };
 
 /** mulberry32: a small, fast, seedable PRNG (deterministic across runs and machines). */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

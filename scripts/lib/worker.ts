@@ -6,18 +6,21 @@ import { root } from './d1.ts';
 /**
  * Starts `entry` (default: the real Worker) with the configuration of wrangler.toml (or of
  * `config`) on the local D1 state in `persistTo`, quietly, on 127.0.0.1 and a free port.
- * `vars` are added to the configuration's (e.g. `{ REPLAY: 'on' }` for the replay route).
+ * `vars` are added to the configuration's (e.g. `{ REPLAY: 'on' }` for the replay route);
+ * `inspectorPort` opens the isolate's inspector there (the benchmark reads its heap).
  */
 export function startWorker(
   persistTo: string,
   entry = 'src/index.ts',
   vars: Record<string, string> = {},
   config = join(root, 'wrangler.toml'),
+  inspectorPort?: number,
 ): Promise<Unstable_DevWorker> {
   return unstable_dev(join(root, entry), {
     config,
     persistTo,
     vars,
+    ...(inspectorPort ? { inspect: true, inspectorPort } : {}),
     ip: '127.0.0.1',
     logLevel: (process.env.DEBUG_WORKER ? 'log' : 'none') as 'log' | 'none',
     experimental: { disableExperimentalWarning: true },

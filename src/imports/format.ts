@@ -25,6 +25,10 @@ export class ImportError extends Error {
 /** The longest value a roll-up keeps (as pages are stored: src/ingest/steps/page.ts). */
 const MAX_VALUE = 255;
 
+/** A value as a roll-up keeps it: its first `MAX_VALUE` characters. */
+export const keptValue = (value: string) =>
+  value.length > MAX_VALUE ? value.slice(0, MAX_VALUE) : value;
+
 /**
  * The largest count an import holds, in a row of a file and summed per (statistic, date,
  * value): a trillion, more than any website's day (docs/ARCHITECTURE.md, "Imported
@@ -73,7 +77,7 @@ export class Tally {
     const text = cleaned(name, value);
     if (count === 0 || text === '') return;
     this.values++;
-    const kept = text.length > MAX_VALUE ? text.slice(0, MAX_VALUE) : text;
+    const kept = keptValue(text);
     const key = `${name}\u0000${date}\u0000${kept}`;
     const row = this.rows.get(key);
     const sum = (row?.[3] ?? 0) + count;
@@ -224,7 +228,7 @@ export type FormatReader = {
   /** The handler of a file, or an `ImportError` when the format has no such file. */
   file(name: string): FileHandler;
   /** Called once every file has been read, before the rows are written for the last time. */
-  finish(): void;
+  finish(): void | Promise<void>;
   /** The range the files say they cover (Plausible's file names), if they do. */
   declared(): { from: string; to: string } | null;
   /**

@@ -20,6 +20,7 @@ import {
 import { goatCounterReader } from './goatcounter.ts';
 import { plausibleReader } from './plausible.ts';
 import { RawCounter } from './raw.ts';
+import { ImportStaging } from './staging.ts';
 import {
   abandonImport,
   beginImport,
@@ -52,14 +53,20 @@ export type ImportResult = {
   values: number;
   /** The rows D1 wrote: the imported roll-up rows and the import's own. */
   rowsWritten: number;
+  /** Of them, the rows staging records that outgrew memory, written and deleted (./staging.ts). */
+  staged: number;
 };
 
 /** Roll-up rows held before they are written. */
 const WRITE_EVERY = 20_000;
 
-function readerFor(source: ImportSource, tally: Tally, timeZone: string): FormatReader {
+function readerFor(
+  source: ImportSource,
+  tally: Tally,
+  counter: RawCounter,
+  timeZone: string,
+): FormatReader {
   if (source === 'plausible') return plausibleReader(tally);
-  const counter = new RawCounter(tally, timeZone);
   return source === 'goatcounter'
     ? goatCounterReader(counter, timeZone)
     : umamiReader(counter, timeZone);
@@ -77,24 +84,31 @@ export async function runImport(
   o: ImportOptions,
 ): Promise<ImportResult> {
   const tally = new Tally();
-  const reader = readerFor(o.source, tally, site.timezone);
   const importId = await beginImport(db, site.id, o.source);
   let rowsWritten = 0;
-  const write = async (all: boolean) => {
-    if (all || tally.size >= WRITE_EVERY)
+  const flush = async () => {
+    if (tally.size >= WRITE_EVERY)
       rowsWritten += await writeImported(db, site.id, importId, tally.take());
   };
+  // Single hits' visitors and visits: in memory up to a bound, then staged in D1 (./raw.ts).
+  const staging = new ImportStaging(db, site.id, importId);
+  const counter = new RawCounter(tally, site.timezone, { spill: staging, flush });
+  const reader = readerFor(o.source, tally, counter, site.timezone);
   let records: number;
   try {
-    records = await readFiles(body, o, reader, () => write(false));
+    records = await readFiles(body, o, reader, async () => {
+      await counter.settle();
+      await flush();
+    });
     try {
-      reader.finish();
-      await write(true);
+      await reader.finish();
+      rowsWritten += await writeImported(db, site.id, importId, tally.take());
     } catch (err) {
       if (err instanceof CountTooLarge)
         throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
       throw err;
     }
+    rowsWritten += staging.rowsWritten;
     const range =
       reader.declared() ?? (tally.from && tally.to ? { from: tally.from, to: tally.to } : null);
     if (!range) throw new ImportError(o.fileName ?? 'the upload', null, null, 'nothing to import');
@@ -124,7 +138,7 @@ export async function runImport(
   );
   const record = (await listImports(db, site.id)).find((r) => r.id === importId);
   if (!record) throw new ApiError(409, 'The import was deleted while it ran.');
-  return { record, records, values: tally.values, rowsWritten };
+  return { record, records, values: tally.values, rowsWritten, staged: staging.rowsWritten };
 }
 
 type OpenFile = { name: string; handler: FileHandler; csv: CsvReader; header: boolean };
@@ -178,7 +192,7 @@ async function readFiles(
     }
   } catch (err) {
     if (err instanceof ImportFileError)
-      throw new ImportError(o.fileName ?? 'the upload', null, null, err.message);
+      throw new ImportError(err.file ?? o.fileName ?? 'the upload', null, null, err.message);
     // Rows of one statistic, date and value that added up past the bound over several writes.
     if (err instanceof CountTooLarge) throw new ImportError(last, null, null, err.message);
     throw err;

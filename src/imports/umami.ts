@@ -127,7 +127,7 @@ export function umamiReader(counter: RawCounter, timeZone: string): FormatReader
     finish() {
       if (events === 0)
         throw new ImportError('the upload', null, null, 'it holds no website_event CSV of Umami');
-      counter.finish();
+      return counter.finish();
     },
     declared: () => null,
     statistics: () => RAW_STATISTICS,

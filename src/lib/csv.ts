@@ -39,11 +39,18 @@ export type CsvRecord = { line: number; cells: string[] };
 const MAX_RECORD = 64 * 1024;
 
 /**
+ * The most characters read without a record (blank lines, a record being read): more is no
+ * CSV either, and stops a compressed bomb of line breaks early.
+ */
+const MAX_GAP = 1024 * 1024;
+
+/**
  * Reads CSV as it arrives (RFC 4180, as Go's `encoding/csv` and ClickHouse write it): text
  * pushed in pieces of any size, records taken out as soon as they end. Quoted cells may hold
  * commas, quotes (`""`) and line breaks; a line ends with LF or CRLF; a byte-order mark at the
  * start is skipped; a blank line is no record. A malformed record throws `CsvError` with its
- * line. Memory holds one record, whatever the file's size.
+ * line, and so do a record longer than `MAX_RECORD` and `MAX_GAP` characters without one.
+ * Memory holds one record, whatever the file's size.
  */
 export class CsvReader {
   private cells: string[] = [];
@@ -56,6 +63,8 @@ export class CsvReader {
   private line = 1;
   private recordLine = 1;
   private size = 0;
+  /** Characters since the last record. */
+  private gap = 0;
   private started = false;
   private lastWasCr = false;
   /** The line the last quoted cell opened on. */
@@ -72,6 +81,8 @@ export class CsvReader {
       }
       if (++this.size > MAX_RECORD)
         throw new CsvError(this.recordLine, `a record longer than ${MAX_RECORD} characters`);
+      if (++this.gap > MAX_GAP)
+        throw new CsvError(this.line, `${MAX_GAP} characters without a record`);
       if (this.inQuotes) {
         if (ch === '"') {
           this.inQuotes = false;
@@ -137,6 +148,7 @@ export class CsvReader {
     if (!blank) {
       this.endCell();
       out.push({ line: this.recordLine, cells: this.cells });
+      this.gap = 0;
     }
     this.cells = [];
     this.cell = '';

@@ -7,6 +7,18 @@ import { defineConfig } from 'vitest/config';
  */
 const WORKERD_UNIT_TESTS = ['test/unit/timezone.test.ts'];
 
+/**
+ * Timeouts are guards against a hang, never measures: the suite waits for events (a hit
+ * answered, an e-mail written, a limiter's window), and a busy machine only makes it slower.
+ * A test or hook ends with a failure after ten minutes; `expect.poll` (and `until`,
+ * test/support/until.ts) give up after five, so that what was awaited is named.
+ */
+const GUARDS = {
+  testTimeout: 10 * 60_000,
+  hookTimeout: 10 * 60_000,
+  expect: { poll: { timeout: 5 * 60_000, interval: 100 } },
+};
+
 const limiter = (namespace_id: string, limit: number) => ({
   namespace_id,
   simple: { limit, period: 60 as const },
@@ -17,6 +29,8 @@ export default defineConfig({
     // Vitest's default is one file at a time on a 2-core machine (cores - 1); much of a test's
     // time is spent waiting on workerd, wrangler or a browser, so two at a time use it.
     maxWorkers: 2,
+    // Closing workerd, wrangler and browsers at the end may take a while on a busy machine.
+    teardownTimeout: 5 * 60_000,
     projects: [
       {
         // The Worker's tests run inside workerd against a real local D1 built from the real
@@ -51,10 +65,7 @@ export default defineConfig({
           isolate: false,
           include: [...WORKERD_UNIT_TESTS, 'test/integration/**/*.test.{ts,tsx}'],
           setupFiles: ['./test/setup.ts'],
-          // Generous guards for tests that seed traffic on a loaded 2-core machine; nothing
-          // here asserts a duration.
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          ...GUARDS,
         },
       },
       {
@@ -65,6 +76,7 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           exclude: WORKERD_UNIT_TESTS,
           environment: 'node',
+          ...GUARDS,
         },
       },
       {
@@ -73,8 +85,7 @@ export default defineConfig({
           name: 'node',
           include: ['test/cli/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           environment: 'node',
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          ...GUARDS,
         },
       },
     ],

@@ -20,6 +20,7 @@ import { withDatabase } from '../../scripts/lib/d1.ts';
 import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { until } from '../support/until.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const DOMAIN = 'import-cli.example.com';
@@ -159,9 +160,14 @@ async function toolStarted(
   }
 }
 
-/** Waits for processes to end (killed, they are gone once their parents reap them). */
+/**
+ * Waits for processes to end (killed, they are gone once their parents reap them), however
+ * long that takes on a busy machine; those still running after the guard.
+ */
 async function ended(pids: number[]) {
-  for (let i = 0; i < 600 && running(pids).length > 0; i++) await pause();
+  await until(`processes ${pids.join(', ')} to end`, () => running(pids).length === 0, 50).catch(
+    () => undefined,
+  );
   return running(pids);
 }
 

@@ -101,7 +101,7 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     embedUrl = `${base}/embed?range=30d${new URL(data.embed_url).hash}`;
     browser = await launchBrowser([]);
     page = await browser.newPage();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

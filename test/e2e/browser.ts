@@ -8,6 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { GUARD_MS } from '../support/until.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
@@ -27,7 +28,9 @@ export const DESKTOP_CHROME =
 /**
  * Launches Chromium with a fresh profile; `hosts` are resolved to 127.0.0.1. `asPerson`
  * hides the automation flag (`navigator.webdriver`), which some trackers (Plausible's)
- * rightly refuse to count.
+ * rightly refuse to count. Its waits (a launch, a page's load, an element, a response) end
+ * when what they wait for happens; their timeouts are guards against a hang (`GUARD_MS`),
+ * not playwright's 30 seconds, which a busy machine can exceed.
  */
 export async function launchBrowser(
   hosts: string[],
@@ -35,9 +38,10 @@ export async function launchBrowser(
   asPerson = false,
 ): Promise<BrowserContext> {
   const profile = await mkdtemp(join(tmpdir(), 'sightline-chromium-'));
-  return chromium.launchPersistentContext(profile, {
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
+    timeout: GUARD_MS,
     ...(userAgent ? { userAgent } : {}),
     ...(asPerson ? { ignoreDefaultArgs: ['--enable-automation'] } : {}),
     args: [
@@ -52,4 +56,7 @@ export async function launchBrowser(
       `--host-resolver-rules=${hosts.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`,
     ],
   });
+  context.setDefaultTimeout(GUARD_MS);
+  context.setDefaultNavigationTimeout(GUARD_MS);
+  return context;
 }

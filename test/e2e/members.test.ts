@@ -5,10 +5,9 @@
  * reads the private website's statistics, is refused its settings, and cannot use the link
  * again.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
@@ -17,18 +16,11 @@ import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { until } from '../support/until.ts';
 import { haveChromium, launchBrowser } from './browser.ts';
+import { mailFiles, mailsTo } from './mail.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const mailDir = join(root, '.wrangler', 'tmp', 'email');
 const COLLEAGUE = `colleague-${Date.now()}@example.com`;
-
-async function emlFiles(): Promise<string[]> {
-  const entries = await readdir(mailDir, { withFileTypes: true, recursive: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.eml'))
-    .map((e) => join(e.parentPath, e.name));
-}
 
 let state: string;
 let worker: Unstable_DevWorker | undefined;
@@ -59,22 +51,18 @@ describe.skipIf(!haveChromium)('an invitation through wrangler and a real browse
     worker = await startWorker(state);
     const base = `http://127.0.0.1:${worker.port}`;
 
-    const before = new Set(await emlFiles());
+    const before = await mailFiles();
     const invited = await worker.fetch(`/api/v1/websites/${site.id}/members`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ email: COLLEAGUE, role: 'viewer' }),
     });
     expect(invited.status).toBe(201);
-    let raw = '';
-    for (let i = 0; i < 50 && raw === ''; i++) {
-      for (const file of (await emlFiles()).filter((f) => !before.has(f))) {
-        const text = await readFile(file, 'utf8');
-        if (text.includes(COLLEAGUE)) raw = text;
-      }
-      if (raw === '') await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(raw).toMatch(new RegExp(`^To: <${COLLEAGUE.replace(/[.]/g, '\\.')}>$`, 'm'));
+    // The e-mail is written after the answer: wait for it (its `To:` is the colleague).
+    const [raw = ''] = await until('the invitation e-mail', async () => {
+      const mails = await mailsTo(COLLEAGUE, before);
+      return mails.length > 0 && mails;
+    });
     // The token follows `#`: the page there posts it on (its script), so no request names it.
     const path = raw.replace(/=\r?\n/g, '').match(/\/invitations#[A-Za-z0-9_-]{43}/)?.[0];
     expect(path).toBeDefined();

@@ -3,10 +3,9 @@
  * reports on and traffic last week; the cron is fired the way wrangler fires it locally,
  * and the message the local `send_email` binding writes to disk is the report.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
@@ -17,18 +16,28 @@ import { createOwner } from '../../src/accounts/owners.ts';
 import { lastCompletePeriod } from '../../src/reports/period.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { decodeQuotedPrintable, headerOf } from '../support/mime.ts';
+import { until } from '../support/until.ts';
+import { mailFiles, mailsTo } from './mail.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const mailDir = join(root, '.wrangler', 'tmp', 'email');
-
-async function emlFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.eml'))
-    .map((e) => join(e.parentPath, e.name));
-}
+const OWNER = 'reports-owner@example.com';
+const SITE = 'reports-e2e.example.com';
+/** A second website of the owner's, whose report is turned on before the cron fires again. */
+const MARKER = 'reports-marker.example.com';
 
 const decodedSubject = (raw: string) => headerOf(raw, 'Subject');
+
+/** The owner's e-mails since `before` whose subject is about `domain`. */
+const reportsOf = async (domain: string, before: Set<string>) =>
+  (await mailsTo(OWNER, before)).filter((raw) =>
+    (decodedSubject(raw) ?? '').startsWith(`${domain}:`),
+  );
+
+/** Until an e-mail about `domain` has been written since `before`; every such one. */
+const reportsAbout = (domain: string, before: Set<string>) =>
+  until(`the report of ${domain}`, async () => {
+    const reports = await reportsOf(domain, before);
+    return reports.length > 0 && reports;
+  });
 
 let state: string;
 let worker: Unstable_DevWorker;
@@ -42,24 +51,21 @@ describe('periodic reports through wrangler', () => {
   it('fires the cron locally and writes the report through the send_email binding', async () => {
     state = await mkdtemp(join(tmpdir(), 'sightline-reports-'));
     const week = lastCompletePeriod(Date.now(), 'UTC', 'weekly');
-    await withDatabase({ remote: false, persistTo: state }, async (db) => {
-      const owner = await createOwner(db, {
-        email: 'reports-owner@example.com',
-        password: 'a long password',
-      });
-      await createWebsite(
-        db,
-        owner.id,
-        { domain: 'reports-e2e.example.com', email: '1' },
-        suffixesOnDisk,
-      );
-    });
+    const { key, markerId } = await withDatabase(
+      { remote: false, persistTo: state },
+      async (db) => {
+        const owner = await createOwner(db, { email: OWNER, password: 'a long password' });
+        await createWebsite(db, owner.id, { domain: SITE, email: '1' }, suffixesOnDisk);
+        const marker = await createWebsite(db, owner.id, { domain: MARKER }, suffixesOnDisk);
+        return { key: owner.apiKey, markerId: marker.id };
+      },
+    );
     worker = await startWorker(state, 'src/index.ts', { REPLAY: 'on' });
     // Last week's traffic, through the Worker's hit pipeline.
     await replayTraffic(
       `http://127.0.0.1:${worker.port}`,
       ['/', '/pricing', '/'].map((path, i) => ({
-        body: { page: `https://reports-e2e.example.com${path}` },
+        body: { page: `https://${SITE}${path}` },
         req: {
           ip: `203.0.113.${i + 1}`,
           userAgent:
@@ -70,16 +76,13 @@ describe('periodic reports through wrangler', () => {
         },
       })),
     );
-    const before = new Set(await emlFiles(mailDir));
+    const before = await mailFiles();
     const fired = await worker.fetch('/cdn-cgi/local/scheduled?cron=0+*+*+*+*');
     expect(fired.status).toBe(200);
-    let fresh: string[] = [];
-    for (let i = 0; i < 50 && fresh.length === 0; i++) {
-      fresh = (await emlFiles(mailDir)).filter((f) => !before.has(f));
-      if (fresh.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(fresh).toHaveLength(1);
-    const raw = await readFile(fresh[0] as string, 'utf8');
+    // The cron's work goes on after its answer: wait for the e-mail itself.
+    const reports = await reportsAbout(SITE, before);
+    expect(reports).toHaveLength(1);
+    const raw = reports[0] as string;
     expect(raw).toMatch(/^To: <reports-owner@example\.com>$/m);
     expect(raw).toMatch(/^From: .*<reports@example\.com>$/m);
     expect(decodedSubject(raw)).toBe(
@@ -96,9 +99,17 @@ describe('periodic reports through wrangler', () => {
       `http://localhost:8787/stats/reports-e2e.example.com?range=custom&from=${week.from}&to=${week.to}`,
     );
 
-    // Fired again (a retried cron): nothing is sent twice.
+    // Fired again (a retried cron): nothing is sent twice. A run goes through the websites
+    // whose report is due in the order of their ids, so once the second website's report
+    // (turned on now) is written, this run has passed the first one.
+    const marker = await worker.fetch(`/api/v1/websites/${markerId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 1 }),
+    });
+    expect(marker.status).toBe(200);
     await worker.fetch('/cdn-cgi/local/scheduled?cron=0+*+*+*+*');
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await emlFiles(mailDir)).filter((f) => !before.has(f))).toHaveLength(1);
+    expect(await reportsAbout(MARKER, before)).toHaveLength(1);
+    expect(await reportsOf(SITE, before)).toHaveLength(1);
   });
 });

@@ -6,7 +6,8 @@
  * leaves its token in one line: the request that trades it for a cookie.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,9 @@ import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { unsubscribeToken } from '../../src/reports/send.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { until } from '../support/until.ts';
+import { mailsTo } from './mail.ts';
 
-const mailDir = join(root, '.wrangler', 'tmp', 'email');
 const INVITEE = `log-invitee-${Date.now()}@example.com`;
 
 let state: string;
@@ -60,23 +62,16 @@ const api = (path: string, body: unknown) =>
 
 /** Waits until the output shows `line` (wrangler prints a request's line after answering it). */
 async function logged(line: RegExp): Promise<void> {
-  for (let i = 0; i < 100 && !line.test(output); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(output).toMatch(line);
+  await until(`${line} in the output`, () => line.test(output));
 }
 
-/** The newest invitation e-mail to `to`, as the local `send_email` binding writes it. */
+/** The invitation e-mail to `to`, as the local `send_email` binding writes it (once it has). */
 async function invitationMail(to: string): Promise<string> {
-  for (let i = 0; i < 50; i++) {
-    const entries = await readdir(mailDir, { withFileTypes: true, recursive: true }).catch(
-      () => [],
-    );
-    for (const e of entries.filter((f) => f.isFile() && f.name.endsWith('.eml'))) {
-      const text = await readFile(join(e.parentPath, e.name), 'utf8');
-      if (text.includes(to)) return text.replace(/=\r?\n/g, '');
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no e-mail to ${to}`);
+  const [raw = ''] = await until(`an e-mail to ${to}`, async () => {
+    const mails = await mailsTo(to, new Set());
+    return mails.length > 0 && mails;
+  });
+  return raw.replace(/=\r?\n/g, '');
 }
 
 beforeAll(async () => {
@@ -105,21 +100,26 @@ beforeAll(async () => {
     },
   );
   for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d) => (output += d));
-  for (let i = 0; i < 600; i++) {
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`wrangler dev did not start:\n${output}`);
+  // Started once it answers, however long that takes; a wrangler that exits never will.
+  const started = child;
+  await until('wrangler dev to answer', async () => {
+    if (started.exitCode !== null) throw new Error(`wrangler dev exited:\n${output}`);
+    return fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}\n${output}`);
+  });
 });
 
 afterAll(async () => {
-  child?.kill('SIGINT');
+  // Its state is removed once wrangler has exited (not while it still writes there).
+  if (child && child.exitCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGINT');
+    await exited;
+  }
   if (state) await rm(state, { recursive: true, force: true });
 });
 

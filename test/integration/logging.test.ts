@@ -6,19 +6,14 @@
  * D1 (test/support/d1-faults.ts) with driver messages that quote the values they were given,
  * the worst case; the log must hold up even then.
  */
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { describeError, redact } from '../../src/lib/log.ts';
 import { sendReports } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { type Browser, csrfFrom, newBrowser } from '../support/browser-session.ts';
+import { runCron } from '../support/cron.ts';
 import { exceptAuth, type Fault, injectD1Failure } from '../support/d1-faults.ts';
 import { CHROME_WINDOWS, sendHit } from '../support/hits.ts';
 import { injectLogFailure } from '../support/log-faults.ts';
@@ -324,13 +319,7 @@ describe('a report that could not be sent', () => {
         throw new Error(`email to ${message.to} rejected`);
       },
     } as unknown as SendEmail;
-    const ctx = createExecutionContext();
-    await worker.scheduled(
-      createScheduledController({ cron: '0 * * * *', scheduledTime: MONDAY + 7 * 86_400_000 }),
-      { ...env, EMAIL: failing },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    await runCron(MONDAY + 7 * 86_400_000, { ...env, EMAIL: failing });
     const events = logs.flatMap((l) => l.args).map((a) => (a as Entry)?.event ?? a);
     expect(events).toContain('report not sent');
     expect(events).toContain('reports');

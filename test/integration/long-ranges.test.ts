@@ -5,21 +5,16 @@
  * pages, the answer equals the sum of the days. Then the same through the public paths: hits
  * sent, the hourly maintenance run, the Stats API asked.
  */
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { applyFlush } from '../../src/event-log/flush.ts';
-import worker from '../../src/index.ts';
 import { addDays, MAX_DATE, MIN_DATE, piecesOf } from '../../src/lib/dates.ts';
 import { compactedThrough, compactMonths } from '../../src/stats/compaction.ts';
 import { queryStats, rollupSums } from '../../src/stats/queries.ts';
 import { call, db, flushAllLogs } from '../support/api.ts';
+import { runCron } from '../support/cron.ts';
 import { sendHit } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
 
@@ -260,14 +255,3 @@ describe('a time zone that changes after a month was compacted', () => {
     ]);
   });
 });
-
-/** The real scheduled handler, as the hourly cron fires it. */
-async function runCron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-}

@@ -1,29 +1,16 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../src/http/sessions.ts';
 import { beginImport, writeImported } from '../../src/imports/store.ts';
 import { sweepImports } from '../../src/imports/sweep.ts';
-import worker from '../../src/index.ts';
 import { runScheduled, type ScheduledOptions } from '../../src/maintenance/scheduled.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
+import { runCron } from '../support/cron.ts';
+import { until } from '../support/until.ts';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
-
-async function runCron(at: number) {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ cron: '0 * * * *', scheduledTime: at }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-}
 
 /** The cron handler's work, run directly with test settings (small chunks, budgets). */
 const runWith = (at: number, options: ScheduledOptions) =>
@@ -153,9 +140,10 @@ describe('hourly maintenance: imports of a deleted website leave nothing', () =>
     );
     // Enough rows for a write (20,000 at a time), then wait for it.
     feed.enqueue(first);
-    for (let i = 0; i < 1_000 && (await importedRows(site.id)) === 0; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await importedRows(site.id)).toBeGreaterThan(0);
+    await until(
+      'the import to write its first rows',
+      async () => (await importedRows(site.id)) > 0,
+    );
     expect((await call(`/api/v1/websites/${site.id}`, { method: 'DELETE', key })).status).toBe(200);
     const now = Date.UTC(2026, 6, 11, 12);
     await runCron(now);

@@ -26,18 +26,21 @@ const limitedEnv: Env = {
 
 /**
  * The limiter counts in windows of the wall clock's minutes, so a test whose requests straddle
- * the turn of a minute starts counting afresh half-way. Such a test is run once more (its
- * addresses and keys are new each run); a failure within one window is a failure.
+ * the turn of a minute starts counting afresh half-way, however quickly it runs. Such a test
+ * runs again (its addresses, keys and websites are new each run) until one run begins and
+ * ends in the same minute; a failure within one window is a failure.
  */
 function itInOneWindow(name: string, test: () => Promise<void>) {
   it(name, async () => {
     const minute = () => Math.floor(Date.now() / 60_000);
-    const started = minute();
-    try {
-      await test();
-    } catch (error) {
-      if (minute() === started) throw error;
-      await test();
+    for (let run = 1; ; run++) {
+      const started = minute();
+      try {
+        await test();
+        return;
+      } catch (error) {
+        if (minute() === started || run === 5) throw error;
+      }
     }
   });
 }
@@ -66,24 +69,22 @@ const hit = (ip: string, page: string) =>
 describe('the event endpoint', () => {
   let a: { id: number; domain: string };
   let b: { id: number; domain: string };
-  /** A website and one of its subdomain's: a page of the second is on both. */
-  let parent: { id: number; domain: string };
-  let child: { id: number; domain: string };
   beforeAll(async () => {
     const owner = await makeOwner();
     a = await makeWebsite(owner.key);
     b = await makeWebsite(owner.key);
-    parent = await makeWebsite(owner.key);
-    child = await makeWebsite(owner.key, { domain: `shop.${parent.domain}` });
   });
 
   itInOneWindow(
     'answers 429 with Retry-After past the limit of one IP and website, and stores nothing',
     async () => {
       const ip = nextIp();
-      for (let i = 0; i < 3; i++) expect((await hit(ip, `https://${a.domain}/`)).status).toBe(202);
+      // A website of its own: a run that straddled a minute's turn leaves its hits behind.
+      const site = await makeWebsite((await makeOwner()).key);
+      for (let i = 0; i < 3; i++)
+        expect((await hit(ip, `https://${site.domain}/`)).status).toBe(202);
       const before = await snapshot('stats');
-      const limited = await hit(ip, `https://${a.domain}/`);
+      const limited = await hit(ip, `https://${site.domain}/`);
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after')).toBe('60');
       expect(JSON.parse(limited.text)).toEqual({
@@ -93,7 +94,7 @@ describe('the event endpoint', () => {
       // CORS still lets the tracker read the answer.
       expect(limited.headers.get('access-control-allow-origin')).toBe('*');
       expect(await snapshot('stats')).toEqual(before);
-      expect(Object.values((await rollups(a.id)).pageviews ?? {})).toEqual([3]);
+      expect(Object.values((await rollups(site.id)).pageviews ?? {})).toEqual([3]);
     },
   );
 
@@ -165,6 +166,11 @@ describe('the event endpoint', () => {
     'a hit naming several websites, one of them over its limit: 429 and nothing stored',
     async () => {
       const ip = nextIp();
+      // A website and one of its subdomain's (a page of the second is on both), of its own:
+      // a run that straddled a minute's turn leaves its hits behind.
+      const owner = await makeOwner();
+      const parent = await makeWebsite(owner.key);
+      const child = await makeWebsite(owner.key, { domain: `shop.${parent.domain}` });
       for (let i = 0; i < 3; i++)
         expect((await hit(ip, `https://${child.domain}/`)).status).toBe(202);
       const before = await snapshot('stats');

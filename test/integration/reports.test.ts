@@ -2,14 +2,8 @@
  * Periodic e-mail reports: who gets what for which period, exactly once, failures isolated
  * and retried, the message itself, and one-click unsubscribe.
  */
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index.ts';
 import { lastCompletePeriod } from '../../src/reports/period.ts';
 import {
   buildMessage,
@@ -18,6 +12,7 @@ import {
   unsubscribeToken,
 } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite, oneOf, snapshot } from '../support/api.ts';
+import { runCron } from '../support/cron.ts';
 import { sendHit } from '../support/hits.ts';
 import { flushLog } from '../support/ingest-fixtures.ts';
 import { decodeQuotedPrintable, headerOf } from '../support/mime.ts';
@@ -321,14 +316,8 @@ describe('the cron handler', () => {
   it('sends reports through the send_email binding', async () => {
     const { key } = await makeOwner('cron');
     await makeWebsite(key, { domain: 'cron-report.example.com', email: '1' });
-    const ctx = createExecutionContext();
     const at = Date.parse('2027-01-04T10:00:00Z');
-    await worker.scheduled(
-      createScheduledController({ cron: '0 * * * *', scheduledTime: at }),
-      env,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
+    await runCron(at);
     const rows = (await snapshot('report_sends')) as { period: string; sent_at: number | null }[];
     expect(
       rows.filter((r) => r.period === 'weekly:2026-12-28').every((r) => r.sent_at !== null),

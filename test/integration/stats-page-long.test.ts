@@ -4,16 +4,11 @@
  * Hits go through the public endpoint on known dates; the hourly maintenance compacts the
  * months that are over.
  */
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index.ts';
 import { compactedThrough } from '../../src/stats/compaction.ts';
 import { db } from '../support/api.ts';
+import { runCron } from '../support/cron.ts';
 import { sendHit } from '../support/hits.ts';
 import { chartRows, linkNamed, totalsOf } from '../support/html.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
@@ -39,13 +34,7 @@ beforeAll(async () => {
     expect(hit.status).toBe(202);
   }
   freezeAt(TODAY);
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
+  await runCron();
   vi.useRealTimers();
 });
 

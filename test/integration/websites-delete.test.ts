@@ -1,14 +1,9 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { websiteLog } from '../../src/event-log/client.ts';
-import worker from '../../src/index.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
 import { call, db, listOf, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
+import { runCron } from '../support/cron.ts';
 import { logHit, logTables } from '../support/event-log.ts';
 
 /** Roll-up rows for a website, as the tracking pipeline would have written them. */
@@ -19,17 +14,6 @@ async function seedStats(websiteId: number, rows: number) {
     ).bind(websiteId, 'page', '2026-11-01', `/page-${i}`, i + 1),
   );
   await env.DB.batch(statements);
-}
-
-/** The real scheduled handler, as the hourly cron fires it. */
-async function runCron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ cron: '0 * * * *', scheduledTime: Date.now() }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
 }
 
 async function statsRows(websiteId: number) {

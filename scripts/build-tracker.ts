@@ -7,43 +7,11 @@
  *
  * `--check` rebuilds in memory and exits 1 if the committed generated file differs (CI).
  */
-import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { gzipped, minified, withinBudget, writeGenerated } from './lib/bundle.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const target = resolve(root, 'src/tracker/script.generated.ts');
 /** Hard limits: the tracker is on every page of every site; its extra parts only where asked. */
 const MAX_GZIP_BYTES = 1024;
 const MAX_FULL_GZIP_BYTES = 1536;
-
-const check = process.argv.includes('--check');
-
-/** One entry point minified; its code and the hash of it. */
-async function minified(entry: string) {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: [resolve(root, entry)],
-    bundle: true,
-    write: false,
-    minify: true,
-    target: 'es2020',
-    format: 'iife',
-    platform: 'browser',
-    charset: 'utf8',
-    legalComments: 'none',
-    sourcemap: false,
-    logLevel: 'warning',
-  });
-  const output = result.outputFiles[0];
-  if (!output || result.outputFiles.length !== 1)
-    throw new Error('esbuild produced no single output');
-  const code = output.text.trim();
-  return { code, version: createHash('sha256').update(code).digest('hex').slice(0, 12) };
-}
 
 const { code, version } = await minified('src/tracker/script.ts');
 const full = await minified('src/tracker/full.ts');
@@ -57,38 +25,13 @@ const generated = [
 ].join('\n');
 
 const raw = Buffer.byteLength(code);
-const gzipped = gzipSync(code, { level: 9 }).length;
-const fullGzipped = gzipSync(full.code, { level: 9 }).length;
-const name = relative(root, target);
+const gzipBytes = gzipped(code);
+const fullGzipBytes = gzipped(full.code);
+withinBudget('The tracker', gzipBytes, MAX_GZIP_BYTES);
+withinBudget('The full tracker', fullGzipBytes, MAX_FULL_GZIP_BYTES);
 
-if (gzipped > MAX_GZIP_BYTES) {
-  console.error(`The tracker is ${gzipped} bytes gzipped; the limit is ${MAX_GZIP_BYTES}.`);
-  process.exit(1);
-}
-if (fullGzipped > MAX_FULL_GZIP_BYTES) {
-  console.error(
-    `The full tracker is ${fullGzipped} bytes gzipped; the limit is ${MAX_FULL_GZIP_BYTES}.`,
-  );
-  process.exit(1);
-}
-
-if (check) {
-  let committed = '';
-  try {
-    committed = readFileSync(target, 'utf8');
-  } catch {
-    // missing: reported as out of date below
-  }
-  if (committed !== generated) {
-    console.error(`${name} is out of date with src/tracker/: run \`npm run build:tracker\`.`);
-    process.exit(1);
-  }
-  console.log(
-    `${name} is up to date (${raw} bytes, ${gzipped} gzipped, version ${version}; full ${fullGzipped} gzipped).`,
-  );
-} else {
-  writeFileSync(target, generated);
-  console.log(
-    `Wrote ${name}: ${raw} bytes, ${gzipped} gzipped, version ${version}; full ${fullGzipped} gzipped.`,
-  );
-}
+writeGenerated('src/tracker/script.generated.ts', generated, {
+  sources: 'src/tracker/',
+  command: 'npm run build:tracker',
+  summary: `${raw} bytes, ${gzipBytes} gzipped, version ${version}; full ${fullGzipBytes} gzipped`,
+});

@@ -1,7 +1,7 @@
 /**
  * A form that takes a secret from the address's fragment (docs/ARCHITECTURE.md, "Secrets out
  * of addresses"): the links Sightline hands out carry their token after `#`, which browsers
- * never send, so no request log holds it. The page's script (./assets.ts) copies the
+ * never send, so no request log holds it. The page's script (./assets/page.ts) copies the
  * fragment into the form's `data-fragment` field, takes it out of the address bar, and — for
  * `auto` — sends the form at once; the token then travels in the form's body. Without
  * scripts, the field is shown for the part after `#` of the link.

@@ -1,0 +1,59 @@
+/**
+ * The dashboard's stylesheet and script as the Worker serves them (src/pages/assets.ts): the
+ * committed minified build is current with its sources in src/pages/assets/, within its size
+ * budget, and versioned by the hash of what is served.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import {
+  APP_CSS,
+  APP_CSS_VERSION,
+  APP_JS,
+  APP_JS_VERSION,
+} from '../../src/pages/assets/app.generated.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+const cssGzip = gzipSync(APP_CSS, { level: 9 }).length;
+const jsGzip = gzipSync(APP_JS, { level: 9 }).length;
+
+describe("the dashboard's built assets", () => {
+  it('are up to date with src/pages/assets/ (build:assets --check)', async () => {
+    const result = await run(
+      join(root, 'node_modules/.bin/tsx'),
+      [join(root, 'scripts/build-assets.ts'), '--check'],
+      { cwd: root },
+    ).catch((err: { code: number; stdout: string; stderr: string }) => err);
+    expect('code' in result ? result.stderr : '').toBe('');
+    expect(result.stdout).toContain('is up to date');
+  });
+
+  it(`keep the stylesheet at most 3072 bytes gzipped (gzip -9 ${cssGzip} B)`, () => {
+    console.log(`stylesheet: ${Buffer.byteLength(APP_CSS)} bytes raw, ${cssGzip} gzipped`);
+    expect(cssGzip).toBeLessThanOrEqual(3072);
+  });
+
+  it(`keep the script at most 2048 bytes gzipped (gzip -9 ${jsGzip} B)`, () => {
+    console.log(`script: ${Buffer.byteLength(APP_JS)} bytes raw, ${jsGzip} gzipped`);
+    expect(jsGzip).toBeLessThanOrEqual(2048);
+  });
+
+  it('are minified: no comment, no line break, no indentation', () => {
+    for (const code of [APP_CSS, APP_JS]) {
+      expect(code).not.toMatch(/\/\*|\n|^ {2}/m);
+      expect(code.length).toBeGreaterThan(1000);
+    }
+  });
+
+  it('are versioned by the hash of their code', () => {
+    const hash = (code: string) => createHash('sha256').update(code).digest('hex').slice(0, 12);
+    expect(APP_CSS_VERSION).toBe(hash(APP_CSS));
+    expect(APP_JS_VERSION).toBe(hash(APP_JS));
+  });
+});

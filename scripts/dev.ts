@@ -19,7 +19,7 @@ const port = (() => {
 })();
 const base = `http://localhost:${port}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
-/** Seconds since this command started (the README quotes these figures). */
+/** Seconds since this command started. */
 const elapsed = () => `${process.uptime().toFixed(1)} s`;
 
 const created = await withDatabase({ remote: false }, async (db) => {

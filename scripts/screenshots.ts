@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: renders the main pages with the demo data in Chromium and saves
- * them under docs/screenshots/ (shown in the README). Needs Chromium (CHROMIUM_PATH or
- * /usr/bin/chromium). Uses its own temporary database; the local one is left alone.
+ * them under docs/screenshots/ (shown in the README and docs/GUIDE.md). Needs Chromium
+ * (CHROMIUM_PATH or /usr/bin/chromium). Uses its own temporary database; the local one is
+ * left alone.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

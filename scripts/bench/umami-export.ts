@@ -1,6 +1,6 @@
 /**
  * A generated Umami export for the import's memory benchmark (`imports.peakHeap`): the
- * `website_event` CSV of the README's query (each event's session columns beside it), of
+ * `website_event` CSV of docs/GUIDE.md's query (each event's session columns beside it), of
  * `sessions` sessions spread over `days` days before `end`, each one visit of one to four page
  * views a few minutes apart and now and then a custom event, in time order as Umami's
  * databases hand out their rows. Seeded: the same options give the same bytes.

@@ -10,7 +10,7 @@ import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
 import type { ReadLane } from './read-lane.ts';
 
-/** The columns of an exported event, in order (the README documents each). */
+/** The columns of an exported event, in order (docs/GUIDE.md, "Take your data", documents each). */
 const EVENT_COLUMNS = [
   'id',
   'time',

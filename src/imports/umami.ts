@@ -1,7 +1,7 @@
 /**
  * Umami's events: a CSV of its `website_event` table with each event's session columns beside
  * it — the `website_event.csv` of Umami Cloud's data export (whose rows carry them), or, from
- * a self-hosted Umami, the query in the README run with `psql`'s `\copy` — columns matched by
+ * a self-hosted Umami, the query in docs/GUIDE.md run with `psql`'s `\copy` — columns matched by
  * their header's names. Page views (`event_type` 1) and custom events (2) are counted as
  * Sightline counts its own hits (./raw.ts), by Umami's sessions and visits; other event types
  * are left out. Other files of a zip (`session_data.csv`, `event_data.csv`) are not read.

@@ -1,7 +1,7 @@
 /**
  * The invitation e-mail: who invites whom to which website with which role, and the link,
  * valid for 72 hours and usable once. Sent through the `EMAIL` binding from `MAIL_FROM`, as
- * the reports are (README, "E-mail reports"); `wrangler dev` writes it to a file instead.
+ * the reports are (docs/GUIDE.md, "E-mail reports"); `wrangler dev` writes it to a file instead.
  */
 import { EmailMessage } from 'cloudflare:email';
 import { eq } from 'drizzle-orm';

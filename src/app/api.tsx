@@ -6,7 +6,6 @@ import { bodyLimit } from 'hono/body-limit';
 import { bearerAuth } from '../accounts/http.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
-import { registerFunnelRoutes } from '../funnels/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
 import { ApiApp, openApiDocument } from '../http/openapi.ts';
 import { IMPORT_BODY_LIMIT, registerImportRoutes } from '../imports/routes.ts';
@@ -67,7 +66,6 @@ export function createApi() {
   );
   registerWebsiteRoutes(api);
   registerGoalRoutes(api);
-  registerFunnelRoutes(api);
   registerFlowRoutes(api);
   registerImportRoutes(api);
   registerExportRoutes(api);

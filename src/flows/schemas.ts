@@ -102,3 +102,59 @@ export const journeyResponseSchema = s
     status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('Journeys');
+
+const funnelStepSchema = s
+  .union([
+    s.object({
+      page: s.string().openapi({
+        description:
+          'A path starting with / (at most 255 characters, no spaces), or a pattern: `*` any characters within a segment, `**` across.',
+        example: '/signup/**',
+      }),
+    }),
+    s.object({
+      event: s.string().openapi({
+        description: "A custom event's name (1–120 characters, not `pageview`).",
+        example: 'Signup',
+      }),
+    }),
+    s.object({
+      goal: s.string().openapi({
+        description: "The display name of one of the website's goals.",
+        example: 'Sign-ups',
+      }),
+    }),
+  ])
+  .openapi('FunnelStep', { description: 'Exactly one of `page`, `event` or `goal`.' });
+
+export const funnelSchema = s
+  .object({
+    id: s.number().int().openapi({ example: 2 }),
+    name: s.string().openapi({ example: 'Signup' }),
+    steps: s.array(funnelStepSchema).openapi({
+      example: [{ page: '/pricing' }, { page: '/signup/**' }, { event: 'Signup' }],
+    }),
+    created_at: s.string().openapi({ example: '2026-11-22T09:30:00.000000Z' }),
+  })
+  .openapi('Funnel');
+
+const funnelInputSchema = s
+  .object({
+    name: s.string().openapi({ description: 'Unique to the website; 1–120 characters.' }),
+    steps: s
+      .array(funnelStepSchema)
+      .min(2)
+      .max(8)
+      .openapi({ description: '2 to 8 steps, in order.' }),
+  })
+  .openapi('FunnelInput');
+
+export const funnelBodyContent = {
+  'application/json': { schema: funnelInputSchema },
+  'application/x-www-form-urlencoded': {
+    schema: s.object({
+      name: s.string(),
+      steps: s.string().openapi({ description: 'The list of steps as JSON text.' }),
+    }),
+  },
+};

@@ -10,7 +10,7 @@ import type { FunnelStep } from '../counting/flows.ts';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { createFunnel, deleteFunnel, type FunnelRecord, listFunnels } from '../funnels/funnels.ts';
+import { createFunnel, deleteFunnel, type FunnelRecord, listFunnels } from '../flows/funnels.ts';
 import { formText } from '../http/form.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';

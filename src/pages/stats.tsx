@@ -13,7 +13,7 @@ import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
-import { listFunnels } from '../funnels/funnels.ts';
+import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';

@@ -6,9 +6,9 @@
 import type { Filter } from '../counting/dimensions.ts';
 import type { Env } from '../env.ts';
 import type { PropertyName } from '../event-log/property-reads.ts';
+import { fromLog } from '../flows/questions.ts';
 import type { Unavailable } from './engine/engine.ts';
 import { v1Filters } from './engine/v1.ts';
-import { fromLog } from './flows.ts';
 import { type Goal, withGoals } from './goals.ts';
 
 /** How many names the page offers at most. */

@@ -10,9 +10,16 @@ import type { FunnelQuery, FunnelStep, JourneyAnswer, JourneyQuery } from '../co
 import type { FilterNode } from '../counting/query.ts';
 import type { Env } from '../env.ts';
 import { readLog } from '../event-log/client.ts';
-import type { Unavailable } from './engine/engine.ts';
-import { v1Filters } from './engine/v1.ts';
-import { eventFilter, type Goal, goalFilter, NO_HIT, pageFilter, withGoals } from './goals.ts';
+import type { Unavailable } from '../stats/engine/engine.ts';
+import { v1Filters } from '../stats/engine/v1.ts';
+import {
+  eventFilter,
+  type Goal,
+  goalFilter,
+  NO_HIT,
+  pageFilter,
+  withGoals,
+} from '../stats/goals.ts';
 
 type Dates = { from: string; to: string };
 

@@ -5,13 +5,14 @@
  * website's event log under v1's filters, which choose the visits; the log counts
  * (src/event-log/flow-reads.ts), the rates are worked out here.
  */
-import type { Filter } from '../counting/dimensions.ts';
+
 import type { FunnelQuery, FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
 import type { FilterNode } from '../counting/query.ts';
+import type { Filter } from '../counting/v1.ts';
+import { v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
 import { readLog } from '../event-log/client.ts';
 import type { Unavailable } from '../stats/engine/engine.ts';
-import { v1Filters } from '../stats/engine/v1.ts';
 import {
   eventFilter,
   type Goal,

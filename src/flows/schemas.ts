@@ -1,7 +1,7 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
 
-import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS } from '../counting/flows.ts';
+import { MAX_FILTER_LENGTH } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';
 import { s } from '../lib/schema.ts';

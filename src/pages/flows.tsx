@@ -8,8 +8,8 @@
 
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import { MAX_FILTER_LENGTH } from '../counting/dimensions.ts';
 import { JOURNEY_STEPS, type JourneyAnswer } from '../counting/flows.ts';
+import { MAX_FILTER_LENGTH } from '../counting/v1.ts';
 import type { AppEnv } from '../env.ts';
 import { findFunnel } from '../flows/funnels.ts';
 import { type FunnelStepAnswer, funnelOf, journeysOf } from '../flows/questions.ts';

@@ -1,14 +1,8 @@
 /** The statistics page's chart: an SVG line chart with its data as a table, and its metrics. */
 import type { FC } from 'hono/jsx';
 import type { SeriesUnit } from '../lib/dates.ts';
-import {
-  type ChartMetric,
-  chartMetricsFor,
-  formatFigure,
-  formatNumber,
-  type SeriesPoint,
-  SHOWN_FIGURES,
-} from '../stats/overview.ts';
+import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
+import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 
 const METRIC_TITLES: Record<ChartMetric, string> = {
   overview: 'Visitors and page views',

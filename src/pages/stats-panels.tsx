@@ -11,7 +11,7 @@
  * between a group's tabs.
  */
 import type { FC } from 'hono/jsx';
-import type { FilterDimension } from '../counting/dimensions.ts';
+import { type FilterDimension, V1_FILTER_LABELS } from '../counting/v1.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatNumber } from '../stats/overview.ts';
 import type { StatsPage } from '../stats/queries.ts';
@@ -39,52 +39,35 @@ type Group = {
   tabs: readonly Tab[];
 };
 
+/** A statistic's tab, labelled as API v1's vocabulary has it. */
+const tab = (name: FilterDimension): Tab => [name, V1_FILTER_LABELS[name].tab];
+
 /** The overview's groups, in the order they are shown; a group's first tab is its default. */
 const GROUPS: readonly Group[] = [
   {
     id: 'sources',
     title: 'Sources',
-    tabs: [
-      ['referrer', 'Referrers'],
-      ['campaign', 'Campaigns'],
-    ],
+    tabs: [tab('referrer'), tab('campaign')],
   },
   {
     id: 'pages',
     title: 'Pages',
-    tabs: [
-      ['page', 'Top pages'],
-      ['landing_page', 'Landing pages'],
-      ['exit_page', 'Exit pages'],
-    ],
+    tabs: [tab('page'), tab('landing_page'), tab('exit_page')],
   },
   {
     id: 'locations',
     title: 'Locations',
-    tabs: [
-      ['country', 'Countries'],
-      ['city', 'Cities'],
-      ['continent', 'Continents'],
-    ],
+    tabs: [tab('country'), tab('city'), tab('continent')],
   },
   {
     id: 'devices',
     title: 'Devices',
-    tabs: [
-      ['browser', 'Browsers'],
-      ['os', 'Systems'],
-      ['device', 'Device types'],
-      ['resolution', 'Screen sizes'],
-      ['language', 'Languages'],
-    ],
+    tabs: [tab('browser'), tab('os'), tab('device'), tab('resolution'), tab('language')],
   },
   {
     id: 'events',
     title: 'Goals and events',
-    tabs: [
-      ['goal', 'Goals'],
-      ['event', 'Events'],
-    ],
+    tabs: [['goal', 'Goals'], tab('event')],
   },
 ];
 

@@ -6,15 +6,17 @@
  */
 import type { Context } from 'hono';
 import type { Child, FC } from 'hono/jsx';
+import type { StatName } from '../counting/statistics.ts';
 import {
   type Filter,
   type FilterDimension,
-  type FilterOperator,
   filteredProperty,
   GOAL_FILTER,
   isFilterDimension,
-} from '../counting/dimensions.ts';
-import type { StatName } from '../counting/statistics.ts';
+  V1_FILTER_LABELS,
+  V1_STATISTICS,
+  type V1FilterOperator,
+} from '../counting/v1.ts';
 import type { AppEnv } from '../env.ts';
 import { type ImportRecord, type ImportSource, NOT_IMPORTED } from '../imports/store.ts';
 import {
@@ -79,69 +81,27 @@ export const FilterLink: FC<{
   </a>
 );
 
-/** The statistics' full views' titles, besides the chart's (the overview's tabs: ./stats-panels.tsx). */
-const PANELS: readonly [FilterDimension, string][] = [
-  ['page', 'Pages'],
-  ['landing_page', 'Landing pages'],
-  ['referrer', 'Referrers'],
-  ['campaign', 'Campaigns'],
-  ['country', 'Countries'],
-  ['city', 'Cities'],
-  ['continent', 'Continents'],
-  ['language', 'Languages'],
-  ['browser', 'Browsers'],
-  ['os', 'Operating systems'],
-  ['device', 'Devices'],
-  ['resolution', 'Screen resolutions'],
-  ['event', 'Events'],
-  ['exit_page', 'Exit pages'],
-];
-
 /** What a full view lists: a statistic, the goals, or a custom property's values. */
 export type Listed = StatName | 'goal' | 'property';
 
-/** The title of each statistic's full view. */
+/** The title of each statistic's full view, and of the goals'. */
 export const TITLES = new Map<string, string>([
-  ...PANELS,
+  ...(Object.entries(V1_STATISTICS) as [StatName, { title: string }][]).map(
+    ([name, { title }]): [string, string] => [name, title],
+  ),
   ['goal', 'Goals'],
-  ['pageviews', 'Page views'],
-  ['pageviews_hours', 'Page views by hour'],
-  ['visitors', 'Visitors'],
-  ['visitors_hours', 'Visitors by hour'],
-  ['visits', 'Visits'],
-  ['visits_hours', 'Visits by hour'],
-  ['bounces', 'Bounces'],
-  ['visit_duration', 'Visit duration (seconds)'],
 ]);
-
-/** A filter's dimension as a chip reads it. */
-const DIMENSION_LABELS: Record<FilterDimension, string> = {
-  page: 'Page',
-  landing_page: 'Landing page',
-  exit_page: 'Exit page',
-  referrer: 'Referrer',
-  campaign: 'Campaign',
-  country: 'Country',
-  continent: 'Continent',
-  city: 'City',
-  language: 'Language',
-  browser: 'Browser',
-  os: 'Operating system',
-  device: 'Device',
-  resolution: 'Screen resolution',
-  event: 'Event',
-};
 
 /** A filter's dimension as a chip reads it: a custom property by its name. */
 function dimensionLabel(dimension: Filter['dimension']): string {
   if (dimension === GOAL_FILTER) return 'Goal';
   const property = filteredProperty(dimension);
   return property === null
-    ? DIMENSION_LABELS[dimension as FilterDimension]
+    ? V1_FILTER_LABELS[dimension as FilterDimension].chip
     : `Property ${property}`;
 }
 
-const OPERATOR_LABELS: Record<FilterOperator, string> = {
+const OPERATOR_LABELS: Record<V1FilterOperator, string> = {
   is: 'is',
   not: 'is not',
   contains: 'contains',

@@ -6,9 +6,9 @@
  * so any view, filtered or not, can be shared.
  */
 import { type Context, Hono } from 'hono';
-import { isFilterDimension } from '../counting/dimensions.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
+import { isFilterDimension } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -19,21 +19,10 @@ import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
-import {
-  type ChartMetric,
-  chartMetricsFor,
-  formatFigure,
-  formatNumber,
-  SHOWN_FIGURES,
-} from '../stats/overview.ts';
+import type { ChartMetric } from '../stats/figures.ts';
+import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { propertyNamesOf } from '../stats/properties.ts';
-import {
-  figuresOver,
-  isGoalFilter,
-  isUnavailable,
-  shareBaseOf,
-  sourceOf,
-} from '../stats/source.ts';
+import { isGoalFilter, isUnavailable, shareBaseOf, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
@@ -424,7 +413,7 @@ async function statisticPage(c: Context<AppEnv>) {
   });
   // The counts' shares are of the range's figure their metric sums to.
   const shareOf = isUnavailable(data) ? null : shareBaseOf(name);
-  const figures = shareOf ? await figuresOver(source, view.range) : null;
+  const figures = shareOf ? await source.figures(view.range) : null;
   const base = shareOf && figures && !isUnavailable(figures) ? shareOf(figures) : null;
   const overview = view.base;
   const path = `${overview}/${name}`;

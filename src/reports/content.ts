@@ -2,10 +2,11 @@
  * What a report says: totals with change, top pages, referrers and countries, the top goals
  * with their conversion rates (when the website has goals), a link.
  */
+import { V1_STATISTICS } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
+import type { Figures } from '../stats/figures.ts';
 import {
-  type Figures,
   formatFigure,
   formatNumber,
   percentChange,
@@ -31,11 +32,10 @@ export type ReportData = {
   unsubscribePage: string;
 };
 
-const TOP: [name: 'page' | 'referrer' | 'country', title: string][] = [
-  ['page', 'Top pages'],
-  ['referrer', 'Top referrers'],
-  ['country', 'Top countries'],
-];
+/** The top lists a report shows, each titled by its statistic's title. */
+const TOP = (['page', 'referrer', 'country'] as const).map(
+  (name) => [name, `Top ${V1_STATISTICS[name].title.toLowerCase()}`] as const,
+);
 
 /** A report's top goals: each goal's name with its conversion rate, and its converting visitors. */
 export type GoalRows = { value: string; count: number }[];

@@ -6,21 +6,20 @@
  * from one source (./source.ts): the roll-ups, or the log when filtered.
  */
 
-import type { Filter } from '../counting/dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
+import type { Filter } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { previousPeriod } from '../lib/dates.ts';
-import type { SeriesPoint, Summary } from './overview.ts';
+import type { SeriesPoint, Summary } from './figures.ts';
 import type { StatsPage } from './queries.ts';
 import {
   type Conversions,
   isGoalFilter,
   isUnavailable,
-  seriesOf,
   sourceOf,
   summaryOf,
   type Unavailable,
@@ -96,8 +95,8 @@ export async function overviewOf(
   const source = await sourceOf(env, db, websiteId, filters, goals);
   const [summary, series, previous, pages, live, conversions] = await Promise.all([
     summaryOf(source, range),
-    seriesOf(source, range),
-    compare ? seriesOf(source, previousPeriod(range)) : null,
+    source.series(range),
+    compare ? source.series(previousPeriod(range)) : null,
     source.tops(panels, range, PANEL_ROWS),
     realtimeVisitors(env, websiteId, Date.now()),
     source.conversions(goals, range),

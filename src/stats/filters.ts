@@ -6,18 +6,18 @@
  * API returns them; `contains` ignores case.
  */
 
+import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import {
   FILTER_DIMENSIONS,
-  FILTER_OPERATORS,
   type Filter,
-  type FilterOperator,
   filteredProperty,
   GOAL_FILTER,
   isFilterDimension,
   MAX_FILTER_LENGTH,
   MAX_FILTERS,
-} from '../counting/dimensions.ts';
-import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
+  V1_FILTER_OPERATORS,
+  type V1FilterOperator,
+} from '../counting/v1.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,
@@ -74,7 +74,7 @@ export function parseFilters(params: URLSearchParams): {
       ];
       continue;
     }
-    if (!FILTER_OPERATORS.includes(operator as FilterOperator) || match[2] === 'is') {
+    if (!V1_FILTER_OPERATORS.includes(operator as V1FilterOperator) || match[2] === 'is') {
       errors[key] = [`The ${key} filter has an unknown operator: use [not] or [contains].`];
       continue;
     }
@@ -97,7 +97,7 @@ export function parseFilters(params: URLSearchParams): {
     }
     filters.push({
       dimension: dimension as Filter['dimension'],
-      operator: operator as FilterOperator,
+      operator: operator as V1FilterOperator,
       value,
     });
   }

@@ -3,12 +3,12 @@
  * properties"): the names the range's hits carry under v1's filters, most carried first, read
  * from the website's event log (src/event-log/property-reads.ts) — roll-ups keep no property.
  */
-import type { Filter } from '../counting/dimensions.ts';
+import type { Filter } from '../counting/v1.ts';
+import { v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
 import type { PropertyName } from '../event-log/property-reads.ts';
 import { fromLog } from '../flows/questions.ts';
 import type { Unavailable } from './engine/engine.ts';
-import { v1Filters } from './engine/v1.ts';
 import { type Goal, withGoals } from './goals.ts';
 
 /** How many names the page offers at most. */

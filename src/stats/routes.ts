@@ -3,12 +3,7 @@
  * `GET /api/v1/stats/{id}/summary`: the six figures of a date range and of the period before.
  */
 import type { Context } from 'hono';
-import {
-  FILTER_DIMENSIONS,
-  type Filter,
-  GOAL_FILTER,
-  MAX_FILTERS,
-} from '../counting/dimensions.ts';
+import { FILTER_DIMENSIONS, type Filter, GOAL_FILTER, MAX_FILTERS } from '../counting/v1.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';

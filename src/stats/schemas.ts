@@ -1,8 +1,8 @@
 /** Stats API parameters and response, used to validate requests and to generate OpenAPI. */
 
-import { FILTER_DIMENSIONS } from '../counting/dimensions.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
+import { FILTER_DIMENSIONS } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';

@@ -7,16 +7,16 @@
  * the statistics page and the reports show is built here from a `Source`'s reads.
  */
 
-import { type Filter, GOAL_FILTER } from '../counting/dimensions.ts';
 import type { FilterNode, GroupQuery } from '../counting/query.ts';
 import { GOAL } from '../counting/query-dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
+import { type Filter, GOAL_FILTER, V1_STATISTICS, v1Filters, v1Property } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
 import { firstImportedDate } from '../imports/segments.ts';
-import { daysBetween, previousPeriod } from '../lib/dates.ts';
+import { previousPeriod } from '../lib/dates.ts';
 import {
   type Answer,
   answer,
@@ -25,18 +25,17 @@ import {
   readerOf,
   type Unavailable,
 } from './engine/engine.ts';
-import { V1_STATISTICS, v1Filters, v1Property } from './engine/v1.ts';
-import { type Goal, goalSplits, withGoals } from './goals.ts';
 import {
+  FIGURES,
   type Figures,
-  figuresOf,
+  figuresFrom,
   type SeriesPoint,
-  SUMMED,
   type Summary,
-  seriesPoints,
-  seriesRollups,
-} from './overview.ts';
-import { firstRollupDate, type StatsPage, type StatsQuery, type ValueSum } from './queries.ts';
+  seriesFrom,
+  seriesQuestions,
+} from './figures.ts';
+import { type Goal, goalSplits, withGoals } from './goals.ts';
+import { firstRollupDate, type StatsPage, type StatsQuery } from './queries.ts';
 
 export { isUnavailable, type Unavailable };
 
@@ -60,8 +59,10 @@ export type Source<U = Unavailable> = {
   page(q: PageQuery): Promise<StatsPage | U>;
   /** The first page (`limit` values by count) of each of several statistics. */
   tops(names: readonly StatName[], range: Dates, limit: number): Promise<StatsPage[] | U>;
-  /** Statistics summed over a range: per value (every value), or per statistic (value ''). */
-  sums(names: readonly StatName[], range: Dates, perValue: boolean): Promise<ValueSum[] | U>;
+  /** The figures of a range (`FIGURES`, ./figures.ts). */
+  figures(range: Dates): Promise<Figures | U>;
+  /** The chart's points of a range: per hour for one day, else per day, week or month. */
+  series(range: Dates): Promise<SeriesPoint[] | U>;
   /** Each goal's conversions over a range: unique (visitors), total, and its revenue. */
   conversions(goals: Goal[], range: Dates): Promise<Conversions[] | U>;
 };
@@ -173,36 +174,13 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
       );
       return isUnavailable(answers) ? answers : answers.map(asPage);
     },
-    async sums(names, range, perValue) {
-      if (!perValue) {
-        const answers = await ask(range, [
-          {
-            dimensions: [],
-            metrics: names.map((name) => V1_STATISTICS[name].metric),
-            order: [],
-            limit: 1,
-            offset: 0,
-          },
-        ]);
-        if (isUnavailable(answers)) return answers;
-        const metrics = answers[0]?.rows[0]?.metrics ?? [];
-        return names.map((name, i) => ({ name, value: '', count: metrics[i] ?? 0 }));
-      }
-      // Every value of each statistic: a series has one per date (or hour).
-      const all = {
-        sortBy: 'value',
-        sort: 'asc',
-        limit: Math.max(24, daysBetween(range.from, range.to)),
-        offset: 0,
-      } as const;
-      const answers = await ask(
-        range,
-        names.map((name) => groupOf(name, all)),
-      );
-      if (isUnavailable(answers)) return answers;
-      return answers.flatMap((a, i) =>
-        asPage(a).rows.map((row) => ({ name: names[i] as StatName, ...row })),
-      );
+    async figures(range) {
+      const answers = await ask(range, [FIGURES]);
+      return isUnavailable(answers) ? answers : figuresFrom(answers[0]?.rows[0]);
+    },
+    async series(range) {
+      const answers = await ask(range, seriesQuestions(range));
+      return isUnavailable(answers) ? answers : seriesFrom(range, answers);
     },
   };
 }
@@ -259,24 +237,17 @@ export async function firstDateOf(
 export async function summaryOf(source: Source<never>, range: Dates): Promise<Summary>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable>;
 export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable> {
-  const data = await figuresOver(source, range);
+  const data = await source.figures(range);
   if (isUnavailable(data)) return data;
   // The period before may reach past the log's oldest date: it shows what the log holds.
   const before = previousPeriod(range);
-  let previous = await figuresOver(source, before);
+  let previous = await source.figures(before);
   if (isUnavailable(previous))
     previous =
       previous.firstDate <= before.to
-        ? await figuresOver(source, { from: previous.firstDate, to: before.to })
-        : figuresOf(() => 0);
-  return { data, previous: isUnavailable(previous) ? figuresOf(() => 0) : previous };
-}
-
-/** The figures of a range (one question of the engine). */
-export async function figuresOver(source: Source, range: Dates): Promise<Figures | Unavailable> {
-  const sums = await source.sums(SUMMED, range, false);
-  if (isUnavailable(sums)) return sums;
-  return figuresOf((name) => sums.find((s) => s.name === name)?.count ?? 0);
+        ? await source.figures({ from: previous.firstDate, to: before.to })
+        : figuresFrom(undefined);
+  return { data, previous: isUnavailable(previous) ? figuresFrom(undefined) : previous };
 }
 
 /**
@@ -305,11 +276,4 @@ export function shareBaseOf(
     default:
       return null;
   }
-}
-
-/** The chart's points of a range: per day, or per hour for one day. */
-export async function seriesOf(source: Source, range: Dates): Promise<SeriesPoint[] | Unavailable> {
-  const names = Object.keys(seriesRollups(range.from === range.to)) as StatName[];
-  const sums = await source.sums(names, range, true);
-  return isUnavailable(sums) ? sums : seriesPoints(range, sums);
 }

@@ -9,8 +9,8 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/dimensions.ts';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/v1.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import {
   foldingsOf,

@@ -8,12 +8,8 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  FILTER_DIMENSIONS,
-  type Filter,
-  MAX_FILTER_LENGTH,
-} from '../../src/counting/dimensions.ts';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/counting/v1.ts';
 import { createDb } from '../../src/db/client.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
@@ -64,11 +60,12 @@ describe('filtered statistics, worked out by hand', () => {
     expect(await stat(s, 'exit_page', f)).toEqual({ '/pricing': 2 });
     expect(await stat(s, 'bounces', f)).toEqual({ [DAY]: 1 });
     expect(await stat(s, 'event', f)).toEqual({});
+    // Page views per visit: the kept visits' page views (Ann's two, Cy's one) per visit.
     expect(await summary(s, f)).toEqual({
       visitors: 2,
       visits: 2,
       pageviews: 2,
-      views_per_visit: 1,
+      views_per_visit: 1.5,
       bounce_rate: 50,
       visit_duration: 60,
       events: 0,

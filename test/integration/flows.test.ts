@@ -8,8 +8,8 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Filter } from '../../src/counting/dimensions.ts';
 import { ENTRANCE, EXIT, type FunnelStep } from '../../src/counting/flows.ts';
+import type { Filter } from '../../src/counting/v1.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import type { LoggedEvent, LogHit } from '../../src/event-log/events.ts';
 import { funnelOf, journeysOf } from '../../src/flows/questions.ts';

@@ -9,7 +9,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Filter } from '../../src/counting/dimensions.ts';
+import type { Filter } from '../../src/counting/v1.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';

@@ -8,8 +8,8 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Filter } from '../../src/counting/dimensions.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
+import type { Filter } from '../../src/counting/v1.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import type { LoggedEvent } from '../../src/event-log/events.ts';
 import { call } from '../support/api.ts';
@@ -210,9 +210,9 @@ describe('Stats API v2 and API v1', () => {
           { key: s.key },
         );
         const data = (v1.json as { data: Record<string, number> }).data;
-        // Page views per visit under a filter on a hit: v2 refuses it for a page, as Plausible
-        // does, and divides the kept visits' page views for an event (v1 the kept page views).
-        const perVisit = !filters.some((f) => f.dimension === 'page' || f.dimension === 'event');
+        // Page views per visit: one definition (the kept visits' page views per visit), which
+        // v2 refuses under a filter on a page, as Plausible does.
+        const perVisit = !filters.some((f) => f.dimension === 'page');
         const [row] = await v2({
           metrics: [
             'visitors',

@@ -4,8 +4,8 @@
  * with. Nothing here shares code with src/event-log/ but the types.
  */
 
-import type { Filter } from '../../src/counting/dimensions.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
+import type { Filter } from '../../src/counting/v1.ts';
 import type { LoggedEvent } from '../../src/event-log/events.ts';
 
 type Visit = { start: LoggedEvent; views: LoggedEvent[] };

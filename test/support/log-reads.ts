@@ -3,11 +3,12 @@
  * a question of the query engine (src/stats/engine/v1.ts), answered by the log's `query`.
  * For tests that ask the log directly (a Durable Object's stub, or the `EventLog` itself).
  */
-import type { Filter } from '../../src/counting/dimensions.ts';
+
 import type { GroupAnswer, GroupQuery, LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
+import type { Filter } from '../../src/counting/v1.ts';
+import { V1_STATISTICS, v1Filters } from '../../src/counting/v1.ts';
 import type { LogRead } from '../../src/event-log/log-types.ts';
-import { V1_STATISTICS, v1Filters } from '../../src/stats/engine/v1.ts';
 
 type Queried = { query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> };
 type Range = { from: string; to: string; filters: Filter[] };

@@ -5,10 +5,9 @@
  * not in it is an error everywhere, never taken for another kind.
  */
 import { describe, expect, it } from 'vitest';
-import { FILTER_DIMENSIONS } from '../../src/counting/dimensions.ts';
 import { queryDimension } from '../../src/counting/query-dimensions.ts';
+import { FILTER_DIMENSIONS, v1Filters } from '../../src/counting/v1.ts';
 import { chunkStatement } from '../../src/event-log/query-sql.ts';
-import { v1Filters } from '../../src/stats/engine/v1.ts';
 import { parseFilters } from '../../src/stats/filters.ts';
 
 describe('the dimensions of filters', () => {

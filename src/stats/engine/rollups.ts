@@ -8,12 +8,11 @@
 import type { GroupAnswer, GroupQuery, ResultRow } from '../../counting/query.ts';
 import { noPartials, type Partials, queryMetric } from '../../counting/query-metrics.ts';
 import type { StatName } from '../../counting/statistics.ts';
+import { V1_STATISTICS } from '../../counting/v1.ts';
 import type { Database } from '../../db/client.ts';
 import { sortRows } from '../../event-log/query-values.ts';
 import type { ImportedSegment } from '../../imports/segments.ts';
-import { SUMMED } from '../overview.ts';
 import { queryStats, rollupSums } from '../queries.ts';
-import { V1_STATISTICS } from './v1.ts';
 
 /** A website's roll-ups: its id and last compacted month (../compaction.ts). */
 export type Rollups = {
@@ -23,6 +22,16 @@ export type Rollups = {
   /** The imported history to add, if any (../../imports/segments.ts). */
   imported?: readonly ImportedSegment[];
 };
+
+/** The roll-ups whose sums give the metrics of a range or of each date of it. */
+const SUMMED = [
+  'visitors',
+  'visits',
+  'pageviews',
+  'bounces',
+  'visit_duration',
+  'event',
+] as const satisfies readonly StatName[];
 
 /** The metrics the sums of `SUMMED` give, per date or over the range. */
 const SUMMABLE = new Set([

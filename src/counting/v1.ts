@@ -1,0 +1,178 @@
+/**
+ * API v1's vocabulary, and the one adapter between it and the query engine (docs/ARCHITECTURE.md,
+ * "The query engine"): its 22 statistics, each one grouping of the engine (a dimension and a
+ * metric; values as v1 has always returned them, through the `sl:` dimensions of
+ * ./query-dimensions.ts); its filters, each a leaf of the engine's filter tree; and how both
+ * read on the statistics page. The dimensions its filters narrow (docs/ARCHITECTURE.md,
+ * "Filters"):
+ *
+ * - `page`, `event`: the hits that match (page views of that page, custom events of that
+ *   name or `name:value:unit`);
+ * - `landing_page`, `exit_page`, `referrer`, `campaign`: every hit of the visits that have
+ *   that value (their first page view's page, referrer and campaign; their last page view's
+ *   page);
+ * - `country`, `continent`, `city`, `language`, `browser`, `os`, `device`, `resolution`:
+ *   every hit of the visitors that have it, that day (as their first page view of the day).
+ */
+import type { FilterNode } from './query.ts';
+import { GOAL } from './query-dimensions.ts';
+import type { StatName } from './statistics.ts';
+
+export const FILTER_DIMENSIONS = [
+  'page',
+  'landing_page',
+  'exit_page',
+  'referrer',
+  'campaign',
+  'country',
+  'continent',
+  'city',
+  'language',
+  'browser',
+  'os',
+  'device',
+  'resolution',
+  'event',
+] as const satisfies readonly StatName[];
+
+export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
+
+export function isFilterDimension(name: string): name is FilterDimension {
+  return (FILTER_DIMENSIONS as readonly string[]).includes(name);
+}
+
+/** API v1's operators: `is` exact, `not` none of it, `contains` in any case. */
+export const V1_FILTER_OPERATORS = ['is', 'not', 'contains'] as const;
+
+export type V1FilterOperator = (typeof V1_FILTER_OPERATORS)[number];
+
+/**
+ * A custom property's filter, `filter[props:<name>]`: the hits that carry the property with
+ * that value (src/counting/query-dimensions.ts, "Custom properties").
+ */
+type PropertyFilterDimension = `props:${string}`;
+
+const PROPERTY_FILTER_PREFIX = 'props:';
+
+/** The property a filter's dimension names, or null. */
+export function filteredProperty(dimension: string): string | null {
+  return dimension.startsWith(PROPERTY_FILTER_PREFIX)
+    ? dimension.slice(PROPERTY_FILTER_PREFIX.length)
+    : null;
+}
+
+/** A goal's filter, `filter[goal]=<name>`: the hits that complete it (src/stats/goals.ts). */
+export const GOAL_FILTER = 'goal';
+
+export type Filter = {
+  dimension: FilterDimension | PropertyFilterDimension | typeof GOAL_FILTER;
+  operator: V1FilterOperator;
+  value: string;
+};
+
+/** At most this many filters narrow one question. */
+export const MAX_FILTERS = 10;
+
+/** A filter's value is at most this long (the longest value a statistic keeps is 255). */
+export const MAX_FILTER_LENGTH = 255;
+
+/**
+ * How a filter's dimension reads on the statistics page: its tab among the overview's panels
+ * (src/pages/stats-panels.tsx) and a filter's chip.
+ */
+export const V1_FILTER_LABELS: Record<FilterDimension, { tab: string; chip: string }> = {
+  page: { tab: 'Top pages', chip: 'Page' },
+  landing_page: { tab: 'Landing pages', chip: 'Landing page' },
+  exit_page: { tab: 'Exit pages', chip: 'Exit page' },
+  referrer: { tab: 'Referrers', chip: 'Referrer' },
+  campaign: { tab: 'Campaigns', chip: 'Campaign' },
+  country: { tab: 'Countries', chip: 'Country' },
+  continent: { tab: 'Continents', chip: 'Continent' },
+  city: { tab: 'Cities', chip: 'City' },
+  language: { tab: 'Languages', chip: 'Language' },
+  browser: { tab: 'Browsers', chip: 'Browser' },
+  os: { tab: 'Systems', chip: 'Operating system' },
+  device: { tab: 'Device types', chip: 'Device' },
+  resolution: { tab: 'Screen sizes', chip: 'Screen resolution' },
+  event: { tab: 'Events', chip: 'Event' },
+};
+
+/**
+ * Each statistic's grouping — one dimension and one metric of the engine, which the roll-up
+ * statistic of the same name holds (the roll-ups' table: src/rollups/answer.ts) — and the
+ * title of its full view on the statistics page.
+ */
+export const V1_STATISTICS: Record<StatName, { dimension: string; metric: string; title: string }> =
+  {
+    pageviews: { dimension: 'time:day', metric: 'pageviews', title: 'Page views' },
+    pageviews_hours: { dimension: 'sl:hour', metric: 'pageviews', title: 'Page views by hour' },
+    visitors: { dimension: 'time:day', metric: 'visitors', title: 'Visitors' },
+    visitors_hours: { dimension: 'sl:visitor_hour', metric: 'visitors', title: 'Visitors by hour' },
+    page: { dimension: 'sl:page', metric: 'pageviews', title: 'Pages' },
+    landing_page: { dimension: 'visit:entry_page', metric: 'visits', title: 'Landing pages' },
+    referrer: { dimension: 'sl:referrer', metric: 'visits', title: 'Referrers' },
+    campaign: { dimension: 'sl:campaign', metric: 'visits', title: 'Campaigns' },
+    continent: { dimension: 'sl:continent', metric: 'visitors', title: 'Continents' },
+    country: { dimension: 'sl:country', metric: 'visitors', title: 'Countries' },
+    city: { dimension: 'sl:city', metric: 'visitors', title: 'Cities' },
+    language: { dimension: 'sl:language', metric: 'visitors', title: 'Languages' },
+    browser: { dimension: 'sl:browser', metric: 'visitors', title: 'Browsers' },
+    os: { dimension: 'sl:os', metric: 'visitors', title: 'Operating systems' },
+    device: { dimension: 'sl:device', metric: 'visitors', title: 'Devices' },
+    resolution: { dimension: 'sl:resolution', metric: 'visitors', title: 'Screen resolutions' },
+    event: { dimension: 'sl:event', metric: 'sl:custom_events', title: 'Events' },
+    visits: { dimension: 'time:day', metric: 'visits', title: 'Visits' },
+    visits_hours: { dimension: 'sl:visit_hour', metric: 'visits', title: 'Visits by hour' },
+    bounces: { dimension: 'time:day', metric: 'sl:bounces', title: 'Bounces' },
+    visit_duration: {
+      dimension: 'time:day',
+      metric: 'sl:duration',
+      title: 'Visit duration (seconds)',
+    },
+    exit_page: { dimension: 'visit:exit_page', metric: 'visits', title: 'Exit pages' },
+  };
+
+/** The filters' dimensions as the engine names them. */
+const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
+  page: 'sl:page',
+  event: 'sl:event',
+  landing_page: 'visit:entry_page',
+  exit_page: 'visit:exit_page',
+  referrer: 'sl:referrer',
+  campaign: 'sl:campaign',
+  country: 'sl:country',
+  continent: 'sl:continent',
+  city: 'sl:city',
+  language: 'sl:language',
+  browser: 'sl:browser',
+  os: 'sl:os',
+  device: 'sl:device',
+  resolution: 'sl:resolution',
+};
+
+/** The engine's dimension of a v1 filter's: a custom property's is `sl:props:<name>`. */
+function v1FilterDimension(dimension: Filter['dimension']): string {
+  if (dimension === GOAL_FILTER) return GOAL;
+  const property = filteredProperty(dimension);
+  return property === null
+    ? V1_FILTER_DIMENSIONS[dimension as FilterDimension]
+    : `sl:props:${property}`;
+}
+
+/**
+ * API v1's `name=property&property=<name>`: a custom property's values, each with the page
+ * views and custom events that carry it (none for the hits without it).
+ */
+export function v1Property(name: string): { dimension: string; metric: string } {
+  return { dimension: `sl:props:${name}`, metric: 'events' };
+}
+
+/** v1's filters as the engine's: `is` exact, `not` none of it, `contains` in any case. */
+export function v1Filters(filters: Filter[]): FilterNode[] {
+  return filters.map((f) => ({
+    op: f.operator === 'not' ? 'is_not' : f.operator,
+    dimension: v1FilterDimension(f.dimension),
+    values: [f.value],
+    caseSensitive: f.operator !== 'contains',
+  }));
+}

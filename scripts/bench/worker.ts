@@ -46,9 +46,9 @@ import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-l
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { dateOfDay } from '../../src/lib/dates.ts';
-import { compactMonths } from '../../src/stats/compaction.ts';
+import { compactMonths } from '../../src/rollups/compaction.ts';
+import { queryStats, type StatsPage } from '../../src/rollups/reads.ts';
 import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
-import { queryStats, type StatsPage } from '../../src/stats/queries.ts';
 import { rollupSource } from '../../src/stats/source.ts';
 
 type Env = WorkerEnv;

@@ -51,6 +51,17 @@ type Metric = {
 /** Revenue is kept in millionths of its currency (an integer: sums are exact). */
 export const REVENUE_UNIT = 1_000_000;
 
+/** `part` in percent of `whole`, to `digits` decimals; 0 of nothing (a funnel's rates, 2). */
+export const percentOf = (part: number, whole: number, digits: number) =>
+  whole > 0 ? Math.round((part / whole) * 10 ** (digits + 2)) / 10 ** digits : 0;
+
+/**
+ * A conversion rate: converting visitors in percent of the visitors of the question's other
+ * filters (Plausible's definition), one decimal — the Stats API v2's, API v1's summary's and
+ * the statistics page's and reports' goals'.
+ */
+export const conversionRate = (visitors: number, base: number) => percentOf(visitors, base, 1);
+
 const ratio = (part: number, whole: number, scale: number, digits: number) =>
   whole === 0 ? 0 : Number(((part * scale) / whole).toFixed(digits));
 

@@ -10,13 +10,14 @@ import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flows
 import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
+import { NO_COST } from '../rollups/increments.ts';
 import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
 import { newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
 import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
-import { flushDueAt, flushEvents, NO_COST, type Waiting, waitingIn } from './flush.ts';
+import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
 import { LogReader } from './log-reads.ts';
 import { insertEvent } from './log-rows.ts';

@@ -6,13 +6,13 @@
  * id>}`, so a chunk's names are counted from those keys and decoded once at the end.
  */
 import type { FilterNode } from '../counting/query.ts';
+import { byCodePoint } from '../counting/rows.ts';
 import type { Dictionary } from './dictionary.ts';
 import { conditionsOf, type Resolved } from './filter-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogReader } from './log-reads.ts';
 import type { LogRead } from './log-types.ts';
 import type { Chunk, Statement } from './query-sql.ts';
-import { byCodePoint } from './query-values.ts';
 import type { ReadLane } from './read-lane.ts';
 
 /** A question for the names: a range of local dates, filters, and how many names at most. */

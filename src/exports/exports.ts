@@ -8,8 +8,8 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
 import { exportLog } from '../event-log/client.ts';
 import { localDateHour } from '../lib/dates.ts';
+import { rollupDates } from '../rollups/reads.ts';
 import { readerOf } from '../stats/engine/engine.ts';
-import { rollupDates } from '../stats/queries.ts';
 import { plausibleExport, plausibleZipName } from './plausible.ts';
 
 export type ExportFormat = { format: 'plausible' | 'events'; as?: 'ndjson' | 'csv' | undefined };

@@ -8,11 +8,12 @@
 
 import type { FunnelQuery, FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
 import type { FilterNode } from '../counting/query.ts';
+import { percentOf } from '../counting/query-metrics.ts';
 import type { Filter } from '../counting/v1.ts';
 import { v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
-import { readLog } from '../event-log/client.ts';
-import type { Unavailable } from '../stats/engine/engine.ts';
+
+import { fromLog, type Unavailable } from '../stats/engine/engine.ts';
 import {
   eventFilter,
   type Goal,
@@ -48,10 +49,6 @@ export type FunnelStepAnswer = {
   dropoff_rate: number;
 };
 
-/** `part` of `whole` in percent, to two decimals (0 of nothing). */
-const percent = (part: number, whole: number) =>
-  whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0;
-
 /** A funnel's steps with their visitors, conversion and drop-off. */
 function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[] {
   const first = visitors[0] ?? 0;
@@ -62,21 +59,11 @@ function funnelSteps(steps: FunnelStep[], visitors: number[]): FunnelStepAnswer[
       step: i + 1,
       label: stepLabel(step),
       visitors: here,
-      conversion_rate: i === 0 ? (first > 0 ? 100 : 0) : percent(here, first),
+      conversion_rate: i === 0 ? (first > 0 ? 100 : 0) : percentOf(here, first, 2),
       dropoff: before - here,
-      dropoff_rate: percent(before - here, before),
+      dropoff_rate: percentOf(before - here, before, 2),
     };
   });
-}
-
-/** The log's answer, or the first date it holds when the range starts before it. */
-export async function fromLog<T>(
-  env: Env,
-  websiteId: number,
-  read: Parameters<typeof readLog<T>>[2],
-): Promise<T | Unavailable> {
-  const answer = await readLog(env, websiteId, read);
-  return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
 }
 
 /** A funnel's question to the log: its steps and v1's filters as the engine's. */

@@ -12,6 +12,7 @@ import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
+import { completeImports } from '../rollups/imported.ts';
 import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
@@ -134,26 +135,6 @@ export async function ownDatesWithin(
 }
 
 /** A complete import's dates and statistics. */
-export type Covering = { id: number; from: string; to: string; statistics: string[] };
-
-const statisticsOf = (text: string) => (text === '' ? [] : text.split(','));
-
-/** A website's complete imports, oldest first. */
-export async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
-  const rows = await db
-    .select({
-      id: imports.id,
-      from: imports.fromDate,
-      to: imports.toDate,
-      statistics: imports.statistics,
-    })
-    .from(imports)
-    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
-    .orderBy(asc(imports.id))
-    .all();
-  return rows.map((r) => ({ ...r, statistics: statisticsOf(r.statistics) }));
-}
-
 /**
  * Makes a pending import visible, in one batch: its range, records and statistics noted, its
  * rows on dates the website has events of its own removed when the owner let it overlap them

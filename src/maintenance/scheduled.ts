@@ -16,7 +16,7 @@ import { sweepImports } from '../imports/sweep.ts';
 import { logError } from '../lib/log.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
-import { compactMonths } from '../stats/compaction.ts';
+import { compactMonths } from '../rollups/compaction.ts';
 import { topGoals } from '../stats/dashboard.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';

@@ -12,9 +12,9 @@
  */
 import type { FC } from 'hono/jsx';
 import { type FilterDimension, V1_FILTER_LABELS } from '../counting/v1.ts';
+import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatNumber } from '../stats/overview.ts';
-import type { StatsPage } from '../stats/queries.ts';
 import { shareBaseOf } from '../stats/source.ts';
 import {
   BarCell,

@@ -6,6 +6,7 @@
  * from one source (./source.ts): the roll-ups, or the log when filtered.
  */
 
+import { conversionRate } from '../counting/query-metrics.ts';
 import type { StatName } from '../counting/statistics.ts';
 import type { Filter } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
@@ -14,8 +15,8 @@ import { realtimeVisitors } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { previousPeriod } from '../lib/dates.ts';
+import type { StatsPage } from '../rollups/reads.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
-import type { StatsPage } from './queries.ts';
 import {
   type Conversions,
   isGoalFilter,
@@ -49,10 +50,6 @@ export type Overview = {
 /** How many values each panel of the overview shows. */
 const PANEL_ROWS = 10;
 
-function percent(part: number, whole: number): number {
-  return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
-}
-
 /**
  * The conversion rate of the visitors `filters` keep (their `summary`): their visitors ÷ the
  * visitors of the filters but the `converting` ones (Plausible's definition; from the
@@ -76,8 +73,8 @@ export async function conversionOf(
   );
   if (isUnavailable(all)) return all;
   return {
-    rate: percent(summary.data.visitors, all.data.visitors),
-    previous: percent(summary.previous.visitors, all.previous.visitors),
+    rate: conversionRate(summary.data.visitors, all.data.visitors),
+    previous: conversionRate(summary.previous.visitors, all.previous.visitors),
     base: all.data.visitors,
   };
 }
@@ -122,7 +119,7 @@ export async function overviewOf(
   }
   // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.
   overview.goals = shown
-    .map((c) => ({ ...c, rate: percent(c.visitors, base) }))
+    .map((c) => ({ ...c, rate: conversionRate(c.visitors, base) }))
     .sort((a, b) => b.visitors - a.visitors || b.events - a.events);
   return overview;
 }
@@ -170,7 +167,7 @@ export async function topGoals(
     .sort((a, b) => b.visitors - a.visitors)
     .slice(0, 5)
     .map((c) => ({
-      value: `${c.goal.displayName} (${percent(c.visitors, base)}% conversion)`,
+      value: `${c.goal.displayName} (${conversionRate(c.visitors, base)}% conversion)`,
       count: c.visitors,
     }));
 }

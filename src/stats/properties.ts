@@ -7,8 +7,8 @@ import type { Filter } from '../counting/v1.ts';
 import { v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
 import type { PropertyName } from '../event-log/property-reads.ts';
-import { fromLog } from '../flows/questions.ts';
-import type { Unavailable } from './engine/engine.ts';
+
+import { fromLog, type Unavailable } from './engine/engine.ts';
 import { type Goal, withGoals } from './goals.ts';
 
 /** How many names the page offers at most. */

@@ -15,8 +15,9 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
-import { firstImportedDate } from '../imports/segments.ts';
 import { previousPeriod } from '../lib/dates.ts';
+import { firstImportedDate } from '../rollups/imported.ts';
+import { firstRollupDate, type StatsPage, type StatsQuery } from '../rollups/reads.ts';
 import {
   type Answer,
   answer,
@@ -35,7 +36,6 @@ import {
   seriesQuestions,
 } from './figures.ts';
 import { type Goal, goalSplits, withGoals } from './goals.ts';
-import { firstRollupDate, type StatsPage, type StatsQuery } from './queries.ts';
 
 export { isUnavailable, type Unavailable };
 

@@ -13,7 +13,7 @@ import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/cou
 import { createDb } from '../../src/db/client.ts';
 import { websiteLog } from '../../src/event-log/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
-import { queryStats } from '../../src/stats/queries.ts';
+import { queryStats } from '../../src/rollups/reads.ts';
 import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { AS_VERSION_4, loggedEvents, logHit, record } from '../support/event-log.ts';
 import { referenceStatistic } from '../support/filter-reference.ts';

@@ -7,10 +7,10 @@
  */
 import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { importedSegments } from '../../src/imports/segments.ts';
 import { beginImport, commitImport, writeImported } from '../../src/imports/store.ts';
 import { addDays } from '../../src/lib/dates.ts';
-import { queryStats } from '../../src/stats/queries.ts';
+import { importedSegments } from '../../src/rollups/imported.ts';
+import { queryStats } from '../../src/rollups/reads.ts';
 import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
 
 let key: string;

@@ -29,7 +29,7 @@ import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { sendReports, unsubscribeToken } from '../../src/reports/send.ts';
-import { compactMonths } from '../../src/stats/compaction.ts';
+import { compactMonths } from '../../src/rollups/compaction.ts';
 import {
   type CallOptions,
   call,

@@ -9,8 +9,8 @@ import { type StatName, TIME_VALUED } from '../../src/counting/statistics.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { daysBetween } from '../../src/lib/dates.ts';
-import { compactMonths } from '../../src/stats/compaction.ts';
-import { queryStats } from '../../src/stats/queries.ts';
+import { compactMonths } from '../../src/rollups/compaction.ts';
+import { queryStats } from '../../src/rollups/reads.ts';
 import { db, flushAllLogs, makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';
 

@@ -6,7 +6,7 @@
  */
 import { exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { compactedThrough } from '../../src/stats/compaction.ts';
+import { compactedThrough } from '../../src/rollups/compaction.ts';
 import { db } from '../support/api.ts';
 import { runCron } from '../support/cron.ts';
 import { sendHit } from '../support/hits.ts';

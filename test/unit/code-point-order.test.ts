@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byCodePoint } from '../../src/event-log/query-values.ts';
+import { byCodePoint } from '../../src/counting/rows.ts';
 
 const utf8 = new TextEncoder();
 /** The order of two texts' UTF-8 bytes: negative, zero or positive. */

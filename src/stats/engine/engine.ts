@@ -10,9 +10,9 @@
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { flushBeforeReading, readLog } from '../../event-log/client.ts';
-import { type ImportedSegment, importedSegments } from '../../imports/segments.ts';
-import { compactedThrough } from '../compaction.ts';
-import { type Rollups, rollupAnswer, rollupsAnswer } from './rollups.ts';
+import { type Rollups, rollupAnswer, rollupsAnswer } from '../../rollups/answer.ts';
+import { compactedThrough } from '../../rollups/compaction.ts';
+import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
 
 /** A grouping's page of rows, and the rows its read cost (D1's or the log's, exact). */
 export type Answer = GroupAnswer & { rowsRead: number };
@@ -22,6 +22,16 @@ export type Unavailable = { unavailable: true; firstDate: string };
 
 export function isUnavailable(answer: unknown): answer is Unavailable {
   return typeof answer === 'object' && answer !== null && 'unavailable' in answer;
+}
+
+/** The log's answer, or the first date it holds when the range starts before it. */
+export async function fromLog<T>(
+  env: Env,
+  websiteId: number,
+  read: Parameters<typeof readLog<T>>[2],
+): Promise<T | Unavailable> {
+  const answer = await readLog(env, websiteId, read);
+  return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
 }
 
 /**

@@ -7,7 +7,8 @@
 
 import type { FilterNode, GroupQuery } from '../../counting/query.ts';
 import { GOAL } from '../../counting/query-dimensions.ts';
-import { sortRows } from '../../event-log/query-values.ts';
+import { conversionRate } from '../../counting/query-metrics.ts';
+import { sortRows } from '../../counting/rows.ts';
 import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
 import { type Answer, answer, isUnavailable, type Reader } from '../engine/engine.ts';
 import {
@@ -312,8 +313,6 @@ async function rowsByGoal(
   };
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
 /** The rows with their conversion rates: visitors ÷ the base's visitors × 100. */
 async function withConversionRates(
   q: V2Query,
@@ -340,7 +339,7 @@ async function withConversionRates(
       if (!CONVERSION.includes(m)) return row.metrics[i] ?? null;
       const key = row.dimensions.filter((_, at) => at !== goalAt).join('\u0000');
       const of = m === 'group_conversion_rate' && grouped ? (bases.get(key) ?? 0) : base;
-      return of > 0 ? round1((value / of) * 100) : 0;
+      return conversionRate(value, of);
     }),
   }));
 }

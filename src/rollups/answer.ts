@@ -5,14 +5,14 @@
  * reads are those of ../queries.ts, whose cost model docs/BENCHMARKS.md publishes.
  */
 
-import type { GroupAnswer, GroupQuery, ResultRow } from '../../counting/query.ts';
-import { noPartials, type Partials, queryMetric } from '../../counting/query-metrics.ts';
-import type { StatName } from '../../counting/statistics.ts';
-import { V1_STATISTICS } from '../../counting/v1.ts';
-import type { Database } from '../../db/client.ts';
-import { sortRows } from '../../event-log/query-values.ts';
-import type { ImportedSegment } from '../../imports/segments.ts';
-import { queryStats, rollupSums } from '../queries.ts';
+import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
+import { noPartials, type Partials, queryMetric } from '../counting/query-metrics.ts';
+import { sortRows } from '../counting/rows.ts';
+import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
+import { V1_STATISTICS } from '../counting/v1.ts';
+import type { Database } from '../db/client.ts';
+import type { ImportedSegment } from './imported.ts';
+import { queryStats, rollupSums } from './reads.ts';
 
 /** A website's roll-ups: its id and last compacted month (../compaction.ts). */
 export type Rollups = {
@@ -47,19 +47,23 @@ const SUMMABLE = new Set([
   'sl:custom_events',
 ]);
 
-/** Dimensions of API v2 whose values are a statistic's own, with its metric. */
-const SAME_VALUES: Record<string, StatName> = { 'event:page': 'page' };
+/**
+ * Which roll-up statistic holds which grouping of one dimension by one metric: each of API
+ * v1's statistics (src/counting/v1.ts), and v2's pages (`event:page`), whose values are the
+ * page statistic's own.
+ */
+const HELD = new Map<string, StatName>([
+  ...STAT_NAMES.map((name): [string, StatName] => [
+    `${V1_STATISTICS[name].dimension} ${V1_STATISTICS[name].metric}`,
+    name,
+  ]),
+  ['event:page pageviews', 'page'],
+]);
 
 /** The statistic that holds a grouping by one dimension of one metric, if one does. */
 function statisticOf(g: GroupQuery): StatName | undefined {
   if (g.dimensions.length !== 1 || g.metrics.length !== 1) return undefined;
-  const [dimension] = g.dimensions;
-  const [metric] = g.metrics;
-  const own = SAME_VALUES[dimension as string];
-  if (own) return V1_STATISTICS[own].metric === metric ? own : undefined;
-  return (Object.keys(V1_STATISTICS) as StatName[]).find(
-    (name) => V1_STATISTICS[name].dimension === dimension && V1_STATISTICS[name].metric === metric,
-  );
+  return HELD.get(`${g.dimensions[0]} ${g.metrics[0]}`);
 }
 
 /** The metrics of custom events: their roll-up is by name, summed over a range but not by date. */

@@ -5,11 +5,10 @@
  * list of disjoint ranges, so a thousand imports cost a thousand binary searches per
  * statistic, not a thousand ranges each.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { imports } from '../db/schema.ts';
 import { addDays, isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
-import { type Covering, completeImports } from './store.ts';
 
 /** A run of dates for which one import's rows of some statistics count. */
 export type ImportedSegment = { importId: number; from: string; to: string; names: string[] };
@@ -77,6 +76,27 @@ function newestFirst(
     }
     covered.splice(first, last - first, merged);
   }
+}
+
+/** An import as readers count it: its range and the statistics it carries. */
+export type Covering = { id: number; from: string; to: string; statistics: string[] };
+
+const statisticsOf = (text: string) => (text === '' ? [] : text.split(','));
+
+/** A website's complete imports, oldest first. */
+export async function completeImports(db: Database, websiteId: number): Promise<Covering[]> {
+  const rows = await db
+    .select({
+      id: imports.id,
+      from: imports.fromDate,
+      to: imports.toDate,
+      statistics: imports.statistics,
+    })
+    .from(imports)
+    .where(and(eq(imports.websiteId, websiteId), eq(imports.status, 'complete')))
+    .orderBy(asc(imports.id))
+    .all();
+  return rows.map((r) => ({ ...r, statistics: statisticsOf(r.statistics) }));
 }
 
 /** The index of the first of sorted disjoint ranges that ends on or after `date`. */

@@ -10,9 +10,9 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
-import type { ImportedSegment } from '../imports/segments.ts';
 import { containsText } from '../lib/contains-text.ts';
 import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
+import type { ImportedSegment } from './imported.ts';
 
 export type StatsQuery = {
   websiteId: number;

@@ -17,7 +17,7 @@ import { STAT_NAMES } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { compactedMonths } from '../db/schema.ts';
 import { addMonths, lastDateOf, localDateHour, utcDate } from '../lib/dates.ts';
-import { firstRollupDate } from './queries.ts';
+import { firstRollupDate } from './reads.ts';
 
 /** The last compacted month of a website (`YYYY-MM`), or null before its first compaction. */
 export async function compactedThrough(db: Database, websiteId: number): Promise<string | null> {

@@ -1,0 +1,94 @@
+/**
+ * Applying a flush's increments to D1's roll-ups (docs/ARCHITECTURE.md, "The flush"): the
+ * guard that moves the website's position, and the increments, summed per (statistic, date,
+ * value), as `INSERT … ON CONFLICT DO UPDATE` from one JSON parameter each (D1 binds at most
+ * 100 values per statement); those of a month already compacted into month and year rows
+ * (./compaction.ts) are added to them too, by two more statements that write nothing
+ * otherwise. All of it one D1 batch — a transaction — and all of it only while D1 has the
+ * website.
+ */
+import type { Increment } from '../counting/statistics.ts';
+
+/** The coarser roll-ups a late event adds to: table, key column, length of its key. */
+const LATE = [
+  ['stats_months', 'month', 7],
+  ['stats_years', 'year', 4],
+] as const;
+
+/** Increments per statement: a few hundred bytes each, well under D1's limits. */
+const INCREMENTS_PER_STATEMENT = 2_000;
+
+/** What a flush wrote: D1's rows written and read (exact, from `meta`). */
+export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
+
+export const NO_COST: FlushCost = { rowsWritten: 0, rowsRead: 0, statements: 0 };
+
+/** What a flush did: its cost, and whether D1 no longer has the website (nothing written). */
+export type Applied = FlushCost & { websiteGone: boolean };
+
+/** Applies a flush of the events `(from, to]`: its guard and its increments, one batch. */
+export async function applyFlush(
+  d1: D1Database,
+  websiteId: number,
+  from: number,
+  to: number,
+  increments: Increment[],
+): Promise<Applied> {
+  const statements = [
+    d1
+      .prepare(
+        `INSERT INTO log_positions (website_id, position)
+        SELECT ?1, CASE WHEN ?2 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1)
+          THEN ?3 ELSE json('no position to move from') END
+        WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
+        ON CONFLICT (website_id) DO UPDATE SET
+          position = CASE WHEN position = ?2 THEN excluded.position ELSE NULL END`,
+      )
+      .bind(websiteId, from, to),
+  ];
+  for (let i = 0; i < increments.length; i += INCREMENTS_PER_STATEMENT) {
+    const chunk = JSON.stringify(increments.slice(i, i + INCREMENTS_PER_STATEMENT));
+    statements.push(
+      d1
+        .prepare(
+          `INSERT INTO stats (website_id, name, date, value, count)
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2)
+          WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
+          ON CONFLICT (website_id, name, date, value) DO UPDATE SET count = count + excluded.count`,
+        )
+        .bind(websiteId, chunk),
+    );
+    // An event of a month already compacted adds to its month's and year's rows too.
+    for (const [table, key, length] of LATE) {
+      statements.push(
+        d1
+          .prepare(
+            `INSERT INTO ${table} (website_id, name, ${key}, value, count)
+            SELECT ?1, value ->> 0, substr(value ->> 1, 1, ${length}), value ->> 2, sum(value ->> 3)
+            FROM json_each(?2)
+            WHERE substr(value ->> 1, 1, 7) <= (SELECT through FROM compacted_months WHERE website_id = ?1)
+              AND EXISTS (SELECT 1 FROM websites WHERE id = ?1)
+            GROUP BY 2, 3, 4
+            ON CONFLICT (website_id, name, ${key}, value) DO UPDATE SET count = count + excluded.count`,
+          )
+          .bind(websiteId, chunk),
+      );
+    }
+  }
+  const results = await d1.batch(statements);
+  return {
+    rowsWritten: results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0),
+    rowsRead: results.reduce((n, r) => n + (r.meta.rows_read ?? 0), 0),
+    statements: statements.length,
+    websiteGone: (results[0]?.meta.changes ?? 0) === 0,
+  };
+}
+
+/** The position up to which D1 holds this website's roll-ups (0 before its first flush). */
+export async function appliedPosition(d1: D1Database, websiteId: number): Promise<number> {
+  const row = await d1
+    .prepare('SELECT position FROM log_positions WHERE website_id = ?')
+    .bind(websiteId)
+    .first<{ position: number }>();
+  return row?.position ?? 0;
+}

@@ -456,7 +456,7 @@ years. A range is cut into the fewest pieces the roll-ups hold (src/lib/dates.ts
 \`piecesOf\`): whole years and months from the month and year roll-ups, days only at its
 ends, so the long tail (\`page\`, \`landing_page\`, \`exit_page\`: ${n(r.data.distinctPages)} distinct pages,
 most (page, day) pairs counted a few times) is read once per month rather than once per day.
-The cost model (src/stats/queries.ts, tested in test/integration/stats-cost.test.ts) is at
+The cost model (src/rollups/reads.ts, tested in test/integration/stats-cost.test.ts) is at
 most R + 3G + K + 2 rows for R roll-up rows in K keys (days, months, years) and G distinct
 values: each key is read in value order and the keys are merged so, with no grouping sorter
 (whose rows D1 would count a second time); statistics of dates or hours read their R rows
@@ -473,7 +473,7 @@ month or year rows, the rest as now):
 ${longRows.join('\n')}
 
 The ${n(r.compaction.months)} complete months of the data were compacted before the reads, as the hourly
-maintenance does once a month is over in the website's time zone (src/stats/compaction.ts):
+maintenance does once a month is over in the website's time zone (src/rollups/compaction.ts):
 ${n(r.compaction.rowsWritten)} D1 rows written and ${n(r.compaction.rowsRead)} read in all (${r.compaction.seconds} s), that is
 ${(r.compaction.rowsWritten / Math.max(1, r.data.pageviews)).toFixed(2)} rows written per page view of the year, once — nothing on the hit's path: a hit
 still writes only its day's rows, and a late one (a month already compacted) adds to its
@@ -622,7 +622,7 @@ What the largest dependencies weighed, and where they went (each measured as wra
 gzipped upload size before and after): **zod with its OpenAPI layer** (@hono/zod-openapi,
 zod-to-openapi) was 104 KiB of it, 375 → 271 KiB — measured alone, minified and gzipped, zod
 was 95 KB (39 KB of them its 40-odd locales, which could not be tree-shaken) and the OpenAPI
-layer over it 10 KB: the API's schemas are now src/lib/schema.ts and src/api/openapi.ts (3 KiB
+layer over it 10 KB: the API's schemas are now src/lib/schema.ts and src/http/openapi.ts (3 KiB
 minified), which write the same OpenAPI document, and the fields kept their own checks. **The
 Public Suffix List** (tldts, for refusing a website on \`co.uk\` or \`github.io\`) was 47 KiB,
 271 → 224 KiB: it is now a static asset the Worker reads when a website is added

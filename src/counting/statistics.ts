@@ -70,7 +70,7 @@ export type EventDimensions = {
 
 /**
  * Dimensions the event log keeps that no roll-up counts: what the query engine's other
- * dimensions read (./dimensions.ts). Each is null (or '') when the hit did not carry it.
+ * dimensions read (./query-dimensions.ts). Each is null (or '') when the hit did not carry it.
  */
 export type LogOnlyDimensions = {
   /** The page's host name without `www.` (`event:hostname`). */

@@ -1,7 +1,7 @@
 /**
  * A D1 binding that tells, before each statement runs, that it is about to run: `count(1)`
  * for a prepared statement, `count(n)` for a `batch()` of n. What the count does is the
- * caller's: the cron spends a query budget (src/maintenance/budget.ts), tests play D1's limit
+ * caller's: the cron spends a query budget (src/db/query-budget.ts), tests play D1's limit
  * of queries per invocation. A count that throws keeps the statement from being sent.
  */
 export function countStatements(d1: D1Database, count: (statements: number) => void): D1Database {

@@ -136,7 +136,7 @@ export const goals = sqliteTable(
 export type GoalRow = typeof goals.$inferSelect;
 
 /**
- * A website's funnels (src/funnels/funnels.ts): a name unique to the website and 2 to 8
+ * A website's funnels (src/flows/funnels.ts): a name unique to the website and 2 to 8
  * steps — each a page (a path or pattern), a custom event or a goal — kept as the JSON the
  * API answers (`[{"page":"/pricing"},{"event":"Signup"}]`), since they are only ever read
  * whole.
@@ -255,7 +255,7 @@ export type ImportRow = typeof imports.$inferSelect;
 /**
  * The roll-ups an import brought: the rows of `stats` (statistic, local date, value, count),
  * each marked with its import. Readers add the complete imports' rows to `stats` for the
- * dates and statistics each is the newest import of (src/imports/segments.ts `importedSegments`). No secondary
+ * dates and statistics each is the newest import of (src/rollups/imported.ts `importedSegments`). No secondary
  * index, so a row imported is a row written; `WITHOUT ROWID`, like `stats` (added by hand).
  */
 export const importedStats = sqliteTable(
@@ -291,7 +291,7 @@ export const stats = sqliteTable(
  * Coarser roll-ups, for long ranges (docs/ARCHITECTURE.md, "Long ranges"): the sums of the
  * daily rows of each complete calendar month (its dates as the daily rows have them: local
  * to the website), and of each year's compacted months. Written when a month is compacted
- * (src/stats/compaction.ts) and, for an event of a compacted month that arrives late, by the
+ * (src/rollups/compaction.ts) and, for an event of a compacted month that arrives late, by the
  * flush in the same transaction as its daily rows; so for every month up to
  * `compacted_months.through`, a month row is the sum of its days and a year row the sum of
  * its months. Both `WITHOUT ROWID`, like `stats` (added by hand to the migration).

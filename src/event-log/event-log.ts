@@ -1,13 +1,3 @@
-/**
- * One website's event log over SQLite storage: in production a Durable Object's
- * (`WebsiteLog`, ./website-log.ts). What it stores and decides, and why: docs/ARCHITECTURE.md,
- * "The event log". Its parts: the tables (./log-schema.ts), its statements and their exact
- * cost (./log-db.ts), visitors and visits (./visits.ts), the dates it holds (./days.ts), its
- * reads (./log-reads.ts), its flush into D1 (./flush.ts), the hits of calls naming several
- * websites (./staging.ts), what it forgets (./retention.ts).
- */
-import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
-import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
 import { NO_COST } from '../rollups/increments.ts';
@@ -15,23 +5,12 @@ import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './
 import { newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
-import { exportStream } from './export-reads.ts';
-import { FlowReader } from './flow-reads.ts';
 import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
-import { LogReader } from './log-reads.ts';
 import { insertEvent } from './log-rows.ts';
 import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
-import type {
-  FlushOutcome,
-  LogEnv,
-  LogRead,
-  LogStorage,
-  NotStored,
-  Recorded,
-} from './log-types.ts';
-import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-reads.ts';
-import { ReadLane } from './read-lane.ts';
+import type { FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from './log-types.ts';
+import { LogReads } from './reads.ts';
 import {
   Forgetting,
   holdsAnythingToForget,
@@ -57,16 +36,11 @@ type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] }
 
 /** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 export class EventLog {
+  /** Its reads: questions, funnels, journeys, properties, the export (./reads.ts). */
+  readonly reads: LogReads;
   private readonly db: LogDb;
   /** The texts of the log, by id (./dictionary.ts). */
   private readonly dict: Dictionary;
-  /** Its filtered reads, taking turns in one lane (./log-reads.ts, ./read-lane.ts). */
-  private readonly reader: LogReader;
-  /** Its funnels and journeys, read in the same lane (./flow-reads.ts). */
-  private readonly flows: FlowReader;
-  /** The names of its hits' custom properties, read in the same lane (./property-reads.ts). */
-  private readonly properties: PropertyReader;
-  private readonly lane: ReadLane;
   /** The hits of calls naming several websites, staged until settled (./staging.ts). */
   private readonly staging: StagedCalls;
   /** Next visitor and visit numbers per date. */
@@ -108,11 +82,13 @@ export class EventLog {
   ) {
     this.db = new LogDb(storage.sql);
     this.dict = new Dictionary(this.db);
-    this.lane = new ReadLane();
-    this.reader = new LogReader(this.db, this.dict, this.lane);
-    this.flows = new FlowReader(this.db, this.dict, this.lane, this.reader);
-    this.properties = new PropertyReader(this.db, this.dict, this.lane, this.reader);
     this.hasTables = this.db.hasTable('meta');
+    this.reads = new LogReads(
+      this.db,
+      this.dict,
+      (failure, work) => this.answer(failure, work),
+      () => this.hasTables,
+    );
     const transaction = (work: () => void) => storage.transactionSync(work);
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
     if (this.hasTables) {
@@ -340,42 +316,6 @@ export class EventLog {
     let seen = 0;
     for (const state of this.visitStates().values()) if (state.lastSeen > now - 300_000) seen++;
     return seen;
-  }
-
-  /** A question of the query engine, read in chunks the hits can come between (./log-reads.ts). */
-  query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
-    const none = q.groups.map(() => ({ rows: [], total: 0 }));
-    return this.read(none, () => this.reader.query(q));
-  }
-
-  /** A funnel's visitors per step (./flow-reads.ts). */
-  funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
-    return this.read(
-      q.steps.map(() => 0),
-      () => this.flows.funnel(q),
-    );
-  }
-
-  /** A page of a journey's paths (./flow-reads.ts). */
-  journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
-    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
-  }
-
-  /** The names of the custom properties a range's hits carry (./property-reads.ts). */
-  propertyNames(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
-    return this.read([], () => this.properties.names(q));
-  }
-
-  /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */
-  exportEvents(format: 'ndjson' | 'csv'): ReadableStream<Uint8Array> {
-    return exportStream(this.db, this.dict, this.lane, format, () => this.hasTables);
-  }
-
-  /** A read, answered `none` before the log's first hit; a failure is logged and answered. */
-  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
-    return this.answer('log not read', async () =>
-      this.hasTables ? work() : { ok: true as const, value: none, rowsRead: 0, chunks: 0 },
-    );
   }
 
   /** Deletes everything the object stores (its website was deleted). */

@@ -11,7 +11,7 @@
  * 2. the increments, summed per (statistic, date, value), as `INSERT … ON CONFLICT DO UPDATE`
  *    from one JSON parameter each (D1 binds at most 100 values per statement); those of a
  *    month already compacted into month and year rows are added to them too
- *    (src/stats/compaction.ts), by two more statements that write nothing otherwise.
+ *    (src/rollups/compaction.ts), by two more statements that write nothing otherwise.
  *
  * Both write only while D1 has the website: a log that outlives its website (a hit that
  * found it in an isolate's cache after it was deleted, src/websites/cache.ts) adds nothing,

@@ -149,7 +149,7 @@ ALTER TABLE visitors ADD COLUMN attrs TEXT;
 INSERT INTO meta (key, value) SELECT 'legacy', max(id) FROM events HAVING max(id) IS NOT NULL;
 INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING max(id) IS NOT NULL;
 `,
-  // What the query engine's dimensions read beyond the roll-ups' (src/counting/dimensions.ts):
+  // What the query engine's dimensions read beyond the roll-ups' (src/counting/v1.ts):
   // the page's host and the event's name; the visit's landing host, source, channel and UTM
   // tags; the visitor's browser and OS versions and region. Rows written before have none.
   7: `

@@ -1,7 +1,7 @@
 /**
  * The SQL of a question to the log over one chunk of whole local dates (docs/ARCHITECTURE.md,
  * "The query engine" and "Reads that never stall hits"): the rows the filters keep, then for
- * each grouping one or two `GROUP BY`s giving the sums of ./counting/query-metrics.ts per
+ * each grouping one or two `GROUP BY`s giving the sums of src/counting/query-metrics.ts per
  * group, all in one statement (`q` tells the groupings apart). Every value is a dictionary id
  * or a number, so the statement binds ids, never text, and takes its SQL from the registries
  * of src/counting, never from a request.

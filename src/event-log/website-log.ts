@@ -10,6 +10,7 @@ import type { Env } from '../env.ts';
 import { websiteLog } from './client.ts';
 import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
+import type { LogReads } from './reads.ts';
 
 export class WebsiteLog extends DurableObject<Env> {
   private log: EventLog;
@@ -60,24 +61,24 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.realtime(now);
   }
 
-  query(q: Parameters<EventLog['query']>[0]) {
-    return this.log.query(q);
+  query(q: Parameters<LogReads['query']>[0]) {
+    return this.log.reads.query(q);
   }
 
-  funnel(q: Parameters<EventLog['funnel']>[0]) {
-    return this.log.funnel(q);
+  funnel(q: Parameters<LogReads['funnel']>[0]) {
+    return this.log.reads.funnel(q);
   }
 
-  journeys(q: Parameters<EventLog['journeys']>[0]) {
-    return this.log.journeys(q);
+  journeys(q: Parameters<LogReads['journeys']>[0]) {
+    return this.log.reads.journeys(q);
   }
 
-  propertyNames(q: Parameters<EventLog['propertyNames']>[0]) {
-    return this.log.propertyNames(q);
+  propertyNames(q: Parameters<LogReads['propertyNames']>[0]) {
+    return this.log.reads.propertyNames(q);
   }
 
   exportEvents(format: 'ndjson' | 'csv') {
-    return this.log.exportEvents(format);
+    return this.log.reads.exportEvents(format);
   }
 
   destroy() {

@@ -1,7 +1,7 @@
 /**
  * Funnels and journeys as API v1 and the statistics page answer them (docs/ARCHITECTURE.md,
  * "Funnels and journeys"): a saved funnel's steps made filters of the hits that take them (a
- * page pattern's page views, a custom event, a goal's conversions: ./goals.ts), asked of the
+ * page pattern's page views, a custom event, a goal's conversions: src/stats/goals.ts), asked of the
  * website's event log under v1's filters, which choose the visits; the log counts
  * (src/event-log/flow-reads.ts), the rates are worked out here.
  */

@@ -3,7 +3,7 @@
  * Sites API goal endpoints (`PUT`, `GET /sites/goals`, `DELETE /sites/goals/{goal_id}`, the
  * website named by its domain as `site_id`), with their shapes, so that tools written for
  * Plausible manage Sightline's goals unchanged. Plausible's answer their errors as
- * `{"error": …}` (src/app.tsx) and another owner's domain as an unknown one.
+ * `{"error": …}` (src/app/app.tsx) and another owner's domain as an unknown one.
  */
 import type { Context } from 'hono';
 import { createDb } from '../db/client.ts';

@@ -69,3 +69,9 @@ export async function requireCsrf(c: Context<AppEnv>): Promise<void> {
   if (expected === '' || typeof sent !== 'string' || !timingSafeEqual(sent, expected))
     throw formNotVerified();
 }
+
+/** The body of a form whose CSRF token checks out (a 403 page otherwise). */
+export async function formBody(c: Context<AppEnv>) {
+  await requireCsrf(c);
+  return c.req.parseBody();
+}

@@ -35,7 +35,7 @@ export const keptValue = (value: string) =>
  * history"). So a value's sum over every date Sightline takes (2,932,532 days) stays under
  * 2.94 × 10^18, a third of D1's largest integer, whatever the website's own counts add, and
  * over the longest range a question asks (3,660 days) under 2^53, exact as a JavaScript
- * number; sums across values are read as floats, which never overflow (src/stats/queries.ts
+ * number; sums across values are read as floats, which never overflow (src/rollups/reads.ts
  * `rollupSums`).
  */
 export const MAX_COUNT = 1_000_000_000_000;

@@ -3,7 +3,7 @@
  * written while it is `pending`, which no reader sees, and become visible all at once when
  * one batch marks it `complete` — so a file that fails part-way leaves no trace a reader can
  * see, and its rows are deleted at once (or by the hourly maintenance: ./sweep.ts).
- * Of overlapping imports, the newest counts for each date and statistic (./segments.ts):
+ * Of overlapping imports, the newest counts for each date and statistic (src/rollups/imported.ts):
  * importing a period again replaces it; an older import a newer one covers whole is deleted.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';

@@ -1,7 +1,7 @@
 /**
  * One error type for the whole Worker. Routes and pages throw; `errorAnswer` turns every
  * error into one answer per kind — a status, `{"message": …, "status": N}` (plus `errors`
- * for validation failures) and headers — which the app's one `onError` (src/app.tsx) sends
+ * for validation failures) and headers — which the app's one `onError` (src/app/app.tsx) sends
  * as JSON to API and tracker clients and as an HTML page to everyone else.
  */
 import type { Context } from 'hono';

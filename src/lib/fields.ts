@@ -86,7 +86,7 @@ export function textField(name: string, max: number, description: string) {
 
 /**
  * A `search` term: a string of at most 255 characters whose letters can all be matched in
- * any case (see src/db/contains-text.ts).
+ * any case (see src/lib/contains-text.ts).
  */
 export function searchField(description: string) {
   const base = textField('search', 255, description);

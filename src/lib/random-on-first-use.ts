@@ -1,6 +1,6 @@
 /**
  * Values made at random on first use and never changed after: the server secrets in D1
- * (src/lib/secret.ts) and a website's daily salts in its event log. The first value stored
+ * (src/db/secrets.ts) and a website's daily salts in its event log. The first value stored
  * for a name wins, whoever made it; once the store has answered, the value is kept in memory,
  * so the store is asked once per name for as long as `kept` lives (an isolate, an object).
  */

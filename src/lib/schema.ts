@@ -1,6 +1,6 @@
 /**
  * Schemas of the values the API takes and gives: each is the JSON Schema of a value, written
- * once, from which `/api/v1/openapi.json` is built (src/api/openapi.ts), and, for a field a
+ * once, from which `/api/v1/openapi.json` is built (src/http/openapi.ts), and, for a field a
  * request carries, the check that validates and normalises it (`field()`, ./fields.ts).
  *
  * A few dozen lines in zod's spelling (`s.object({ id: s.number().int() }).openapi('Website')`)

@@ -2,7 +2,7 @@
  * The cron handler (wrangler.toml `[triggers]`): hourly maintenance and periodic reports.
  *
  * One run is one Worker invocation, and D1 allows an invocation 1,000 queries: every
- * statement of the run counts against `QUERY_BUDGET` (see ./budget.ts). Each maintenance
+ * statement of the run counts against `QUERY_BUDGET` (see src/db/query-budget.ts). Each maintenance
  * step has a small share of it and the reports get the rest; a step that fails is logged and
  * the others still run. What a run leaves undone, the next one continues.
  */
@@ -26,7 +26,7 @@ const QUERY_BUDGET = 500;
 /** The share of the deleted websites' purge (stats chunks and tombstones). */
 const DELETED_WEBSITES_QUERIES = 100;
 /**
- * The share of the month roll-ups (src/stats/compaction.ts), at most a fifth of what is
+ * The share of the month roll-ups (src/rollups/compaction.ts), at most a fifth of what is
  * left: up to five statements a website.
  */
 const COMPACTION_QUERIES = 110;

@@ -1,5 +1,5 @@
 /**
- * Errors of the pages as a person sees them: the one `onError` (src/app.tsx) renders every
+ * Errors of the pages as a person sees them: the one `onError` (src/app/app.tsx) renders every
  * error outside the API and the hit endpoints — unknown addresses, forms that are too
  * large, unreadable or unverified, limits, failures — as this page in the site's layout,
  * with the error's status code and headers. Pages throw; they never render an error

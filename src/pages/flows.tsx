@@ -25,12 +25,14 @@ import {
   Bar,
   BarCell,
   csvDownload,
-  FilterChips,
-  HiddenFields,
   pageNumber,
-  RangeNav,
   UnavailableNotice,
   unavailableCsv,
+} from './stats-rows.tsx';
+import {
+  FilterChips,
+  HiddenFields,
+  RangeNav,
   type View,
   viewHref,
   viewParams,

@@ -1,7 +1,7 @@
 /**
  * A website's funnels on its settings page (`/websites/{id}`): the list, each with a link to
  * its statistics and a delete button, and a form to add one — a name and its steps, one a
- * line — through the same domain functions and messages as the API (src/funnels/funnels.ts).
+ * line — through the same domain functions and messages as the API (src/flows/funnels.ts).
  */
 
 import type { Context, Hono } from 'hono';

@@ -42,7 +42,7 @@ const RoleSelect: FC<{ id: string; value?: string | undefined }> = ({ id, value 
   </select>
 );
 
-/** The choice to keep what a member made: handed over to the person acting (./members.ts). */
+/** The choice to keep what a member made: handed over to the person acting (src/members/members.ts). */
 const HandOver: FC<{ what: string }> = ({ what }) => (
   <label class="check hint">
     <input type="checkbox" name="hand_over" value="1" /> {what}

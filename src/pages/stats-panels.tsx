@@ -16,14 +16,11 @@ import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { shareBaseOf } from '../stats/source.ts';
+import { BarCell, ShareHeader, shareText, ValueRows } from './stats-rows.tsx';
 import {
-  BarCell,
   type Extra,
   FilterLink,
   HiddenFields,
-  ShareHeader,
-  shareText,
-  ValueRows,
   type View,
   viewHref,
   viewParams,

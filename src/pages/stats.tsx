@@ -7,8 +7,6 @@
  */
 import { type Context, Hono } from 'hono';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
-import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
-import { isFilterDimension } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -16,44 +14,28 @@ import { realtimeVisitors } from '../event-log/client.ts';
 import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
-import { csvFile } from '../lib/csv.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { propertyNamesOf } from '../stats/properties.ts';
-import { isGoalFilter, isUnavailable, shareBaseOf, sourceOf } from '../stats/source.ts';
+import { isGoalFilter, isUnavailable, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
 import { Chart, chartMetric } from './stats-chart.tsx';
+import { statisticCsv, statisticPage } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
+import { UnavailableNotice } from './stats-rows.tsx';
 import {
   change,
-  csvDownload,
   FilterChips,
-  HiddenFields,
   ImportedNotice,
-  type Listed,
-  pageNumber,
   RangeNav,
-  ShareHeader,
-  TITLES,
-  UnavailableNotice,
-  unavailableCsv,
-  ValueRows,
   type View,
   viewHref,
-  viewParams,
 } from './stats-view.tsx';
-
-/** The statistic named in the path (`:name`, `.csv` stripped), or the page's 404. */
-function statisticOf(c: Context<AppEnv>): StatName {
-  const name = (c.req.param('name') ?? '').replace(/\.csv$/, '');
-  if (!(STAT_NAMES as readonly string[]).includes(name)) throw notFound();
-  return name as StatName;
-}
 
 /**
  * The range's figures, each with its change against the previous period, and the conversion
@@ -225,231 +207,6 @@ async function overviewPage(c: Context<AppEnv>) {
               <FlowsPanel funnels={funnels} view={view} />
             </div>
           </>
-        )}
-      </>
-    ),
-  });
-}
-
-/**
- * What a full view or CSV asks for (`:name`, `.csv` stripped): a statistic; `goal`, each goal's
- * converting visitors; `property` with `?property=<name>`, that property's values — or the
- * page's 404.
- */
-function listedOf(c: Context<AppEnv>) {
-  const asked = (c.req.param('name') ?? '').replace(/\.csv$/, '');
-  const property = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
-  if (asked === 'goal') return { name: 'goal' } as const;
-  if (asked === 'property' && property !== '') return { name: 'property', property } as const;
-  return { name: statisticOf(c) };
-}
-
-/** The source of a full view's or CSV's numbers: with the website's goals for `goal`. */
-async function listedSource(
-  c: Context<AppEnv>,
-  site: WebsiteRow,
-  db: Database,
-  view: View,
-  listed: ReturnType<typeof listedOf>,
-) {
-  // Each goal is a question of its own: the website's goals are the rows.
-  const goals = listed.name === 'goal' ? await listGoals(db, site.id) : undefined;
-  return sourceOf(c.env, db, site.id, view.filters, goals);
-}
-
-/** `/stats/{domain}/{name}.csv`: every value of what a full view lists, over the view's range. */
-async function statisticCsv(c: Context<AppEnv>) {
-  const found = await readableSite(c);
-  if (found instanceof Response) return found;
-  const { site, db } = found;
-  const which = listedOf(c);
-  const name = which.name === 'property' ? `property-${which.property}` : which.name;
-  const { view } = await viewOf(c, site, db);
-  const source = await listedSource(c, site, db, view, which);
-  const answer = await source.page({
-    ...which,
-    from: view.range.from,
-    to: view.range.to,
-    search: c.req.query('search') || undefined,
-    sortBy: 'count',
-    sort: 'desc',
-    limit: 100_000,
-    offset: 0,
-  });
-  if (isUnavailable(answer)) throw unavailableCsv(answer);
-  return csvDownload(
-    c,
-    `${site.domain}-${name}`,
-    view,
-    csvFile(
-      ['value', 'count'],
-      answer.rows.map((r) => [r.value, r.count]),
-    ),
-  );
-}
-
-const PER_PAGE = 25;
-
-/** A full view's search, sort and page, as its address asks for them (bounded). */
-function listingOf(c: Context<AppEnv>) {
-  return {
-    search: (c.req.query('search') ?? '').slice(0, 255),
-    sortBy: c.req.query('sort_by') === 'value' ? ('value' as const) : ('count' as const),
-    sort: c.req.query('sort') === 'asc' ? ('asc' as const) : ('desc' as const),
-    page: pageNumber(c.req.query('page')),
-  };
-}
-type Listing = ReturnType<typeof listingOf>;
-
-/** The full view's search box and CSV link, and for a filterable statistic its "containing" filter. */
-function SearchForms(props: {
-  name: Listed;
-  title: string;
-  path: string;
-  overview: string;
-  view: View;
-  listing: Listing;
-}) {
-  const { name, title, path, overview, view, listing } = props;
-  const { search, sortBy, sort } = listing;
-  return (
-    <>
-      <form method="get" action={path} class="actions search">
-        <HiddenFields params={viewParams(view, { sort_by: sortBy, sort })} />
-        <label for="search" class="sr-only">
-          Search {title.toLowerCase()}
-        </label>
-        <input id="search" name="search" type="search" value={search} placeholder="Search" />
-        <button type="submit" class="secondary">
-          Search
-        </button>
-        <a href={viewHref(`${path}.csv`, view, { search })}>Export CSV</a>
-      </form>
-      {isFilterDimension(name) ? (
-        <form method="get" action={overview} class="actions search">
-          <HiddenFields params={viewParams(view)} />
-          <label for="contains">Filter the statistics by {title.toLowerCase()} containing</label>
-          <input id="contains" name={`filter[${name}][contains]`} type="search" required />
-          <button type="submit" class="secondary">
-            Filter
-          </button>
-        </form>
-      ) : null}
-    </>
-  );
-}
-
-/** A page of a statistic's values, sortable by either column, with links to the other pages. */
-function ValueTable(props: {
-  name: Listed;
-  title: string;
-  domain: string;
-  view: View;
-  listing: Listing;
-  rows: { value: string; count: number }[];
-  total: number;
-  /** What every count is a share of, or null (`shareBaseOf`). */
-  base: number | null;
-  link: (extra: Record<string, string | number | undefined>) => string;
-}) {
-  const { name, title, domain, view, listing, rows, total, base, link } = props;
-  const { sortBy, sort, page } = listing;
-  const lastPage = Math.max(1, Math.ceil(total / PER_PAGE));
-  const sortLink = (by: 'value' | 'count') =>
-    link({ sort_by: by, sort: sortBy === by && sort === 'desc' ? 'asc' : 'desc', page: undefined });
-  const ariaSort = (by: 'value' | 'count') =>
-    sortBy === by ? (sort === 'asc' ? 'ascending' : 'descending') : undefined;
-  return (
-    <>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col" aria-sort={ariaSort('value')}>
-              <a href={sortLink('value')}>{title}</a>
-            </th>
-            {isFilterDimension(name) ? (
-              <th scope="col">
-                <span class="sr-only">Exclude</span>
-              </th>
-            ) : null}
-            <th scope="col" class="num" aria-sort={ariaSort('count')}>
-              <a href={sortLink('count')}>Count</a>
-            </th>
-            {base === null ? null : <ShareHeader />}
-          </tr>
-        </thead>
-        <ValueRows name={name} rows={rows} domain={domain} view={view} base={base} exclude />
-      </table>
-      {rows.length === 0 ? <p class="hint">Nothing found.</p> : null}
-      <nav class="actions" aria-label="Pages">
-        {page > 1 ? <a href={link({ page: page - 1 })}>← Previous</a> : null}
-        <span>{`Page ${page} of ${lastPage} (${formatNumber(total)} values)`}</span>
-        {page < lastPage ? <a href={link({ page: page + 1 })}>Next →</a> : null}
-      </nav>
-    </>
-  );
-}
-
-/** `/stats/{domain}/{name}`: a statistic's full view — searched, sorted and paged. */
-async function statisticPage(c: Context<AppEnv>) {
-  const found = await readableSite(c);
-  if (found instanceof Response) return found;
-  const { site, db } = found;
-  const which = listedOf(c);
-  const { name } = which;
-  const { view, refused } = await viewOf(c, site, db);
-  const listing = listingOf(c);
-  const { search, sortBy, sort, page } = listing;
-  const source = await listedSource(c, site, db, view, which);
-  const data = await source.page({
-    ...which,
-    from: view.range.from,
-    to: view.range.to,
-    search: search || undefined,
-    sortBy,
-    sort,
-    limit: PER_PAGE,
-    offset: (page - 1) * PER_PAGE,
-  });
-  // The counts' shares are of the range's figure their metric sums to.
-  const shareOf = isUnavailable(data) ? null : shareBaseOf(name);
-  const figures = shareOf ? await source.figures(view.range) : null;
-  const base = shareOf && figures && !isUnavailable(figures) ? shareOf(figures) : null;
-  const overview = view.base;
-  const path = `${overview}/${name}`;
-  const title =
-    which.name === 'property' ? `Property ${which.property}` : (TITLES.get(name) ?? name);
-  const keep = {
-    search,
-    sort_by: sortBy,
-    sort,
-    ...(which.name === 'property' ? { property: which.property } : {}),
-  };
-  const link = (extra: Record<string, string | number | undefined>) =>
-    viewHref(path, view, { ...keep, ...extra });
-  const imported = await importsWithin(db, site.id, view.range);
-  return render(c, {
-    title: `${title} · ${site.domain}`,
-    children: (
-      <>
-        <p>
-          <a href={viewHref(overview, view)}>← {site.domain}</a>
-        </p>
-        <h1>{title}</h1>
-        <RangeNav path={path} view={view} keep={keep} />
-        <FilterChips path={path} view={view} keep={keep} refused={refused} />
-        <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
-        <SearchForms {...{ name, title, path, overview, view, listing }} />
-        {isUnavailable(data) ? (
-          <UnavailableNotice path={path} view={view} firstDate={data.firstDate} keep={keep} />
-        ) : (
-          <ValueTable
-            {...{ name, title, view, listing, link }}
-            domain={site.domain}
-            rows={data.rows}
-            total={data.total}
-            base={base}
-          />
         )}
       </>
     ),

@@ -8,20 +8,12 @@ import { type Context, Hono } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { csrfToken, requireCsrf, requireOwner, signedInOwner } from '../http/session.ts';
+import { csrfToken, formBody, requireOwner, signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
-import { assetSuffixes } from '../websites/public-suffixes.ts';
-import {
-  deleteWebsite,
-  listWebsites,
-  mayActAs,
-  type Role,
-  type WebsiteAccess,
-  websiteFor,
-} from '../websites/queries.ts';
-import { changeWebsite, createWebsite } from '../websites/service.ts';
+import { deleteWebsite, type Role, type WebsiteAccess, websiteFor } from '../websites/queries.ts';
+import { changeWebsite } from '../websites/service.ts';
 import {
   type FunnelFormValues,
   FunnelsSection,
@@ -38,162 +30,12 @@ import {
   type SharingState,
   sharedLinksOf,
 } from './sharing.tsx';
-import {
-  type FormValues,
-  fieldsOf,
-  formValues,
-  PRIVACY,
-  valuesOf,
-  WebsiteForm,
-} from './website-form.tsx';
+import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
+import { addWebsite, listPage, newPage } from './website-list.tsx';
 
 /** The snippet for a website, pointing at this Sightline. */
 function snippet(origin: string): string {
   return `<script async src="${origin}/js/script.js?v=${TRACKER_VERSION}"></script>`;
-}
-
-/** The body of a form whose CSRF token checks out (a 403 page otherwise). */
-async function formBody(c: Context<AppEnv>) {
-  await requireCsrf(c);
-  return c.req.parseBody();
-}
-
-function WebsiteTable({
-  rows,
-  csrf,
-}: {
-  rows: (WebsiteRow & { role: Role | null })[];
-  csrf: string;
-}) {
-  return (
-    <table>
-      <caption class="sr-only">Your websites</caption>
-      <thead>
-        <tr>
-          <th scope="col">Domain</th>
-          <th scope="col">Statistics page</th>
-          <th scope="col">Time zone</th>
-          <th scope="col">Your role</th>
-          <th scope="col">
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(({ role, ...site }) => (
-          <tr>
-            <td>{site.domain}</td>
-            <td>{PRIVACY[site.privacy] ?? ''}</td>
-            <td>{site.timezone}</td>
-            <td>{role}</td>
-            <td class="actions">
-              <a href={`/stats/${site.domain}`}>Statistics</a>
-              <a href={`/websites/${site.id}/export?format=plausible`}>Export</a>
-              {role && mayActAs(role, 'admin') ? (
-                <a href={`/websites/${site.id}`}>Edit and snippet</a>
-              ) : null}
-              {role === 'owner' ? (
-                <a href={`/websites/${site.id}/delete`}>Delete</a>
-              ) : (
-                <form method="post" action={`/websites/${site.id}/leave`} class="inline">
-                  <input type="hidden" name="_csrf" value={csrf} />
-                  <button type="submit" class="secondary">
-                    Leave
-                  </button>
-                </form>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** `GET /websites`: the person's websites (owned, and those they are a member of), by domain. */
-async function listPage(c: Context<AppEnv>) {
-  const { rows } = await listWebsites(createDb(c.env.DB), signedInOwner(c).id, {
-    sortBy: 'domain',
-    sort: 'asc',
-    limit: 1000,
-    offset: 0,
-  });
-  // A flag, never text from the URL: a link must not be able to put words on this page.
-  const deleted = c.req.query('deleted') === '1';
-  const left = c.req.query('left') === '1';
-  const joined = rows.find((site) => String(site.id) === c.req.query('joined'));
-  return render(c, {
-    title: 'Websites',
-    children: (
-      <>
-        <div class="actions">
-          <h1>Websites</h1>
-          <a class="button" href="/websites/new">
-            Add a website
-          </a>
-        </div>
-        {deleted ? (
-          <p class="notice" role="status">
-            The website was deleted, with everything recorded for it.
-          </p>
-        ) : null}
-        {left ? (
-          <p class="notice" role="status">
-            You left the website.
-          </p>
-        ) : null}
-        {joined ? (
-          <p class="notice" role="status">
-            You joined {joined.domain} as {joined.role}.
-          </p>
-        ) : null}
-        {rows.length === 0 ? (
-          <p>No websites yet. Add one to get its tracking snippet.</p>
-        ) : (
-          <WebsiteTable rows={rows} csrf={await csrfToken(c)} />
-        )}
-      </>
-    ),
-  });
-}
-
-async function newPage(c: Context<AppEnv>, values: FormValues = {}, errors?: FieldErrors) {
-  return render(
-    c,
-    {
-      title: 'Add a website',
-      children: (
-        <>
-          <h1>Add a website</h1>
-          <WebsiteForm
-            action="/websites"
-            csrf={await csrfToken(c)}
-            values={values}
-            errors={errors}
-          />
-        </>
-      ),
-    },
-    errors ? 422 : 200,
-  );
-}
-
-/** `POST /websites`: a new website, or the form again with the messages by its fields. */
-async function addWebsite(c: Context<AppEnv>) {
-  const body = await formBody(c);
-  const fields = fieldsOf(body);
-  try {
-    const site = await createWebsite(
-      createDb(c.env.DB),
-      signedInOwner(c).id,
-      fields,
-      assetSuffixes(c.env.ASSETS),
-    );
-    return c.redirect(`/websites/${site.id}?created=1`, 303);
-  } catch (err) {
-    if (err instanceof ApiError && err.errors) return newPage(c, formValues(fields), err.errors);
-    throw err;
-  }
 }
 
 function SnippetSection({ origin }: { origin: string }) {

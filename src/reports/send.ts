@@ -6,7 +6,7 @@
  * for it). A website's period depends on its time zone, so the time zones in use are
  * grouped by the period they are in at this instant (at most two or three groups), and
  * each group is one query per page of websites. Every statement counts against the run's
- * query budget (see src/maintenance/budget.ts); a report is begun only when the budget has
+ * query budget (see src/db/query-budget.ts); a report is begun only when the budget has
  * room for all of it, and the next run continues.
  *
  * Each report: its numbers are read, then it is claimed (a row keyed by website and period,

@@ -2,7 +2,7 @@
  * The groupings of a question that D1's roll-ups answer exactly, and their answers
  * (docs/ARCHITECTURE.md, "The query engine"): with no filter, a grouping by nothing, by date,
  * or by one dimension whose statistic is rolled up, of the metrics the roll-ups hold. The
- * reads are those of ../queries.ts, whose cost model docs/BENCHMARKS.md publishes.
+ * reads are those of ./reads.ts, whose cost model docs/BENCHMARKS.md publishes.
  */
 
 import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
@@ -14,12 +14,12 @@ import type { Database } from '../db/client.ts';
 import type { ImportedSegment } from './imported.ts';
 import { queryStats, rollupSums } from './reads.ts';
 
-/** A website's roll-ups: its id and last compacted month (../compaction.ts). */
+/** A website's roll-ups: its id and last compacted month (./compaction.ts). */
 export type Rollups = {
   db: Database;
   websiteId: number;
   through: string | null;
-  /** The imported history to add, if any (../../imports/segments.ts). */
+  /** The imported history to add, if any (./imported.ts). */
   imported?: readonly ImportedSegment[];
 };
 

@@ -4,7 +4,7 @@
  * year roll-ups (website_id, name, key, value). The rows are summed per value (a page of a
  * statistic, sorted and paged in SQL) or per statistic (a summary's sums); nothing reads raw
  * hits. (The same questions over the event log, for filtered reads:
- * src/event-log/log-query.ts.)
+ * src/event-log/log-reads.ts.)
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
@@ -26,7 +26,7 @@ export type StatsQuery = {
   sort: 'asc' | 'desc';
   limit: number;
   offset: number;
-  /** The imported history to add (../imports/segments.ts `importedSegments`); none when absent. */
+  /** The imported history to add (./imported.ts `importedSegments`); none when absent. */
   imported?: readonly ImportedSegment[] | undefined;
 };
 
@@ -131,7 +131,7 @@ const importedArm = (websiteId: number) =>
 type Span = [importId: number, name: string, from: string, to: string];
 
 /**
- * The imported history a read adds (../imports/segments.ts), `SPANS_PER_ARM` spans an arm:
+ * The imported history a read adds (./imported.ts), `SPANS_PER_ARM` spans an arm:
  * for each import, each statistic read that it counts for, the dates of the range it counts
  * for.
  */

@@ -2,7 +2,7 @@
  * Filters of API v1 and the statistics page (docs/ARCHITECTURE.md, "Filters"):
  * `filter[<dimension>]=<value>`, `filter[<dimension>][not]=<value>` and
  * `filter[<dimension>][contains]=<text>`, combined with AND; what each dimension narrows is
- * the counting model's (src/counting/dimensions.ts). Values are compared exactly as the Stats
+ * the counting model's (src/counting/v1.ts). Values are compared exactly as the Stats
  * API returns them; `contains` ignores case.
  */
 

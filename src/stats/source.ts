@@ -49,7 +49,7 @@ type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
   ({ name: StatName | 'goal' } | { name: 'property'; property: string });
 
 /**
- * What a website's numbers are read from, as API v1's statistics (src/stats/engine/v1.ts):
+ * What a website's numbers are read from, as API v1's statistics (src/counting/v1.ts):
  * questions of the query engine (`U` = never for the roll-ups alone, which cover every date;
  * `Unavailable` when filters send a question to the log and its range starts before the
  * oldest date the log holds).

@@ -1,5 +1,5 @@
 /**
- * What a filtered question may cost (src/stats/filters.ts, src/event-log/log-query.ts): the
+ * What a filtered question may cost (src/stats/filters.ts, src/event-log/log-reads.ts): the
  * letters it compares in any case are bounded for the whole question — its filters and its
  * search together — and anything within the bound runs (a question the object's SQLite
  * refuses would answer 503 for good: no retry could succeed). Beyond it, the API answers 422

@@ -1,5 +1,5 @@
 /**
- * Funnels (src/funnels/): saved per website through `…/websites/{id}/funnels` and on the
+ * Funnels (src/flows/): saved per website through `…/websites/{id}/funnels` and on the
  * website's settings page — 2 to 8 steps, each a page, a custom event or a goal; bad fields
  * a 422 naming each (`steps.2.page`, steps counted from 1); another owner's website or
  * funnel the same 404 as a missing one.

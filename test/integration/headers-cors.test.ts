@@ -322,7 +322,7 @@ describe('the API: no CORS, so no credentialed cross-origin read', () => {
   });
 });
 
-/** The security headers of every page (src/pages/security-headers.ts). */
+/** The security headers of every page (src/http/security-headers.ts). */
 function expectPageSecurityHeaders(res: { headers: Headers }, label: string) {
   const csp = res.headers.get('content-security-policy') ?? '';
   const directives = new Map(
@@ -662,7 +662,7 @@ describe('a failing database shows nothing of itself in any response', () => {
   }
 
   it('the injected error is the kind that would leak (a check of the check)', () => {
-    expect(leaksIn(`Error: ${D1_MESSAGE}\n    at x (src/a.ts:1:2)`)).toEqual(
+    expect(leaksIn(`Error: ${D1_MESSAGE}\n    at x (src/lib/errors.ts:1:2)`)).toEqual(
       expect.arrayContaining(['SQLITE', 'D1_', ' at ', '.ts:', 'Error:']),
     );
   });

@@ -1,5 +1,5 @@
 /**
- * Long ranges (src/stats/compaction.ts, docs/ARCHITECTURE.md "Long ranges"): complete months
+ * Long ranges (src/rollups/compaction.ts, docs/ARCHITECTURE.md "Long ranges"): complete months
  * compacted into month and year roll-ups, late events added to them by the flush, and every
  * range read as the fewest pieces — for random daily roll-ups, ranges, sorts, searches and
  * pages, the answer equals the sum of the days. Then the same through the public paths: hits

@@ -1,7 +1,7 @@
 /**
  * What a stats query costs, in D1's exact `meta.rows_read`: it reads the roll-up rows of its
  * range (each key merged in value order, so no grouping sorter), never rows outside the range
- * and never raw traffic. See the cost model in src/stats/queries.ts.
+ * and never raw traffic. See the cost model in src/rollups/reads.ts.
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';

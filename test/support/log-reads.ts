@@ -1,6 +1,6 @@
 /**
  * API v1's reads of a website's log, as the statistics page and the Stats API ask them: each
- * a question of the query engine (src/stats/engine/v1.ts), answered by the log's `query`.
+ * a question of the query engine (src/counting/v1.ts), answered by the log's `query`.
  * For tests that ask the log directly (a Durable Object's stub, or the `EventLog` itself).
  */
 

@@ -1,5 +1,5 @@
 /**
- * The dimensions a filter may name (src/counting/dimensions.ts), each one of the query
+ * The dimensions a filter may name (src/counting/v1.ts), each one of the query
  * engine's (src/counting/query-dimensions.ts) with its level and the SQL over the log it
  * reads: one fixed table, the only source of column names in SQL over the log; a dimension
  * not in it is an error everywhere, never taken for another kind.

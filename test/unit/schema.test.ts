@@ -1,4 +1,4 @@
-/** The API's schemas (src/lib/schema.ts) as the OpenAPI document writes them (src/api/openapi.ts). */
+/** The API's schemas (src/lib/schema.ts) as the OpenAPI document writes them (src/http/openapi.ts). */
 import { describe, expect, it } from 'vitest';
 import { ApiApp, defineRoute, openApiDocument } from '../../src/http/openapi.ts';
 import { field } from '../../src/lib/fields.ts';

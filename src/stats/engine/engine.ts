@@ -2,7 +2,7 @@
  * The query engine (docs/ARCHITECTURE.md, "The query engine"): every number Sightline shows
  * is a grouping of a question — metrics by up to three dimensions, under filters, over a
  * range — answered exactly from the cheapest source that holds it: D1's roll-ups for a
- * grouping they hold with no filter (./rollups.ts, once the website's log has flushed into
+ * grouping they hold with no filter (src/rollups/answer.ts, once the website's log has flushed into
  * them: read-your-writes), the website's event log otherwise (src/event-log/log-reads.ts, in
  * chunks its hits come between). API v1, the statistics page, CSV, the reports and API v2 all
  * ask here.

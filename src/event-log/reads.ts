@@ -1,0 +1,74 @@
+/**
+ * A website's log's reads (docs/ARCHITECTURE.md, "Reads that never stall hits"): the query
+ * engine's questions, funnels, journeys, the names of custom properties and the export, each
+ * in turns of the one read lane its hits come between; answered empty before the log's first
+ * hit; a failure logged and answered, never thrown across the object's boundary.
+ */
+import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
+import type { GroupAnswer, LogQuery } from '../counting/query.ts';
+import type { Dictionary } from './dictionary.ts';
+import { exportStream } from './export-reads.ts';
+import { FlowReader } from './flow-reads.ts';
+import type { LogDb } from './log-db.ts';
+import { LogReader } from './log-reads.ts';
+import type { LogRead, NotStored } from './log-types.ts';
+import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-reads.ts';
+import { ReadLane } from './read-lane.ts';
+
+/** Runs a read's work and answers; a failure is the answer `{ok: false}`, logged. */
+type Answer = <T>(failure: string, work: () => Promise<T>) => Promise<T | NotStored>;
+
+export class LogReads {
+  private readonly lane = new ReadLane();
+  private readonly reader: LogReader;
+  private readonly flows: FlowReader;
+  private readonly properties: PropertyReader;
+
+  constructor(
+    private readonly db: LogDb,
+    private readonly dict: Dictionary,
+    private readonly answer: Answer,
+    /** Whether the log has had its first hit (its tables exist). */
+    private readonly hasTables: () => boolean,
+  ) {
+    this.reader = new LogReader(db, dict, this.lane);
+    this.flows = new FlowReader(db, dict, this.lane, this.reader);
+    this.properties = new PropertyReader(db, dict, this.lane, this.reader);
+  }
+
+  /** A question of the query engine, read in chunks the hits can come between (./log-reads.ts). */
+  query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
+    const none = q.groups.map(() => ({ rows: [], total: 0 }));
+    return this.read(none, () => this.reader.query(q));
+  }
+
+  /** A funnel's visitors per step (./flow-reads.ts). */
+  funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
+    return this.read(
+      q.steps.map(() => 0),
+      () => this.flows.funnel(q),
+    );
+  }
+
+  /** A page of a journey's paths (./flow-reads.ts). */
+  journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
+    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
+  }
+
+  /** The names of the custom properties a range's hits carry (./property-reads.ts). */
+  propertyNames(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
+    return this.read([], () => this.properties.names(q));
+  }
+
+  /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */
+  exportEvents(format: 'ndjson' | 'csv'): ReadableStream<Uint8Array> {
+    return exportStream(this.db, this.dict, this.lane, format, this.hasTables);
+  }
+
+  /** A read, answered `none` before the log's first hit; a failure is logged and answered. */
+  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
+    return this.answer('log not read', async () =>
+      this.hasTables() ? work() : { ok: true as const, value: none, rowsRead: 0, chunks: 0 },
+    );
+  }
+}

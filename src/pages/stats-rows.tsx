@@ -1,0 +1,205 @@
+/**
+ * The rows of a statistic on the statistics page (./stats.tsx): each value with its bar, its
+ * share and its links (to filter by it, to open it, to where its visitors went next).
+ */
+import type { Context } from 'hono';
+import type { FC } from 'hono/jsx';
+import { isFilterDimension } from '../counting/v1.ts';
+import type { AppEnv } from '../env.ts';
+import type { Range } from '../lib/dates.ts';
+import { ApiError } from '../lib/errors.ts';
+import { formatNumber, valueLabel } from '../stats/overview.ts';
+import type { Unavailable } from '../stats/source.ts';
+import {
+  type Extra,
+  FilterLink,
+  type Listed,
+  type View,
+  viewHref,
+  withFilter,
+} from './stats-view.tsx';
+
+/** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
+function linkFor(name: string, value: string, domain: string): string | null {
+  if ((name === 'page' || name === 'landing_page' || name === 'exit_page') && value.startsWith('/'))
+    return `https://${domain}${value}`;
+  if (name === 'referrer' && /^[a-z0-9.-]+$/i.test(value)) return `https://${value}/`;
+  return null;
+}
+
+/**
+ * A value of a statistic: for a filterable dimension, a link that filters the overview by
+ * it (and, for pages and referrer hosts, a second link that opens it); else plain text.
+ */
+const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; keep: Extra }> = ({
+  name,
+  value,
+  domain,
+  view,
+  keep,
+}) => {
+  const text = valueLabel(name, value);
+  if (!isFilterDimension(name)) return <>{text}</>;
+  const href = linkFor(name, value, domain);
+  return (
+    <>
+      <FilterLink view={view} keep={keep} dimension={name} value={value}>
+        {text}
+      </FilterLink>
+      {href ? (
+        <>
+          {' '}
+          <a href={href} rel="noopener noreferrer nofollow" target="_blank" class="open-link">
+            <span aria-hidden="true">↗</span>
+            <span class="sr-only">Open {text}</span>
+          </a>
+        </>
+      ) : null}
+      {name === 'page' ? (
+        <>
+          {' '}
+          <a
+            href={viewHref(`${view.base}/journeys`, view, { page: value })}
+            class="open-link"
+            title="What did they do next?"
+          >
+            <span aria-hidden="true">→</span>
+            <span class="sr-only">What did visitors of {text} do next</span>
+          </a>
+        </>
+      ) : null}
+    </>
+  );
+};
+
+/**
+ * A bar as wide as `share` percent (SVG: no inline style under the page's CSP); `behind`, it
+ * lies under its table cell's text.
+ */
+export const Bar: FC<{ share: number; behind?: boolean }> = ({ share, behind = false }) => (
+  <svg
+    class={behind ? 'bar behind' : 'bar'}
+    viewBox="0 0 100 6"
+    preserveAspectRatio="none"
+    aria-hidden="true"
+  >
+    {behind ? null : <rect class="track" width="100" height="6" />}
+    <rect class="fill" width={Math.max(0, Math.min(100, share)).toFixed(1)} height="6" />
+  </svg>
+);
+
+/** A table's first cell with a bar behind its text, as long as `count` of the rows' `max`. */
+export const BarCell: FC<{ count: number; max: number; children: unknown }> = ({
+  count,
+  max,
+  children,
+}) => (
+  <td class="bar-cell">
+    <Bar share={max > 0 ? (count / max) * 100 : 0} behind />
+    {children}
+  </td>
+);
+
+/** A count's share of `base` in whole percent (`<1%` for a sliver), '' without a base. */
+export function shareText(count: number, base: number | null): string {
+  if (base === null || base <= 0) return '';
+  const percent = Math.min(100, (count / base) * 100);
+  return percent > 0 && percent < 0.5 ? '<1%' : `${Math.round(percent)}%`;
+}
+
+/** A table's header cell of the shares. */
+export const ShareHeader: FC = () => (
+  <th scope="col" class="num share">
+    Share
+  </th>
+);
+
+/**
+ * The body of a statistic's table: one row per value with its count, a bar behind it as long
+ * as its count (the largest of the rows the whole cell) and, with a `base`, its share of it.
+ */
+export const ValueRows: FC<{
+  name: Listed;
+  rows: { value: string; count: number }[];
+  domain: string;
+  view: View;
+  /** What every count is a share of (`shareBaseOf`), or null for no share column. */
+  base: number | null;
+  /** Parameters the rows' filter links keep (the overview's chart and tabs). */
+  keep?: Extra;
+  /** Adds a link per row that filters the overview by everything but the value. */
+  exclude?: boolean;
+}> = ({ name, rows, domain, view, base, keep = {}, exclude = false }) => {
+  const max = Math.max(0, ...rows.map((r) => r.count));
+  return (
+    <tbody>
+      {rows.map((row) => (
+        <tr>
+          <BarCell count={row.count} max={max}>
+            <ValueCell name={name} value={row.value} domain={domain} view={view} keep={keep} />
+          </BarCell>
+          {exclude && isFilterDimension(name) ? (
+            <td>
+              <a
+                href={viewHref(
+                  view.base,
+                  withFilter(view, { dimension: name, operator: 'not', value: row.value }),
+                  keep,
+                )}
+              >
+                Exclude<span class="sr-only"> {valueLabel(name, row.value)}</span>
+              </a>
+            </td>
+          ) : null}
+          <td class="num">{formatNumber(row.count)}</td>
+          {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
+        </tr>
+      ))}
+    </tbody>
+  );
+};
+
+/**
+ * Said instead of numbers when a filtered range starts before the oldest date the event log
+ * holds; offers the part of the range it has.
+ */
+export const UnavailableNotice: FC<{
+  path: string;
+  view: View;
+  firstDate: string;
+  keep?: Extra;
+}> = ({ path, view, firstDate, keep = {} }) => {
+  const rest: Range = { name: 'custom', from: firstDate, to: view.range.to };
+  return (
+    <p class="notice range-notice" role="alert">
+      Filtered statistics are kept from {firstDate} on: this range starts earlier.{' '}
+      {firstDate <= view.range.to ? (
+        <a href={viewHref(path, { ...view, range: rest }, keep)}>
+          Show {firstDate} – {view.range.to}
+        </a>
+      ) : null}{' '}
+      <a href={viewHref(path, { ...view, filters: [] }, keep)}>Show without filters</a>
+    </p>
+  );
+};
+
+/** The 422 of a CSV whose filtered range starts before the oldest date the log holds. */
+export const unavailableCsv = (u: Unavailable) =>
+  new ApiError(
+    422,
+    `Filtered statistics are kept from ${u.firstDate} on: choose a range that starts then or later.`,
+  );
+
+/** A CSV download named after the website, what it holds and the range. */
+export function csvDownload(c: Context<AppEnv>, name: string, view: View, csv: string) {
+  c.header('Content-Type', 'text/csv; charset=utf-8');
+  c.header(
+    'Content-Disposition',
+    `attachment; filename="${name.replace(/[^\w.-]/g, '_')}-${view.range.from}-${view.range.to}.csv"`,
+  );
+  return c.body(csv);
+}
+
+/** A page number from the address: 1 to 1,000,000, 1 when it is not one. */
+export const pageNumber = (raw: string | undefined): number =>
+  Math.max(1, Math.min(1_000_000, Number.parseInt(raw ?? '1', 10) || 1));

@@ -36,7 +36,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { FunnelStep, JourneyQuery } from '../src/counting/flows.ts';
+import type { FunnelStep, JourneyQuery } from '../src/counting/flow-queries.ts';
 import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
 import type { Filter } from '../src/counting/v1.ts';

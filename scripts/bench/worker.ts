@@ -29,12 +29,11 @@
  *   and every run's latency.
  */
 
-import type { FunnelQuery, JourneyQuery } from '../../src/counting/flows.ts';
+import type { FunnelQuery, JourneyQuery } from '../../src/counting/flow-queries.ts';
 import type { LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
-import { websiteLog } from '../../src/event-log/client.ts';
 import { noteDayStart } from '../../src/event-log/days.ts';
 import { Dictionary } from '../../src/event-log/dictionary.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
@@ -42,7 +41,7 @@ import { flushDueAt, type Waiting } from '../../src/event-log/flush.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
 import { insertEvent, type VisitorValues } from '../../src/event-log/log-rows.ts';
 import { nextEventId } from '../../src/event-log/log-schema.ts';
-import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
+import { WebsiteLog as SightlineWebsiteLog, websiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { dateOfDay } from '../../src/lib/dates.ts';

@@ -9,15 +9,7 @@ import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { LogRead } from './log-types.ts';
 import type { Settlement } from './staging.ts';
-import type { WebsiteLog } from './website-log.ts';
-
-/** The event log of a website: its Durable Object, named by the website's id. */
-export function websiteLog(env: Env, websiteId: number) {
-  // The binding's class is this folder's (./website-log.ts): src/env.ts, below every folder,
-  // names none.
-  const logs = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
-  return logs.get(logs.idFromName(`website:${websiteId}`));
-}
+import { websiteLog } from './website-log.ts';
 
 /** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
 const COMMIT_TRIES = 3;

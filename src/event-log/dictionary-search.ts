@@ -10,7 +10,7 @@ import { RE2JS } from 're2js';
 import type { QueryDimension } from '../counting/query-dimensions.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
-import type { Step } from './query-values.ts';
+import type { Step } from './read-lane.ts';
 
 /**
  * The work of one turn: characters a pattern is matched over (RE2's time is linear in them;

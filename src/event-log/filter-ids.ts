@@ -16,7 +16,8 @@ import type { Dictionary } from './dictionary.ts';
 import { DictionarySearch, type Lookup, patternTest } from './dictionary-search.ts';
 import type { Resolved } from './filter-sql.ts';
 import type { LogDb } from './log-db.ts';
-import { containing, type Step } from './query-values.ts';
+import { containing } from './query-values.ts';
+import type { Step } from './read-lane.ts';
 
 const same = (a: string, b: string, caseSensitive: boolean) =>
   caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();

@@ -13,7 +13,7 @@ import {
   type JourneyAnswer,
   type JourneyQuery,
   type JourneyRow,
-} from '../counting/flows.ts';
+} from '../counting/flow-queries.ts';
 import { byCodePoint } from '../counting/rows.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { Resolved } from './filter-sql.ts';
@@ -21,8 +21,7 @@ import { funnelStatement, journeyStatement } from './flow-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogReader } from './log-reads.ts';
 import type { LogRead } from './log-types.ts';
-import type { Step } from './query-values.ts';
-import type { ReadLane } from './read-lane.ts';
+import type { ReadLane, Step } from './read-lane.ts';
 
 /** A step that every hit of a visit takes (a filter of no condition): `visit > 0`. */
 const EVERY_HIT: Resolved = { kind: 'visits' };

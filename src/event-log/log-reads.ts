@@ -26,8 +26,8 @@ import { FilterIds, propertiesById } from './filter-ids.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
 import { type Chunk, chunkStatement, type GoalMap, type GroupPlan } from './query-sql.ts';
-import { groupRows, type Step } from './query-values.ts';
-import type { ReadLane } from './read-lane.ts';
+import { type Group, groupRows } from './query-values.ts';
+import type { ReadLane, Step } from './read-lane.ts';
 
 /**
  * What a read counts as it goes: its chunks (each one turn of the read lane); and the newest
@@ -49,14 +49,6 @@ const RETURNED_COST = 4;
 const FIRST_CHUNK = 20_000;
 const SMALLEST_CHUNK = 2_000;
 const LARGEST_CHUNK = 400_000;
-
-/** A group of a grouping: its dimensions' raw values (ids, days, hours) and its sums. */
-export type Group = {
-  key: (number | null)[];
-  sums: Partials;
-  /** Some of the grouping's hits are in it (not only visits grouped by their values). */
-  hits: boolean;
-};
 
 /**
  * A grouping's groups, found by their raw values: one map per dimension, nested (no text key

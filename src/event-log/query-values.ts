@@ -18,7 +18,15 @@ import { type Ordered, ranked, sortRows } from '../counting/rows.ts';
 import { containsText } from '../lib/contains-text.ts';
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
-import type { Group } from './log-reads.ts';
+import type { Step } from './read-lane.ts';
+
+/** A group of a grouping: its dimensions' raw values (ids, days, hours) and its sums. */
+export type Group = {
+  key: (number | null)[];
+  sums: Partials;
+  /** Some of the grouping's hits are in it (not only visits grouped by their values). */
+  hits: boolean;
+};
 
 const dialect = new SQLiteSyncDialect();
 
@@ -71,9 +79,6 @@ function pageOf(g: Ordered, rows: ResultRow[], first: number, count: number): Re
   sortRows(g, candidates);
   return candidates.slice(first, end);
 }
-
-/** Runs a piece of a read's work as one turn of the read lane (hits come between turns). */
-export type Step = <T>(work: () => T) => Promise<T>;
 
 /** How many ids are read from the dictionary, or groups read, in one turn of the lane. */
 const PER_STEP = 5_000;

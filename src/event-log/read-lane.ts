@@ -25,3 +25,6 @@ export class ReadLane {
     else this.busy = false;
   }
 }
+
+/** Runs a piece of a read's work as one turn of the read lane (hits come between turns). */
+export type Step = <T>(work: () => T) => Promise<T>;

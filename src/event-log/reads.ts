@@ -4,7 +4,7 @@
  * in turns of the one read lane its hits come between; answered empty before the log's first
  * hit; a failure logged and answered, never thrown across the object's boundary.
  */
-import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
+import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flow-queries.ts';
 import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';

@@ -8,7 +8,7 @@
  */
 
 import { and, asc, count, eq } from 'drizzle-orm';
-import { FUNNEL_STEPS, type FunnelStep } from '../counting/flows.ts';
+import { FUNNEL_STEPS, type FunnelStep } from '../counting/flow-queries.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type FunnelRow, funnels, goals } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';

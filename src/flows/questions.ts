@@ -6,7 +6,12 @@
  * (src/event-log/flow-reads.ts), the rates are worked out here.
  */
 
-import type { FunnelQuery, FunnelStep, JourneyAnswer, JourneyQuery } from '../counting/flows.ts';
+import type {
+  FunnelQuery,
+  FunnelStep,
+  JourneyAnswer,
+  JourneyQuery,
+} from '../counting/flow-queries.ts';
 import type { FilterNode } from '../counting/query.ts';
 import { percentOf } from '../counting/query-metrics.ts';
 import type { Filter } from '../counting/v1.ts';

@@ -1,6 +1,6 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
 
-import { JOURNEY_STEPS } from '../counting/flows.ts';
+import { JOURNEY_STEPS } from '../counting/flow-queries.ts';
 import { MAX_FILTER_LENGTH } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';

@@ -18,7 +18,6 @@
 import { storedEventName } from '../counting/statistics.ts';
 import { localDateHour } from '../lib/dates.ts';
 import { keptValue, type Tally } from './format.ts';
-import type { ImportStaging } from './staging.ts';
 
 /** One hit of an export, as the importers read it. */
 export type RawHit = {
@@ -123,7 +122,12 @@ export const RAW_STATISTICS = [
  * counted).
  */
 export type Bound = {
-  spill: ImportStaging;
+  spill: {
+    /** Stages records, by local date. */
+    stage(visitors: Map<string, VisitorDay[]>, visits: Map<string, Visit[]>): Promise<void>;
+    /** Counts what was staged into the tally (its rows written by `flush` when many). */
+    count(tally: Tally, limit: number, flush: () => Promise<void>): Promise<void>;
+  };
   flush: () => Promise<void>;
   /** How much the records may weigh (`sizeOf`); `HELD_BYTES` unless told. */
   limit?: number;

@@ -21,7 +21,7 @@ import { type CfGeo, geoFromCf } from './steps/geo.ts';
 import { languageOf } from './steps/language.ts';
 import { campaignOf, excludedParams, hostnameOf, pagePath, utmOf } from './steps/page.ts';
 import { externalReferrer, isSameSite } from './steps/referrer.ts';
-import { channelOf, sourceOf } from './steps/source.ts';
+import { acquisitionSource, channelOf } from './steps/source.ts';
 
 export type DropReason =
   | 'unknown_site'
@@ -178,7 +178,7 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
     referrer,
     campaign,
     ...utm,
-    source: sourceOf(acquisition),
+    source: acquisitionSource(acquisition),
     channel: channelOf(acquisition),
     ...geo,
     language: languageOf(hit.language, req.headers.get('accept-language')),

@@ -8,7 +8,7 @@
 
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import { JOURNEY_STEPS, type JourneyAnswer } from '../counting/flows.ts';
+import { JOURNEY_STEPS, type JourneyAnswer } from '../counting/flow-queries.ts';
 import { MAX_FILTER_LENGTH } from '../counting/v1.ts';
 import type { AppEnv } from '../env.ts';
 import { findFunnel } from '../flows/funnels.ts';

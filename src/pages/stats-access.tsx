@@ -25,7 +25,7 @@ import { resolveRange } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
-import { filterParam, parseFilters } from '../stats/filters.ts';
+import { filterParam, parseV1Filters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
 import { normalizeDomain } from '../websites/domain.ts';
@@ -264,7 +264,7 @@ export async function viewOf(
   site: WebsiteRow,
   db: Database,
 ): Promise<{ view: View; refused: string[]; goals?: GoalRow[] }> {
-  const parsed = parseFilters(new URL(c.req.url).searchParams);
+  const parsed = parseV1Filters(new URL(c.req.url).searchParams);
   const refused = Object.keys(parsed.errors);
   // A goal filter names one of the website's goals, or it is said it could not be used.
   let filters = parsed.filters;

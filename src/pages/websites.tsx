@@ -14,22 +14,32 @@ import { parseId } from '../lib/ids.ts';
 import { TRACKER_VERSION } from '../tracker/script.generated.ts';
 import { deleteWebsite, type Role, type WebsiteAccess, websiteFor } from '../websites/queries.ts';
 import { changeWebsite } from '../websites/service.ts';
+import { render } from './layout.tsx';
 import {
   type FunnelFormValues,
   FunnelsSection,
   funnelsOf,
   registerFunnelPages,
-} from './funnels.tsx';
-import { type GoalFormValues, GoalsSection, goalsOf, registerGoalPages } from './goals.tsx';
-import { ImportsSection, importsOf, registerImportPages } from './imports.tsx';
-import { render } from './layout.tsx';
-import { MembersSection, type MembersState, membersOf, registerMemberPages } from './members.tsx';
+} from './settings-funnels.tsx';
+import {
+  type GoalFormValues,
+  GoalsSection,
+  goalsOf,
+  registerGoalPages,
+} from './settings-goals.tsx';
+import { ImportsSection, importsOf, registerImportPages } from './settings-imports.tsx';
+import {
+  MembersSection,
+  type MembersState,
+  membersOf,
+  registerMemberPages,
+} from './settings-members.tsx';
 import {
   registerSharingPages,
   SharingSection,
   type SharingState,
   sharedLinksOf,
-} from './sharing.tsx';
+} from './settings-sharing.tsx';
 import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
 import { addWebsite, listPage, newPage } from './website-list.tsx';
 

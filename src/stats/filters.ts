@@ -44,7 +44,7 @@ const PARAM = /^filter\[([^\]]*)\](?:\[([^\]]*)\])?$/;
  * filters it could not use and shows the others. `foldings`: what the filters used of that
  * budget (the search of the question has what is left).
  */
-export function parseFilters(params: URLSearchParams): {
+export function parseV1Filters(params: URLSearchParams): {
   filters: Filter[];
   errors: Record<string, string[]>;
   foldings: number;

@@ -17,7 +17,7 @@ import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { websiteFor } from '../websites/queries.ts';
 import { conversionOf } from './dashboard.ts';
-import { filterParam, foldingProblem, parseFilters } from './filters.ts';
+import { filterParam, foldingProblem, parseV1Filters } from './filters.ts';
 import { type Goal, UnknownGoal } from './goals.ts';
 import { formatNumber } from './overview.ts';
 import {
@@ -134,7 +134,7 @@ export function checkedQuery<Q extends { from: string; to: string; search?: stri
   c: Context<AppEnv>,
   query: () => Q,
 ): { q: Q; filters: Filter[] } {
-  const { filters, errors, foldings } = parseFilters(new URL(c.req.url).searchParams);
+  const { filters, errors, foldings } = parseV1Filters(new URL(c.req.url).searchParams);
   const failed = Object.keys(errors).length > 0;
   let q: Q;
   try {

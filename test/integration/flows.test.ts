@@ -8,10 +8,10 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENTRANCE, EXIT, type FunnelStep } from '../../src/counting/flows.ts';
+import { ENTRANCE, EXIT, type FunnelStep } from '../../src/counting/flow-queries.ts';
 import type { Filter } from '../../src/counting/v1.ts';
-import { websiteLog } from '../../src/event-log/client.ts';
 import type { LoggedEvent, LogHit } from '../../src/event-log/events.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 import { funnelOf, journeysOf } from '../../src/flows/questions.ts';
 import { isUnavailable } from '../../src/stats/engine/engine.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';

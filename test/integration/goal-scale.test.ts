@@ -8,10 +8,10 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { websiteLog } from '../../src/event-log/client.ts';
 import { Dictionary } from '../../src/event-log/dictionary.ts';
 import { DictionarySearch, type Lookup } from '../../src/event-log/dictionary-search.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 import { call, listOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { sendHit } from '../support/hits.ts';

@@ -5,7 +5,8 @@
  */
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushBeforeReading, websiteLog } from '../../src/event-log/client.ts';
+import { flushBeforeReading } from '../../src/event-log/client.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 import { sendReports } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';

@@ -7,9 +7,9 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rollupOf } from '../../src/counting/statistics.ts';
-import { websiteLog } from '../../src/event-log/client.ts';
 import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 import { appliedPosition, applyFlush } from '../../src/rollups/increments.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { loggedEvents, logHit, logTables, record } from '../support/event-log.ts';

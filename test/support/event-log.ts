@@ -1,13 +1,13 @@
 /** Fixtures for the event log (src/event-log/): a hit as the pipeline hands it to a log. */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { websiteLog } from '../../src/event-log/client.ts';
 import { Dictionary } from '../../src/event-log/dictionary.ts';
 import type { LoggedEvent, LogHit } from '../../src/event-log/events.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
 import { eventsAfter } from '../../src/event-log/log-rows.ts';
 import type { NotStored, Recorded } from '../../src/event-log/log-types.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {

@@ -2,9 +2,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
-import { websiteLog } from '../../src/event-log/client.ts';
 import { visitorHash } from '../../src/event-log/events.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/website-log.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { queryDimension } from '../../src/counting/query-dimensions.ts';
 import { FILTER_DIMENSIONS, v1Filters } from '../../src/counting/v1.ts';
 import { chunkStatement } from '../../src/event-log/query-sql.ts';
-import { parseFilters } from '../../src/stats/filters.ts';
+import { parseV1Filters } from '../../src/stats/filters.ts';
 
 describe('the dimensions of filters', () => {
   it('each is a dimension of the engine, with a level and a column of the log', () => {
@@ -50,7 +50,7 @@ describe('the dimensions of filters', () => {
       expect(() =>
         chunkStatement(null, [{ q: 0, dimensions: [name], partials: new Set(['pv']) }], chunk),
       ).toThrow('not a dimension');
-      expect(parseFilters(new URLSearchParams([[`filter[${name}]`, 'x']])).filters).toEqual([]);
+      expect(parseV1Filters(new URLSearchParams([[`filter[${name}]`, 'x']])).filters).toEqual([]);
     },
   );
 });

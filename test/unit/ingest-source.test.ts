@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostnameOf, utmOf } from '../../src/ingest/steps/page.ts';
-import { type Acquisition, channelOf, sourceOf } from '../../src/ingest/steps/source.ts';
+import { type Acquisition, acquisitionSource, channelOf } from '../../src/ingest/steps/source.ts';
 
 const visit = (over: Partial<Acquisition>): Acquisition => ({
   referrer: '',
@@ -10,7 +10,7 @@ const visit = (over: Partial<Acquisition>): Acquisition => ({
   ...over,
 });
 
-describe('sourceOf', () => {
+describe('acquisitionSource', () => {
   it.each<[Partial<Acquisition>, string]>([
     [{}, ''],
     [{ referrer: 'www.google.com' }, 'Google'],
@@ -28,7 +28,7 @@ describe('sourceOf', () => {
     [{ utmSource: 'constructor' }, 'constructor'],
     [{ referrer: 'google' }, 'google'],
   ])('%j → %s', (over, source) => {
-    expect(sourceOf(visit(over))).toBe(source);
+    expect(acquisitionSource(visit(over))).toBe(source);
   });
 });
 

@@ -96,7 +96,7 @@ export type Acquisition = {
 };
 
 /** The visit's source: a known name, or the `utm_source` or referrer host as sent; '' for none. */
-export function sourceOf(a: Acquisition): string {
+export function acquisitionSource(a: Acquisition): string {
   if (a.utmSource) return knownById(a.utmSource)?.name ?? a.utmSource;
   if (a.referrer) return knownByHost(a.referrer)?.name ?? a.referrer.replace(/^www\./, '');
   return '';

@@ -41,7 +41,7 @@ document.addEventListener('click', (event) => {
 });
 
 /**
- * An import's form (`data-upload`, ../imports.tsx) posted with XMLHttpRequest, whose upload
+ * An import's form (`data-upload`, ../settings-imports.tsx) posted with XMLHttpRequest, whose upload
  * reports its progress: the form's `<progress>` shows it, the button says what is happening.
  * The answer replaces the page as a plain post's would: a redirect is followed to the imports'
  * section, an error page (a 422 naming the file) is written in place of this one. Should the

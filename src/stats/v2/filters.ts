@@ -161,7 +161,7 @@ function nodeOf(filter: unknown, budget: Budget, depth: number, behavioural: boo
 }
 
 /** The filters of a question (joined by AND), checked; a `QueryError` saying what is wrong. */
-export function parseFilters(filters: unknown): FilterNode[] {
+export function parseV2Filters(filters: unknown): FilterNode[] {
   if (filters === undefined) return [];
   if (!Array.isArray(filters)) throw new QueryError(`Invalid filters '${shown(filters)}'.`);
   const budget: Budget = { leaves: 0, clauses: 0, foldings: 0 };

@@ -11,7 +11,7 @@ import { GOAL, QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
 import { daysBetween } from '../../lib/dates.ts';
 import { type DateRange, type RangeContext, resolveDateRange } from './date-range.ts';
 import { QueryError } from './errors.ts';
-import { filtersPage, parseFilters, unansweredDimension } from './filters.ts';
+import { filtersPage, parseV2Filters, unansweredDimension } from './filters.ts';
 
 /** The metrics Sightline answers, in Plausible's names. */
 export const METRICS = [
@@ -257,7 +257,7 @@ export function parseQuery(body: unknown, ctx: RangeContext): V2Query {
   const range = resolveDateRange(b.date_range, ctx);
   const dimensions = dimensionsOf(b.dimensions);
   const grouped = dimensions.map((d) => (d === 'time' ? resolveTime(range) : d));
-  const filters = parseFilters(b.filters);
+  const filters = parseV2Filters(b.filters);
   checkCombinations(metrics, grouped, filters);
   const shape = { metrics, dimensions, grouped };
   return {

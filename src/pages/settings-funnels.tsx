@@ -6,7 +6,7 @@
 
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { FunnelStep } from '../counting/flows.ts';
+import type { FunnelStep } from '../counting/flow-queries.ts';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';

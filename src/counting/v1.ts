@@ -14,7 +14,7 @@
  * - `country`, `continent`, `city`, `language`, `browser`, `os`, `device`, `resolution`:
  *   every hit of the visitors that have it, that day (as their first page view of the day).
  */
-import type { FilterNode } from './query.ts';
+import type { FilterNode, GroupQuery } from './query.ts';
 import { GOAL } from './query-dimensions.ts';
 import type { StatName } from './statistics.ts';
 
@@ -163,8 +163,29 @@ function v1FilterDimension(dimension: Filter['dimension']): string {
  * API v1's `name=property&property=<name>`: a custom property's values, each with the page
  * views and custom events that carry it (none for the hits without it).
  */
-export function v1Property(name: string): { dimension: string; metric: string } {
+function v1Property(name: string): { dimension: string; metric: string } {
   return { dimension: `sl:props:${name}`, metric: 'events' };
+}
+
+/**
+ * A statistic (or a custom property's values) as a grouping of the engine: one page of its
+ * values, by count or by value, searched.
+ */
+export function v1Grouping(
+  name: StatName | { property: string },
+  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
+  search?: string,
+): GroupQuery {
+  const { dimension, metric } =
+    typeof name === 'string' ? V1_STATISTICS[name] : v1Property(name.property);
+  return {
+    dimensions: [dimension],
+    metrics: [metric],
+    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
+    limit: page.limit,
+    offset: page.offset,
+    ...(search ? { search } : {}),
+  };
 }
 
 /** v1's filters as the engine's: `is` exact, `not` none of it, `contains` in any case. */

@@ -7,6 +7,7 @@
  */
 import { csvLine } from '../lib/csv.ts';
 import type { Dictionary } from './dictionary.ts';
+import { EXPORTED_TEXTS } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 import type { ReadLane } from './read-lane.ts';
 
@@ -55,35 +56,6 @@ const EVENT_COLUMNS = [
 /** Events a piece reads. */
 const PAGE = 5_000;
 
-/** The log's columns whose values are dictionary ids, by the exported column they fill. */
-const TEXTS: Record<string, string> = {
-  name: 'name',
-  label: 'event',
-  page: 'page',
-  hostname: 'hostname',
-  entry_page: 'landing',
-  referrer: 'referrer',
-  source: 'source',
-  channel: 'channel',
-  utm_source: 'utm_source',
-  utm_medium: 'utm_medium',
-  utm_campaign: 'campaign',
-  utm_content: 'utm_content',
-  utm_term: 'utm_term',
-  country: 'country',
-  region: 'region',
-  city: 'city',
-  continent: 'continent',
-  language: 'language',
-  browser: 'browser',
-  browser_version: 'browser_version',
-  os: 'os',
-  os_version: 'os_version',
-  device: 'device',
-  screen: 'resolution',
-  currency: 'currency',
-};
-
 /** Places are kept as `code:name`: the export gives the code (a city, its name). */
 const PLACE_CODES = new Set(['country', 'region', 'continent']);
 
@@ -96,14 +68,14 @@ const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0
 function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
   const rows = db.rows<Record<string, number | string | null>>(
     `SELECT id, kind, time, day, hour, visitor, visit, firsts, visit_views, visit_seconds, props, revenue,
-      ${Object.values(TEXTS).join(', ')}
+      ${EXPORTED_TEXTS.map(([, column]) => column).join(', ')}
     FROM log WHERE id > ? ORDER BY id LIMIT ?`,
     after,
     PAGE,
   );
   const ids = new Set<number>();
   const props = rows.map((row) => {
-    for (const column of Object.values(TEXTS)) {
+    for (const [, column] of EXPORTED_TEXTS) {
       const id = row[column];
       if (typeof id === 'number') ids.add(id);
     }
@@ -131,7 +103,7 @@ function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
       visit_seconds: row.visit_seconds ?? 0,
       revenue: row.revenue === null ? null : (row.revenue as number) / 1_000_000,
     };
-    for (const [column, source] of Object.entries(TEXTS)) {
+    for (const [column, source] of EXPORTED_TEXTS) {
       const id = row[source];
       const value = typeof id === 'number' ? (text.get(id) ?? null) : null;
       out[column] =

@@ -9,6 +9,7 @@ import type { EventDimensions, LogOnlyDimensions } from '../counting/statistics.
 import { dateOfDay, dayNumber } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LoggedEvent, LogHit } from './events.ts';
+import type { LogColumn, LogRow } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 
 /** A row of `events`, as versions before 6 wrote it: every value as text. */
@@ -103,56 +104,6 @@ export function visitValuesOf(hit: LogHit): VisitValues {
   };
 }
 
-/** A row of `log`: integers, its texts as ids of `dict` (./dictionary.ts). */
-type LogRow = {
-  id: number;
-  /** 0 a page view, 1 a custom event. */
-  kind: number;
-  time: number;
-  /** The local date, as days since 1970-01-01 (`dayNumber`). */
-  day: number;
-  hour: number;
-  visitor: number;
-  visit: number;
-  /** 1: the visitor's first page view of the day; 2: the first of a visit; 3: both. */
-  firsts: number;
-  page: number | null;
-  event: number | null;
-  visit_views: number | null;
-  previous_page: number | null;
-  visit_seconds: number;
-  visit_hour: number | null;
-  landing: number | null;
-  referrer: number | null;
-  campaign: number | null;
-  visitor_hour: number | null;
-  country: number | null;
-  continent: number | null;
-  city: number | null;
-  language: number | null;
-  browser: number | null;
-  os: number | null;
-  device: number | null;
-  resolution: number | null;
-  hostname: number | null;
-  name: number | null;
-  landing_host: number | null;
-  source: number | null;
-  channel: number | null;
-  utm_source: number | null;
-  utm_medium: number | null;
-  utm_content: number | null;
-  utm_term: number | null;
-  browser_version: number | null;
-  os_version: number | null;
-  region: number | null;
-  /** JSON: `{"<name's id>": <value's id>}`, the hit's custom properties; null for none. */
-  props: string | null;
-  /** A custom event's revenue in millionths of `currency` (an id of `dict`). */
-  revenue: number | null;
-  currency: number | null;
-};
-
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /**
@@ -199,7 +150,7 @@ function idsOfRow(row: LogRow): number[] {
   return ids;
 }
 
-/** The columns of `log` that hold ids of `dict`. */
+/** The columns of `log` holding ids of `dict` that a logged event reads. */
 const TEXT_COLUMNS = [
   'page',
   'event',
@@ -215,7 +166,7 @@ const TEXT_COLUMNS = [
   'os',
   'device',
   'resolution',
-] as const satisfies readonly (keyof LogRow)[];
+] as const satisfies readonly LogColumn[];
 
 /** A row of `visitors`, as a page view reads it. */
 export type VisitorRow = {
@@ -271,7 +222,7 @@ export function insertEvent(
     utmTerm: hit.utmTerm,
   };
   const code = (value: string | null | undefined) => dict.encodeMaybe(value ?? null);
-  const row: Record<string, SqlStorageValue> = {
+  const row: LogRow = {
     id,
     kind: hit.kind === 'event' ? 1 : 0,
     time: hit.time,

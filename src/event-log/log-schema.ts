@@ -1,54 +1,16 @@
 /**
  * The tables of a website's event log (docs/ARCHITECTURE.md, "The event log"): made by its
- * first hit, brought up to date from an older version when the object starts. Its rows and
- * the statement that writes one: ./log-rows.ts.
+ * first hit, brought up to date from an older version when the object starts. The columns of
+ * `log`: ./log-columns.ts; its rows and the statement that writes one: ./log-rows.ts.
  */
+import { addedLogColumns, createLogTable } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 
+/** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
+const SCHEMA_VERSION = 8;
+
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS log (
-  id INTEGER PRIMARY KEY,
-  kind INTEGER NOT NULL,
-  time INTEGER NOT NULL,
-  day INTEGER NOT NULL,
-  hour INTEGER NOT NULL,
-  visitor INTEGER NOT NULL,
-  visit INTEGER NOT NULL,
-  firsts INTEGER NOT NULL,
-  page INTEGER,
-  event INTEGER,
-  visit_views INTEGER,
-  previous_page INTEGER,
-  visit_seconds INTEGER NOT NULL DEFAULT 0,
-  visit_hour INTEGER,
-  landing INTEGER,
-  referrer INTEGER,
-  campaign INTEGER,
-  visitor_hour INTEGER,
-  country INTEGER,
-  continent INTEGER,
-  city INTEGER,
-  language INTEGER,
-  browser INTEGER,
-  os INTEGER,
-  device INTEGER,
-  resolution INTEGER,
-  hostname INTEGER,
-  name INTEGER,
-  landing_host INTEGER,
-  source INTEGER,
-  channel INTEGER,
-  utm_source INTEGER,
-  utm_medium INTEGER,
-  utm_content INTEGER,
-  utm_term INTEGER,
-  browser_version INTEGER,
-  os_version INTEGER,
-  region INTEGER,
-  props TEXT,
-  revenue INTEGER,
-  currency INTEGER
-);
+${createLogTable(SCHEMA_VERSION, true)}
 CREATE TABLE IF NOT EXISTS dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS visitors (
   hash TEXT PRIMARY KEY,
@@ -86,9 +48,6 @@ CREATE TABLE IF NOT EXISTS settled (
   at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
-
-/** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 8;
 
 /**
  * What brings the tables of an older version up to date, by the version it reaches. Version 2
@@ -136,43 +95,16 @@ DELETE FROM days WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id >= days.fir
   // wrote stay in `events`, the newest first converted into `log` (./convert.ts): `legacy`
   // notes the highest id not converted yet.
   6: `
-CREATE TABLE log (
-  id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, time INTEGER NOT NULL, day INTEGER NOT NULL,
-  hour INTEGER NOT NULL, visitor INTEGER NOT NULL, visit INTEGER NOT NULL, firsts INTEGER NOT NULL,
-  page INTEGER, event INTEGER, visit_views INTEGER, previous_page INTEGER,
-  visit_seconds INTEGER NOT NULL DEFAULT 0, visit_hour INTEGER, landing INTEGER, referrer INTEGER,
-  campaign INTEGER, visitor_hour INTEGER, country INTEGER, continent INTEGER, city INTEGER,
-  language INTEGER, browser INTEGER, os INTEGER, device INTEGER, resolution INTEGER
-);
+${createLogTable(6)}
 CREATE TABLE dict (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
 ALTER TABLE visitors ADD COLUMN attrs TEXT;
 INSERT INTO meta (key, value) SELECT 'legacy', max(id) FROM events HAVING max(id) IS NOT NULL;
 INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING max(id) IS NOT NULL;
 `,
-  // What the query engine's dimensions read beyond the roll-ups' (src/counting/v1.ts):
-  // the page's host and the event's name; the visit's landing host, source, channel and UTM
-  // tags; the visitor's browser and OS versions and region. Rows written before have none.
-  7: `
-ALTER TABLE log ADD COLUMN hostname INTEGER;
-ALTER TABLE log ADD COLUMN name INTEGER;
-ALTER TABLE log ADD COLUMN landing_host INTEGER;
-ALTER TABLE log ADD COLUMN source INTEGER;
-ALTER TABLE log ADD COLUMN channel INTEGER;
-ALTER TABLE log ADD COLUMN utm_source INTEGER;
-ALTER TABLE log ADD COLUMN utm_medium INTEGER;
-ALTER TABLE log ADD COLUMN utm_content INTEGER;
-ALTER TABLE log ADD COLUMN utm_term INTEGER;
-ALTER TABLE log ADD COLUMN browser_version INTEGER;
-ALTER TABLE log ADD COLUMN os_version INTEGER;
-ALTER TABLE log ADD COLUMN region INTEGER;
-`,
-  // A hit's custom properties: `{"<name's id>": <value's id>}` of `dict`; a custom event's
-  // revenue, in millionths of its currency (./log-rows.ts).
-  8: `
-ALTER TABLE log ADD COLUMN props TEXT;
-ALTER TABLE log ADD COLUMN revenue INTEGER;
-ALTER TABLE log ADD COLUMN currency INTEGER;
-`,
+  // Version 7: what the query engine's dimensions read beyond the roll-ups'; version 8: a
+  // hit's custom properties and revenue (./log-columns.ts).
+  7: addedLogColumns(7),
+  8: addedLogColumns(8),
 };
 
 /** Makes the tables (on the log's first hit). */

@@ -30,6 +30,7 @@ import {
   paramsOf,
   type Resolved,
 } from './filter-sql.ts';
+import { LOG_COLUMN_NAMES } from './log-columns.ts';
 
 /** A statement and its parameters. */
 export type Statement = { text: string; params: (string | number)[] };
@@ -59,21 +60,12 @@ export type GroupPlan = {
   goals?: GoalMap;
 };
 
-/** The columns of `log` a statement may read (identifiers in the registries' SQL). */
-const LOG_COLUMNS = new Set(
-  `id kind time day hour visitor visit firsts page event visit_views previous_page
-  visit_seconds visit_hour landing referrer campaign visitor_hour country continent city
-  language browser os device resolution hostname name landing_host source channel
-  utm_source utm_medium utm_content utm_term browser_version os_version region props revenue
-  currency`.split(/\s+/),
-);
-
 /** What every sum reads, and what the visits' page views carry for them. */
 const SUM_COLUMNS = ['kind', 'day', 'visitor', 'visit', 'firsts', 'event', 'visit_views'];
 const VIEW_COLUMNS = ['day', 'visitor', 'visit', 'firsts', 'visit_views', 'visit_seconds'];
 
 const columnsIn = (sql: string | undefined) =>
-  (sql?.match(/[a-z_]+/g) ?? []).filter((word) => LOG_COLUMNS.has(word));
+  (sql?.match(/[a-z_]+/g) ?? []).filter((word) => LOG_COLUMN_NAMES.has(word));
 
 /** The sums of a grouping, as SQL over the rows it reads. */
 type SumSql = Partial<Record<PartialName, string>>;

@@ -46,8 +46,3 @@ export async function deleteSession(db: Database, token: string): Promise<void> 
     .where(eq(sessions.tokenHash, await sha256Hex(token)))
     .run();
 }
-
-/** Ends every session of an owner (after a password change). */
-export async function deleteOwnerSessions(db: Database, ownerId: number): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.ownerId, ownerId)).run();
-}

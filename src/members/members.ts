@@ -12,7 +12,13 @@
 import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { apiKeyUpsert, generateApiKey } from '../accounts/api-keys.ts';
-import { normalizeEmail, ownerInsertWhen, validateEmail } from '../accounts/owners.ts';
+import {
+  normalizeEmail,
+  ownerInsertWhen,
+  validateEmail,
+  validateNewPassword,
+} from '../accounts/owners.ts';
+import { hashPassword } from '../accounts/password.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type MemberRow, members, owners, type WebsiteRow, websites } from '../db/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
@@ -328,18 +334,22 @@ export async function acceptInvitation(
 }
 
 /**
- * For an invited address without a login: makes its login (with `passwordHash`, whatever
+ * For an invited address without a login: makes its login (with `password`, whatever
  * `REGISTRATION` says) and the membership in one batch, which does nothing unless the
- * invitation is still open. Returns the new person's id; 'gone' when the invitation was used
- * meanwhile, 'taken' when the address got a login meanwhile (then accept as that login).
+ * invitation is still open. Returns the new person's id; what is wrong with the password;
+ * 'gone' when the invitation was used meanwhile, 'taken' when the address got a login
+ * meanwhile (then accept as that login).
  */
 export async function acceptWithNewLogin(
   db: Database,
   invitation: Invitation,
   token: string,
-  passwordHash: string,
+  password: string,
   now = Date.now(),
-): Promise<number | 'gone' | 'taken'> {
+): Promise<number | { passwordErrors: string[] } | 'gone' | 'taken'> {
+  const passwordErrors = validateNewPassword(password);
+  if (passwordErrors) return { passwordErrors };
+  const passwordHash = await hashPassword(password);
   const tokenHash = await sha256Hex(token);
   const email = invitation.member.email;
   const personId = sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.email} = ${email})`;

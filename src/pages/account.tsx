@@ -3,18 +3,13 @@
  * once) and change the password, with the same rules as the CLI. Changing the password ends
  * every other session; wrong current passwords are throttled like logins.
  */
-import { eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { rotateApiKey } from '../accounts/api-keys.ts';
-import { validateNewPassword } from '../accounts/owners.ts';
-import { hashPassword, verifyPassword } from '../accounts/password.ts';
-import { clearFailures, consumeAttempt } from '../accounts/throttle.ts';
-import { createDb, type Database } from '../db/client.ts';
-import { owners } from '../db/schema.ts';
+import { changePassword } from '../accounts/password-change.ts';
+import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
 import { csrfToken, requireCsrf, requireOwner, signedInOwner, signIn } from '../http/session.ts';
-import { deleteOwnerSessions } from '../http/sessions.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { PasswordField, ShownApiKey } from './credential-fields.tsx';
 import { render } from './layout.tsx';
@@ -114,57 +109,21 @@ async function rotateKey(c: Context<AppEnv>) {
   return accountPage(c, { apiKey });
 }
 
-/**
- * What is wrong with a password change: a current password that does not match (a right one
- * clears the throttle's failures), a new one the rules refuse, or a confirmation that differs.
- */
-async function passwordChangeErrors(
-  db: Database,
-  ownerId: number,
-  throttleKey: string[],
-  body: Record<string, unknown>,
-): Promise<FieldErrors> {
-  const row = await db.select().from(owners).where(eq(owners.id, ownerId)).get();
-  const errors: FieldErrors = {};
-  if (!row || !(await verifyPassword(formText(body.current_password), row.passwordHash))) {
-    errors.current_password = ['The current password is incorrect.'];
-  } else {
-    await clearFailures(db, throttleKey);
-  }
-  const problems = validateNewPassword(formText(body.password));
-  if (problems) errors.password = problems;
-  else if (formText(body.password) !== formText(body.password_confirmation)) {
-    errors.password_confirmation = ['The password confirmation does not match.'];
-  }
-  return errors;
-}
-
-/** `POST /account/password`: a throttled check of the current password, then the new one. */
-async function changePassword(c: Context<AppEnv>) {
+/** `POST /account/password`: the change (src/accounts/password-change.ts), then a fresh session. */
+async function changePasswordPage(c: Context<AppEnv>) {
   const body = await c.req.parseBody();
   await requireCsrf(c);
-  const db = createDb(c.env.DB);
   const owner = signedInOwner(c);
-  const key = ['password', String(owner.id)];
-  const wait = await consumeAttempt(db, key);
-  if (wait > 0) {
-    c.header('Retry-After', String(wait));
-    return accountPage(
-      c,
-      { errors: { current_password: ['Too many attempts. Try again later.'] } },
-      429,
-    );
+  const result = await changePassword(createDb(c.env.DB), owner.id, {
+    current: formText(body.current_password),
+    password: formText(body.password),
+    confirmation: formText(body.password_confirmation),
+  });
+  if (!result.ok) {
+    if (result.retryAfter) c.header('Retry-After', String(result.retryAfter));
+    return accountPage(c, { errors: result.errors }, result.retryAfter ? 429 : 422);
   }
-  const errors = await passwordChangeErrors(db, owner.id, key, body);
-  if (Object.keys(errors).length > 0) return accountPage(c, { errors }, 422);
-  const now = Date.now();
-  await db
-    .update(owners)
-    .set({ passwordHash: await hashPassword(formText(body.password)), updatedAt: now })
-    .where(eq(owners.id, owner.id))
-    .run();
-  // Every session ends (a stolen one too); this browser gets a fresh one.
-  await deleteOwnerSessions(db, owner.id);
+  // Every session has ended (a stolen one too); this browser gets a fresh one.
   await signIn(c, owner);
   return c.redirect('/account?saved=1', 303);
 }
@@ -174,6 +133,6 @@ export function createAccountPages() {
   account.use('*', requireOwner());
   account.get('/', (c) => accountPage(c, { saved: c.req.query('saved') === '1' }));
   account.post('/api-key', rotateKey);
-  account.post('/password', changePassword);
+  account.post('/password', changePasswordPage);
   return account;
 }

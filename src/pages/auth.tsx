@@ -3,20 +3,11 @@
  * `REGISTRATION` variable is `open`. Failed logins are throttled per client address and per
  * e-mail from that address; the messages never tell whether an e-mail is registered.
  */
-import { count } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import {
-  createOwner,
-  EmailTakenError,
-  findOwnerByEmail,
-  normalizeEmail,
-  validateOwnerInput,
-} from '../accounts/owners.ts';
-import { hashPassword, verifyPassword } from '../accounts/password.ts';
-import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
-import { createDb, type Database } from '../db/client.ts';
-import { owners } from '../db/schema.ts';
+import { createOwner, normalizeEmail, validateOwnerInput } from '../accounts/owners.ts';
+import { checkLogin, registerOpenly, registrationOpen } from '../accounts/sign-in.ts';
+import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
 import { clearSessionCookie, requireCsrf, signIn } from '../http/session.ts';
@@ -25,16 +16,6 @@ import type { FieldErrors } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { EmailField, PasswordField, ShownApiKey } from './credential-fields.tsx';
 import { render } from './layout.tsx';
-
-async function registrationOpen(db: Database, setting: string | undefined): Promise<boolean> {
-  if (setting === 'open') return true;
-  const row = await db.select({ n: count() }).from(owners).get();
-  return (row?.n ?? 0) === 0;
-}
-
-/** A well-formed hash no password matches, verified for unknown e-mails to even out timing. */
-const UNKNOWN_OWNER_HASH =
-  'pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 function LoginForm({ email, error }: { email?: string; error?: string }) {
   return (
@@ -170,34 +151,24 @@ function welcomePage(c: Context<AppEnv>, apiKey: string) {
   );
 }
 
-/** `POST /login`: a throttled password check, then a session. */
+/** `POST /login`: a throttled password check (src/accounts/sign-in.ts), then a session. */
 async function logIn(c: Context<AppEnv>) {
-  const db = createDb(c.env.DB);
   const body = await c.req.parseBody();
   const email = normalizeEmail(formText(body.email));
-  const address = clientAddressKey(c);
-  // Every attempt is counted before the password is checked, so concurrent guesses cannot
-  // all get past the limit. Refusals are per address and per (e-mail, address): failures
-  // from other addresses never refuse the owner (see consumeLoginAttempt).
-  const wait = await consumeLoginAttempt(db, email, address);
-  if (wait > 0) {
-    c.header('Retry-After', String(wait));
+  const db = createDb(c.env.DB);
+  const login = await checkLogin(db, email, formText(body.password), clientAddressKey(c));
+  if (!login.ok && login.retryAfter) {
+    c.header('Retry-After', String(login.retryAfter));
+    const minutes = Math.ceil(login.retryAfter / 60);
     return loginPage(
       c,
-      { email, error: `Too many attempts. Try again in ${Math.ceil(wait / 60)} minutes.` },
+      { email, error: `Too many attempts. Try again in ${minutes} minutes.` },
       429,
     );
   }
-  const owner = email ? await findOwnerByEmail(db, email) : undefined;
-  // Verify even for unknown e-mails, so the answer takes as long either way.
-  const ok = await verifyPassword(
-    formText(body.password),
-    owner?.passwordHash ?? UNKNOWN_OWNER_HASH,
-  );
-  if (!owner || !ok)
+  if (!login.ok)
     return loginPage(c, { email, error: 'These credentials do not match our records.' }, 422);
-  await loginSucceeded(db, email, address);
-  await signIn(c, owner);
+  await signIn(c, login.owner);
   return c.redirect('/websites', 303);
 }
 
@@ -211,14 +182,7 @@ async function register(c: Context<AppEnv>) {
   const errors = validateOwnerInput(email, password);
   if (Object.keys(errors).length > 0) return registerPage(c, { email, errors }, 422);
   if (c.env.REGISTRATION === 'open') {
-    // One answer whether or not the address already has an account, at the same cost (a
-    // password hash either way), so sign-up tells nobody which addresses are registered.
-    try {
-      await createOwner(db, { email, password });
-    } catch (err) {
-      if (!(err instanceof EmailTakenError)) throw err;
-      await hashPassword(password);
-    }
+    await registerOpenly(db, email, password);
     return c.redirect('/login?registered=1', 303);
   }
   // The first owner: "only if no owner exists yet" is part of the insert itself.

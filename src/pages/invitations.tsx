@@ -8,9 +8,7 @@
 import type { Context } from 'hono';
 import { Hono as Router } from 'hono';
 import type { FC } from 'hono/jsx';
-import { findOwnerByEmail, validateNewPassword } from '../accounts/owners.ts';
-import { hashPassword, verifyPassword } from '../accounts/password.ts';
-import { consumeLoginAttempt, loginSucceeded } from '../accounts/throttle.ts';
+import { checkLogin } from '../accounts/sign-in.ts';
 import { createDb, type Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
@@ -112,8 +110,8 @@ async function invitationPage(
 }
 
 /**
- * The login of the invited address, proven by its password (counted before it is checked, as
- * a log-in is: src/accounts/throttle.ts); else the page again with the reason.
+ * The login of the invited address, proven by its password (checked as a log-in is:
+ * src/accounts/sign-in.ts); else the page again with the reason.
  */
 async function passwordLogin(
   c: Context<AppEnv>,
@@ -122,18 +120,13 @@ async function passwordLogin(
   invitation: Invitation,
   password: string,
 ): Promise<number | Response> {
-  const email = invitation.member.email;
-  const address = clientAddressKey(c);
-  const wait = await consumeLoginAttempt(db, email, address);
-  if (wait > 0) {
-    c.header('Retry-After', String(wait));
+  const login = await checkLogin(db, invitation.member.email, password, clientAddressKey(c));
+  if (!login.ok && login.retryAfter) {
+    c.header('Retry-After', String(login.retryAfter));
     return invitationPage(c, token, invitation, ['Too many attempts. Try again later.'], 429);
   }
-  const login = await findOwnerByEmail(db, email);
-  if (!login || !(await verifyPassword(password, login.passwordHash)))
-    return invitationPage(c, token, invitation, ['The password is incorrect.'], 422);
-  await loginSucceeded(db, email, address);
-  return login.id;
+  if (!login.ok) return invitationPage(c, token, invitation, ['The password is incorrect.'], 422);
+  return login.owner.id;
 }
 
 /** The invited person proves who they are, then joins. */
@@ -143,9 +136,9 @@ async function accept(c: Context<AppEnv>, db: Database, token: string, invitatio
   const way = wayOf(c, invitation);
   const password = formText((await c.req.parseBody()).password);
   if (way === 'new') {
-    const errors = validateNewPassword(password);
-    if (errors) return invitationPage(c, token, invitation, errors, 422);
-    const made = await acceptWithNewLogin(db, invitation, token, await hashPassword(password));
+    const made = await acceptWithNewLogin(db, invitation, token, password);
+    if (typeof made === 'object')
+      return invitationPage(c, token, invitation, made.passwordErrors, 422);
     if (made === 'gone') throw unusable();
     // The address got a login meanwhile: it is accepted with that login's password.
     if (made === 'taken') return opened(c, db, token);

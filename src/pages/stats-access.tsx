@@ -1,26 +1,16 @@
 /**
- * Who may read a website's statistics page (docs/ARCHITECTURE.md, The HTTP contract).
- * Public websites are open to anyone; private ones only to their owner and members (everyone else gets
- * the same 404 as for a missing site, and no figure leaks); password-protected ones ask for
- * the password once and then trust a per-site cookie signed with the server secret over the
- * site's password hash, so changing the password revokes every such cookie.
+ * The statistics pages' gate: the website or shared link an address opens, the password form
+ * and its cookie, the readers' rate limit, and the view an address asks for. Who may read
+ * what is decided in src/websites/stats-access.ts.
  */
-import { eq } from 'drizzle-orm';
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
-import { verifyPassword } from '../accounts/password.ts';
-import {
-  consumeStatsPasswordAttempt,
-  type StatsPassword,
-  statsPasswordSucceeded,
-} from '../accounts/throttle.ts';
+import type { StatsPassword } from '../accounts/throttle.ts';
 import { createDb, type Database } from '../db/client.ts';
-import { type GoalRow, type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
-import { hmacHex, serverSecret } from '../db/secrets.ts';
+import type { GoalRow, WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
-import { timingSafeEqual } from '../lib/crypto.ts';
 import { resolveRange } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
@@ -28,42 +18,20 @@ import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { filterParam, parseV1Filters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
-import { normalizeDomain } from '../websites/domain.ts';
-import { websiteAccess } from '../websites/queries.ts';
+import {
+  guessStatsPassword,
+  linkCookieName,
+  linkToken,
+  linkUnlocked,
+  PASSWORD_COOKIE_SECONDS,
+  siteCookieName,
+  siteToken,
+  statsAccess,
+  websiteByDomain,
+} from '../websites/stats-access.ts';
 import { Field, render } from './layout.tsx';
 import { heldLink, linkCookieOptions, type Mount, mountOf, notFound } from './shared-access.tsx';
 import type { View } from './stats-view.tsx';
-
-const cookieName = (site: WebsiteRow) => `sl_site_${site.id}`;
-
-async function siteToken(db: Database, site: WebsiteRow): Promise<string> {
-  return hmacHex(
-    await serverSecret(db, 'stats-cookie'),
-    `${site.id}\u0000${site.passwordHash ?? ''}`,
-  );
-}
-
-/** `team`: the signed-in person is the website's owner or a member of it. */
-type Access = 'team' | 'granted' | 'hidden' | 'password';
-
-async function accessTo(c: Context<AppEnv>, db: Database, site: WebsiteRow): Promise<Access> {
-  const person = c.get('owner');
-  // The owner is on the row already; a member's role is one more read.
-  if (person && (person.id === site.ownerId || (await websiteAccess(db, person.id, site.id))))
-    return 'team';
-  if (site.privacy === 0) return 'granted';
-  if (site.privacy === 2 && site.passwordHash) {
-    const cookie = getCookie(c, cookieName(site));
-    return cookie && timingSafeEqual(cookie, await siteToken(db, site)) ? 'granted' : 'password';
-  }
-  return 'hidden';
-}
-
-async function findByDomain(db: Database, raw: string): Promise<WebsiteRow | undefined> {
-  const normalized = normalizeDomain(raw);
-  if (!normalized.ok) return undefined;
-  return db.select().from(websites).where(eq(websites.domain, normalized.domain)).get();
-}
 
 function passwordPage(
   c: Context<AppEnv>,
@@ -101,14 +69,6 @@ function passwordPage(
   );
 }
 
-/** A link's password cookie: signed over the link and its password hash. */
-const linkCookie = (link: SharedLinkRow) => `sl_link_${link.id}`;
-const linkToken = async (db: Database, link: SharedLinkRow) =>
-  hmacHex(
-    await serverSecret(db, 'stats-cookie'),
-    `link\u0000${link.id}\u0000${link.passwordHash ?? ''}`,
-  );
-
 /**
  * The website a shared link opens (docs/ARCHITECTURE.md, "Sharing"), for a browser that holds
  * the link (./shared-access.tsx); a link with a password asks for it once (then a cookie
@@ -124,11 +84,8 @@ async function sharedSite(
   if (held instanceof Response) return held;
   const { link, site } = held;
   const base = `/${mount}/${link.id}`;
-  if (link.passwordHash) {
-    const cookie = getCookie(c, linkCookie(link));
-    if (!cookie || !timingSafeEqual(cookie, await linkToken(db, link)))
-      return passwordPage(c, site, undefined, 200, `${base}/password`);
-  }
+  if (!(await linkUnlocked(db, link, getCookie(c, linkCookieName(link)))))
+    return passwordPage(c, site, undefined, 200, `${base}/password`);
   c.set('statsBase', base);
   return { site, db };
 }
@@ -147,9 +104,9 @@ export async function readableSite(
   let team = false;
   if (mount) found = await sharedSite(c, db, mount);
   else {
-    const site = await findByDomain(db, c.req.param('domain') ?? '');
+    const site = await websiteByDomain(db, c.req.param('domain') ?? '');
     if (!site) throw notFound();
-    const access = await accessTo(c, db, site);
+    const access = await statsAccess(db, c.get('owner'), site, getCookie(c, siteCookieName(site)));
     if (access === 'hidden') throw notFound();
     if (access === 'password') return passwordPage(c, site);
     team = access === 'team';
@@ -180,25 +137,15 @@ type Guarded = {
   cookie: { name: string; value: () => Promise<string>; options: CookieOptions };
 };
 
-/** How long a right password is remembered. */
-const PASSWORD_COOKIE_SECONDS = 30 * 24 * 3600;
-
-/**
- * A guess at a password (a website's or a shared link's): counted per address and password
- * before anything is hashed, so a refused guess costs no PBKDF2; a right one sets the signed
- * cookie and goes to the statistics.
- */
+/** A guess at a password (src/websites/stats-access.ts); a right one sets the cookie. */
 async function checkPassword(c: Context<AppEnv>, db: Database, g: Guarded): Promise<Response> {
-  const address = clientAddressKey(c);
-  const wait = await consumeStatsPasswordAttempt(db, g.password, address);
-  if (wait > 0) {
-    c.header('Retry-After', String(wait));
+  const guess = (await c.req.parseBody()).password;
+  const result = await guessStatsPassword(db, g.password, clientAddressKey(c), g.hash, guess);
+  if (!result.ok && result.retryAfter) {
+    c.header('Retry-After', String(result.retryAfter));
     return passwordPage(c, g.site, 'Too many attempts. Try again later.', 429, g.action);
   }
-  const password = (await c.req.parseBody()).password;
-  if (typeof password !== 'string' || !(await verifyPassword(password, g.hash)))
-    return passwordPage(c, g.site, 'The password is incorrect.', 422, g.action);
-  await statsPasswordSucceeded(db, g.password, address);
+  if (!result.ok) return passwordPage(c, g.site, 'The password is incorrect.', 422, g.action);
   setCookie(c, g.cookie.name, await g.cookie.value(), g.cookie.options);
   return c.redirect(g.home, 303);
 }
@@ -224,13 +171,13 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
         action: `${base}/password`,
         home: base,
         cookie: {
-          name: linkCookie(link),
+          name: linkCookieName(link),
           value: () => linkToken(db, link),
           options: linkCookieOptions(mount, link.id, PASSWORD_COOKIE_SECONDS),
         },
       });
     }
-    const site = await findByDomain(db, c.req.param('domain'));
+    const site = await websiteByDomain(db, c.req.param('domain'));
     if (site?.privacy !== 2 || !site.passwordHash) throw notFound();
     return checkPassword(c, db, {
       site,
@@ -239,7 +186,7 @@ export function registerPasswordRoute(pages: Hono<AppEnv>) {
       action: `/stats/${site.domain}/password`,
       home: `/stats/${site.domain}`,
       cookie: {
-        name: cookieName(site),
+        name: siteCookieName(site),
         value: () => siteToken(db, site),
         options: {
           httpOnly: true,

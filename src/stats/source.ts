@@ -10,7 +10,7 @@
 import type { FilterNode, GroupQuery } from '../counting/query.ts';
 import { GOAL } from '../counting/query-dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
-import { type Filter, GOAL_FILTER, V1_STATISTICS, v1Filters, v1Property } from '../counting/v1.ts';
+import { type Filter, GOAL_FILTER, V1_STATISTICS, v1Filters, v1Grouping } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
@@ -69,24 +69,6 @@ export type Source<U = Unavailable> = {
 
 /** A goal's conversions: visitors who completed it, completions, revenue in its currency. */
 export type Conversions = { goal: Goal; visitors: number; events: number; revenue: number };
-
-/** A statistic as a grouping of the engine. */
-function groupOf(
-  name: StatName | { property: string },
-  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
-  search?: string,
-): GroupQuery {
-  const { dimension, metric } =
-    typeof name === 'string' ? V1_STATISTICS[name] : v1Property(name.property);
-  return {
-    dimensions: [dimension],
-    metrics: [metric],
-    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
-    limit: page.limit,
-    offset: page.offset,
-    ...(search ? { search } : {}),
-  };
-}
 
 /** A grouping by goals (one row per goal with conversions) of these metrics. */
 const byGoals = (goals: Goal[], metrics: string[]): GroupQuery => ({
@@ -153,7 +135,7 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
     async page(q) {
       if (q.name === 'goal') return goalPage(q, goals, (groups) => ask(q, groups));
       const name = q.name === 'property' ? { property: q.property } : q.name;
-      const answers = await ask(q, [groupOf(name, q, q.search)]);
+      const answers = await ask(q, [v1Grouping(name, q, q.search)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
     },
     async conversions(list, range) {
@@ -170,7 +152,7 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
       const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;
       const answers = await ask(
         range,
-        names.map((name) => groupOf(name, top)),
+        names.map((name) => v1Grouping(name, top)),
       );
       return isUnavailable(answers) ? answers : answers.map(asPage);
     },

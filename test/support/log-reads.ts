@@ -1,34 +1,19 @@
 /**
  * API v1's reads of a website's log, as the statistics page and the Stats API ask them: each
- * a question of the query engine (src/counting/v1.ts), answered by the log's `query`.
+ * the engine's question API v1 asks (`v1Grouping`, `v1Filters`: src/counting/v1.ts), put to
+ * the log's `query` directly.
  * For tests that ask the log directly (a Durable Object's stub, or the `EventLog` itself).
  */
 
 import type { GroupAnswer, GroupQuery, LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import type { Filter } from '../../src/counting/v1.ts';
-import { V1_STATISTICS, v1Filters } from '../../src/counting/v1.ts';
+import { V1_STATISTICS, v1Filters, v1Grouping } from '../../src/counting/v1.ts';
 import type { LogRead } from '../../src/event-log/log-types.ts';
 
 type Queried = { query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> };
 type Range = { from: string; to: string; filters: Filter[] };
 type ValuePage = { rows: { value: string; count: number }[]; total: number };
-
-const group = (
-  name: StatName,
-  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
-  search?: string,
-): GroupQuery => {
-  const { dimension, metric } = V1_STATISTICS[name];
-  return {
-    dimensions: [dimension],
-    metrics: [metric],
-    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
-    limit: page.limit,
-    offset: page.offset,
-    ...(search ? { search } : {}),
-  };
-};
 
 const asPage = (a: GroupAnswer): ValuePage => ({
   rows: a.rows.map((r) => ({ value: r.dimensions[0] as string, count: r.metrics[0] ?? 0 })),
@@ -70,7 +55,7 @@ export function v1Reads(log: Queried) {
         offset: number;
       },
     ): Promise<LogRead<ValuePage>> {
-      return ask(log, q, [group(q.name, q, q.search)], (a) => asPage(a[0] as GroupAnswer));
+      return ask(log, q, [v1Grouping(q.name, q, q.search)], (a) => asPage(a[0] as GroupAnswer));
     },
     /** The first page of each of several statistics (by count, or by value ascending). */
     topValues(
@@ -85,7 +70,7 @@ export function v1Reads(log: Queried) {
       return ask(
         log,
         q,
-        q.names.map((name) => group(name, page)),
+        q.names.map((name) => v1Grouping(name, page)),
         (a) => a.map(asPage),
       );
     },

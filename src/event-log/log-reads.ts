@@ -11,13 +11,7 @@
 
 import type { GoalSplit, GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { GOAL, queryDimension } from '../counting/query-dimensions.ts';
-import {
-  noPartials,
-  PARTIALS,
-  type PartialName,
-  type Partials,
-  queryMetric,
-} from '../counting/query-metrics.ts';
+import { noPartials, PARTIALS, type PartialName, queryMetric } from '../counting/query-metrics.ts';
 import { dayNumber } from '../lib/dates.ts';
 import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';

@@ -15,7 +15,7 @@
 import { Zip, ZipPassThrough } from 'fflate';
 import type { GroupQuery } from '../counting/query.ts';
 import { dataLine } from '../lib/csv.ts';
-import { addDays } from '../lib/dates.ts';
+import { addDays, earlierDate } from '../lib/dates.ts';
 import { answer, isUnavailable, type Reader } from '../stats/engine/engine.ts';
 
 /** A table: its name, the engine's dimensions after the date, its metrics, its columns. */
@@ -209,9 +209,7 @@ async function* zipBytes(
     for (let at = from; range && at <= range.to; at = addDays(at, PIECE_DAYS)) {
       const end = addDays(at, PIECE_DAYS - 1);
       file.push(
-        encoder.encode(
-          await tableRows(reader, t, { from: at, to: end < range.to ? end : range.to }),
-        ),
+        encoder.encode(await tableRows(reader, t, { from: at, to: earlierDate(end, range.to) })),
       );
       yield* out.splice(0);
     }

@@ -57,6 +57,11 @@ export function dateOfDay(day: number): string {
   return utcDate(day * DAY);
 }
 
+/** The earlier of two `YYYY-MM-DD` dates. */
+export const earlierDate = (a: string, b: string) => (a < b ? a : b);
+/** The later of two `YYYY-MM-DD` dates. */
+export const laterDate = (a: string, b: string) => (a > b ? a : b);
+
 /** How many dates `from`–`to` holds, both included. */
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;

@@ -11,7 +11,15 @@ import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.t
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
 import { containsText } from '../lib/contains-text.ts';
-import { addDays, addMonths, daysBetween, monthsBetween, piecesOf } from '../lib/dates.ts';
+import {
+  addDays,
+  addMonths,
+  daysBetween,
+  earlierDate,
+  laterDate,
+  monthsBetween,
+  piecesOf,
+} from '../lib/dates.ts';
 import type { ImportedSegment } from './imported.ts';
 
 export type StatsQuery = {
@@ -142,8 +150,8 @@ function importedSpans(q: {
   imported?: readonly ImportedSegment[] | undefined;
 }): Span[][] {
   const spans = (q.imported ?? []).flatMap((s) => {
-    const from = s.from > q.from ? s.from : q.from;
-    const to = s.to < q.to ? s.to : q.to;
+    const from = laterDate(s.from, q.from);
+    const to = earlierDate(s.to, q.to);
     if (from > to || !Number.isSafeInteger(s.importId)) return [];
     return q.names
       .filter((name) => s.names.includes(name))

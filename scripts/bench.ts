@@ -48,7 +48,7 @@ import { runImport } from '../src/imports/run.ts';
 import { filterParam } from '../src/stats/filters.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
-import { dictionaryTexts, hitsUnderGoals } from './bench/goals.ts';
+import { dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
 import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
 import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
@@ -960,6 +960,19 @@ async function main() {
       log('  sizes measured');
       transfer = await exportAndImport(base, benchSiteId, benchSite.apiKey);
       log('  exports and the API import measured');
+      const widened = await widenDictionary(state, (i, path) => {
+        const { body, req } = hitPool[i % hitPool.length] as GeneratedHit;
+        return fetch(`${base}/api/event`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'text/plain',
+            'user-agent': req.userAgent,
+            'cf-connecting-ip': address(3_000_000 + i),
+          },
+          body: JSON.stringify({ ...body, page: `https://${BENCH_DOMAIN}${path}` }),
+        });
+      });
+      log(`  ${widened} page views of new pages, for the goals' dictionary`);
       log('  a hit while four readers load the statistics page under goal filters');
       underGoals = await hitsUnderGoals({
         base,

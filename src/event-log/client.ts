@@ -9,7 +9,7 @@ import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { LogRead } from './log-types.ts';
 import type { Settlement } from './staging.ts';
-import { websiteLog } from './website-log.ts';
+import { websiteLog } from './stub.ts';
 
 /** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
 const COMMIT_TRIES = 3;

@@ -10,6 +10,7 @@ import type { Env } from '../env.ts';
 import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
 import type { LogReads } from './reads.ts';
+import { websiteLog } from './stub.ts';
 
 export class WebsiteLog extends DurableObject<Env> {
   private log: EventLog;
@@ -87,12 +88,4 @@ export class WebsiteLog extends DurableObject<Env> {
   override alarm() {
     return this.log.alarm();
   }
-}
-
-/** The event log of a website: its Durable Object, named by the website's id. */
-export function websiteLog(env: Env, websiteId: number) {
-  // The binding's class is this folder's (./website-log.ts): src/env.ts, below every folder,
-  // names none.
-  const logs = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
-  return logs.get(logs.idFromName(`website:${websiteId}`));
 }

@@ -12,7 +12,7 @@
 import type { Context } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { websiteLog } from '../event-log/website-log.ts';
+import { websiteLog } from '../event-log/stub.ts';
 import { ApiError } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EventLog } from '../../src/event-log/event-log.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';

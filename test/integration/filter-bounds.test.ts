@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/v1.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,

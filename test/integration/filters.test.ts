@@ -12,7 +12,7 @@ import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/counting/v1.ts';
 import { createDb } from '../../src/db/client.ts';
 import { EventLog } from '../../src/event-log/event-log.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { queryStats } from '../../src/rollups/reads.ts';
 import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { AS_VERSION_4, loggedEvents, logHit, record } from '../support/event-log.ts';

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENTRANCE, EXIT, type FunnelStep } from '../../src/counting/flow-queries.ts';
 import type { Filter } from '../../src/counting/v1.ts';
 import type { LoggedEvent, LogHit } from '../../src/event-log/events.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { funnelOf, journeysOf } from '../../src/flows/questions.ts';
 import { isUnavailable } from '../../src/stats/engine/engine.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';

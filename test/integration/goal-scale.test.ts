@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Dictionary } from '../../src/event-log/dictionary.ts';
 import { DictionarySearch, type Lookup } from '../../src/event-log/dictionary-search.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, listOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { sendHit } from '../support/hits.ts';

@@ -9,8 +9,8 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STAGE_TTL_MS } from '../../src/event-log/staging.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
 import {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Filter } from '../../src/counting/v1.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { AS_VERSION_5, AS_VERSION_6, AS_VERSION_7, logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';

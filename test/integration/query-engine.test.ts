@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatName } from '../../src/counting/statistics.ts';
 import type { Filter } from '../../src/counting/v1.ts';
 import type { LoggedEvent } from '../../src/event-log/events.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { call } from '../support/api.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

@@ -9,7 +9,7 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LogDb } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';

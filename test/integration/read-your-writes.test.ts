@@ -6,7 +6,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushBeforeReading } from '../../src/event-log/client.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { sendReports } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';

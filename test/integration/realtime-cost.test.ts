@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
 import { makeOwner, makeWebsite } from '../support/api.ts';

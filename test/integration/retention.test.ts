@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/event-log/event-log.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
 import { forgetExpired } from '../../src/event-log/retention.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { addDays, utcDate } from '../../src/lib/dates.ts';
 import { call, errorOf, listOf } from '../support/api.ts';
 import { AS_VERSION_4, logHit, record } from '../support/event-log.ts';

@@ -8,7 +8,7 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, errorOf, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';

@@ -14,7 +14,7 @@ import { trafficDays } from '../../scripts/lib/traffic.ts';
 import type { WebsiteRow } from '../../src/db/schema.ts';
 import { websites } from '../../src/db/schema.ts';
 import { flushDueAt } from '../../src/event-log/flush.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit } from '../../src/ingest/pipeline.ts';
 import { db } from '../support/api.ts';

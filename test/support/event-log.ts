@@ -6,8 +6,8 @@ import type { LoggedEvent, LogHit } from '../../src/event-log/events.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
 import { eventsAfter } from '../../src/event-log/log-rows.ts';
 import type { NotStored, Recorded } from '../../src/event-log/log-types.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {

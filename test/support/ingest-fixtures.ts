@@ -3,8 +3,8 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 import { visitorHash } from '../../src/event-log/events.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
-import { websiteLog } from '../../src/event-log/website-log.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;

@@ -9,6 +9,7 @@ import type { Database } from '../db/client.ts';
 import { CsvError, CsvReader } from '../lib/csv.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import { ownDatesWithin } from '../rollups/imported.ts';
 import { filePieces, ImportFileError, type Packing } from './files.ts';
 import {
   CountTooLarge,
@@ -28,7 +29,6 @@ import {
   type ImportRecord,
   type ImportSource,
   listImports,
-  ownDatesWithin,
   removeDeletedImports,
   writeImported,
 } from './store.ts';

@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
-import { completeImports } from '../rollups/imported.ts';
+import { completeImports, OWN_DATES_SQL } from '../rollups/imported.ts';
 import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 
 export const IMPORT_SOURCES = ['plausible', 'goatcounter', 'umami'] as const;
@@ -118,22 +118,6 @@ export async function writeImported(
   return results.reduce((n, r) => n + (r.meta.rows_written ?? 0), 0);
 }
 
-/** Dates a website has events of its own (page views or custom events rolled up). */
-const OWN_DATES = `SELECT DISTINCT date FROM stats WHERE website_id = ?1 AND name IN ('pageviews', 'event') AND date BETWEEN ?2 AND ?3`;
-
-/** The first and last of a website's own dates within a range, if it has any. */
-export async function ownDatesWithin(
-  db: Database,
-  websiteId: number,
-  range: { from: string; to: string },
-): Promise<{ first: string; last: string; count: number } | null> {
-  const row = await db.$client
-    .prepare(`SELECT min(date) AS first, max(date) AS last, count(*) AS count FROM (${OWN_DATES})`)
-    .bind(websiteId, range.from, range.to)
-    .first<{ first: string | null; last: string | null; count: number }>();
-  return row?.first && row.last ? { first: row.first, last: row.last, count: row.count } : null;
-}
-
 /** A complete import's dates and statistics. */
 /**
  * Makes a pending import visible, in one batch: its range, records and statistics noted, its
@@ -174,7 +158,7 @@ export async function commitImport(
     statements.unshift(
       d1
         .prepare(
-          `DELETE FROM imported_stats WHERE website_id = ?1 AND import_id = ?4 AND date IN (${OWN_DATES})`,
+          `DELETE FROM imported_stats WHERE website_id = ?1 AND import_id = ?4 AND date IN (${OWN_DATES_SQL})`,
         )
         .bind(websiteId, done.from, done.to, importId),
     );

@@ -3,44 +3,24 @@
  * row and leaves a tombstone in `website_purges`; a site with years of roll-ups could hold
  * millions of rows, far more than one request should delete, so the hourly maintenance
  * removes at most `chunk` rows per statement and `rows` rows per run, from each table that
- * holds rows by website (its report claims, its daily, month and year roll-ups, its imported
- * roll-ups, its log's
- * flush position and its last compacted month), and
+ * holds rows by website (its report claims, then its roll-ups: src/rollups/purge.ts), and
  * then the tombstone. The website's event log (its Durable Object) is destroyed first, so
  * that no flush of it can add roll-ups once they are being deleted.
  */
 import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
-import {
-  compactedMonths,
-  importedStats,
-  logPositions,
-  reportSends,
-  stats,
-  statsMonths,
-  statsYears,
-  websitePurges,
-} from '../db/schema.ts';
+import { reportSends, websitePurges } from '../db/schema.ts';
 import { logError } from '../lib/log.ts';
+import { ROLLUP_PURGES } from '../rollups/purge.ts';
 
 export type PurgeResult = { rowsDeleted: number; websitesFinished: number };
 
-/** One chunk of a website's rows, chosen by the primary key's prefix (no DELETE … LIMIT). */
+/** One chunk of a website's rows: its report claims, then its roll-ups. */
 const TABLES: ((websiteId: number, limit: number) => SQL)[] = [
   (websiteId, limit) =>
     sql`DELETE FROM ${reportSends} WHERE rowid IN (SELECT rowid FROM ${reportSends} WHERE ${reportSends.websiteId} = ${websiteId} LIMIT ${limit})`,
-  (websiteId, limit) =>
-    sql`DELETE FROM ${stats} WHERE (website_id, name, date, value) IN (SELECT website_id, name, date, value FROM ${stats} WHERE ${stats.websiteId} = ${websiteId} LIMIT ${limit})`,
-  (websiteId, limit) =>
-    sql`DELETE FROM ${statsMonths} WHERE (website_id, name, month, value) IN (SELECT website_id, name, month, value FROM ${statsMonths} WHERE ${statsMonths.websiteId} = ${websiteId} LIMIT ${limit})`,
-  (websiteId, limit) =>
-    sql`DELETE FROM ${statsYears} WHERE (website_id, name, year, value) IN (SELECT website_id, name, year, value FROM ${statsYears} WHERE ${statsYears.websiteId} = ${websiteId} LIMIT ${limit})`,
-  (websiteId, limit) =>
-    sql`DELETE FROM ${importedStats} WHERE (website_id, name, date, value, import_id) IN (SELECT website_id, name, date, value, import_id FROM ${importedStats} WHERE ${importedStats.websiteId} = ${websiteId} LIMIT ${limit})`,
-  (websiteId) => sql`DELETE FROM ${logPositions} WHERE ${logPositions.websiteId} = ${websiteId}`,
-  (websiteId) =>
-    sql`DELETE FROM ${compactedMonths} WHERE ${compactedMonths.websiteId} = ${websiteId}`,
+  ...ROLLUP_PURGES,
 ];
 
 export async function purgeDeletedWebsites(

@@ -127,3 +127,24 @@ export async function firstImportedDate(db: Database, websiteId: number): Promis
     .get();
   return row?.first ?? null;
 }
+
+/**
+ * Dates a website has events of its own (page views or custom events rolled up), with its
+ * id, first and last date as ?1, ?2 and ?3: an import's rows on them give way (src/imports/store.ts).
+ */
+export const OWN_DATES_SQL = `SELECT DISTINCT date FROM stats WHERE website_id = ?1 AND name IN ('pageviews', 'event') AND date BETWEEN ?2 AND ?3`;
+
+/** The first and last of a website's own dates within a range, if it has any. */
+export async function ownDatesWithin(
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<{ first: string; last: string; count: number } | null> {
+  const row = await db.$client
+    .prepare(
+      `SELECT min(date) AS first, max(date) AS last, count(*) AS count FROM (${OWN_DATES_SQL})`,
+    )
+    .bind(websiteId, range.from, range.to)
+    .first<{ first: string | null; last: string | null; count: number }>();
+  return row?.first && row.last ? { first: row.first, last: row.last, count: row.count } : null;
+}

@@ -57,18 +57,22 @@ export async function widenDictionary(
   send: (i: number, path: string) => Promise<Response>,
   concurrency = 8,
 ): Promise<number> {
-  const missing = Math.max(0, GOAL_DICTIONARY_TEXTS - dictionaryTexts(state));
-  let next = 0;
-  const worker = async () => {
-    while (next < missing) {
-      const i = next++;
-      const res = await send(i, `/catalog/item-${i}`);
-      if (res.status !== 202) throw new Error(`a page view of a new page: ${res.status}`);
-      await res.arrayBuffer();
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return missing;
+  let sent = 0;
+  // A hit of the pool may be dropped (a bot's), so the dictionary is counted again until full.
+  for (let missing = GOAL_DICTIONARY_TEXTS - dictionaryTexts(state); missing > 0; ) {
+    const until = sent + missing;
+    const worker = async () => {
+      while (sent < until) {
+        const i = sent++;
+        const res = await send(i, `/catalog/item-${i}`);
+        if (res.status !== 202) throw new Error(`a page view of a new page: ${res.status}`);
+        await res.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    missing = GOAL_DICTIONARY_TEXTS - dictionaryTexts(state);
+  }
+  return sent;
 }
 
 /**

@@ -184,7 +184,15 @@ grouping by goals, one read of the log).
 
 The patterns are matched in one pass over the dictionary, in turns of the read lane of bounded
 work, and what each found is remembered as texts are added (src/event-log/dictionary-search.ts),
-so the first page pays for the pass and the others compare only the texts added since.
+so the first page pays for the pass and the others compare only the texts added since.${
+    g.reads.maxMs > 2000
+      ? `
+
+The pages miss their target at the slowest (${n(Math.round(g.reads.maxMs))} ms): each page asks every panel's
+grouping of 30 days, and the four readers' chunks take turns in the one object's read lane,
+behind the hits.`
+      : ''
+  }
 `;
 }
 

@@ -9,6 +9,7 @@ import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { LogRead } from './log-types.ts';
 import type { Settlement } from './staging.ts';
+import type { LogStorage } from './storage-reads.ts';
 import { websiteLog } from './stub.ts';
 
 /** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
@@ -114,6 +115,16 @@ export function exportLog(
   return askLog(env, websiteId, 'The events could not be read; try again in a moment.', (log) =>
     log.exportEvents(format),
   );
+}
+
+/**
+ * What the website's log keeps: its events, bytes and dates (./storage-reads.ts). A log that
+ * cannot answer makes it a 503.
+ */
+export async function storageOf(env: Env, websiteId: number): Promise<LogStorage> {
+  const read = await readLog(env, websiteId, (log) => log.storage());
+  if (!read.ok) throw new LogRefused('read its storage');
+  return read.value;
 }
 
 /** Deletes everything a deleted website's log stores (the purge of its data). */

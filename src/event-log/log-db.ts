@@ -24,6 +24,11 @@ export class LogDb {
 
   constructor(private readonly sql: SqlStorage) {}
 
+  /** The bytes the object's storage takes (its SQLite database). */
+  get bytes(): number {
+    return this.sql.databaseSize;
+  }
+
   /** Runs one statement and returns its rows, counting the rows it read and wrote. */
   rows<T extends Record<string, SqlStorageValue>>(
     query: string,

@@ -1,6 +1,7 @@
 /**
  * A website's log's reads (docs/ARCHITECTURE.md, "Reads that never stall hits"): the query
- * engine's questions, funnels, journeys, the names of custom properties and the export, each
+ * engine's questions, funnels, journeys, the names of custom properties, the export and what
+ * the log keeps, each
  * in turns of the one read lane its hits come between; answered empty before the log's first
  * hit; a failure logged and answered, never thrown across the object's boundary.
  */
@@ -14,6 +15,7 @@ import { LogReader } from './log-reads.ts';
 import type { LogRead, NotStored } from './log-types.ts';
 import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-reads.ts';
 import { ReadLane } from './read-lane.ts';
+import { type LogStorage, logStorage } from './storage-reads.ts';
 
 /** Runs a read's work and answers; a failure is the answer `{ok: false}`, logged. */
 type Answer = <T>(failure: string, work: () => Promise<T>) => Promise<T | NotStored>;
@@ -58,6 +60,15 @@ export class LogReads {
   /** The names of the custom properties a range's hits carry (./property-reads.ts). */
   propertyNames(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
     return this.read([], () => this.properties.names(q));
+  }
+
+  /** The log's events, bytes and dates (./storage-reads.ts). */
+  storage(): Promise<LogRead<LogStorage>> {
+    const none = { events: 0, bytes: this.db.bytes, from: null, to: null };
+    return this.read(none, async () => ({
+      ok: true as const,
+      ...(await logStorage(this.db, this.lane)),
+    }));
   }
 
   /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */

@@ -77,6 +77,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.reads.propertyNames(q);
   }
 
+  storage() {
+    return this.log.reads.storage();
+  }
+
   exportEvents(format: 'ndjson' | 'csv') {
     return this.log.reads.exportEvents(format);
   }

@@ -40,6 +40,7 @@ import {
   type SharingState,
   sharedLinksOf,
 } from './settings-sharing.tsx';
+import { StorageSection, storageRecordOf } from './settings-storage.tsx';
 import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
 import { addWebsite, listPage, newPage } from './website-list.tsx';
 
@@ -158,6 +159,7 @@ async function editPage(
             csrf={csrf}
             state={members?.state}
           />
+          <StorageSection storage={await storageRecordOf(c.env, site)} />
         </>
       ),
     },

@@ -51,6 +51,19 @@ export function formatNumber(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** A size as people read it: `812 B`, `4.2 KB`, `101 MB` (powers of 1,000, as disks are sold). */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let unit = 0;
+  let size = n;
+  while (size >= 1000 && unit < units.length - 1) {
+    size /= 1000;
+    unit++;
+  }
+  const digits = unit === 0 || size >= 100 ? 0 : 1;
+  return `${size.toFixed(digits)} ${units[unit]}`;
+}
+
 /** The metrics a chart of a range can show: bounce rate and duration have no hourly roll-ups. */
 export function chartMetricsFor(hourly: boolean): readonly ChartMetric[] {
   return hourly

@@ -5,6 +5,7 @@
  */
 
 import { createDb } from '../db/client.ts';
+import { storageOf } from '../event-log/client.ts';
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { linksSchema, listPage, metaSchema } from '../http/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
@@ -14,7 +15,13 @@ import { s } from '../lib/schema.ts';
 import { websiteInputSchema } from './input.ts';
 import { assetSuffixes } from './public-suffixes.ts';
 import { deleteWebsite, listWebsites, websiteFor } from './queries.ts';
-import { toWebsiteRecord, websiteListQuerySchema, websiteSchema } from './schemas.ts';
+import {
+  storageRecord,
+  storageSchema,
+  toWebsiteRecord,
+  websiteListQuerySchema,
+  websiteSchema,
+} from './schemas.ts';
 import { changeWebsite, createWebsite } from './service.ts';
 
 const security = [{ bearerAuth: [] }];
@@ -99,6 +106,24 @@ const websiteRoutes = {
   }),
   update: updateRoute('put'),
   patch: updateRoute('patch'),
+  storage: defineRoute({
+    method: 'get',
+    path: '/websites/{id}/storage',
+    tags: ['Websites'],
+    summary: "Show a website's storage",
+    description:
+      "What the website's event log keeps: its events (page views and custom events), the bytes of its storage, and each partition of it — the dates it holds, its events and bytes, and whether it is closed (a closed partition takes no more hits). A log is one partition today. Before the first hit: no events and no partition. Viewers and up.",
+    security,
+    request: { params: idParam },
+    responses: {
+      200: jsonContent(
+        s.object({ data: storageSchema, status: s.number().int().openapi({ example: 200 }) }),
+        "The website's storage.",
+      ),
+      401: errorResponses[401],
+      404: errorResponses[404],
+    },
+  }),
   delete: defineRoute({
     method: 'delete',
     path: '/websites/{id}',
@@ -139,6 +164,11 @@ export function registerWebsiteRoutes(api: ApiApp) {
   serveRoute(api, websiteRoutes.show, async (c, { id }) => {
     const { website, role } = await websiteFor(createDb(c.env.DB), c.get('ownerId'), id, 'viewer');
     return c.json({ data: toWebsiteRecord(website, role), status: 200 });
+  });
+
+  serveRoute(api, websiteRoutes.storage, async (c, { id }) => {
+    await websiteFor(createDb(c.env.DB), c.get('ownerId'), id, 'viewer');
+    return c.json({ data: storageRecord(await storageOf(c.env, id)), status: 200 });
   });
 
   serveRoute(api, websiteRoutes.create, async (c, { body }) => {

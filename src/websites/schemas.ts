@@ -5,6 +5,7 @@
  */
 
 import type { WebsiteRow } from '../db/schema.ts';
+import type { LogStorage } from '../event-log/storage-reads.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { searchField, stringChoice } from '../lib/fields.ts';
@@ -77,4 +78,31 @@ export function toWebsiteRecord(row: WebsiteRow, role: Role): WebsiteRecord {
     updated_at: apiTimestamp(row.updatedAt),
     role,
   };
+}
+
+const partitionSchema = s
+  .object({
+    from: s.string().openapi({ example: '2026-01-01', description: 'Its first local date.' }),
+    to: s.string().openapi({ example: '2026-11-27', description: 'Its last local date.' }),
+    events: s.number().int().openapi({ example: 1180000 }),
+    bytes: s.number().int().openapi({ example: 101000000 }),
+    closed: s.boolean().openapi({ description: 'A closed partition takes no more hits.' }),
+  })
+  .openapi('LogPartition');
+
+export const storageSchema = s
+  .object({
+    events: s.number().int().openapi({ example: 1180000 }),
+    bytes: s.number().int().openapi({ example: 101000000 }),
+    partitions: s.array(partitionSchema),
+  })
+  .openapi('Storage');
+
+export type StorageRecord = Infer<typeof storageSchema>;
+
+/** A log's figures as the API shows them: one partition, open, once it holds a date. */
+export function storageRecord(log: LogStorage): StorageRecord {
+  if (log.from === null || log.to === null) return { events: 0, bytes: 0, partitions: [] };
+  const { events, bytes, from, to } = log;
+  return { events, bytes, partitions: [{ from, to, events, bytes, closed: false }] };
 }

@@ -38,6 +38,7 @@ describe('OpenAPI document and reference page', () => {
       '/websites/{id}/members/{member_id}',
       '/websites/{id}/shared-links',
       '/websites/{id}/shared-links/{link_id}',
+      '/websites/{id}/storage',
     ]);
     expect(keysAt(doc, 'paths', '/websites').sort()).toEqual(['get', 'post']);
     expect(keysAt(doc, 'paths', '/websites/{id}').sort()).toEqual([

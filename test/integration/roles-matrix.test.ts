@@ -112,6 +112,7 @@ const API_RULES: ApiRule[] = [
   { method: 'PUT', path: '/websites/{id}', need: 'admin', body: () => ({ json: { email: 0 } }) },
   { method: 'PATCH', path: '/websites/{id}', need: 'admin', body: () => ({ json: { email: 0 } }) },
   { method: 'DELETE', path: '/websites/{id}', need: 'owner' },
+  { method: 'GET', path: '/websites/{id}/storage', need: 'viewer' },
   ...['pageviews', 'browser', 'page'].map(
     (name): ApiRule => ({
       method: 'GET',

@@ -16,7 +16,7 @@
  */
 import type { FilterNode, GroupQuery } from './query.ts';
 import { GOAL } from './query-dimensions.ts';
-import type { StatName } from './statistics.ts';
+import { type StatName, storedEventName } from './statistics.ts';
 
 export const FILTER_DIMENSIONS = [
   'page',
@@ -188,12 +188,23 @@ export function v1Grouping(
   };
 }
 
+/**
+ * A v1 filter's values: its own; for an event, also as the log keeps a name written with `:`
+ * (U+A789: `storedEventName`), since v1's events are `name:value:unit` and `Outbound Link:
+ * Click` may mean either.
+ */
+function v1FilterValues(f: Filter): string[] {
+  if (f.dimension !== 'event') return [f.value];
+  const stored = storedEventName(f.value);
+  return stored === f.value ? [f.value] : [f.value, stored];
+}
+
 /** v1's filters as the engine's: `is` exact, `not` none of it, `contains` in any case. */
 export function v1Filters(filters: Filter[]): FilterNode[] {
   return filters.map((f) => ({
     op: f.operator === 'not' ? 'is_not' : f.operator,
     dimension: v1FilterDimension(f.dimension),
-    values: [f.value],
+    values: v1FilterValues(f),
     caseSensitive: f.operator !== 'contains',
   }));
 }

@@ -9,9 +9,16 @@
  * one set of sums per group of its range, never its rows.
  */
 
+import { answerOf, type GroupReads } from '../counting/group-reads.ts';
 import type { GoalSplit, GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { GOAL, queryDimension } from '../counting/query-dimensions.ts';
-import { noPartials, PARTIALS, type PartialName, queryMetric } from '../counting/query-metrics.ts';
+import {
+  noPartials,
+  PARTIALS,
+  type PartialName,
+  type Partials,
+  queryMetric,
+} from '../counting/query-metrics.ts';
 import { dayNumber } from '../lib/dates.ts';
 import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';
@@ -20,7 +27,7 @@ import { FilterIds, propertiesById } from './filter-ids.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
 import { type Chunk, chunkStatement, type GoalMap, type GroupPlan } from './query-sql.ts';
-import { type Group, groupRows } from './query-values.ts';
+import { type Group, groupReads } from './query-values.ts';
 import type { ReadLane, Step } from './read-lane.ts';
 
 /**
@@ -96,6 +103,23 @@ export class LogReader {
 
   /** Each grouping's page of rows, and how many rows it has. */
   async query(asked: LogQuery): Promise<LogRead<GroupAnswer[]>> {
+    return this.readGroups(asked, (g, reads, step) => answerOf(g, reads, step));
+  }
+
+  /**
+   * Each grouping's groups as they read, unpaged, with the sums `percentage` divides by: for
+   * a question asked of several logs, whose groups are added together before their rows are
+   * made (`mergeGroupReads`, src/counting/group-reads.ts).
+   */
+  async groupReads(asked: LogQuery): Promise<LogRead<GroupReads[]>> {
+    return this.readGroups(asked, async (_, reads) => reads);
+  }
+
+  /** Each grouping's groups as they read, made into what `answer` makes of them. */
+  private async readGroups<T>(
+    asked: LogQuery,
+    answer: (g: GroupQuery, reads: GroupReads, step: Step) => Promise<T>,
+  ): Promise<LogRead<T[]>> {
     for (const g of asked.groups) for (const d of g.dimensions) queryDimension(d);
     return this.counted(asked, async (tally) => {
       const step: Step = (work) => this.lane.run(work);
@@ -140,23 +164,18 @@ export class LogReader {
           return rows.length;
         });
       const total = sums[totalAt]?.all[0]?.sums ?? noPartials();
-      const answers: GroupAnswer[] = [];
+      const answers: T[] = [];
       for (const [i, g] of q.groups.entries()) {
         const at = goalTotals.get(i);
-        const byGoal = new Map(
-          (at === undefined ? [] : (sums[at]?.all ?? [])).map((group) => [
-            group.key[0],
-            group.sums,
-          ]),
+        const byGoal = (at === undefined ? [] : (sums[at]?.all ?? [])).map(
+          (group): [number, Partials] => [group.key[0] as number, group.sums],
         );
-        answers.push(
-          await groupRows(this.dict, g, sums[i]?.all ?? [], {
-            total: (goal) => (goal === undefined ? total : (byGoal.get(goal) ?? noPartials())),
-            range: { from: q.from, to: q.to },
-            step,
-            searched: (term) => this.ids.containing(term, step),
-          }),
-        );
+        const groups = await groupReads(this.dict, g, sums[i]?.all ?? [], {
+          range: { from: q.from, to: q.to },
+          step,
+          searched: (term) => this.ids.containing(term, step),
+        });
+        answers.push(await answer(g, { groups, total, byGoal }, step));
       }
       return answers;
     });

@@ -6,7 +6,9 @@
  * hit; a failure logged and answered, never thrown across the object's boundary.
  */
 import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flow-queries.ts';
+import type { GroupReads } from '../counting/group-reads.ts';
 import type { GroupAnswer, LogQuery } from '../counting/query.ts';
+import { noPartials } from '../counting/query-metrics.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
@@ -42,6 +44,15 @@ export class LogReads {
   query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
     const none = q.groups.map(() => ({ rows: [], total: 0 }));
     return this.read(none, () => this.reader.query(q));
+  }
+
+  /**
+   * A question's groupings as groups that read, unpaged (./log-reads.ts): what a log that is
+   * one part of a website's answers, for the parts' groups to be added together.
+   */
+  groupReads(q: LogQuery): Promise<LogRead<GroupReads[]>> {
+    const none = q.groups.map(() => ({ groups: [], total: noPartials(), byGoal: [] }));
+    return this.read(none, () => this.reader.groupReads(q));
   }
 
   /** A funnel's visitors per step (./flow-reads.ts). */

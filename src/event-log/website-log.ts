@@ -65,6 +65,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.reads.query(q);
   }
 
+  groupReads(q: Parameters<LogReads['groupReads']>[0]) {
+    return this.log.reads.groupReads(q);
+  }
+
   funnel(q: Parameters<LogReads['funnel']>[0]) {
     return this.log.reads.funnel(q);
   }

@@ -6,7 +6,7 @@
  * - no `src/…` path named in the source, the tests, the scripts or the docs that does not
  *   exist, nor a `./…` or `../…` file a source file's comment names;
  * - no cycle between src/'s folders: the imports run one way (docs/ARCHITECTURE.md, "The
- *   layers"), which the layer rules of biome.json keep from each side.
+ *   pieces"), which the layer rules of biome.json keep from each side.
  *
  * Run: `npx tsx scripts/check-source.ts` (exits 1 naming each problem).
  */

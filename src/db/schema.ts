@@ -341,7 +341,7 @@ export const websitePurges = sqliteTable('website_purges', {
 /**
  * How far each website's event log (its Durable Object) has been rolled up into `stats`:
  * the last event position included. Moved in the same transaction as the roll-ups it
- * stands for, which makes each flush count exactly once (src/event-log/flush.ts).
+ * stands for, which makes each flush count exactly once (src/rollups/increments.ts).
  */
 export const logPositions = sqliteTable('log_positions', {
   websiteId: integer('website_id').primaryKey(),

@@ -5,7 +5,9 @@
  * in the read lane, so that hits come between pieces as they do between a read's chunks, and
  * memory holds a piece, never the log.
  */
+import { REVENUE_UNIT } from '../counting/query-metrics.ts';
 import { csvLine } from '../lib/csv.ts';
+import { dateOfDay } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import { EXPORTED_TEXTS } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
@@ -61,9 +63,6 @@ const PLACE_CODES = new Set(['country', 'region', 'continent']);
 
 type Row = Record<string, number | string | null>;
 
-/** `YYYY-MM-DD` of a day number (days since 1970-01-01). */
-const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
-
 /** The events after `after`, up to `PAGE`, as records of `EVENT_COLUMNS`. */
 function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
   const rows = db.rows<Record<string, number | string | null>>(
@@ -92,7 +91,7 @@ function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
     const out: Row = {
       id: row.id as number,
       time: new Date(row.time as number).toISOString(),
-      date: dateOf(row.day as number),
+      date: dateOfDay(row.day as number),
       hour: row.hour as number,
       kind: row.kind === 1 ? 'event' : 'pageview',
       visitor: row.visitor as number,
@@ -101,7 +100,7 @@ function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
       new_visit: ((row.firsts as number) & 2) === 2 ? 1 : 0,
       visit_views: row.visit_views ?? null,
       visit_seconds: row.visit_seconds ?? 0,
-      revenue: row.revenue === null ? null : (row.revenue as number) / 1_000_000,
+      revenue: row.revenue === null ? null : (row.revenue as number) / REVENUE_UNIT,
     };
     for (const [column, source] of EXPORTED_TEXTS) {
       const id = row[source];

@@ -1,7 +1,8 @@
 /**
  * Flushing a website's log into D1's daily roll-ups, exactly once (docs/ARCHITECTURE.md,
  * "The flush"). A flush covers the events after the last flushed position up to a new one,
- * `(from, to]`, and is one D1 `batch()` — a transaction — of two kinds of statement:
+ * `(from, to]`, and is one D1 `batch()` — a transaction, written by `applyFlush`
+ * (src/rollups/increments.ts) — of two kinds of statement:
  *
  * 1. the guard: `log_positions` of the website moves from `from` to `to`, and the statement
  *    fails (a NOT NULL violation) when the stored position is not `from` — or, when there is

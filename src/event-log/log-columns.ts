@@ -51,7 +51,7 @@ export const LOG_COLUMNS = [
   { name: 'os', dict: true, exportAs: 'os', since: 6 },
   { name: 'device', dict: true, exportAs: 'device', since: 6 },
   { name: 'resolution', dict: true, exportAs: 'screen', since: 6 },
-  // What the query engine's dimensions read beyond the roll-ups' (src/counting/v1.ts): the
+  // What the query engine's dimensions read beyond the roll-ups' (src/counting/query-dimensions.ts): the
   // page's host and the event's name; the visit's landing host, source, channel and UTM
   // tags; the visitor's browser and OS versions and region. Rows written before have none.
   { name: 'hostname', dict: true, exportAs: 'hostname', since: 7 },

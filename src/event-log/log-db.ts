@@ -1,6 +1,6 @@
 /**
  * The SQL of one event log's storage, with the rows every statement read and wrote counted
- * exactly (SQLite's cursor counts: docs/ARCHITECTURE.md, "Costs"), and the log's `meta`.
+ * exactly (SQLite's cursor counts: docs/ARCHITECTURE.md, "Cost"), and the log's `meta`.
  */
 
 /**

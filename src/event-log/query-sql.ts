@@ -70,7 +70,6 @@ const columnsIn = (sql: string | undefined) =>
 /** The sums of a grouping, as SQL over the rows it reads. */
 type SumSql = Partial<Record<PartialName, string>>;
 
-/** How a grouping's visitors and visits are counted (see the module's comment). */
 /** No filter and no dimension splits a visit: each visit's rows are all in one group. */
 const wholeVisitsOf = (ctx: Context, dimensions: QueryDimension[]) =>
   !ctx.onHit && dimensions.every((d) => d.level !== 'hit');

@@ -1,6 +1,6 @@
 /**
- * Visitors and visits as the log decides them (docs/ARCHITECTURE.md, "Visits"): which page
- * views go on a visit under way, the visitor and visit numbers of a date, and the visits
+ * Visitors and visits as the log decides them (docs/ARCHITECTURE.md, "The counting
+ * model"): which page views go on a visit under way, the visitor and visit numbers of a date, and the visits
  * under way, kept in memory and read back from the events after a restart.
  */
 import { dateOfDay } from '../lib/dates.ts';

@@ -14,8 +14,7 @@ import type {
 } from '../counting/flow-queries.ts';
 import type { FilterNode } from '../counting/query.ts';
 import { percentOf } from '../counting/query-metrics.ts';
-import type { Filter } from '../counting/v1.ts';
-import { v1Filters } from '../counting/v1.ts';
+import { type Filter, v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
 
 import { fromLog, type Unavailable } from '../stats/engine/engine.ts';

@@ -2,7 +2,7 @@
  * The overview's panels (./stats.tsx), grouped as people read them — Sources, Pages,
  * Locations, Devices, Goals and events — each group a card with a tab per statistic, and the
  * custom properties' card. Every row has a bar behind it as long as its count and its share
- * of the range's figure (./stats-view.tsx, `ValueRows`).
+ * of the range's figure (./stats-rows.tsx, `ValueRows`).
  *
  * Tabs work without JavaScript: each is a link to the overview with that tab chosen (the
  * group's parameter, e.g. `sources=campaign`), so the address holds the choice like the rest

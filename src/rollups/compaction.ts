@@ -7,7 +7,7 @@
  *
  * A hit that arrives for a month already compacted (a late flush, a time zone changed) is
  * added to the month's and year's rows by the flush, in the transaction that adds it to its
- * day (src/event-log/flush.ts). D1 runs one transaction at a time, so a flush is either
+ * day (./increments.ts). D1 runs one transaction at a time, so a flush is either
  * before a compaction (its day is summed) or after it (it sees `through` and adds to the
  * month): never both, never neither. Reads (./reads.ts) then take whole years and months
  * from here and only the days at a range's ends from `stats`.

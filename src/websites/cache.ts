@@ -9,7 +9,7 @@
  * src/websites/queries.ts that inserts, updates or deletes websites), which is every isolate under `wrangler dev` and in
  * the tests. A website that is not found is not kept: a new website counts from its first
  * hit. A deleted website's log refuses to roll up once D1 no longer has the website
- * (src/event-log/flush.ts), so hits that reach it from a stale entry are never counted.
+ * (src/rollups/increments.ts), so hits that reach it from a stale entry are never counted.
  */
 import type { WebsiteRow } from '../db/schema.ts';
 

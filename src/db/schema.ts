@@ -2,15 +2,12 @@
  * Sightline's D1 schema. drizzle-kit generates the migrations in `drizzle/` from this file
  * (`npm run db:generate`); wrangler applies them (`wrangler d1 migrations apply DB`).
  *
- * Timestamps are Unix epoch milliseconds (INTEGER) so that they sort and compare cheaply;
- * the API formats them on the way out.
+ * Timestamps are Unix epoch milliseconds (INTEGER), formatted by the API on the way out.
  *
- * `stats` is created `WITHOUT ROWID` (added by hand to the generated migration; drizzle-kit
- * cannot express it): its rows live in the primary-key B-tree itself, so an upsert writes one
- * row instead of a table row plus an index row. Keep it when a migration recreates it.
+ * `stats` is `WITHOUT ROWID` (added by hand to its migration; drizzle-kit cannot express it):
+ * an upsert writes its row in the primary-key B-tree alone. Keep it when a migration recreates it.
  *
- * Visitors, visits and their salts are not here: each website's event log keeps them (its
- * Durable Object, src/event-log/), and D1 holds what is derived from it (`stats`).
+ * Visitors, visits and salts are in each website's event log (src/event-log/), not here.
  */
 import {
   index,
@@ -339,14 +336,24 @@ export const websitePurges = sqliteTable('website_purges', {
 });
 
 /**
- * How far each website's event log (its Durable Object) has been rolled up into `stats`:
- * the last event position included. Moved in the same transaction as the roll-ups it
- * stands for, which makes each flush count exactly once (src/rollups/increments.ts).
+ * The directory of the event logs: each partition of a website's log (a Durable Object), how
+ * far it is rolled up into `stats` (moved in the transaction of the roll-ups it stands for:
+ * each flush counts once, src/rollups/increments.ts), and its dates, events, bytes, closed.
  */
-export const logPositions = sqliteTable('log_positions', {
-  websiteId: integer('website_id').primaryKey(),
-  position: integer('position').notNull(),
-});
+export const logPositions = sqliteTable(
+  'log_positions',
+  {
+    websiteId: integer('website_id').notNull(),
+    partition: integer('partition').notNull().default(0),
+    position: integer('position').notNull(),
+    firstDate: text('first_date'),
+    lastDate: text('last_date'),
+    events: integer('events').notNull().default(0),
+    bytes: integer('bytes').notNull().default(0),
+    closed: integer('closed').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.partition] })],
+);
 
 /** Random server secrets, created on first use (e.g. the key that signs stats-page cookies). */
 export const secrets = sqliteTable('secrets', {

@@ -33,6 +33,7 @@ import {
   applyFlush,
   type FlushCost,
   NO_COST,
+  type PartitionFigures,
 } from '../rollups/increments.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
@@ -77,6 +78,7 @@ export async function flushEvents(
   verify = false,
 ): Promise<Flushed & { websiteGone: boolean }> {
   const websiteId = db.meta('website');
+  const log = { websiteId, partition: db.meta('partition') };
   const total = {
     events: 0,
     position: db.meta('flushed'),
@@ -92,16 +94,16 @@ export async function flushEvents(
     if (!last) {
       if (verified) break;
       verified = true;
-      const applied = await appliedPosition(d1, websiteId);
+      const applied = await appliedPosition(d1, log);
       if (applied === from || !(await websiteExists(d1, websiteId))) break;
       adopt(db, websiteId, applied, from);
       continue;
     }
     let cost: Applied;
     try {
-      cost = await applyFlush(d1, websiteId, from, last.id, rollupOf(rows));
+      cost = await applyFlush(d1, log, from, last.id, rollupOf(rows), figuresOf(db, rows.length));
     } catch (err) {
-      const applied = await appliedPosition(d1, websiteId);
+      const applied = await appliedPosition(d1, log);
       if (applied === from) throw err;
       adopt(db, websiteId, applied, from);
       continue;
@@ -119,6 +121,14 @@ export async function flushEvents(
     total.cost.statements += cost.statements;
   }
   return total;
+}
+
+/** What the directory notes of the log at a flush of `events` events (`PartitionFigures`). */
+function figuresOf(db: LogDb, events: number): PartitionFigures {
+  const dates = db.one<{ first: string | null; last: string | null }>(
+    'SELECT min(date) AS first, max(date) AS last FROM days',
+  );
+  return { firstDate: dates.first, lastDate: dates.last, events, bytes: db.bytes };
 }
 
 /**

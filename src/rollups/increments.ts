@@ -26,25 +26,52 @@ export const NO_COST: FlushCost = { rowsWritten: 0, rowsRead: 0, statements: 0 }
 /** What a flush did: its cost, and whether D1 no longer has the website (nothing written). */
 export type Applied = FlushCost & { websiteGone: boolean };
 
-/** Applies a flush of the events `(from, to]`: its guard and its increments, one batch. */
+/** A partition of a website's log: the website, and the partition's number (0 the first). */
+export type LogPartition = { websiteId: number; partition: number };
+
+/** What the directory notes of a partition at each flush (`log_positions`). */
+export type PartitionFigures = {
+  firstDate: string | null;
+  lastDate: string | null;
+  /** Events rolled up by this flush, added to the partition's. */
+  events: number;
+  bytes: number;
+};
+
+/**
+ * Applies a flush of a partition's events `(from, to]`: its guard (which notes the
+ * partition's figures in the directory too) and its increments, one batch.
+ */
 export async function applyFlush(
   d1: D1Database,
-  websiteId: number,
+  { websiteId, partition }: LogPartition,
   from: number,
   to: number,
   increments: Increment[],
+  figures: PartitionFigures,
 ): Promise<Applied> {
   const statements = [
     d1
       .prepare(
-        `INSERT INTO log_positions (website_id, position)
-        SELECT ?1, CASE WHEN ?2 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1)
-          THEN ?3 ELSE json('no position to move from') END
+        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes)
+        SELECT ?1, ?2, CASE WHEN ?3 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1 AND partition = ?2)
+          THEN ?4 ELSE json('no position to move from') END, ?5, ?6, ?7, ?8
         WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
-        ON CONFLICT (website_id) DO UPDATE SET
-          position = CASE WHEN position = ?2 THEN excluded.position ELSE NULL END`,
+        ON CONFLICT (website_id, partition) DO UPDATE SET
+          position = CASE WHEN position = ?3 THEN excluded.position ELSE NULL END,
+          first_date = excluded.first_date, last_date = excluded.last_date,
+          events = events + excluded.events, bytes = excluded.bytes`,
       )
-      .bind(websiteId, from, to),
+      .bind(
+        websiteId,
+        partition,
+        from,
+        to,
+        figures.firstDate,
+        figures.lastDate,
+        figures.events,
+        figures.bytes,
+      ),
   ];
   for (let i = 0; i < increments.length; i += INCREMENTS_PER_STATEMENT) {
     const chunk = JSON.stringify(increments.slice(i, i + INCREMENTS_PER_STATEMENT));
@@ -84,11 +111,14 @@ export async function applyFlush(
   };
 }
 
-/** The position up to which D1 holds this website's roll-ups (0 before its first flush). */
-export async function appliedPosition(d1: D1Database, websiteId: number): Promise<number> {
+/** The position up to which D1 holds a partition's roll-ups (0 before its first flush). */
+export async function appliedPosition(
+  d1: D1Database,
+  { websiteId, partition }: LogPartition,
+): Promise<number> {
   const row = await d1
-    .prepare('SELECT position FROM log_positions WHERE website_id = ?')
-    .bind(websiteId)
+    .prepare('SELECT position FROM log_positions WHERE website_id = ? AND partition = ?')
+    .bind(websiteId, partition)
     .first<{ position: number }>();
   return row?.position ?? 0;
 }

@@ -490,6 +490,7 @@ type ApiRoute = {
     | '/websites/{id}/shared-links/{link_id}'
     | '/websites/{id}/members'
     | '/websites/{id}/members/{member_id}'
+    | '/websites/{id}/storage'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -527,6 +528,7 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'PUT', path: '/websites/{id}', form: takeover },
   { method: 'PATCH', path: '/websites/{id}', form: takeover },
   { method: 'DELETE', path: '/websites/{id}' },
+  { method: 'GET', path: '/websites/{id}/storage' },
   ...STAT_NAMES.map(
     (name): ApiRoute => ({
       method: 'GET',

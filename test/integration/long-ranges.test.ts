@@ -26,7 +26,12 @@ async function flushRows(
   position: number,
   rows: [string, string, string, number][],
 ) {
-  await applyFlush(env.DB, websiteId, position, position + 1, rows);
+  await applyFlush(env.DB, { websiteId, partition: 0 }, position, position + 1, rows, {
+    firstDate: null,
+    lastDate: null,
+    events: 0,
+    bytes: 0,
+  });
   return position + 1;
 }
 

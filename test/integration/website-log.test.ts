@@ -11,6 +11,10 @@ import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
 import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { appliedPosition, applyFlush } from '../../src/rollups/increments.ts';
+
+/** A flush's figures for the directory, of a flush written by hand. */
+const NO_FIGURES = { firstDate: null, lastDate: null, events: 0, bytes: 0 };
+
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { loggedEvents, logHit, logTables, record } from '../support/event-log.ts';
 import { rollups } from '../support/hits.ts';
@@ -209,7 +213,7 @@ describe('flushing into the roll-ups', () => {
       exit_page: { '/pricing': 1 },
     });
     expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
-    expect(await appliedPosition(env.DB, websiteId)).toBe(flushed.position);
+    expect(await appliedPosition(env.DB, { websiteId, partition: 0 })).toBe(flushed.position);
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 2 });
   });
 
@@ -220,7 +224,7 @@ describe('flushing into the roll-ups', () => {
     expect(await runDurableObjectAlarm(log)).toBe(true);
     // The alarm flushed: D1 has the rows before any reader asks for a flush.
     expect(await storedRows(websiteId)).toBeGreaterThan(0);
-    expect(await appliedPosition(env.DB, websiteId)).toBe(recorded.id);
+    expect(await appliedPosition(env.DB, { websiteId, partition: 0 })).toBe(recorded.id);
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
   });
 
@@ -236,7 +240,7 @@ describe('flushing into the roll-ups', () => {
     expect(await log.flush()).toEqual({ ok: false });
     fault.restore();
     expect(await storedRows(websiteId)).toBe(0);
-    expect(await appliedPosition(env.DB, websiteId)).toBe(0);
+    expect(await appliedPosition(env.DB, { websiteId, partition: 0 })).toBe(0);
     await log.flush();
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 5 });
   });
@@ -246,7 +250,14 @@ describe('flushing into the roll-ups', () => {
     for (let i = 0; i < 4; i++) await record(log, pageview(websiteId, { time: T0 + i }));
     // The commit happens, then the object is gone before noting its position.
     const events = await loggedEvents(log);
-    await applyFlush(env.DB, websiteId, 0, events.at(-1)?.id ?? 0, rollupOf(events));
+    await applyFlush(
+      env.DB,
+      { websiteId, partition: 0 },
+      0,
+      events.at(-1)?.id ?? 0,
+      rollupOf(events),
+      NO_FIGURES,
+    );
     await evictDurableObject(log);
     await record(log, pageview(websiteId, { time: T0 + MINUTE, page: '/late' }));
     await log.flush();
@@ -270,8 +281,10 @@ describe('flushing into the roll-ups', () => {
     const { websiteId, log } = await freshLog();
     await record(log, pageview(websiteId));
     const events = await loggedEvents(log);
-    await applyFlush(env.DB, websiteId, 0, 1, rollupOf(events));
-    await expect(applyFlush(env.DB, websiteId, 0, 1, rollupOf(events))).rejects.toThrow();
+    await applyFlush(env.DB, { websiteId, partition: 0 }, 0, 1, rollupOf(events), NO_FIGURES);
+    await expect(
+      applyFlush(env.DB, { websiteId, partition: 0 }, 0, 1, rollupOf(events), NO_FIGURES),
+    ).rejects.toThrow();
     expect((await rollups(websiteId)).pageviews).toEqual({ '2026-03-10': 1 });
   });
 });

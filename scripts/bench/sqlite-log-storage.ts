@@ -54,8 +54,19 @@ export function sqliteLogStorage(path = ':memory:'): LogStorage {
       }, 0);
     return cursor(() => [], Number(stmt.run(...params).changes));
   };
+  // The database's size, as SqlStorage's `databaseSize` gives it: its pages times their size.
+  const size = () => {
+    const pages = db.prepare('PRAGMA page_count').get() as { page_count: number };
+    const bytes = db.prepare('PRAGMA page_size').get() as { page_size: number };
+    return pages.page_count * bytes.page_size;
+  };
   return {
-    sql: { exec } as unknown as SqlStorage,
+    sql: {
+      exec,
+      get databaseSize() {
+        return size();
+      },
+    } as unknown as SqlStorage,
     transactionSync<T>(closure: () => T): T {
       db.exec('BEGIN');
       try {

@@ -357,7 +357,9 @@ export default {
       // D1 holds the roll-ups of these events already (the loader wrote them): its position
       // moves with the log's, or the log's next flush would find D1 behind and roll them up
       // again (docs/ARCHITECTURE.md, "The flush").
-      await env.DB.prepare('UPDATE log_positions SET position = ? WHERE website_id = ?')
+      await env.DB.prepare(
+        'UPDATE log_positions SET position = ? WHERE website_id = ? AND partition = 0',
+      )
         .bind(position, q.websiteId)
         .run();
       return Response.json({ imported });

@@ -6,7 +6,7 @@
  */
 
 import type { EventDimensions, LogOnlyDimensions } from '../counting/statistics.ts';
-import { dateOfDay, dayNumber } from '../lib/dates.ts';
+import { dateOfDay, dayNumber, pad2 } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LoggedEvent, LogHit } from './events.ts';
 import type { LogColumn, LogRow } from './log-columns.ts';
@@ -103,8 +103,6 @@ export function visitValuesOf(hit: LogHit): VisitValues {
     utmTerm,
   };
 }
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /**
  * A row of `log` as the logged event it records (what `rollupOf` counts): the texts of its

@@ -15,7 +15,7 @@ import {
   SESSION_PARTIALS,
 } from '../counting/query-metrics.ts';
 import { containsText } from '../lib/contains-text.ts';
-import { dateOfDay, dayNumber } from '../lib/dates.ts';
+import { dateOfDay, dayNumber, pad2 } from '../lib/dates.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { Step } from './read-lane.ts';
 
@@ -34,8 +34,6 @@ export function containing(term: string) {
   const query = dialect.sqlToQuery(containsText(sql.raw('value'), term));
   return { text: query.sql, params: query.params as (string | number)[] };
 }
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** How a dimension's number reads: a date, a week's or month's first day, an hour. */
 function timeLabel(key: string, n: number, range: { from: string }): string {

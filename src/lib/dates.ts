@@ -57,6 +57,9 @@ export function dateOfDay(day: number): string {
   return utcDate(day * DAY);
 }
 
+/** A number as two digits (an hour, a month, a day): `7` is `07`. */
+export const pad2 = (n: number) => String(n).padStart(2, '0');
+
 /** The earlier of two `YYYY-MM-DD` dates. */
 export const earlierDate = (a: string, b: string) => (a < b ? a : b);
 /** The later of two `YYYY-MM-DD` dates. */

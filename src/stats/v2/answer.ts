@@ -9,7 +9,7 @@ import type { FilterNode, GroupQuery } from '../../counting/query.ts';
 import { GOAL } from '../../counting/query-dimensions.ts';
 import { conversionRate } from '../../counting/query-metrics.ts';
 import { sortRows } from '../../counting/rows.ts';
-import { addDays, addMonths, daysBetween } from '../../lib/dates.ts';
+import { addDays, addMonths, daysBetween, pad2 } from '../../lib/dates.ts';
 import { type Answer, answer, isUnavailable, type Reader } from '../engine/engine.ts';
 import {
   type Goal,
@@ -21,8 +21,6 @@ import {
 } from '../goals.ts';
 import { QueryError } from './errors.ts';
 import type { V2Query } from './query.ts';
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** Every bucket of a time dimension over the range (`include.time_labels`). */
 function timeLabels(dimension: string, range: { from: string; to: string }): string[] {

@@ -12,6 +12,11 @@ export interface Env {
   REPLAY?: string;
   /** `on` (set by `npm run bench`, never in wrangler.toml) enables `POST /__floor` for localhost (src/ingest/floor.ts). */
   BENCH?: string;
+  /**
+   * Events past which the open partition of a website's log closes at the next local date,
+   * and a new one begins (src/event-log/partitions.ts); unset: one partition.
+   */
+  LOG_PARTITION_EVENTS?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
   EVENT_RETENTION_DAYS?: string;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */

@@ -5,6 +5,7 @@
  * every hit of those visits counts.
  */
 import type { FilterNode } from './query.ts';
+import { byCodePoint } from './rows.ts';
 
 /** A saved funnel's step: a page or pattern (`*` within a segment, `**` across), a custom event, a goal. */
 export type FunnelStep = { page: string } | { event: string } | { goal: string };
@@ -57,3 +58,35 @@ export type JourneyRow = { path: string[]; visits: number };
 
 /** A page of paths, and how many paths there are in all. */
 export type JourneyAnswer = { rows: JourneyRow[]; total: number };
+
+/** A journey's rows sorted as it asks (by visits, ties by path; or by path) and paged. */
+export function pageOfJourneys(q: JourneyQuery, rows: JourneyRow[]): JourneyAnswer {
+  const keys = new Map(rows.map((row) => [row, row.path.join('\u0000')]));
+  const sign = q.sort === 'asc' ? 1 : -1;
+  const byPath = (a: JourneyRow, b: JourneyRow) =>
+    byCodePoint(keys.get(a) as string, keys.get(b) as string);
+  rows.sort((a, b) =>
+    q.sortBy === 'value' ? sign * byPath(a, b) : sign * (a.visits - b.visits) || byPath(a, b),
+  );
+  return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
+}
+
+/**
+ * A journey's paths from several partitions of a log (each answered whole: offset 0, every
+ * row), added together by path — a visit lies in one partition — then sorted and paged.
+ */
+export function mergeJourneys(q: JourneyQuery, parts: JourneyAnswer[]): JourneyAnswer {
+  const paths = new Map<string, JourneyRow>();
+  for (const part of parts)
+    for (const row of part.rows) {
+      const key = row.path.join('\u0000');
+      const known = paths.get(key);
+      if (known) known.visits += row.visits;
+      else paths.set(key, { path: row.path, visits: row.visits });
+    }
+  return pageOfJourneys(q, [...paths.values()]);
+}
+
+/** A funnel's visitors per step from several partitions: a visitor-day lies in one. */
+export const mergeFunnels = (parts: number[][]): number[] =>
+  (parts[0] ?? []).map((_, step) => parts.reduce((n, part) => n + (part[step] ?? 0), 0));

@@ -7,7 +7,8 @@ import type { Env } from '../env.ts';
 import { tryAgainSoon } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
-import type { LogRead } from './log-types.ts';
+import type { Moved } from './partitions.ts';
+import { askParts, noteClosed, openPartition, type PartRead, partitionNumbers } from './parts.ts';
 import type { Settlement } from './staging.ts';
 import type { LogStorage } from './storage-reads.ts';
 import { websiteLog } from './stub.ts';
@@ -28,25 +29,43 @@ const COMMIT_TRIES = 3;
  */
 export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
   const [only] = hits;
-  if (hits.length === 1 && only) {
-    if (!(await websiteLog(env, only.websiteId).record(only)).ok)
-      throw new LogRefused('record the hit');
+  if (!only) return;
+  const limit = partitionLimit(env);
+  if (hits.length === 1) {
+    await inOpenPartition(env, only.websiteId, async (log, number) => {
+      const answer = await log.record({ ...only, partition: { number, limit } });
+      if (!answer.ok && !('moved' in answer)) throw new LogRefused('record the hit');
+      return answer;
+    });
     return;
   }
   const token = crypto.randomUUID();
-  const logs = hits.map((hit) => websiteLog(env, hit.websiteId));
-  const [leader, ...others] = logs;
-  if (!leader || !only) return;
-  const abortOthers = () => Promise.allSettled(others.map((log) => log.abort(token)));
+  // Each hit in its website's open partition; the followers name the leader's.
+  const leading = openPartition(only.websiteId);
+  const asked: ReturnType<typeof websiteLog>[] = [];
+  const staged: ReturnType<typeof websiteLog>[] = [];
   try {
-    const staged = await Promise.all(
-      hits.map((hit, i) => logs[i]?.stage(token, hit, only.websiteId)),
+    await Promise.all(
+      hits.map((hit, i) =>
+        inOpenPartition(env, hit.websiteId, async (log, number) => {
+          asked.push(log);
+          const partition = { number, limit, leader: leading };
+          const answer = await log.stage(token, { ...hit, partition }, only.websiteId);
+          if (answer.ok) staged[i] = log;
+          else if (!('moved' in answer)) throw new LogRefused('stage the hit');
+          return answer;
+        }),
+      ),
     );
-    if (!staged.every((s) => s?.ok)) throw new LogRefused('stage the hit');
+    // The leader's partition closed meanwhile: the followers named the one before it.
+    if (openPartition(only.websiteId) !== leading) throw new LogRefused('stage the hit');
   } catch (err) {
-    await Promise.allSettled([leader.abort(token), abortOthers()]);
+    await Promise.allSettled(asked.map((log) => log.abort(token)));
     throw err;
   }
+  const [leader, ...others] = staged;
+  if (!leader) return;
+  const abortOthers = () => Promise.allSettled(others.map((log) => log.abort(token)));
   // A leader not reached leaves the others staged: they will follow whatever it did.
   if ((await commitTrying(leader, token)) !== 'committed') {
     await abortOthers();
@@ -74,6 +93,33 @@ async function commitTrying(
   }
 }
 
+/** The events past which a partition closes at the next local date (0: never). */
+function partitionLimit(env: Env): number {
+  const limit = Number(env.LOG_PARTITION_EVENTS ?? 0);
+  return Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
+}
+
+/** The most partitions a hit passes on its way to the open one. */
+const MOST_MOVES = 1_000;
+
+/**
+ * Runs `attempt` on the website's open partition, following "moved" (./partitions.ts) to
+ * the next until one takes it; its answer.
+ */
+async function inOpenPartition<A extends { ok: boolean }>(
+  env: Env,
+  websiteId: number,
+  attempt: (log: ReturnType<typeof websiteLog>, number: number) => Promise<A | Moved>,
+): Promise<A> {
+  for (let moves = 0; moves < MOST_MOVES; moves++) {
+    const number = openPartition(websiteId);
+    const answer = await attempt(websiteLog(env, websiteId, number), number);
+    if (!('moved' in answer)) return answer;
+    noteClosed(websiteId, number);
+  }
+  throw new LogRefused('find its open partition');
+}
+
 /** A log answered that it could not do something (it logged why). */
 class LogRefused extends Error {
   constructor(step: string) {
@@ -99,62 +145,136 @@ async function askLog<T>(
   }
 }
 
-/** Visitors of the website of the last five minutes (its log's visits under way). */
+/**
+ * Visitors of the website of the last five minutes (its log's visits under way): those of
+ * its open partition, and of the one before (a visit of the minutes before it closed).
+ */
 export function realtimeVisitors(env: Env, websiteId: number, now: number): Promise<number> {
-  return askLog(env, websiteId, 'The statistics could not be read; try again in a moment.', (log) =>
-    log.realtime(now),
-  );
-}
-
-/** The website's events, oldest first, as a stream of NDJSON or CSV lines (./export-reads.ts). */
-export function exportLog(
-  env: Env,
-  websiteId: number,
-  format: 'ndjson' | 'csv',
-): Promise<ReadableStream<Uint8Array>> {
-  return askLog(env, websiteId, 'The events could not be read; try again in a moment.', (log) =>
-    log.exportEvents(format),
-  );
-}
-
-/**
- * What the website's log keeps: its events, bytes and dates (./storage-reads.ts). A log that
- * cannot answer makes it a 503.
- */
-export async function storageOf(env: Env, websiteId: number): Promise<LogStorage> {
-  const read = await readLog(env, websiteId, (log) => log.storage());
-  if (!read.ok) throw new LogRefused('read its storage');
-  return read.value;
-}
-
-/** Deletes everything a deleted website's log stores (the purge of its data). */
-export async function destroyLog(env: Env, websiteId: number): Promise<void> {
-  await askLog(env, websiteId, 'The website could not be deleted; try again in a moment.', (log) =>
-    log.destroy(),
-  );
-}
-
-/**
- * Reads the website's log (`statistic`, `sums`): the value, or the first date it holds
- * whole when the range starts earlier. A log that cannot answer makes the read a 503.
- */
-export async function readLog<T>(
-  env: Env,
-  websiteId: number,
-  read: (log: ReturnType<typeof websiteLog>) => Promise<LogRead<T>>,
-): Promise<{ ok: true; value: T; rowsRead: number } | { ok: false; firstDate: string }> {
   return askLog(
     env,
     websiteId,
     'The statistics could not be read; try again in a moment.',
-    async (log) => {
-      const answer = await read(log);
-      if (answer.ok) return answer;
-      if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
-      throw new LogRefused('read');
+    async () => {
+      const recent = partitionNumbers(websiteId).slice(-2);
+      const visitors = await Promise.all(
+        recent.map((n) => websiteLog(env, websiteId, n).realtime(now)),
+      );
+      return visitors.reduce((sum, n) => sum + n, 0);
     },
   );
 }
+
+/**
+ * The website's events, oldest first, as a stream of NDJSON or CSV lines (./export-reads.ts):
+ * each partition's in turn, a CSV's header once.
+ */
+export async function exportLog(
+  env: Env,
+  websiteId: number,
+  format: 'ndjson' | 'csv',
+): Promise<ReadableStream<Uint8Array>> {
+  await flushBeforeReading(env, websiteId);
+  const numbers = partitionNumbers(websiteId);
+  return askLog(
+    env,
+    websiteId,
+    'The events could not be read; try again in a moment.',
+    async () => {
+      const streams = await Promise.all(
+        numbers.map((n, i) => websiteLog(env, websiteId, n).exportEvents(format, i === 0)),
+      );
+      return concatenated(streams as unknown as ReadableStream<Uint8Array>[]);
+    },
+  );
+}
+
+/** Streams one after another. */
+function concatenated(streams: ReadableStream<Uint8Array>[]): ReadableStream<Uint8Array> {
+  if (streams.length === 1) return streams[0] as ReadableStream<Uint8Array>;
+  let at = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const stream = streams[at];
+        if (!stream) return controller.close();
+        reader ??= stream.getReader();
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        reader = undefined;
+        at++;
+      }
+    },
+  });
+}
+
+/**
+ * What the website's log keeps: each partition's events, bytes and dates
+ * (./storage-reads.ts), oldest first; the last is the open one. A log that cannot answer
+ * makes it a 503.
+ */
+export async function storageOf(
+  env: Env,
+  websiteId: number,
+): Promise<(LogStorage & { closed: boolean })[]> {
+  const read = await readLog(
+    env,
+    websiteId,
+    null,
+    (log) => log.storage(),
+    (parts) => parts.map((part, i) => ({ ...part, closed: i < parts.length - 1 })),
+  );
+  if (!read.ok) throw new LogRefused('read its storage');
+  return read.value;
+}
+
+/**
+ * Deletes everything a deleted website's log stores (the purge of its data): every partition
+ * the directory or this isolate knows, and the one after the last (which a hit may have begun).
+ */
+export async function destroyLog(env: Env, websiteId: number): Promise<void> {
+  const row = await env.DB.prepare(
+    'SELECT max(partition) AS last FROM log_positions WHERE website_id = ?',
+  )
+    .bind(websiteId)
+    .first<{ last: number | null }>();
+  const last = Math.max(row?.last ?? 0, openPartition(websiteId)) + 1;
+  await askLog(env, websiteId, 'The website could not be deleted; try again in a moment.', () =>
+    Promise.all(
+      Array.from({ length: last + 1 }, (_, n) => websiteLog(env, websiteId, n).destroy()),
+    ),
+  );
+}
+
+/**
+ * Reads the website's log over a range (null: all of it) — every partition the range
+ * touches, in parallel (./parts.ts), their answers put together by `merge` (`many`: more
+ * than one answered) — the value, or the first date it holds whole when the range starts
+ * earlier. A log that cannot answer makes the read a 503.
+ */
+export async function readLog<T, R>(
+  env: Env,
+  websiteId: number,
+  range: { from: string; to: string } | null,
+  read: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
+  merge: (values: T[], many: boolean) => R | Promise<R>,
+): Promise<{ ok: true; value: R; rowsRead: number } | { ok: false; firstDate: string }> {
+  try {
+    const answer = await askParts(env, websiteId, range, read, merge);
+    if (answer.ok) return answer;
+    if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
+    throw new LogRefused('read');
+  } catch (err) {
+    logError('event log not reached', { websiteId }, err);
+    throw tryAgainSoon('The statistics could not be read; try again in a moment.');
+  }
+}
+
+/** The only value of a read of one partition (a read that is not added up). */
+export const onlyOne = <T>(values: T[]): T => {
+  if (values.length !== 1) throw new Error('a read of one partition answered by several');
+  return values[0] as T;
+};
 
 /**
  * Rolls the website's log up into D1 before its statistics are read, so that every hit
@@ -166,8 +286,21 @@ export async function flushBeforeReading(env: Env, websiteId: number): Promise<v
     env,
     websiteId,
     'The statistics are being updated; try again in a moment.',
-    async (log) => {
-      if (!(await log.flush()).ok) throw new LogRefused('flush');
+    async () => {
+      // Every partition that may hold events not rolled up: the open one, and each closed one
+      // until it has flushed once after closing (this isolate learns them as it goes).
+      for (let n = 0; n <= openPartition(websiteId); n++) {
+        if (flushedWhenClosed.has(`${websiteId}:${n}`)) continue;
+        const outcome = await websiteLog(env, websiteId, n).flush();
+        if (!outcome.ok) throw new LogRefused('flush');
+        if (outcome.closed) {
+          flushedWhenClosed.add(`${websiteId}:${n}`);
+          noteClosed(websiteId, n);
+        }
+      }
     },
   );
 }
+
+/** Closed partitions (`website:partition`) that have flushed since they closed: all is in D1. */
+const flushedWhenClosed = new Set<string>();

@@ -10,6 +10,7 @@ import { LogDb } from './log-db.ts';
 import { insertEvent } from './log-rows.ts';
 import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
 import type { FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from './log-types.ts';
+import { isClosed, type Moved, movedFrom } from './partitions.ts';
 import { LogReads } from './reads.ts';
 import {
   Forgetting,
@@ -35,6 +36,9 @@ const RETENTION_PAUSE_MS = 1_000;
 type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
 
 /** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
+/** What staging a hit answers. */
+type Staged = { ok: boolean } | NotStored | Moved;
+
 export class EventLog {
   /** Its reads: questions, funnels, journeys, properties, the export (./reads.ts). */
   readonly reads: LogReads;
@@ -124,9 +128,11 @@ export class EventLog {
    * Stores one hit and decides its visitor and visit. Answers only once the row is durable
    * (the object's output gate holds the answer until storage has confirmed the write).
    */
-  async record(hit: LogHit): Promise<Recorded | NotStored> {
+  async record(hit: LogHit): Promise<Recorded | NotStored | Moved> {
     return this.answer('hit not stored in its log', async () => {
       this.ensureTables();
+      const moved = await this.movedFrom(hit);
+      if (moved) return moved;
       // The cost counts the day's salt and the website's id, which making the hash may write.
       const before = { ...this.db.io };
       const recorded = await this.storeIf(hit, await this.hashOf(hit), () => true, before);
@@ -166,8 +172,11 @@ export class EventLog {
 
   // The hits of a tracker call that names several websites: staged, then committed, settled
   // with the call's leader or aborted (./staging.ts).
-  async stage(token: string, hit: LogHit, leader: number): Promise<{ ok: boolean } | NotStored> {
-    return this.answer('hit not staged in its log', () => this.staging.stage(token, hit, leader));
+  async stage(token: string, hit: LogHit, leader: number): Promise<Staged> {
+    return this.answer('hit not staged in its log', async () => {
+      this.ensureTables();
+      return (await this.movedFrom(hit)) ?? this.staging.stage(token, hit, leader);
+    });
   }
   async commit(token: string): Promise<Committed | NotStored> {
     return this.answer('staged hit not committed', () => this.staging.commit(token));
@@ -177,6 +186,13 @@ export class EventLog {
   }
   abort(token: string): void {
     this.staging.abort(token);
+  }
+
+  /** Whether this partition takes a hit (./partitions.ts); one that closes flushes at once. */
+  private async movedFrom(hit: LogHit): Promise<Moved | null> {
+    const moved = movedFrom(this.db, hit, this.lastDate());
+    if (moved && this.waitingNow().count > 0) await this.scheduleAlarm(Date.now());
+    return moved;
   }
 
   /**
@@ -302,7 +318,8 @@ export class EventLog {
       if (flushed.websiteGone) await this.destroy();
       // D1 ahead of every id known here (adopted): ids go on after its position.
       else if (this.db.meta('flushed') > (this.lastId ?? 0)) this.lastId = undefined;
-      return { ok: true, events: flushed.events, position: flushed.position, cost: flushed.cost };
+      const { events, position, cost } = flushed;
+      return { ok: true, events, position, cost, closed: isClosed(this.db) };
     } catch (err) {
       logError('flush failed', { website: this.db.meta('website') }, err);
       await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);

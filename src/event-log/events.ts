@@ -27,6 +27,12 @@ export type LogHit = EventDimensions &
     props?: [name: string, value: string][];
     /** A custom event's revenue: millionths of its currency (src/ingest/revenue.ts). */
     revenue?: { amount: number; currency: string } | null;
+    /**
+     * The partition of the website's log the Worker sent it to (none: the first), the events
+     * past which that partition closes at the next local date (0: never), and — for a hit of
+     * a call that names several websites — its leader's partition (./partitions.ts).
+     */
+    partition?: { number: number; limit: number; leader?: number };
   };
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */

@@ -149,6 +149,7 @@ export function exportStream(
   lane: ReadLane,
   format: 'ndjson' | 'csv',
   hasTables: () => boolean,
+  header = true,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = 0;
@@ -158,7 +159,7 @@ export function exportStream(
       let text = '';
       if (!started) {
         started = true;
-        if (format === 'csv') text += csvLine([...EVENT_COLUMNS]);
+        if (format === 'csv' && header) text += csvLine([...EVENT_COLUMNS]);
       }
       const piece = hasTables() ? await lane.run(() => pieceOf(db, dict, after)) : [];
       for (const row of piece) text += lineOf(row, format);

@@ -13,8 +13,8 @@ import {
   type JourneyAnswer,
   type JourneyQuery,
   type JourneyRow,
+  pageOfJourneys,
 } from '../counting/flow-queries.ts';
-import { byCodePoint } from '../counting/rows.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { Resolved } from './filter-sql.ts';
 import { funnelStatement, journeyStatement } from './flow-sql.ts';
@@ -106,13 +106,6 @@ export class FlowReader {
       const path = ids.map((id) => (id === -1 ? end : (values.get(id) ?? '')));
       return { path: q.direction === 'next' ? path : path.reverse(), visits };
     });
-    const keys = new Map(rows.map((row) => [row, row.path.join('\u0000')]));
-    const sign = q.sort === 'asc' ? 1 : -1;
-    const byPath = (a: JourneyRow, b: JourneyRow) =>
-      byCodePoint(keys.get(a) as string, keys.get(b) as string);
-    rows.sort((a, b) =>
-      q.sortBy === 'value' ? sign * byPath(a, b) : sign * (a.visits - b.visits) || byPath(a, b),
-    );
-    return { rows: rows.slice(q.offset, q.offset + q.limit), total: rows.length };
+    return pageOfJourneys(q, rows);
   }
 }

@@ -38,6 +38,7 @@ import {
 import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
 import { eventsAfter } from './log-rows.ts';
+import { isClosed } from './partitions.ts';
 
 /** Events per D1 batch of a flush; a longer backlog is flushed in several. */
 const FLUSH_BATCH = 20_000;
@@ -128,7 +129,13 @@ function figuresOf(db: LogDb, events: number): PartitionFigures {
   const dates = db.one<{ first: string | null; last: string | null }>(
     'SELECT min(date) AS first, max(date) AS last FROM days',
   );
-  return { firstDate: dates.first, lastDate: dates.last, events, bytes: db.bytes };
+  return {
+    firstDate: dates.first,
+    lastDate: dates.last,
+    events,
+    bytes: db.bytes,
+    closed: isClosed(db),
+  };
 }
 
 /**

@@ -31,7 +31,8 @@ export type Recorded = {
  * A flush's answer. A failure is an answer, not an exception: an exception would cross the
  * RPC boundary as an uncaught error of the object; the caller decides (a reader answers 503).
  */
-export type FlushOutcome = ({ ok: true } & Flushed) | { ok: false };
+/** A flush's outcome; `closed`: the partition takes no more hits (./partitions.ts). */
+export type FlushOutcome = ({ ok: true; closed?: boolean } & Flushed) | { ok: false };
 
 /**
  * What the log needs of its storage: a Durable Object's (`ctx.storage`), or — for the

@@ -15,12 +15,17 @@ import { FlowReader } from './flow-reads.ts';
 import type { LogDb } from './log-db.ts';
 import { LogReader } from './log-reads.ts';
 import type { LogRead, NotStored } from './log-types.ts';
+import { isClosed } from './partitions.ts';
+import type { PartRead, PartState } from './parts.ts';
 import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-reads.ts';
 import { ReadLane } from './read-lane.ts';
 import { type LogStorage, logStorage } from './storage-reads.ts';
 
 /** Runs a read's work and answers; a failure is the answer `{ok: false}`, logged. */
 type Answer = <T>(failure: string, work: () => Promise<T>) => Promise<T | NotStored>;
+
+/** A partition before its first hit. */
+const EMPTY: PartState = { closed: false, from: null, to: null };
 
 export class LogReads {
   private readonly lane = new ReadLane();
@@ -41,7 +46,7 @@ export class LogReads {
   }
 
   /** A question of the query engine, read in chunks the hits can come between (./log-reads.ts). */
-  query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> {
+  query(q: LogQuery): Promise<PartRead<GroupAnswer[]>> {
     const none = q.groups.map(() => ({ rows: [], total: 0 }));
     return this.read(none, () => this.reader.query(q));
   }
@@ -50,13 +55,13 @@ export class LogReads {
    * A question's groupings as groups that read, unpaged (./log-reads.ts): what a log that is
    * one part of a website's answers, for the parts' groups to be added together.
    */
-  groupReads(q: LogQuery): Promise<LogRead<GroupReads[]>> {
+  groupReads(q: LogQuery): Promise<PartRead<GroupReads[]>> {
     const none = q.groups.map(() => ({ groups: [], total: noPartials(), byGoal: [] }));
     return this.read(none, () => this.reader.groupReads(q));
   }
 
   /** A funnel's visitors per step (./flow-reads.ts). */
-  funnel(q: FunnelQuery): Promise<LogRead<number[]>> {
+  funnel(q: FunnelQuery): Promise<PartRead<number[]>> {
     return this.read(
       q.steps.map(() => 0),
       () => this.flows.funnel(q),
@@ -64,17 +69,17 @@ export class LogReads {
   }
 
   /** A page of a journey's paths (./flow-reads.ts). */
-  journeys(q: JourneyQuery): Promise<LogRead<JourneyAnswer>> {
+  journeys(q: JourneyQuery): Promise<PartRead<JourneyAnswer>> {
     return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
   }
 
   /** The names of the custom properties a range's hits carry (./property-reads.ts). */
-  propertyNames(q: PropertyNamesQuery): Promise<LogRead<PropertyName[]>> {
+  propertyNames(q: PropertyNamesQuery): Promise<PartRead<PropertyName[]>> {
     return this.read([], () => this.properties.names(q));
   }
 
   /** The log's events, bytes and dates (./storage-reads.ts). */
-  storage(): Promise<LogRead<LogStorage>> {
+  storage(): Promise<PartRead<LogStorage>> {
     const none = { events: 0, bytes: this.db.bytes, from: null, to: null };
     return this.read(none, async () => ({
       ok: true as const,
@@ -82,15 +87,25 @@ export class LogReads {
     }));
   }
 
-  /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts). */
-  exportEvents(format: 'ndjson' | 'csv'): ReadableStream<Uint8Array> {
-    return exportStream(this.db, this.dict, this.lane, format, this.hasTables);
+  /** Every event, oldest first, as NDJSON or CSV lines (./export-reads.ts); `header`: a CSV's. */
+  exportEvents(format: 'ndjson' | 'csv', header = true): ReadableStream<Uint8Array> {
+    return exportStream(this.db, this.dict, this.lane, format, this.hasTables, header);
   }
 
-  /** A read, answered `none` before the log's first hit; a failure is logged and answered. */
-  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
-    return this.answer('log not read', async () =>
-      this.hasTables() ? work() : { ok: true as const, value: none, rowsRead: 0, chunks: 0 },
-    );
+  /**
+   * A read, answered `none` before the log's first hit; a failure is logged and answered.
+   * The answer says whether this partition of the log is closed and which dates it holds
+   * (./parts.ts).
+   */
+  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<PartRead<T>> {
+    return this.answer('log not read', async () => {
+      if (!this.hasTables())
+        return { ok: true as const, value: none, rowsRead: 0, chunks: 0, part: EMPTY };
+      const read = await work();
+      const dates = this.db.one<{ from: string | null; to: string | null }>(
+        'SELECT min(date) AS "from", max(date) AS "to" FROM days',
+      );
+      return { ...read, part: { closed: isClosed(this.db), ...dates } };
+    });
   }
 }

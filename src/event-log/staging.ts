@@ -131,8 +131,14 @@ export function forgetSettled(db: LogDb, now: number): void {
   db.rows('DELETE FROM settled WHERE at < ?', now - SETTLED_TTL_MS);
 }
 
-/** How a log reaches the leader of a staged call (another website's log). */
-export type Leaders = (websiteId: number) => { settle(token: string): Promise<Settlement> };
+/**
+ * How a log reaches the leader of a staged call: another website's log, in the partition the
+ * leader staged in.
+ */
+export type Leaders = (
+  websiteId: number,
+  partition: number,
+) => { settle(token: string): Promise<Settlement> };
 
 /** What `commit` did: the call's outcome as this log knows it, and the hit it stored now. */
 export type Committed = { ok: true; outcome: Settlement | 'unknown'; recorded: Recorded | null };
@@ -247,7 +253,8 @@ export class StagedCalls {
       }
       let outcome: Settlement | undefined;
       try {
-        outcome = await this.host.leaders?.(row.leader).settle(row.token);
+        const partition = row.hit.partition?.leader ?? 0;
+        outcome = await this.host.leaders?.(row.leader, partition).settle(row.token);
       } catch (err) {
         logError('leader of a staged hit not reached', { website: row.hit.websiteId }, err);
       }

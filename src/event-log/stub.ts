@@ -1,15 +1,21 @@
 /**
- * A website's event log as its callers reach it: the stub of its Durable Object
- * (./website-log.ts), named by the website's id. Apart from the object's class, so that code
- * run outside the Workers runtime (the command-line tools) can name it.
+ * A website's event log as its callers reach it: the stub of a Durable Object
+ * (./website-log.ts) holding one partition of the log (docs/ARCHITECTURE.md, "When a website
+ * outgrows one object"), named by the website's id and the partition's number. Apart from
+ * the object's class, so that code run outside the Workers runtime (the command-line tools)
+ * can name it.
  */
 import type { Env } from '../env.ts';
 import type { WebsiteLog } from './website-log.ts';
 
-/** The event log of a website: its Durable Object, named `website:<id>`. */
-export function websiteLog(env: Env, websiteId: number) {
+/**
+ * The object of a partition of a website's log: `website:<id>` for the first (every log
+ * made before partitions is its website's first), `website:<id>:<n>` for the others.
+ */
+export function websiteLog(env: Env, websiteId: number, partition = 0) {
   // The binding's class is this folder's (./website-log.ts): src/env.ts, below every folder,
   // names none.
   const logs = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
-  return logs.get(logs.idFromName(`website:${websiteId}`));
+  const name = partition === 0 ? `website:${websiteId}` : `website:${websiteId}:${partition}`;
+  return logs.get(logs.idFromName(name));
 }

@@ -26,7 +26,9 @@ export class WebsiteLog extends DurableObject<Env> {
    * loader reopens it once it has written events into the tables itself.
    */
   protected open(): EventLog {
-    this.log = new EventLog(this.ctx.storage, this.env, (id) => websiteLog(this.env, id));
+    this.log = new EventLog(this.ctx.storage, this.env, (id, partition) =>
+      websiteLog(this.env, id, partition),
+    );
     return this.log;
   }
 
@@ -85,8 +87,8 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.reads.storage();
   }
 
-  exportEvents(format: 'ndjson' | 'csv') {
-    return this.log.reads.exportEvents(format);
+  exportEvents(format: 'ndjson' | 'csv', header = true) {
+    return this.log.reads.exportEvents(format, header);
   }
 
   destroy() {

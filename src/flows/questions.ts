@@ -6,16 +6,19 @@
  * (src/event-log/flow-reads.ts), the rates are worked out here.
  */
 
-import type {
-  FunnelQuery,
-  FunnelStep,
-  JourneyAnswer,
-  JourneyQuery,
+import {
+  type FunnelQuery,
+  type FunnelStep,
+  type JourneyAnswer,
+  type JourneyQuery,
+  mergeFunnels,
+  mergeJourneys,
 } from '../counting/flow-queries.ts';
 import type { FilterNode } from '../counting/query.ts';
 import { percentOf } from '../counting/query-metrics.ts';
 import { type Filter, v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
+import { onlyOne } from '../event-log/client.ts';
 
 import { fromLog, type Unavailable } from '../stats/engine/engine.ts';
 import {
@@ -95,7 +98,13 @@ export async function funnelOf(
   goals: Goal[],
 ): Promise<FunnelStepAnswer[] | Unavailable> {
   const q = funnelQuestion(funnel.steps, range, filters, goals);
-  const visitors = await fromLog(env, websiteId, (log) => log.funnel(q));
+  const visitors = await fromLog(
+    env,
+    websiteId,
+    range,
+    (log) => log.funnel(q),
+    (parts) => mergeFunnels(parts),
+  );
   return Array.isArray(visitors) ? funnelSteps(funnel.steps, visitors) : visitors;
 }
 
@@ -108,5 +117,13 @@ export function journeysOf(
   goals: Goal[],
 ): Promise<JourneyAnswer | Unavailable> {
   const question = { ...q, filters: withGoals(v1Filters(filters), goals) };
-  return fromLog(env, websiteId, (log) => log.journeys(question));
+  // Several partitions answer every path (a visit lies in one), added up and paged here.
+  const whole = { ...question, offset: 0, limit: Number.MAX_SAFE_INTEGER };
+  return fromLog(
+    env,
+    websiteId,
+    q,
+    (log, many) => log.journeys(many ? whole : question),
+    (parts, many) => (many ? mergeJourneys(question, parts) : onlyOne(parts)),
+  );
 }

@@ -36,6 +36,8 @@ export type PartitionFigures = {
   /** Events rolled up by this flush, added to the partition's. */
   events: number;
   bytes: number;
+  /** The partition takes no more hits. */
+  closed?: boolean;
 };
 
 /**
@@ -53,14 +55,14 @@ export async function applyFlush(
   const statements = [
     d1
       .prepare(
-        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes)
+        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes, closed)
         SELECT ?1, ?2, CASE WHEN ?3 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1 AND partition = ?2)
-          THEN ?4 ELSE json('no position to move from') END, ?5, ?6, ?7, ?8
+          THEN ?4 ELSE json('no position to move from') END, ?5, ?6, ?7, ?8, ?9
         WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
         ON CONFLICT (website_id, partition) DO UPDATE SET
           position = CASE WHEN position = ?3 THEN excluded.position ELSE NULL END,
           first_date = excluded.first_date, last_date = excluded.last_date,
-          events = events + excluded.events, bytes = excluded.bytes`,
+          events = events + excluded.events, bytes = excluded.bytes, closed = excluded.closed`,
       )
       .bind(
         websiteId,
@@ -71,6 +73,7 @@ export async function applyFlush(
         figures.lastDate,
         figures.events,
         figures.bytes,
+        figures.closed ? 1 : 0,
       ),
   ];
   for (let i = 0; i < increments.length; i += INCREMENTS_PER_STATEMENT) {

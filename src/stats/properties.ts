@@ -3,9 +3,10 @@
  * properties"): the names the range's hits carry under v1's filters, most carried first, read
  * from the website's event log (src/event-log/property-reads.ts) — roll-ups keep no property.
  */
-import type { Filter } from '../counting/v1.ts';
-import { v1Filters } from '../counting/v1.ts';
+import { byCodePoint } from '../counting/rows.ts';
+import { type Filter, v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
+import { onlyOne } from '../event-log/client.ts';
 import type { PropertyName } from '../event-log/property-reads.ts';
 
 import { fromLog, type Unavailable } from './engine/engine.ts';
@@ -28,5 +29,23 @@ export function propertyNamesOf(
     filters: withGoals(v1Filters(filters), goals),
     limit: SHOWN_NAMES,
   };
-  return fromLog(env, websiteId, (log) => log.propertyNames(question));
+  // Several partitions answer every name (with its hits), added up and cut here.
+  const whole = { ...question, limit: Number.MAX_SAFE_INTEGER };
+  return fromLog(
+    env,
+    websiteId,
+    range,
+    (log, many) => log.propertyNames(many ? whole : question),
+    (parts, many) => (many ? topNames(parts.flat(), SHOWN_NAMES) : onlyOne(parts)),
+  );
+}
+
+/** Names of several partitions' answers added up: the most hits first, then by name. */
+function topNames(names: PropertyName[], limit: number): PropertyName[] {
+  const hits = new Map<string, number>();
+  for (const { name, hits: n } of names) hits.set(name, (hits.get(name) ?? 0) + n);
+  return [...hits]
+    .map(([name, n]) => ({ name, hits: n }))
+    .sort((a, b) => b.hits - a.hits || byCodePoint(a.name, b.name))
+    .slice(0, limit);
 }

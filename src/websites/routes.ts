@@ -112,7 +112,7 @@ const websiteRoutes = {
     tags: ['Websites'],
     summary: "Show a website's storage",
     description:
-      "What the website's event log keeps: its events (page views and custom events), the bytes of its storage, and each partition of it — the dates it holds, its events and bytes, and whether it is closed (a closed partition takes no more hits). A log is one partition today. Before the first hit: no events and no partition. Viewers and up.",
+      "What the website's event log keeps: its events (page views and custom events), the bytes of its storage, and each partition of it — the dates it holds, its events and bytes, and whether it is closed (a closed partition takes no more hits). Partitions are oldest first, the last one open (`LOG_PARTITION_EVENTS`). Before the first hit: no events and no partition. Viewers and up.",
     security,
     request: { params: idParam },
     responses: {

@@ -100,9 +100,11 @@ export const storageSchema = s
 
 export type StorageRecord = Infer<typeof storageSchema>;
 
-/** A log's figures as the API shows them: one partition, open, once it holds a date. */
-export function storageRecord(log: LogStorage): StorageRecord {
-  if (log.from === null || log.to === null) return { events: 0, bytes: 0, partitions: [] };
-  const { events, bytes, from, to } = log;
-  return { events, bytes, partitions: [{ from, to, events, bytes, closed: false }] };
+/** A log's partitions as the API shows them: those that hold a date, oldest first. */
+export function storageRecord(parts: (LogStorage & { closed: boolean })[]): StorageRecord {
+  const partitions = parts.flatMap(({ events, bytes, from, to, closed }) =>
+    from === null || to === null ? [] : [{ from, to, events, bytes, closed }],
+  );
+  const sum = (key: 'events' | 'bytes') => partitions.reduce((n, p) => n + p[key], 0);
+  return { events: sum('events'), bytes: sum('bytes'), partitions };
 }

@@ -7,9 +7,11 @@
  * chunks its hits come between). API v1, the statistics page, CSV, the reports and API v2 all
  * ask here.
  */
+import { answerOf, type GroupReads, mergeGroupReads } from '../../counting/group-reads.ts';
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
-import { flushBeforeReading, readLog } from '../../event-log/client.ts';
+import { flushBeforeReading, onlyOne, readLog } from '../../event-log/client.ts';
+import type { PartRead } from '../../event-log/parts.ts';
 import { type Rollups, rollupAnswer, rollupsAnswer } from '../../rollups/answer.ts';
 import { compactedThrough } from '../../rollups/compaction.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
@@ -25,12 +27,14 @@ export function isUnavailable(answer: unknown): answer is Unavailable {
 }
 
 /** The log's answer, or the first date it holds when the range starts before it. */
-export async function fromLog<T>(
+export async function fromLog<T, R>(
   env: Env,
   websiteId: number,
-  read: Parameters<typeof readLog<T>>[2],
-): Promise<T | Unavailable> {
-  const answer = await readLog(env, websiteId, read);
+  range: { from: string; to: string },
+  read: Parameters<typeof readLog<T, R>>[3],
+  merge: Parameters<typeof readLog<T, R>>[4],
+): Promise<R | Unavailable> {
+  const answer = await readLog(env, websiteId, range, read, merge);
   return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
 }
 
@@ -77,13 +81,37 @@ type Batch = {
   }[];
 };
 
+/**
+ * A question's groupings from several partitions' groups (src/counting/group-reads.ts): each
+ * grouping's groups added together, then made into its rows.
+ */
+function mergeAnswers(q: LogQuery, parts: GroupReads[][]): Promise<GroupAnswer[]> {
+  const now = <T>(work: () => T) => Promise.resolve(work());
+  return Promise.all(
+    q.groups.map((g, i) =>
+      answerOf(g, mergeGroupReads(parts.map((part) => part[i] as GroupReads)), now),
+    ),
+  );
+}
+
 /** A reader's asks of its log, put together: one read per range and filters. */
 function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Promise<LogAnswer> {
   let batches: Map<string, Batch> | undefined;
   const run = async (batch: Batch) => {
     try {
       if (!env) throw new Error('only the roll-ups can be read here');
-      const read = await readLog(env, websiteId, (log) => log.query(batch.q));
+      // One partition answers the rows; several, their groups, added up here.
+      type Parts = PartRead<GroupAnswer[] | GroupReads[]>;
+      const read = await readLog(
+        env,
+        websiteId,
+        batch.q,
+        (log, many) => (many ? log.groupReads(batch.q) : log.query(batch.q)) as Promise<Parts>,
+        (values, many) =>
+          many
+            ? mergeAnswers(batch.q, values as GroupReads[][])
+            : (onlyOne(values) as GroupAnswer[]),
+      );
       for (const c of batch.callers)
         c.done(read.ok ? { ...read, value: read.value.slice(c.from, c.from + c.count) } : read);
     } catch (err) {

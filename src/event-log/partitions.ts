@@ -1,0 +1,38 @@
+/**
+ * A partition of a website's log as the log keeps it (docs/ARCHITECTURE.md, "When a website
+ * outgrows one object"): its number, noted at its first hit, and whether it is closed. The
+ * open partition closes at a local midnight once it holds the events the Worker says it may
+ * (`LOG_PARTITION_EVENTS`): the first hit of a newer local date is answered "moved", and so is
+ * every hit after, so that every local date — every visit and visitor-day — lies in one
+ * partition. A closed partition still answers reads, flushes, settles staged calls and is
+ * trimmed by retention; it takes no more hits.
+ */
+import type { LogHit } from './events.ts';
+import type { LogDb } from './log-db.ts';
+
+/** A hit the log did not take: it goes to partition `moved`. */
+export type Moved = { ok: false; moved: number };
+
+/** The events a partition holds, as its ids span them (retention deletes the oldest). */
+function eventsHeld(db: LogDb): number {
+  return db.one<{ n: number | null }>('SELECT max(id) - min(id) + 1 AS n FROM log').n ?? 0;
+}
+
+/**
+ * Whether this partition takes `hit` (null) or sends it to the next (`Moved`), closing when
+ * it is full and the hit starts a newer local date than `newest` (its newest date).
+ */
+export function movedFrom(db: LogDb, hit: LogHit, newest: string | null): Moved | null {
+  const number = hit.partition?.number ?? 0;
+  if (db.meta('partition') !== number) db.setMeta('partition', number);
+  if (db.meta('closed') === 1) return { ok: false, moved: number + 1 };
+  const limit = hit.partition?.limit ?? 0;
+  if (limit > 0 && newest !== null && hit.date > newest && eventsHeld(db) >= limit) {
+    db.setMeta('closed', 1);
+    return { ok: false, moved: number + 1 };
+  }
+  return null;
+}
+
+/** Whether this partition is closed. */
+export const isClosed = (db: LogDb) => db.meta('closed') === 1;

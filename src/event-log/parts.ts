@@ -1,0 +1,92 @@
+/**
+ * A website's log as the Worker asks it when it is spread over partitions (docs/ARCHITECTURE.md,
+ * "When a website outgrows one object"): which partitions a question goes to, asked in
+ * parallel, and their answers put together. What an isolate knows of a website's partitions
+ * — the closed ones with their dates, and the open one — it learns from the partitions'
+ * answers: a partition that answers a read says whether it is closed and which dates it holds,
+ * and one that answers a hit "moved" has closed. A closed partition never changes, so what is
+ * known of it stays true; the open one is asked every time, and says when it has closed.
+ */
+import type { Env } from '../env.ts';
+import type { LogRead } from './log-types.ts';
+import { websiteLog } from './stub.ts';
+
+/** A partition as its reads describe it: closed or not, and its first and last dates. */
+export type PartState = { closed: boolean; from: string | null; to: string | null };
+
+/** A read's answer with its partition's state (./reads.ts adds it). */
+export type PartRead<T> = LogRead<T> & { part?: PartState };
+
+type Known = { closed: (PartState & { number: number })[]; open: number };
+
+/** What this isolate knows of each website's partitions. */
+const known = new Map<number, Known>();
+
+const knownOf = (websiteId: number): Known => known.get(websiteId) ?? { closed: [], open: 0 };
+
+/** The partition this isolate sends a website's hits to. */
+export const openPartition = (websiteId: number) => knownOf(websiteId).open;
+
+/**
+ * Notes that partition `number` of a website is closed (with its dates, when known): hits and
+ * reads go on to the next.
+ */
+export function noteClosed(websiteId: number, number: number, state?: PartState): void {
+  const k = knownOf(websiteId);
+  const was = k.closed.find((p) => p.number === number);
+  const dates = { from: state?.from ?? was?.from ?? null, to: state?.to ?? was?.to ?? null };
+  const closed = [
+    ...k.closed.filter((p) => p.number !== number),
+    { number, closed: true, ...dates },
+  ];
+  known.set(websiteId, { closed, open: Math.max(k.open, number + 1) });
+}
+
+/** A partition's dates overlap a range (a partition of unknown dates always does). */
+const overlaps = (p: PartState, range: { from: string; to: string } | null) =>
+  !range || p.from === null || p.to === null || (p.from <= range.to && p.to >= range.from);
+
+/**
+ * Asks every partition of a website a range touches, in parallel (`many`: more than one is
+ * asked), and puts their answers together with `merge`; a partition that answers that it
+ * has closed sends the question to the next as well. A partition that cannot answer the
+ * range (retention deleted its start) answers the read.
+ */
+export async function askParts<T, R>(
+  env: Env,
+  websiteId: number,
+  range: { from: string; to: string } | null,
+  ask: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
+  merge: (values: T[], many: boolean) => R | Promise<R>,
+): Promise<LogRead<R>> {
+  for (;;) {
+    const k = knownOf(websiteId);
+    const numbers = [...k.closed.filter((p) => overlaps(p, range)).map((p) => p.number), k.open];
+    const many = numbers.length > 1;
+    const answers = await Promise.all(numbers.map((n) => ask(websiteLog(env, websiteId, n), many)));
+    // What the closed partitions said of their dates is kept (it never changes).
+    answers.forEach((a, i) => {
+      const n = numbers[i] as number;
+      if (a.ok && a.part?.closed) noteClosed(websiteId, n, a.part);
+    });
+    if (answers.at(-1)?.part?.closed) continue;
+    const failed = answers.find((a) => !a.ok);
+    if (failed && !failed.ok) return failed;
+    const values: T[] = [];
+    let rowsRead = 0;
+    let chunks = 0;
+    for (const a of answers)
+      if (a.ok) {
+        values.push(a.value);
+        rowsRead += a.rowsRead;
+        chunks += a.chunks;
+      }
+    return { ok: true, value: await merge(values, many), rowsRead, chunks };
+  }
+}
+
+/** Each of a website's partitions, oldest first, as far as this isolate knows them. */
+export function partitionNumbers(websiteId: number): number[] {
+  const k = knownOf(websiteId);
+  return [...k.closed.map((p) => p.number).sort((a, b) => a - b), k.open];
+}

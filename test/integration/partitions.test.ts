@@ -1,0 +1,174 @@
+/**
+ * A website's log over several partitions (docs/ARCHITECTURE.md, "When a website outgrows one
+ * object"): with `LOG_PARTITION_EVENTS` at 5, the same hits sent to a website P and to a
+ * website C (one partition) over five days leave P's log in four partitions, each of whole
+ * local dates; every answer — API v1's statistics filtered or not, the summary, a funnel, a
+ * journey, the custom properties, the Stats API v2 — is C's, and the storage lists P's
+ * partitions.
+ */
+import { env } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app/app.tsx';
+import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import type { Env } from '../../src/env.ts';
+import { call, oneOf } from '../support/api.ts';
+import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
+import { freezeAt, site } from '../support/ingest-fixtures.ts';
+
+const app = createApp();
+const partitioned = { ...env, LOG_PARTITION_EVENTS: '5' } as Env;
+
+type Site = Awaited<ReturnType<typeof site>>;
+let p: Site;
+let c: Site;
+
+/** The hits of a day: visitors 1…n, each a page view of /a then /b, some an event. */
+function dayOf(day: number, visitors: number) {
+  const hits: { path: string; ip: string; event?: string; props?: Record<string, string> }[] = [];
+  for (let v = 1; v <= visitors; v++) {
+    const ip = `198.51.100.${v}`;
+    hits.push({ path: '/a', ip, props: { plan: v % 2 ? 'pro' : 'free' } });
+    hits.push({ path: v % 3 ? '/b' : '/c', ip });
+    if (v % 2) hits.push({ path: '/b', ip, event: 'signup' });
+  }
+  return { date: `2026-07-0${day}`, hits };
+}
+
+const DAYS = [dayOf(1, 3), dayOf(2, 2), dayOf(3, 1), dayOf(4, 4), dayOf(5, 2)];
+
+async function send(s: Site, hit: { path: string; ip: string; event?: string }, env?: Env) {
+  const body = JSON.stringify({
+    page: `https://${s.domain}${hit.path}`,
+    ...(hit.event ? { event: { name: hit.event } } : {}),
+    ...('props' in hit ? { props: hit.props } : {}),
+  });
+  const request = new Request('https://sightline.test/api/event', {
+    method: 'POST',
+    headers: {
+      'content-type': 'text/plain',
+      'user-agent': CHROME_WINDOWS,
+      'cf-connecting-ip': hit.ip,
+    },
+    body,
+    cf: AUSTIN,
+  } as RequestInit);
+  const res = await app.fetch(request, env ?? (envOf() as Env));
+  expect(res.status).toBe(202);
+  expect(res.headers.get('x-drop-reason')).toBeNull();
+}
+
+const envOf = () => env as unknown as Env;
+
+beforeAll(async () => {
+  p = await site('partitioned');
+  c = await site('one-partition');
+  for (const day of DAYS) {
+    let minute = 0;
+    for (const hit of day.hits) {
+      freezeAt(`${day.date}T10:${String(minute++).padStart(2, '0')}:00Z`);
+      await send(p, hit, partitioned);
+      await send(c, hit);
+    }
+  }
+});
+
+afterAll(() => freezeAt(Date.now()));
+
+const RANGE = 'from=2026-07-01&to=2026-07-05';
+
+/** An answer with the website's id out of its links (P's and C's differ only there). */
+const comparable = (s: Site, json: unknown) =>
+  JSON.parse(JSON.stringify(json).replaceAll(`/stats/${s.id}`, '/stats/ID'));
+
+async function both(path: (s: Site) => string) {
+  const answers = await Promise.all([p, c].map((s) => call(path(s), { key: s.key })));
+  const [a, b] = answers as [(typeof answers)[number], (typeof answers)[number]];
+  return {
+    p: { status: a.status, json: comparable(p, a.json) },
+    c: { status: b.status, json: comparable(c, b.json) },
+  };
+}
+
+describe('a log over four partitions', () => {
+  it('keeps whole local dates in each, as its storage shows', async () => {
+    const res = await call(`/api/v1/websites/${p.id}/storage`, { key: p.key });
+    const { partitions, events } = oneOf(res).data as {
+      events: number;
+      partitions: { from: string; to: string; events: number; closed: boolean }[];
+    };
+    // Days of 8, 5, 3, 10 and 5 events: a partition closes at the first date after its fifth.
+    expect(partitions.map((x) => [x.from, x.to, x.closed])).toEqual([
+      ['2026-07-01', '2026-07-01', true],
+      ['2026-07-02', '2026-07-02', true],
+      ['2026-07-03', '2026-07-04', true],
+      ['2026-07-05', '2026-07-05', false],
+    ]);
+    const one = oneOf(await call(`/api/v1/websites/${c.id}/storage`, { key: c.key })).data;
+    expect(events).toBe(one.events);
+  });
+
+  it('answers every statistic, filtered or not, as one partition does', async () => {
+    for (const name of STAT_NAMES)
+      for (const filter of ['', '&filter[page]=/b', '&filter[browser][not]=Safari']) {
+        const r = await both((s) => `/api/v1/stats/${s.id}?name=${name}&${RANGE}${filter}`);
+        expect(r.p.status, `${name}${filter}`).toBe(200);
+        expect(r.p.json, `${name}${filter}`).toEqual(r.c.json);
+      }
+    const summary = await both((s) => `/api/v1/stats/${s.id}/summary?${RANGE}&filter[page]=/a`);
+    expect(summary.p.json).toEqual(summary.c.json);
+  });
+
+  it('answers custom properties, a journey and the Stats API v2 as one partition does', async () => {
+    const props = await both((s) => `/api/v1/stats/${s.id}?name=property&property=plan&${RANGE}`);
+    expect(props.p.json).toEqual(props.c.json);
+    const journey = await both((s) => `/api/v1/stats/${s.id}/journeys?page=/a&${RANGE}`);
+    expect(journey.p.status).toBe(200);
+    expect(journey.p.json).toEqual(journey.c.json);
+    const v2 = await Promise.all(
+      [p, c].map((s) =>
+        call('/api/v2/query', {
+          method: 'POST',
+          key: s.key,
+          body: {
+            json: {
+              site_id: s.domain,
+              date_range: ['2026-07-01', '2026-07-05'],
+              metrics: ['visitors', 'visits', 'pageviews', 'bounce_rate', 'percentage'],
+              dimensions: ['event:page'],
+              filters: [['is_not', 'visit:browser', ['Safari']]],
+            },
+          },
+        }),
+      ),
+    );
+    const [pv2, cv2] = v2.map((x) => x?.json as { results: unknown[] });
+    expect(v2[0]?.status).toBe(200);
+    expect(pv2?.results.length).toBeGreaterThan(0);
+    expect(pv2?.results).toEqual(cv2?.results);
+  });
+
+  it('answers a funnel as one partition does', async () => {
+    const made = await Promise.all(
+      [p, c].map((s) =>
+        call(`/api/v1/websites/${s.id}/funnels`, {
+          method: 'POST',
+          key: s.key,
+          body: { json: { name: 'a to b', steps: [{ page: '/a' }, { page: '/b' }] } },
+        }),
+      ),
+    );
+    const ids = made.map((m) => oneOf(m).data.id);
+    const answers = await Promise.all(
+      [p, c].map((s, i) =>
+        call(`/api/v1/stats/${s.id}/funnels/${ids[i]}?${RANGE}`, { key: s.key }),
+      ),
+    );
+    expect(answers[0]?.status).toBe(200);
+    // The funnels' ids differ; their steps are the same.
+    const [a, b] = answers.map(
+      (x) => (x?.json as { data: { steps: unknown[] } } | undefined)?.data.steps,
+    );
+    expect(JSON.stringify(a)).toContain('"visitors":');
+    expect(a).toEqual(b);
+  });
+});

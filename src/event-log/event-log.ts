@@ -319,7 +319,7 @@ export class EventLog {
       // D1 ahead of every id known here (adopted): ids go on after its position.
       else if (this.db.meta('flushed') > (this.lastId ?? 0)) this.lastId = undefined;
       const { events, position, cost } = flushed;
-      return { ok: true, events, position, cost, closed: isClosed(this.db) };
+      return { ok: true, events, position, cost, closed: this.hasTables && isClosed(this.db) };
     } catch (err) {
       logError('flush failed', { website: this.db.meta('website') }, err);
       await this.scheduleAlarm(Date.now() + RETRY_DELAY_MS);

@@ -102,6 +102,7 @@ export class LogReads {
       if (!this.hasTables())
         return { ok: true as const, value: none, rowsRead: 0, chunks: 0, part: EMPTY };
       const read = await work();
+      if (!read.ok) return read;
       const dates = this.db.one<{ from: string | null; to: string | null }>(
         'SELECT min(date) AS "from", max(date) AS "to" FROM days',
       );

@@ -72,10 +72,7 @@ export class EventLog {
   /** When the alarm is set for (null: none), once known. */
   private alarmAt: number | null | undefined;
 
-  /**
-   * Whether the tables exist: made by the first hit, so that a website that never had one
-   * (whose log a reader only asks to flush) gets no storage at all.
-   */
+  /** Whether the tables exist (the first hit makes them: a log never hit stores nothing). */
   private hasTables: boolean;
 
   constructor(

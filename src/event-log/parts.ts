@@ -61,7 +61,9 @@ export async function askParts<T, R>(
 ): Promise<LogRead<R>> {
   for (;;) {
     const k = knownOf(websiteId);
-    const numbers = [...k.closed.filter((p) => overlaps(p, range)).map((p) => p.number), k.open];
+    // Oldest first: an answer that lists them (the storage) keeps their order.
+    const closed = k.closed.filter((p) => overlaps(p, range)).map((p) => p.number);
+    const numbers = [...closed.sort((a, b) => a - b), k.open];
     const many = numbers.length > 1;
     const answers = await Promise.all(numbers.map((n) => ask(websiteLog(env, websiteId, n), many)));
     // What the closed partitions said of their dates is kept (it never changes).

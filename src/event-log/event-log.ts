@@ -219,8 +219,7 @@ export class EventLog {
       this.db.setMeta('website', hit.websiteId);
       this.website = hit.websiteId;
     }
-    // A salt's 72 hours run from when it is made (a burst of past hits keeps its date's).
-    return visitorHash(this.saltFor(hit.date, Date.now()), hit.websiteId, hit.ip, hit.userAgent);
+    return visitorHash(this.saltFor(hit.date, hit.time), hit.websiteId, hit.ip, hit.userAgent);
   }
 
   /**

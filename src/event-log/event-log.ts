@@ -159,6 +159,7 @@ export class EventLog {
       throw err;
     }
     if (!outcome) return null;
+    if (hit.replayed) this.forgetting.noteReplayed(Date.now());
     const recorded = this.stored(outcome);
     const waiting = this.waitingNow();
     waiting.count += 1;
@@ -366,7 +367,7 @@ export class EventLog {
     if (hourly) this.salts.clear();
     // The newest date's run may be gone with its events: read it again when needed.
     if (deleted > 0) this.newestDate = undefined;
-    if (this.visits) pruneVisits(this.visits);
+    if (this.visits && !this.forgetting.loading(now)) pruneVisits(this.visits);
     const days = retentionDays(this.env.EVENT_RETENTION_DAYS);
     const next = [
       flushed.ok ? flushDueAt(this.waitingNow()) : null,

@@ -33,6 +33,8 @@ export type LogHit = EventDimensions &
      * a call that names several websites — its leader's partition (./partitions.ts).
      */
     partition?: { number: number; limit: number; leader?: number };
+    /** Loaded by the replay route with others of past days (src/event-log/retention.ts). */
+    replayed?: boolean;
   };
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */

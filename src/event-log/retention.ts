@@ -21,6 +21,9 @@ export const MAINTENANCE_INTERVAL_MS = 3_600_000;
  */
 const RETENTION_PER_ALARM = 10_000;
 
+/** How long after its last replayed hit a log counts as being loaded. */
+const LOADING_MS = 10 * 60_000;
+
 /** Visitor hashes are forgotten 48 hours after they were last seen, salts after 72. */
 const VISITOR_TTL_MS = 48 * 3_600_000;
 const SALT_TTL_MS = 72 * 3_600_000;
@@ -113,6 +116,8 @@ function lastEventId(db: LogDb): number {
 export class Forgetting {
   /** When visitors and salts were last forgotten (0: not since the object started). */
   private forgottenAt = 0;
+  /** When it last stored a replayed hit (a log loaded with past days), if ever. */
+  private replayedAt = 0;
   /** Retention stopped at its limit, with more to delete. */
   private behind = false;
 
@@ -124,8 +129,23 @@ export class Forgetting {
     private readonly convert: (limit: number) => number,
   ) {}
 
+  /** Notes a replayed hit stored at `now` (src/ingest/replay.ts). */
+  noteReplayed(now: number): void {
+    this.replayedAt = now;
+  }
+
+  /**
+   * Whether the log is being loaded with past days (the demo's replay). What it forgets by the
+   * clock waits meanwhile: the visitors and visits of the dates it writes would go at moments
+   * that depend on how its dates are spread over partitions, not on its hits.
+   */
+  loading(now: number): boolean {
+    return now - this.replayedAt < LOADING_MS;
+  }
+
   /** Whether the hourly part ran, the events deleted, and whether more are left to delete. */
   run(now: number): { hourly: boolean; deleted: number; behind: boolean } {
+    if (this.loading(now)) return { hourly: false, deleted: 0, behind: false };
     const hourly = now - this.forgottenAt >= MAINTENANCE_INTERVAL_MS;
     if (hourly) {
       this.forgottenAt = now;

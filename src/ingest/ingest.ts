@@ -31,6 +31,8 @@ export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
   where?: LogContext;
   /** Collects the ids of the websites whose logs stored a hit (src/ingest/replay.ts). */
   touched?: Set<number>;
+  /** Hits of past days loaded by the replay route (src/ingest/replay.ts). */
+  replayed?: boolean;
 };
 
 /**
@@ -74,7 +76,8 @@ export async function ingestCall(
       if (seen.has(site.id)) continue;
       seen.add(site.id);
       const prepared = await prepareSiteHit(site, hit, req);
-      if (prepared.stored) writes.push(prepared.hit);
+      if (prepared.stored)
+        writes.push(facts.replayed ? { ...prepared.hit, replayed: true } : prepared.hit);
       else if (prepared.reason === 'rate_limited') throw tooManyRequests();
       else firstDrop ??= prepared.reason;
     }

@@ -51,6 +51,7 @@ export async function replayHits(c: Context<AppEnv>): Promise<Response> {
       headers: new Headers(hit.headers),
       cf: hit.cf,
       now: hit.now,
+      replayed: true,
       touched,
     });
     if (dropped === null) result.stored++;

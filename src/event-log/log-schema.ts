@@ -7,7 +7,10 @@ import { addedLogColumns, createLogTable } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 8;
+const SCHEMA_VERSION = 9;
+
+/** The answers a closed partition keeps (./answers.ts). */
+const ANSWERS = 'CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL);';
 
 const SCHEMA = `
 ${createLogTable(SCHEMA_VERSION, true)}
@@ -47,6 +50,7 @@ CREATE TABLE IF NOT EXISTS settled (
   outcome TEXT NOT NULL,
   at INTEGER NOT NULL
 ) WITHOUT ROWID;
+${ANSWERS}
 `;
 
 /**
@@ -105,6 +109,8 @@ INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING ma
   // hit's custom properties and revenue (./log-columns.ts).
   7: addedLogColumns(7),
   8: addedLogColumns(8),
+  // The answers a closed partition keeps (./answers.ts).
+  9: ANSWERS,
 };
 
 /** Makes the tables (on the log's first hit). */

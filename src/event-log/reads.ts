@@ -9,6 +9,7 @@ import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flow-
 import type { GroupReads } from '../counting/group-reads.ts';
 import type { GroupAnswer, LogQuery } from '../counting/query.ts';
 import { noPartials } from '../counting/query-metrics.ts';
+import { keepAnswer, keptAnswer } from './answers.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
@@ -48,7 +49,7 @@ export class LogReads {
   /** A question of the query engine, read in chunks the hits can come between (./log-reads.ts). */
   query(q: LogQuery): Promise<PartRead<GroupAnswer[]>> {
     const none = q.groups.map(() => ({ rows: [], total: 0 }));
-    return this.read(none, () => this.reader.query(q));
+    return this.read(none, () => this.reader.query(q), ['query', q]);
   }
 
   /**
@@ -57,7 +58,7 @@ export class LogReads {
    */
   groupReads(q: LogQuery): Promise<PartRead<GroupReads[]>> {
     const none = q.groups.map(() => ({ groups: [], total: noPartials(), byGoal: [] }));
-    return this.read(none, () => this.reader.groupReads(q));
+    return this.read(none, () => this.reader.groupReads(q), ['groupReads', q]);
   }
 
   /** A funnel's visitors per step (./flow-reads.ts). */
@@ -65,17 +66,18 @@ export class LogReads {
     return this.read(
       q.steps.map(() => 0),
       () => this.flows.funnel(q),
+      ['funnel', q],
     );
   }
 
   /** A page of a journey's paths (./flow-reads.ts). */
   journeys(q: JourneyQuery): Promise<PartRead<JourneyAnswer>> {
-    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q));
+    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q), ['journeys', q]);
   }
 
   /** The names of the custom properties a range's hits carry (./property-reads.ts). */
   propertyNames(q: PropertyNamesQuery): Promise<PartRead<PropertyName[]>> {
-    return this.read([], () => this.properties.names(q));
+    return this.read([], () => this.properties.names(q), ['propertyNames', q]);
   }
 
   /** The log's events, bytes and dates (./storage-reads.ts). */
@@ -95,18 +97,26 @@ export class LogReads {
   /**
    * A read, answered `none` before the log's first hit; a failure is logged and answered.
    * The answer says whether this partition of the log is closed and which dates it holds
-   * (./parts.ts).
+   * (./parts.ts); a closed one keeps its answer to the question `asked` (./answers.ts).
    */
-  private read<T>(none: T, work: () => Promise<LogRead<T>>): Promise<PartRead<T>> {
+  private read<T>(none: T, work: () => Promise<LogRead<T>>, asked?: unknown): Promise<PartRead<T>> {
     return this.answer('log not read', async () => {
       if (!this.hasTables())
         return { ok: true as const, value: none, rowsRead: 0, chunks: 0, part: EMPTY };
-      const read = await work();
+      const closed = isClosed(this.db);
+      const key = closed && asked !== undefined ? JSON.stringify(asked) : undefined;
+      const before = this.db.io.rowsRead;
+      const kept = key === undefined ? undefined : keptAnswer<T>(this.db, key);
+      const read: LogRead<T> =
+        kept === undefined
+          ? await work()
+          : { ok: true, value: kept, rowsRead: this.db.io.rowsRead - before, chunks: 0 };
       if (!read.ok) return read;
+      if (key !== undefined && kept === undefined) keepAnswer(this.db, key, read.value);
       const dates = this.db.one<{ from: string | null; to: string | null }>(
         'SELECT min(date) AS "from", max(date) AS "to" FROM days',
       );
-      return { ...read, part: { closed: isClosed(this.db), ...dates } };
+      return { ...read, part: { closed, ...dates } };
     });
   }
 }

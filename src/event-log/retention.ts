@@ -4,6 +4,7 @@
  * rolled-up events older than that many days, by whole local dates, found through `days`.
  */
 import { addDays, utcDate } from '../lib/dates.ts';
+import { forgetAnswers } from './answers.ts';
 import { PER_RUN as CONVERT_PER_RUN } from './convert.ts';
 import { compactDate, keptFrom } from './days.ts';
 import type { LogDb } from './log-db.ts';
@@ -87,6 +88,7 @@ export function forgetExpired(
             from,
             Math.min(to, legacy),
           ).length;
+        forgetAnswers(db);
         if (to === last) db.rows('DELETE FROM days WHERE first = ?', from);
         else db.rows('UPDATE days SET first = ? WHERE first = ?', to + 1, from);
         db.setMeta('deleted_through', Math.max(db.meta('deleted_through'), to));

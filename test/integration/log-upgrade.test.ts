@@ -215,7 +215,7 @@ describe('a log of version 6', () => {
         channel: 'Email',
       }),
     );
-    expect(await meta(s.id, 'schema')).toBe(8);
+    expect(await meta(s.id, 'schema')).toBe(9);
     const ask = (dimensions: string[]) =>
       log.query({
         from: '2026-03-02',
@@ -253,7 +253,7 @@ describe('a log of version 7', () => {
       log,
       logHit(s.id, { ...at, time: at.time + 60_000, ip: '203.0.113.9', props: [['plan', 'pro']] }),
     );
-    expect(await meta(s.id, 'schema')).toBe(8);
+    expect(await meta(s.id, 'schema')).toBe(9);
     expect(
       await log.query({
         from: at.date,

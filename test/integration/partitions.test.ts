@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { Env } from '../../src/env.ts';
+import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, oneOf } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
@@ -170,5 +171,26 @@ describe('a log over four partitions', () => {
     );
     expect(JSON.stringify(a)).toContain('"visitors":');
     expect(a).toEqual(b);
+  });
+});
+
+describe("a closed partition's answers", () => {
+  it('are kept: the same question asked again reads one row of each closed partition', async () => {
+    const q = {
+      from: '2026-07-01',
+      to: '2026-07-01',
+      filters: [{ op: 'is' as const, dimension: 'sl:page', values: ['/a'], caseSensitive: true }],
+      groups: [
+        { dimensions: ['sl:browser'], metrics: ['visitors'], order: [], limit: 5, offset: 0 },
+      ],
+    };
+    const first = websiteLog(env, p.id, 0);
+    const once = await first.query(q);
+    const again = await first.query(q);
+    if (!once.ok || !again.ok) throw new Error('the closed partition did not answer');
+    expect(once.part?.closed).toBe(true);
+    expect(again.value).toEqual(once.value);
+    expect(once.rowsRead).toBeGreaterThan(5);
+    expect(again.rowsRead).toBe(1);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The Worker's side of the event log: the website's object, and read-your-writes — before a
- * reader sums roll-ups, the website's log rolls up whatever it holds (docs/ARCHITECTURE.md,
- * The path of a number).
+ * The Worker's side of the event log: a hit to its website's open partition, reads of every
+ * partition a range touches (./parts.ts), and read-your-writes — before a reader sums
+ * roll-ups, the website's log rolls up whatever it holds (docs/ARCHITECTURE.md, The path of
+ * a number, and "When a website outgrows one object").
  */
 import type { Env } from '../env.ts';
 import { tryAgainSoon } from '../lib/errors.ts';

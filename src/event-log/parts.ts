@@ -8,6 +8,7 @@
  * known of it stays true; the open one is asked every time, and says when it has closed.
  */
 import type { Env } from '../env.ts';
+import { addDays } from '../lib/dates.ts';
 import type { LogRead } from './log-types.ts';
 import { websiteLog } from './stub.ts';
 
@@ -42,6 +43,30 @@ export function noteClosed(websiteId: number, number: number, state?: PartState)
   known.set(websiteId, { closed, open: Math.max(k.open, number + 1) });
 }
 
+/**
+ * What the directory says of a website's partitions (`log_positions`), read once by an
+ * isolate's first read: every partition but the newest is closed, and holds the dates from
+ * its first up to the day before the next one's first (its own last date may be newer than
+ * its last flush noted); the newest is open unless it says it has closed.
+ */
+async function learnFromDirectory(env: Env, websiteId: number): Promise<void> {
+  const { results } = await env.DB.prepare(
+    `SELECT partition, first_date AS "from", closed FROM log_positions
+    WHERE website_id = ? ORDER BY partition`,
+  )
+    .bind(websiteId)
+    .all<{ partition: number; from: string | null; closed: number }>();
+  if (known.has(websiteId) || results.length === 0) return;
+  const newest = results.at(-1) as (typeof results)[number];
+  const closed = results.slice(0, -1).map((p, i) => {
+    const next = results[i + 1]?.from ?? null;
+    return { number: p.partition, closed: true, from: p.from, to: next && addDays(next, -1) };
+  });
+  if (newest.closed === 1)
+    closed.push({ number: newest.partition, closed: true, from: newest.from, to: null });
+  known.set(websiteId, { closed, open: newest.partition + (newest.closed === 1 ? 1 : 0) });
+}
+
 /** A partition's dates overlap a range (a partition of unknown dates always does). */
 const overlaps = (p: PartState, range: { from: string; to: string } | null) =>
   !range || p.from === null || p.to === null || (p.from <= range.to && p.to >= range.from);
@@ -59,6 +84,7 @@ export async function askParts<T, R>(
   ask: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
   merge: (values: T[], many: boolean) => R | Promise<R>,
 ): Promise<LogRead<R>> {
+  if (!known.has(websiteId)) await learnFromDirectory(env, websiteId);
   for (;;) {
     const k = knownOf(websiteId);
     // Oldest first: an answer that lists them (the storage) keeps their order.
@@ -85,6 +111,11 @@ export async function askParts<T, R>(
       }
     return { ok: true, value: await merge(values, many), rowsRead, chunks };
   }
+}
+
+/** Forgets what this isolate knows of a website's partitions, as a new isolate knows nothing. */
+export function forgetPartitions(websiteId: number): void {
+  known.delete(websiteId);
 }
 
 /** Each of a website's partitions, oldest first, as far as this isolate knows them. */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { Env } from '../../src/env.ts';
+import { forgetPartitions, partitionNumbers } from '../../src/event-log/parts.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, oneOf } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
@@ -192,5 +193,17 @@ describe("a closed partition's answers", () => {
     expect(again.value).toEqual(once.value);
     expect(once.rowsRead).toBeGreaterThan(5);
     expect(again.rowsRead).toBe(1);
+  });
+});
+
+describe('an isolate that knows nothing of the partitions yet', () => {
+  it('learns them from the directory and answers as one partition does', async () => {
+    forgetPartitions(p.id);
+    const r = await both(
+      (s) => `/api/v1/stats/${s.id}?name=page&${RANGE}&filter[browser][not]=Safari`,
+    );
+    expect(r.p.status).toBe(200);
+    expect(r.p.json).toEqual(r.c.json);
+    expect(partitionNumbers(p.id)).toEqual([0, 1, 2, 3]);
   });
 });

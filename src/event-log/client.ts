@@ -8,8 +8,9 @@ import type { Env } from '../env.ts';
 import { tryAgainSoon } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
+import type { PartRead } from './log-types.ts';
 import type { Moved } from './partitions.ts';
-import { askParts, noteClosed, openPartition, type PartRead, partitionNumbers } from './parts.ts';
+import { askParts, learnPartitions, noteClosed, openPartition, partitionNumbers } from './parts.ts';
 import type { Settlement } from './staging.ts';
 import type { LogStorage } from './storage-reads.ts';
 import { websiteLog } from './stub.ts';
@@ -156,6 +157,7 @@ export function realtimeVisitors(env: Env, websiteId: number, now: number): Prom
     websiteId,
     'The statistics could not be read; try again in a moment.',
     async () => {
+      await learnPartitions(env, websiteId);
       const recent = partitionNumbers(websiteId).slice(-2);
       const visitors = await Promise.all(
         recent.map((n) => websiteLog(env, websiteId, n).realtime(now)),

@@ -13,6 +13,12 @@ export type LogRead<T> =
   | { ok: true; value: T; rowsRead: number; chunks: number }
   | { ok: false; firstDate?: string };
 
+/** A partition as its reads describe it: closed or not, and its first and last dates. */
+export type PartState = { closed: boolean; from: string | null; to: string | null };
+
+/** A read's answer with its partition's state (./reads.ts adds it; ./parts.ts reads it). */
+export type PartRead<T> = LogRead<T> & { part?: PartState };
+
 /** A hit the log could not store (the failure is logged by the object). */
 export type NotStored = { ok: false };
 

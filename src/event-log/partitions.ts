@@ -10,6 +10,13 @@
 import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 
+/**
+ * The name of a partition's object: `website:<id>` for the first (every log made before
+ * partitions is its website's first), `website:<id>:<n>` for the others.
+ */
+export const logName = (websiteId: number, partition: number) =>
+  partition === 0 ? `website:${websiteId}` : `website:${websiteId}:${partition}`;
+
 /** A hit the log did not take: it goes to partition `moved`. */
 export type Moved = { ok: false; moved: number };
 

@@ -9,14 +9,8 @@
  */
 import type { Env } from '../env.ts';
 import { addDays } from '../lib/dates.ts';
-import type { LogRead } from './log-types.ts';
+import type { LogRead, PartRead, PartState } from './log-types.ts';
 import { websiteLog } from './stub.ts';
-
-/** A partition as its reads describe it: closed or not, and its first and last dates. */
-export type PartState = { closed: boolean; from: string | null; to: string | null };
-
-/** A read's answer with its partition's state (./reads.ts adds it). */
-export type PartRead<T> = LogRead<T> & { part?: PartState };
 
 type Known = { closed: (PartState & { number: number })[]; open: number };
 
@@ -67,6 +61,11 @@ async function learnFromDirectory(env: Env, websiteId: number): Promise<void> {
   known.set(websiteId, { closed, open: newest.partition + (newest.closed === 1 ? 1 : 0) });
 }
 
+/** What an isolate knows of a website's partitions, from the directory when it knows nothing. */
+export async function learnPartitions(env: Env, websiteId: number): Promise<void> {
+  if (!known.has(websiteId)) await learnFromDirectory(env, websiteId);
+}
+
 /** A partition's dates overlap a range (a partition of unknown dates always does). */
 const overlaps = (p: PartState, range: { from: string; to: string } | null) =>
   !range || p.from === null || p.to === null || (p.from <= range.to && p.to >= range.from);
@@ -84,7 +83,7 @@ export async function askParts<T, R>(
   ask: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
   merge: (values: T[], many: boolean) => R | Promise<R>,
 ): Promise<LogRead<R>> {
-  if (!known.has(websiteId)) await learnFromDirectory(env, websiteId);
+  await learnPartitions(env, websiteId);
   for (;;) {
     const k = knownOf(websiteId);
     // Oldest first: an answer that lists them (the storage) keeps their order.

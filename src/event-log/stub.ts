@@ -6,16 +6,13 @@
  * can name it.
  */
 import type { Env } from '../env.ts';
+import { logName } from './partitions.ts';
 import type { WebsiteLog } from './website-log.ts';
 
-/**
- * The object of a partition of a website's log: `website:<id>` for the first (every log
- * made before partitions is its website's first), `website:<id>:<n>` for the others.
- */
+/** The object of a partition of a website's log (named by `logName`, ./partitions.ts). */
 export function websiteLog(env: Env, websiteId: number, partition = 0) {
   // The binding's class is this folder's (./website-log.ts): src/env.ts, below every folder,
   // names none.
   const logs = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
-  const name = partition === 0 ? `website:${websiteId}` : `website:${websiteId}:${partition}`;
-  return logs.get(logs.idFromName(name));
+  return logs.get(logs.idFromName(logName(websiteId, partition)));
 }

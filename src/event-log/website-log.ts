@@ -9,8 +9,8 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.ts';
 import { EventLog } from './event-log.ts';
 import type { LogHit } from './events.ts';
+import { logName } from './partitions.ts';
 import type { LogReads } from './reads.ts';
-import { websiteLog } from './stub.ts';
 
 export class WebsiteLog extends DurableObject<Env> {
   private log: EventLog;
@@ -26,8 +26,10 @@ export class WebsiteLog extends DurableObject<Env> {
    * loader reopens it once it has written events into the tables itself.
    */
   protected open(): EventLog {
+    // The other logs, for a staged call whose leader is another website's (its partition).
+    const logs = this.env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
     this.log = new EventLog(this.ctx.storage, this.env, (id, partition) =>
-      websiteLog(this.env, id, partition),
+      logs.get(logs.idFromName(logName(id, partition))),
     );
     return this.log;
   }

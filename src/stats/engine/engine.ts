@@ -11,7 +11,7 @@ import { answerOf, type GroupReads, mergeGroupReads } from '../../counting/group
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { flushBeforeReading, onlyOne, readLog } from '../../event-log/client.ts';
-import type { PartRead } from '../../event-log/parts.ts';
+import type { PartRead } from '../../event-log/log-types.ts';
 import { type Rollups, rollupAnswer, rollupsAnswer } from '../../rollups/answer.ts';
 import { compactedThrough } from '../../rollups/compaction.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';

@@ -241,7 +241,7 @@ export class LogReader {
   }
 
   /** The first date the log holds whole: kept by retention and converted (./convert.ts). */
-  private firstDate(): string | undefined {
+  firstDate(): string | undefined {
     return [keptFrom(this.db), convertedFrom(this.db)]
       .filter((d): d is string => d !== null)
       .sort()

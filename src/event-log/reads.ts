@@ -98,12 +98,19 @@ export class LogReads {
    * The answer says whether this partition of the log is closed and which dates it holds
    * (./parts.ts); a closed one keeps its answer to the question `asked` (./answers.ts).
    */
-  private read<T>(none: T, work: () => Promise<LogRead<T>>, asked?: unknown): Promise<PartRead<T>> {
+  private read<T>(
+    none: T,
+    work: () => Promise<LogRead<T>>,
+    asked?: [string, { from: string; to: string }],
+  ): Promise<PartRead<T>> {
     return this.answer('log not read', async () => {
       if (!this.hasTables())
         return { ok: true as const, value: none, rowsRead: 0, chunks: 0, part: EMPTY };
       const closed = isClosed(this.db);
-      const key = closed && asked !== undefined ? JSON.stringify(asked) : undefined;
+      const dates = this.db.one<{ from: string | null; to: string | null }>(
+        'SELECT min(date) AS "from", max(date) AS "to" FROM days',
+      );
+      const key = closed && asked ? this.keyOf(asked, dates) : undefined;
       const before = this.db.io.rowsRead;
       const kept = key === undefined ? undefined : keptAnswer<T>(this.db, key);
       const read: LogRead<T> =
@@ -112,10 +119,25 @@ export class LogReads {
           : { ok: true, value: kept, rowsRead: this.db.io.rowsRead - before, chunks: 0 };
       if (!read.ok) return read;
       if (key !== undefined && kept === undefined) keepAnswer(this.db, key, read.value);
-      const dates = this.db.one<{ from: string | null; to: string | null }>(
-        'SELECT min(date) AS "from", max(date) AS "to" FROM days',
-      );
       return { ...read, part: { closed, ...dates } };
     });
+  }
+
+  /**
+   * The key a closed partition keeps its answer to a question under: the question with its
+   * range cut to the partition's dates (a range moved by a day asks a partition it still
+   * covers whole the same question). A range that starts before the dates the partition holds
+   * whole (retention, conversion) is kept as asked: that read says so.
+   */
+  private keyOf(
+    [method, q]: [string, { from: string; to: string }],
+    dates: { from: string | null; to: string | null },
+  ): string {
+    const first = this.reader.firstDate();
+    if (dates.from === null || dates.to === null || (first !== undefined && q.from < first))
+      return JSON.stringify([method, q]);
+    const from = q.from < dates.from ? dates.from : q.from;
+    const to = q.to > dates.to ? dates.to : q.to;
+    return JSON.stringify([method, { ...q, from, to }]);
   }
 }

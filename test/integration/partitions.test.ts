@@ -194,6 +194,26 @@ describe("a closed partition's answers", () => {
     expect(once.rowsRead).toBeGreaterThan(5);
     expect(again.rowsRead).toBe(1);
   });
+
+  it('are kept for a range moved by a day that still covers the partition whole', async () => {
+    const q = (from: string, to: string) => ({
+      from,
+      to,
+      filters: [{ op: 'is' as const, dimension: 'sl:page', values: ['/b'], caseSensitive: true }],
+      groups: [{ dimensions: ['sl:os'], metrics: ['visitors'], order: [], limit: 5, offset: 0 }],
+    });
+    // The third partition holds 2026-07-03 and 2026-07-04.
+    const third = websiteLog(env, p.id, 2);
+    const once = await third.query(q('2026-07-01', '2026-07-05'));
+    const moved = await third.query(q('2026-07-02', '2026-07-06'));
+    const cut = await third.query(q('2026-07-04', '2026-07-06'));
+    if (!once.ok || !moved.ok || !cut.ok) throw new Error('the closed partition did not answer');
+    expect(once.rowsRead).toBeGreaterThan(5);
+    expect(moved.value).toEqual(once.value);
+    expect(moved.rowsRead).toBe(1);
+    // Its part of the range changed: read again.
+    expect(cut.rowsRead).toBeGreaterThan(1);
+  });
 });
 
 describe('an isolate that knows nothing of the partitions yet', () => {

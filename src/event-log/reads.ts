@@ -136,8 +136,8 @@ export class LogReads {
     const first = this.reader.firstDate();
     if (dates.from === null || dates.to === null || (first !== undefined && q.from < first))
       return JSON.stringify([method, q]);
-    const from = q.from < dates.from ? dates.from : q.from;
-    const to = q.to > dates.to ? dates.to : q.to;
+    const [, from] = [q.from, dates.from].sort();
+    const [to] = [q.to, dates.to].sort();
     return JSON.stringify([method, { ...q, from, to }]);
   }
 }

@@ -14,7 +14,10 @@
  * --import-heap (measure only the heap of an Umami import, `imports.peakHeap`, into the JSON of
  * the last run), --import-sessions N (that import's sessions; default 1,000,000), --keep
  * (keep the run's local state — the D1 database and the benchmark site's object — and print
- * where, to look into it afterwards, e.g. with `wrangler dev --persist-to`).
+ * where, to look into it afterwards, e.g. with `wrangler dev --persist-to`), --scale (only a
+ * website's log over partitions, at 1×, 4× and 10× the year: `scale` in the JSON of the last
+ * run; scripts/bench/scale.ts), --scale-sizes 1,4,10, --partition-events N (the partitions'
+ * size; default wrangler.toml's `LOG_PARTITION_EVENTS`).
  *
  * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
  * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
@@ -32,7 +35,6 @@ import {
 } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -50,13 +52,15 @@ import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
 import { dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
 import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
-import { createBenchSite, d1File, loadInParallel } from './bench/load.ts';
+import { createBenchSite, d1File, loadedEvents, loadInParallel } from './bench/load.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
+import { importScaled, type ScaleReport, type ScaleSizeReport } from './bench/scale.ts';
 import { SqliteD1 } from './bench/sqlite-d1.ts';
 import {
   benchConfig,
   hitsUnderReads,
+  hitsWhileReading,
   load,
   percentile,
   readYourWrites,
@@ -84,6 +88,9 @@ const { values: args } = parseArgs({
     'import-heap': { type: 'boolean', default: false },
     'import-sessions': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    scale: { type: 'boolean', default: false },
+    'scale-sizes': { type: 'string' },
+    'partition-events': { type: 'string' },
   },
 });
 
@@ -107,6 +114,12 @@ const config = {
   importSessions: num(args['import-sessions'], quick ? 50_000 : 1_000_000),
 };
 const outDir = args.out ?? join(root, 'docs');
+/** The partitions' size wrangler.toml sets (`--partition-events` for another). */
+const DEFAULT_PARTITION_EVENTS = Number(
+  /^LOG_PARTITION_EVENTS\s*=\s*"(\d+)"/m.exec(
+    readFileSync(join(root, 'wrangler.toml'), 'utf8'),
+  )?.[1] ?? 500_000,
+);
 
 const DAY = 86_400_000;
 /** Traffic ends at the last UTC midnight; the ranges end on the day before. */
@@ -416,42 +429,19 @@ async function importEvents(
   const stored = (await post('/bench/ingest', [starter])) as { pageview: { hits: number } };
   if (stored.pageview.hits !== 1) throw new Error('the first hit was not stored');
   await post('/bench/flush', { websiteIds: [siteId] });
-  // Each part's log with its texts: its `dict` ids read back (parts have dictionaries of their
-  // own; the object encodes the texts with its own).
-  const textOf = (table: string, column: string) =>
-    `(SELECT value FROM ${table}.dict WHERE id = l.${column})`;
-  const text = (table: string, column: string) => `${textOf(table, column)} AS ${column}`;
-  const selectPart = (part: string) => `SELECT l.id AS seq, l.kind, l.time, l.day, l.hour,
-      l.visitor, l.visit, l.firsts, ${text(part, 'page')}, ${text(part, 'event')}, l.visit_views,
-      ${text(part, 'previous_page')}, l.visit_seconds, l.visit_hour, ${text(part, 'landing')},
-      coalesce(${textOf(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
-      l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution', 'hostname', 'name', 'landing_host', 'source', 'channel', 'utm_source', 'utm_medium', 'utm_content', 'utm_term', 'browser_version', 'os_version', 'region'].map((c) => text(part, c)).join(', ')}
-    FROM ${part}.log l`;
-  const db = new DatabaseSync(':memory:');
-  try {
-    logFiles.forEach((f, i) => {
-      db.exec(`ATTACH DATABASE '${f}' AS p${i}`);
-    });
-    const union = logFiles.map((_, i) => selectPart(`p${i}`)).join(' UNION ALL ');
-    // A date's events are all in one part, in arrival order by id.
-    const rows = db.prepare(`SELECT * FROM (${union}) ORDER BY day, seq`).iterate();
-    let batch: ImportedEvent[] = [];
-    let imported = 0;
-    const send = async () => {
-      await post('/bench/import', { websiteId: siteId, rows: batch });
-      imported += batch.length;
-      batch = [];
-    };
-    for (const row of rows as Iterable<ImportedEvent & { seq: number }>) {
-      const { seq: _seq, ...event } = row;
-      batch.push({ ...event });
-      if (batch.length === 5_000) await send();
-    }
-    if (batch.length) await send();
-    return imported;
-  } finally {
-    db.close();
+  let batch: ImportedEvent[] = [];
+  let imported = 0;
+  const send = async () => {
+    await post('/bench/import', { websiteId: siteId, rows: batch });
+    imported += batch.length;
+    batch = [];
+  };
+  for (const event of loadedEvents(logFiles)) {
+    batch.push(event);
+    if (batch.length === 5_000) await send();
   }
+  if (batch.length) await send();
+  return imported;
 }
 
 /**
@@ -1063,7 +1053,285 @@ async function importHeapOnly() {
   }
 }
 
-if (args['import-heap']) {
+/** `--scale`: a website's log over partitions at 1×, 4× and 10× the year (scripts/bench/scale.ts). */
+async function scaleMain() {
+  const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
+  const runStarted = performance.now();
+  const factors = (args['scale-sizes'] ?? '1,4,10').split(',').map((f) => num(f, 1));
+  const limit = num(args['partition-events'], DEFAULT_PARTITION_EVENTS);
+  try {
+    log(`migrating a fresh local D1 in ${state}`);
+    wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
+    const file = d1File(state);
+    await createBenchSite(file, BENCH_DOMAIN);
+    const sites = [];
+    for (const factor of factors) {
+      const domain = `scale-${factor}x.example.com`;
+      sites.push({
+        factor,
+        domain,
+        ...(await createBenchSite(file, domain, `${factor}x@example.com`)),
+      });
+    }
+    const traffic: TrafficOptions = {
+      seed: config.seed,
+      domain: BENCH_DOMAIN,
+      days: config.days,
+      end,
+      visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
+      pages: config.pages,
+    };
+    log(`loading ${config.days} days of traffic (${traffic.visitorsPerDay} visitors a day)`);
+    const loadStarted = performance.now();
+    const loaded = await loadInParallel(file, traffic);
+    const yearSeconds = (performance.now() - loadStarted) / 1000;
+    log(`  ${loaded.stored.toLocaleString('en')} hits stored in ${yearSeconds.toFixed(0)} s`);
+    const vars = { LOG_PARTITION_EVENTS: String(limit) };
+    let bench = await startWorker(state, 'scripts/bench/worker.ts', vars);
+    const post = async (path: string, body: unknown) => {
+      const res = await bench.fetch(`http://bench${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+    const sizes: ScaleSizeReport[] = [];
+    let yearEvents = 0;
+    for (const site of sites) {
+      log(
+        `importing ${site.factor}× the year into partitions of ${limit.toLocaleString('en')} events`,
+      );
+      const started = performance.now();
+      let shown = 0;
+      const imported = await importScaled(
+        post,
+        site.id,
+        loadedEvents(loaded.logFiles),
+        site.factor,
+        limit,
+        (events) => {
+          if (events - shown >= 1_000_000) {
+            shown = events;
+            log(`  ${events.toLocaleString('en')} events`);
+          }
+        },
+      );
+      const loadSeconds = round((performance.now() - started) / 1000);
+      if (site.factor === 1) yearEvents = imported.events;
+      log(
+        `  ${imported.events.toLocaleString('en')} events in ${imported.partitions} partitions, ${loadSeconds} s`,
+      );
+      sizes.push({
+        factor: site.factor,
+        ...imported,
+        bytesPerEvent: round(imported.bytes / imported.events, 1),
+        loadSeconds,
+        questions: [],
+        hits: undefined as unknown as ScaleSizeReport['hits'],
+      });
+    }
+    for (const f of loaded.logFiles) rmSync(f, { force: true });
+    // The objects as websites in use have them: storage settled, memory read afresh.
+    await bench.stop();
+    bench = await startWorker(state, 'scripts/bench/worker.ts', vars);
+    const yearFrom = isoDay(end - 365 * DAY);
+    const questions = [
+      ...FILTERED.map(({ name, filters }) => {
+        const { dimension, metric } = V1_STATISTICS[name];
+        const params = filters.map((f) => `${filterParam(f)}=${f.value}`).join('&');
+        return {
+          key: `${name}?${params}`,
+          title: `\`${name}\` \`${params}\``,
+          ask: {
+            engine: {
+              from: yearFrom,
+              to: lastDay,
+              filters: v1Filters(filters),
+              groups: [
+                {
+                  dimensions: [dimension],
+                  metrics: [metric],
+                  order: [[metric, 'desc']],
+                  limit: 25,
+                  offset: 0,
+                },
+              ],
+            },
+          },
+        };
+      }),
+      ...V2_QUESTIONS.filter((q) => q.key === 'pageByCountry365').map((q) => ({
+        key: `v2.${q.key}`,
+        title: `v2 ${q.title}`,
+        ask: { engine: v2Question(q) },
+      })),
+      {
+        key: 'funnel365',
+        title: 'A four-step funnel',
+        ask: { funnel: { steps: FUNNEL_STEPS, from: yearFrom, to: lastDay } },
+      },
+      {
+        key: 'journey365',
+        title: 'A two-step journey after `/pricing`',
+        ask: {
+          journey: (FLOW_QUESTIONS.find((q) => q.key === 'journey365') as { journey: JourneyQuery })
+            .journey,
+        },
+      },
+    ];
+    for (const [i, site] of sites.entries()) {
+      const size = sizes[i] as ScaleSizeReport;
+      for (const q of questions) {
+        const ask = (mode: string) =>
+          post('/bench/scale', {
+            websiteId: site.id,
+            mode,
+            runs: config.runs,
+            ...q.ask,
+          }) as Promise<{
+            rowsRead: number;
+            samples: number[];
+            slowest: number[];
+            merges: number[];
+            mergeBytes: number;
+          }>;
+        const p = (xs: number[], at: number) =>
+          round(
+            percentile(
+              [...xs].sort((a, b) => a - b),
+              at,
+            ),
+          );
+        const cold = await ask('cold');
+        const parts = await ask('parts');
+        const again = await ask('again');
+        size.questions.push({
+          key: q.key,
+          title: q.title,
+          rowsRead: cold.rowsRead,
+          p50Ms: p(cold.samples, 50),
+          p95Ms: p(cold.samples, 95),
+          criticalP50Ms: p(parts.samples, 50),
+          criticalP95Ms: p(parts.samples, 95),
+          slowestPartitionP50Ms: p(parts.slowest, 50),
+          mergeP50Ms: p(parts.merges, 50),
+          mergeBytes: parts.mergeBytes,
+          againP50Ms: p(again.samples, 50),
+          againP95Ms: p(again.samples, 95),
+          againRowsRead: again.rowsRead,
+        });
+        log(
+          `  ${site.factor}×: ${q.key}: whole ${p(cold.samples, 50)} ms, critical path ${p(parts.samples, 50)} ms, again ${p(again.samples, 50)} ms`,
+        );
+      }
+    }
+    await bench.stop();
+    // Hits under readers, against the real Worker.
+    const dev = await startWorker(
+      state,
+      'src/index.ts',
+      { BENCH: 'on', ...vars },
+      benchConfig(root, state),
+    );
+    try {
+      const base = `http://${dev.address}:${dev.port}`;
+      for (const [i, site] of sites.entries()) {
+        const size = sizes[i] as ScaleSizeReport;
+        const pool: GeneratedHit[] = [];
+        for (const day of trafficDays({
+          seed: config.seed + 2,
+          domain: site.domain,
+          days: 1,
+          end: end + DAY,
+          visitorsPerDay: 2000,
+          pages: config.pages,
+        }))
+          pool.push(...day.filter((h) => !('event' in h.body)));
+        const hit = (n: number) => {
+          const { body, req } = pool[n % pool.length] as GeneratedHit;
+          return fetch(`${base}/api/event`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'text/plain',
+              'user-agent': req.userAgent,
+              'cf-connecting-ip': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+            },
+            body: JSON.stringify(body),
+          });
+        };
+        // Each read a question not asked before (one more filter that keeps everything), so that
+        // every read reads the events.
+        let asked = 0;
+        const auth = { authorization: `Bearer ${site.apiKey}` };
+        const heaviest = FILTERED.filter((f) => ['exit_page', 'country', 'page'].includes(f.name));
+        const readers = [
+          ...heaviest.map(({ name, filters }) => () => {
+            const params = new URLSearchParams({ name, from: yearFrom, to: lastDay });
+            for (const f of filters) params.set(filterParam(f), f.value);
+            params.set('filter[os][not]', `Bench ${asked++}`);
+            return fetch(`${base}/api/v1/stats/${site.id}?${params}`, { headers: auth });
+          }),
+          () =>
+            fetch(`${base}/api/v2/query`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                site_id: site.domain,
+                metrics: ['visitors', 'pageviews'],
+                dimensions: ['event:page', 'visit:country'],
+                date_range: [yearFrom, lastDay],
+                filters: [
+                  ['is', 'visit:source', ['Google']],
+                  ['is_not', 'visit:os', [`Bench ${asked++}`]],
+                ],
+              }),
+            }),
+        ];
+        log(`  ${site.factor}×: hits alone, then under four readers`);
+        const alone = await hitsWhileReading({
+          seconds: config.durationSeconds,
+          readers: 0,
+          hit,
+          questions: [],
+        });
+        const under = await hitsWhileReading({
+          seconds: config.durationSeconds,
+          readers: 4,
+          hit: (n) => hit(100_000 + n),
+          questions: readers,
+        });
+        size.hits = { alone: alone.hits, underReads: under.hits, reads: under.reads };
+        log(`    hits p99 ${alone.hits.p99Ms} ms alone, ${under.hits.p99Ms} ms under reads`);
+      }
+    } finally {
+      await dev.stop();
+    }
+    const scale: ScaleReport = {
+      generatedAt: new Date().toISOString(),
+      partitionEvents: limit,
+      cores: cpus().length,
+      year: { events: yearEvents, loadSeconds: round(yearSeconds) },
+      runs: config.runs,
+      sizes,
+    };
+    const path = join(outDir, 'benchmarks.json');
+    const report = JSON.parse(readFileSync(path, 'utf8')) as BenchReport;
+    report.scale = scale;
+    writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+    log(
+      `wrote scale into ${path} and BENCHMARKS.md in ${Math.round((performance.now() - runStarted) / 1000)} s`,
+    );
+  } finally {
+    if (args.keep) log(`kept ${state}`);
+    else rmSync(state, { recursive: true, force: true });
+  }
+}
+
+if (args.scale) {
+  await scaleMain();
+} else if (args['import-heap']) {
   await importHeapOnly();
 } else if (args['render-only']) {
   // Re-renders BENCHMARKS.md from benchmarks.json (after editing the report's text).

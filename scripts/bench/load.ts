@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createDb } from '../../src/db/client.ts';
@@ -28,6 +29,7 @@ import { suffixesOnDisk } from '../lib/public-suffixes.ts';
 import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
 import { SqliteD1 } from './sqlite-d1.ts';
 import { sqliteLogStorage } from './sqlite-log-storage.ts';
+import type { ImportedEvent } from './worker.ts';
 
 /** The local D1 database file wrangler keeps under a `--persist-to` directory. */
 export function d1File(persistTo: string): string {
@@ -203,6 +205,37 @@ export async function loadInParallel(
     for (const k of Object.keys(total) as (keyof LoadCounts)[]) total[k] += r[k];
   const logFiles = Array.from({ length: parts }, (_, part) => logFileOf(`${file}.part${part}`));
   return { ...total, logFiles };
+}
+
+/**
+ * The loaded events of the benchmark site, in date order (a date's events are all in one
+ * loader's log, in arrival order by id), their texts as texts: each loader's log has a
+ * dictionary of its own, and the object the events go into encodes them with its own.
+ */
+export function* loadedEvents(logFiles: string[]): Generator<ImportedEvent> {
+  const textOf = (table: string, column: string) =>
+    `(SELECT value FROM ${table}.dict WHERE id = l.${column})`;
+  const text = (table: string, column: string) => `${textOf(table, column)} AS ${column}`;
+  const selectPart = (part: string) => `SELECT l.id AS seq, l.kind, l.time, l.day, l.hour,
+      l.visitor, l.visit, l.firsts, ${text(part, 'page')}, ${text(part, 'event')}, l.visit_views,
+      ${text(part, 'previous_page')}, l.visit_seconds, l.visit_hour, ${text(part, 'landing')},
+      coalesce(${textOf(part, 'referrer')}, '') AS referrer, ${text(part, 'campaign')},
+      l.visitor_hour, ${['country', 'continent', 'city', 'language', 'browser', 'os', 'device', 'resolution', 'hostname', 'name', 'landing_host', 'source', 'channel', 'utm_source', 'utm_medium', 'utm_content', 'utm_term', 'browser_version', 'os_version', 'region'].map((c) => text(part, c)).join(', ')}
+    FROM ${part}.log l`;
+  const db = new DatabaseSync(':memory:');
+  try {
+    logFiles.forEach((f, i) => {
+      db.exec(`ATTACH DATABASE '${f}' AS p${i}`);
+    });
+    const union = logFiles.map((_, i) => selectPart(`p${i}`)).join(' UNION ALL ');
+    const rows = db.prepare(`SELECT * FROM (${union}) ORDER BY day, seq`).iterate();
+    for (const row of rows as Iterable<ImportedEvent & { seq: number }>) {
+      const { seq: _seq, ...event } = row;
+      yield { ...event };
+    }
+  } finally {
+    db.close();
+  }
 }
 
 // A loader process: `load.ts <file> <traffic json> <part> <parts>`; reports JSON lines.

@@ -5,6 +5,7 @@ import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { BundleReport } from './bundle.ts';
 import type { PeakHeapReport } from './import-heap.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
+import { type ScaleReport, scaleSection } from './scale.ts';
 
 type Sizes = { raw: number; gzip: number; brotli: number };
 type Rate = '0.1' | '1' | '10' | '50';
@@ -161,6 +162,8 @@ export type BenchReport = {
     bundle?: BundleReport;
   };
   runSeconds: number;
+  /** `npm run bench -- --scale` (scripts/bench/scale.ts). */
+  scale?: ScaleReport;
 };
 
 /** Section 4's hits while the statistics page is read under goal filters. */
@@ -611,7 +614,7 @@ ${r.sizes.bundle ? bundleSection(r.sizes.bundle) : ''}
 ## 7. Comparison
 
 ${comparison}
-`;
+${scaleSection(r.scale)}`;
 }
 
 function bundleSection(b: BundleReport): string {

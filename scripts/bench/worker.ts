@@ -34,13 +34,14 @@ import type { LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
+import { forgetAnswers } from '../../src/event-log/answers.ts';
 import { noteDayStart } from '../../src/event-log/days.ts';
 import { Dictionary } from '../../src/event-log/dictionary.ts';
 import type { LogHit } from '../../src/event-log/events.ts';
 import { flushDueAt, type Waiting } from '../../src/event-log/flush.ts';
 import { LogDb } from '../../src/event-log/log-db.ts';
 import { insertEvent, type VisitorValues } from '../../src/event-log/log-rows.ts';
-import { nextEventId } from '../../src/event-log/log-schema.ts';
+import { createTables, nextEventId } from '../../src/event-log/log-schema.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
 import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
@@ -50,6 +51,7 @@ import { compactMonths } from '../../src/rollups/compaction.ts';
 import { queryStats, type StatsPage } from '../../src/rollups/reads.ts';
 import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
 import { rollupSource } from '../../src/stats/source.ts';
+import { type ScaleAsk, scaleRead } from './scale-reads.ts';
 
 type Env = WorkerEnv;
 
@@ -100,10 +102,19 @@ export class WebsiteLog extends SightlineWebsiteLog {
    * each new date starts, and the flush position moves past them, so no alarm rolls them up
    * again; answers them and the new position. The log is then reopened, as after a restart.
    */
-  importEvents(rows: ImportedEvent[]): { imported: number; position: number } {
+  importEvents(
+    rows: ImportedEvent[],
+    into?: { websiteId: number; partition: number; close: boolean },
+  ): { imported: number; position: number; bytes: number } {
     const db = new LogDb(this.ctx.storage.sql);
     const dict = new Dictionary(db);
     this.ctx.storage.transactionSync(() => {
+      // A partition's first import makes its tables, as its first hit would.
+      if (into && !db.hasTable('meta')) {
+        createTables(db);
+        db.setMeta('website', into.websiteId);
+      }
+      if (into) db.setMeta('partition', into.partition);
       let id = nextEventId(db);
       let newest = db.rows<{ date: string }>('SELECT date FROM days ORDER BY first DESC LIMIT 1')[0]
         ?.date;
@@ -195,10 +206,17 @@ export class WebsiteLog extends SightlineWebsiteLog {
         id++;
       }
       db.setMeta('flushed', id - 1);
+      if (into?.close) db.setMeta('closed', 1);
     });
     // The object's memory (its next id above all) is read again from what was written.
     this.open();
-    return { imported: rows.length, position: db.meta('flushed') };
+    return { imported: rows.length, position: db.meta('flushed'), bytes: db.bytes };
+  }
+
+  /** Forgets the answers this partition keeps, so that the next read is read again. */
+  forgetKept(): void {
+    const db = new LogDb(this.ctx.storage.sql);
+    if (db.hasTable('answers')) forgetAnswers(db);
   }
 }
 
@@ -351,19 +369,61 @@ export default {
       return Response.json(out);
     }
     if (pathname === '/bench/import') {
-      const q = (await request.json()) as { websiteId: number; rows: ImportedEvent[] };
-      const log = websiteLog(env, q.websiteId) as unknown as DurableObjectStub<WebsiteLog>;
-      const { imported, position } = await log.importEvents(q.rows);
-      // D1 holds the roll-ups of these events already (the loader wrote them): its position
-      // moves with the log's, or the log's next flush would find D1 behind and roll them up
-      // again (docs/ARCHITECTURE.md, "The flush").
+      const q = (await request.json()) as {
+        websiteId: number;
+        rows: ImportedEvent[];
+        /** Into this partition of the website's log (scale runs), closing it after (`close`). */
+        partition?: number;
+        close?: boolean;
+      };
+      if (q.partition === undefined) {
+        const log = websiteLog(env, q.websiteId) as unknown as DurableObjectStub<WebsiteLog>;
+        const { imported, position } = await log.importEvents(q.rows);
+        // D1 holds the roll-ups of these events already (the loader wrote them): its position
+        // moves with the log's, or the log's next flush would find D1 behind and roll them up
+        // again (docs/ARCHITECTURE.md, "The flush").
+        await env.DB.prepare(
+          'UPDATE log_positions SET position = ? WHERE website_id = ? AND partition = 0',
+        )
+          .bind(position, q.websiteId)
+          .run();
+        return Response.json({ imported });
+      }
+      const { partition, close = false } = q;
+      const log = websiteLog(
+        env,
+        q.websiteId,
+        partition,
+      ) as unknown as DurableObjectStub<WebsiteLog>;
+      const { imported, position, bytes } = await log.importEvents(q.rows, {
+        websiteId: q.websiteId,
+        partition,
+        close,
+      });
+      // The directory, as the partition's flushes would have written it (no roll-ups: the
+      // scale runs read the log alone).
+      const dates = q.rows.map((r) => dateOfDay(r.day)).sort();
       await env.DB.prepare(
-        'UPDATE log_positions SET position = ? WHERE website_id = ? AND partition = 0',
+        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes, closed)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        ON CONFLICT (website_id, partition) DO UPDATE SET position = ?3,
+          first_date = coalesce(first_date, ?4), last_date = ?5, events = events + ?6, bytes = ?7,
+          closed = ?8`,
       )
-        .bind(position, q.websiteId)
+        .bind(
+          q.websiteId,
+          partition,
+          position,
+          dates[0] ?? null,
+          dates.at(-1) ?? null,
+          imported,
+          bytes,
+          close ? 1 : 0,
+        )
         .run();
-      return Response.json({ imported });
+      return Response.json({ imported, bytes });
     }
+    if (pathname === '/bench/scale') return scaleRead(env, (await request.json()) as ScaleAsk);
     if (pathname === '/bench/engine') {
       const q = (await request.json()) as { websiteId: number; question: LogQuery; runs: number };
       const reader = readerOf(createDb(env.DB), q.websiteId, env);

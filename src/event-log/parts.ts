@@ -97,7 +97,10 @@ export async function askParts<T, R>(
       if (a.ok && a.part?.closed) noteClosed(websiteId, n, a.part);
     });
     if (answers.at(-1)?.part?.closed) continue;
-    const failed = answers.find((a) => !a.ok);
+    // A failure first; else the log starts where its newest partition that cannot answer the
+    // range says it does (older ones were dropped whole by retention: ./retention.ts).
+    const failures = answers.filter((a) => !a.ok);
+    const failed = failures.find((a) => !a.firstDate) ?? failures.at(-1);
     if (failed && !failed.ok) return failed;
     const values: T[] = [];
     let rowsRead = 0;

@@ -1,13 +1,15 @@
 /**
  * What a log forgets, and when (docs/ARCHITECTURE.md, "The event log"): visitor hashes 48
  * hours after they were last seen, salts after 72, and — when `EVENT_RETENTION_DAYS` is set —
- * rolled-up events older than that many days, by whole local dates, found through `days`.
+ * rolled-up events older than that many days, by whole local dates, found through `days`; a
+ * closed partition whose dates are all past it, whole.
  */
 import { addDays, utcDate } from '../lib/dates.ts';
 import { forgetAnswers } from './answers.ts';
 import { PER_RUN as CONVERT_PER_RUN } from './convert.ts';
-import { compactDate, keptFrom } from './days.ts';
+import { compactDate, keptFrom, newestDate } from './days.ts';
 import type { LogDb } from './log-db.ts';
+import { isClosed } from './partitions.ts';
 import { forgetSettled } from './staging.ts';
 
 /**
@@ -63,6 +65,8 @@ export function forgetExpired(
 ): number {
   const before = utcDate(now - days * 86_400_000);
   const flushed = db.meta('flushed');
+  const whole = dropWhole(db, before, flushed, transaction);
+  if (whole !== null) return whole;
   const runs = db.rows<{ first: number; date: string; next: number | null }>(
     `SELECT first, date, (SELECT min(n.first) FROM days n WHERE n.first > d.first) AS next
       FROM days d WHERE d.date < ? ORDER BY first`,
@@ -100,6 +104,38 @@ export function forgetExpired(
     }
     if (deleted >= limit) break;
   }
+  return deleted;
+}
+
+/**
+ * A closed partition (./partitions.ts) whose every date is past the retention and rolled up
+ * is dropped whole, in one transaction, instead of run by run: its events, legacy rows, `days`
+ * and kept answers, its `meta` noting the highest id deleted and that it holds dates from the
+ * day after its newest (so a range reaching into them still says where the log starts).
+ * Answers the events deleted, or null when the partition is not to be dropped whole.
+ */
+function dropWhole(
+  db: LogDb,
+  before: string,
+  flushed: number,
+  transaction: (work: () => void) => void,
+): number | null {
+  const newest = newestDate(db);
+  const last = lastEventId(db);
+  if (!isClosed(db) || newest === null || newest >= before || flushed < last) return null;
+  let deleted = 0;
+  transaction(() => {
+    deleted = db.one<{ n: number }>('SELECT count(*) AS n FROM log').n;
+    db.rows('DELETE FROM log');
+    if (db.meta('legacy') > 0) {
+      deleted += db.one<{ n: number }>('SELECT count(*) AS n FROM events').n;
+      db.rows('DELETE FROM events');
+    }
+    db.rows('DELETE FROM days');
+    forgetAnswers(db);
+    db.setMeta('deleted_through', Math.max(db.meta('deleted_through'), last));
+    db.setMeta('kept_from', compactDate(addDays(newest, 1)));
+  });
   return deleted;
 }
 

@@ -6,11 +6,13 @@
  * journey, the custom properties, the Stats API v2 — is C's, and the storage lists P's
  * partitions.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { Env } from '../../src/env.ts';
+import { EventLog } from '../../src/event-log/event-log.ts';
 import { forgetPartitions, partitionNumbers } from '../../src/event-log/parts.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
 import { call, oneOf } from '../support/api.ts';
@@ -225,5 +227,42 @@ describe('an isolate that knows nothing of the partitions yet', () => {
     expect(r.p.status).toBe(200);
     expect(r.p.json).toEqual(r.c.json);
     expect(partitionNumbers(p.id)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('retention over partitions', () => {
+  it('drops the partitions past it whole, trims none it keeps, and answers as one partition does', async () => {
+    freezeAt('2026-07-05T12:00:00Z');
+    // Two days kept: the dates before 2026-07-03 go (the first two partitions, whole).
+    const alarm = (id: number, partition: number) =>
+      runInDurableObject(websiteLog(env, id, partition), async (_instance, state) => {
+        const log = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '2' });
+        await log.alarm();
+        return state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM log').one().n;
+      });
+    const held = [];
+    for (const n of [0, 1, 2, 3]) held.push(await alarm(p.id, n));
+    await alarm(c.id, 0);
+    // Days of 8, 5, 3 + 10 and 5 events.
+    expect(held).toEqual([0, 0, 13, 5]);
+    const kept = await both(
+      (s) =>
+        `/api/v1/stats/${s.id}?name=page&from=2026-07-03&to=2026-07-05&filter[browser][not]=Safari`,
+    );
+    expect(kept.p.status).toBe(200);
+    expect(kept.p.json).toEqual(kept.c.json);
+    // A range that reaches into what was forgotten says where the log starts, as one object does.
+    for (const from of ['2026-07-01', '2026-07-02']) {
+      const gone = await both(
+        (s) => `/api/v1/stats/${s.id}?name=page&from=${from}&to=2026-07-05&filter[page]=/a`,
+      );
+      expect(gone.p.status).toBe(422);
+      expect(gone.p.json).toEqual(gone.c.json);
+    }
+    const storage = oneOf(await call(`/api/v1/websites/${p.id}/storage`, { key: p.key })).data as {
+      partitions: { events: number }[];
+    };
+    // A partition dropped whole holds no date: the storage lists the others.
+    expect(storage.partitions.map((x) => x.events)).toEqual([13, 5]);
   });
 });

@@ -34,8 +34,8 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
   if (!only) return;
   const limit = partitionLimit(env);
   if (hits.length === 1) {
-    await inOpenPartition(env, only.websiteId, async (log, number) => {
-      const answer = await log.record({ ...only, partition: { number, limit } });
+    await inOpenPartition(env, only.websiteId, async (log, number, back) => {
+      const answer = await log.record({ ...only, partition: { number, limit, back } });
       if (!answer.ok && !('moved' in answer)) throw new LogRefused('record the hit');
       return answer;
     });
@@ -106,18 +106,26 @@ const MOST_MOVES = 1_000;
 
 /**
  * Runs `attempt` on the website's open partition, following "moved" (./partitions.ts) to
- * the next until one takes it; its answer.
+ * the next until one takes it — or back, for a date older than a partition's, to the one that
+ * holds it (`back`) — its answer.
  */
 async function inOpenPartition<A extends { ok: boolean }>(
   env: Env,
   websiteId: number,
-  attempt: (log: ReturnType<typeof websiteLog>, number: number) => Promise<A | Moved>,
+  attempt: (
+    log: ReturnType<typeof websiteLog>,
+    number: number,
+    back: boolean,
+  ) => Promise<A | Moved>,
 ): Promise<A> {
+  let number = openPartition(websiteId);
+  let back = false;
   for (let moves = 0; moves < MOST_MOVES; moves++) {
-    const number = openPartition(websiteId);
-    const answer = await attempt(websiteLog(env, websiteId, number), number);
+    const answer = await attempt(websiteLog(env, websiteId, number), number, back);
     if (!('moved' in answer)) return answer;
-    noteClosed(websiteId, number);
+    back = answer.moved < number;
+    if (!back) noteClosed(websiteId, number);
+    number = back ? answer.moved : openPartition(websiteId);
   }
   throw new LogRefused('find its open partition');
 }

@@ -134,6 +134,8 @@ export class EventLog {
       const before = { ...this.db.io };
       const recorded = await this.storeIf(hit, await this.hashOf(hit), () => true, before);
       if (!recorded) throw new Error('the hit was not stored');
+      // A closed partition rolls up a hit sent back to it at once: readers flush it no more.
+      if (hit.partition?.back && isClosed(this.db)) await this.flush();
       return recorded;
     });
   }
@@ -168,12 +170,12 @@ export class EventLog {
     return recorded;
   }
 
-  // The hits of a tracker call that names several websites: staged, then committed, settled
-  // with the call's leader or aborted (./staging.ts).
+  // The hits of a tracker call that names several websites: staged (in the open partition,
+  // never sent back: the call names its leader's), committed, settled or aborted (./staging.ts).
   async stage(token: string, hit: LogHit, leader: number): Promise<Staged> {
     return this.answer('hit not staged in its log', async () => {
       this.ensureTables();
-      return (await this.movedFrom(hit)) ?? this.staging.stage(token, hit, leader);
+      return (await this.movedFrom(hit, false)) ?? this.staging.stage(token, hit, leader);
     });
   }
   async commit(token: string): Promise<Committed | NotStored> {
@@ -187,8 +189,8 @@ export class EventLog {
   }
 
   /** Whether this partition takes a hit (./partitions.ts); one that closes flushes at once. */
-  private async movedFrom(hit: LogHit): Promise<Moved | null> {
-    const moved = movedFrom(this.db, hit, this.lastDate());
+  private async movedFrom(hit: LogHit, mayGoBack = true): Promise<Moved | null> {
+    const moved = movedFrom(this.db, hit, this.lastDate(), mayGoBack);
     if (moved && this.waitingNow().count > 0) await this.scheduleAlarm(Date.now());
     return moved;
   }

@@ -29,10 +29,11 @@ export type LogHit = EventDimensions &
     revenue?: { amount: number; currency: string } | null;
     /**
      * The partition of the website's log the Worker sent it to (none: the first), the events
-     * past which that partition closes at the next local date (0: never), and — for a hit of
-     * a call that names several websites — its leader's partition (./partitions.ts).
+     * past which that partition closes at the next local date (0: never), whether the next
+     * partition sent it back here (`back`: its date is older than that one's), and — for a
+     * hit of a call that names several websites — its leader's partition (./partitions.ts).
      */
-    partition?: { number: number; limit: number; leader?: number };
+    partition?: { number: number; limit: number; leader?: number; back?: boolean };
     /** Loaded by the replay route with others of past days (src/event-log/retention.ts). */
     replayed?: boolean;
   };

@@ -5,8 +5,9 @@
  * (`LOG_PARTITION_EVENTS`): the first hit of a newer local date is answered "moved", and so is
  * every hit after, so that every local date — every visit and visitor-day — lies in one
  * partition. A closed partition still answers reads, flushes, settles staged calls and is
- * trimmed by retention; it takes no more hits.
+ * trimmed by retention; it takes no more hits but those of its own dates sent back to it.
  */
+import { forgetAnswers } from './answers.ts';
 import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 
@@ -25,14 +26,36 @@ function eventsHeld(db: LogDb): number {
   return db.one<{ n: number | null }>('SELECT max(id) - min(id) + 1 AS n FROM log').n ?? 0;
 }
 
+/** The first local date a partition holds (null before its first hit). */
+function firstDate(db: LogDb): string | null {
+  return db.one<{ date: string | null }>('SELECT min(date) AS date FROM days').date;
+}
+
 /**
- * Whether this partition takes `hit` (null) or sends it to the next (`Moved`), closing when
- * it is full and the hit starts a newer local date than `newest` (its newest date).
+ * Whether this partition takes `hit` (null) or sends it on (`Moved`). The open partition
+ * closes when it is full and the hit starts a newer local date than `newest` (its newest
+ * date); the hit goes to the next. A hit of a date older than this partition's first — the
+ * website's time zone moved back — goes back to the one before (when `mayGoBack`), which
+ * takes it closed or not (forgetting the answers it kept), so that every local date stays in
+ * one partition. A closed partition sends any other hit on.
  */
-export function movedFrom(db: LogDb, hit: LogHit, newest: string | null): Moved | null {
+export function movedFrom(
+  db: LogDb,
+  hit: LogHit,
+  newest: string | null,
+  mayGoBack = true,
+): Moved | null {
   const number = hit.partition?.number ?? 0;
   if (db.meta('partition') !== number) db.setMeta('partition', number);
-  if (db.meta('closed') === 1) return { ok: false, moved: number + 1 };
+  if (mayGoBack && number > 0 && newest !== null && hit.date < newest) {
+    const first = firstDate(db);
+    if (first !== null && hit.date < first) return { ok: false, moved: number - 1 };
+  }
+  if (db.meta('closed') === 1) {
+    if (!hit.partition?.back) return { ok: false, moved: number + 1 };
+    forgetAnswers(db);
+    return null;
+  }
   const limit = hit.partition?.limit ?? 0;
   if (limit > 0 && newest !== null && hit.date > newest && eventsHeld(db) >= limit) {
     db.setMeta('closed', 1);

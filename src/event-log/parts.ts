@@ -2,46 +2,67 @@
  * A website's log as the Worker asks it when it is spread over partitions (docs/ARCHITECTURE.md,
  * "When a website outgrows one object"): which partitions a question goes to, asked in
  * parallel, and their answers put together. What an isolate knows of a website's partitions
- * — the closed ones with their dates, and the open one — it learns from the partitions'
- * answers: a partition that answers a read says whether it is closed and which dates it holds,
- * and one that answers a hit "moved" has closed. A closed partition never changes, so what is
- * known of it stays true; the open one is asked every time, and says when it has closed.
+ * — the closed ones with their first dates, and the open one — it learns from the directory
+ * and from the partitions' answers: a partition that answers a read says whether it is closed
+ * and the first date it holds, and one that answers a hit "moved" on has closed. A closed
+ * partition's first date never moves back, so what is known of it stays true; the open one is
+ * asked every time, and says when it has closed.
  */
 import type { Env } from '../env.ts';
 import { addDays } from '../lib/dates.ts';
-import type { LogRead, PartRead, PartState } from './log-types.ts';
+import type { LogRead, PartRead } from './log-types.ts';
 import { websiteLog } from './stub.ts';
 
-type Known = { closed: (PartState & { number: number })[]; open: number };
+/**
+ * A website's partitions as an isolate knows them: the closed ones, each with its first date
+ * when known, the open one's number and first date. A partition holds the dates from its first
+ * up to the day before the next one's first (the first one, any date before as well): a hit
+ * reaches a closed partition only for a date older than the next one's first (./partitions.ts).
+ */
+type Known = {
+  closed: { number: number; from: string | null }[];
+  open: number;
+  openFrom: string | null;
+};
 
 /** What this isolate knows of each website's partitions. */
 const known = new Map<number, Known>();
 
-const knownOf = (websiteId: number): Known => known.get(websiteId) ?? { closed: [], open: 0 };
+const knownOf = (websiteId: number): Known =>
+  known.get(websiteId) ?? { closed: [], open: 0, openFrom: null };
 
 /** The partition this isolate sends a website's hits to. */
 export const openPartition = (websiteId: number) => knownOf(websiteId).open;
 
 /**
- * Notes that partition `number` of a website is closed (with its dates, when known): hits and
- * reads go on to the next.
+ * Notes that partition `number` of a website is closed (with its first date, when known):
+ * hits and reads go on to the next.
  */
-export function noteClosed(websiteId: number, number: number, state?: PartState): void {
+export function noteClosed(websiteId: number, number: number, from?: string | null): void {
   const k = knownOf(websiteId);
   const was = k.closed.find((p) => p.number === number);
-  const dates = { from: state?.from ?? was?.from ?? null, to: state?.to ?? was?.to ?? null };
   const closed = [
     ...k.closed.filter((p) => p.number !== number),
-    { number, closed: true, ...dates },
-  ];
-  known.set(websiteId, { closed, open: Math.max(k.open, number + 1) });
+    { number, from: from ?? was?.from ?? null },
+  ].sort((a, b) => a.number - b.number);
+  const opens = number + 1 > k.open;
+  known.set(websiteId, {
+    closed,
+    open: Math.max(k.open, number + 1),
+    openFrom: opens ? null : k.openFrom,
+  });
+}
+
+/** Notes the first date of a website's open partition, as it answered. */
+function noteOpenFrom(websiteId: number, number: number, from: string | null): void {
+  const k = knownOf(websiteId);
+  if (k.open === number && from !== null) known.set(websiteId, { ...k, openFrom: from });
 }
 
 /**
  * What the directory says of a website's partitions (`log_positions`), read once by an
- * isolate's first read: every partition but the newest is closed, and holds the dates from
- * its first up to the day before the next one's first (its own last date may be newer than
- * its last flush noted); the newest is open unless it says it has closed.
+ * isolate's first read: every partition but the newest is closed; the newest is open unless
+ * it says it has closed.
  */
 async function learnFromDirectory(env: Env, websiteId: number): Promise<void> {
   const { results } = await env.DB.prepare(
@@ -52,13 +73,12 @@ async function learnFromDirectory(env: Env, websiteId: number): Promise<void> {
     .all<{ partition: number; from: string | null; closed: number }>();
   if (known.has(websiteId) || results.length === 0) return;
   const newest = results.at(-1) as (typeof results)[number];
-  const closed = results.slice(0, -1).map((p, i) => {
-    const next = results[i + 1]?.from ?? null;
-    return { number: p.partition, closed: true, from: p.from, to: next && addDays(next, -1) };
+  const open = newest.closed === 1 ? null : newest;
+  known.set(websiteId, {
+    closed: results.filter((p) => p !== open).map((p) => ({ number: p.partition, from: p.from })),
+    open: newest.partition + (open ? 0 : 1),
+    openFrom: open?.from ?? null,
   });
-  if (newest.closed === 1)
-    closed.push({ number: newest.partition, closed: true, from: newest.from, to: null });
-  known.set(websiteId, { closed, open: newest.partition + (newest.closed === 1 ? 1 : 0) });
 }
 
 /** What an isolate knows of a website's partitions, from the directory when it knows nothing. */
@@ -66,9 +86,22 @@ export async function learnPartitions(env: Env, websiteId: number): Promise<void
   if (!known.has(websiteId)) await learnFromDirectory(env, websiteId);
 }
 
-/** A partition's dates overlap a range (a partition of unknown dates always does). */
-const overlaps = (p: PartState, range: { from: string; to: string } | null) =>
-  !range || p.from === null || p.to === null || (p.from <= range.to && p.to >= range.from);
+/**
+ * The closed partitions whose dates a range touches (null: all of them), oldest first: each
+ * holds from its first date (the first partition, from any date) up to the day before the
+ * next one's first (unknown: to any date).
+ */
+function closedTouched(k: Known, range: { from: string; to: string } | null): number[] {
+  return k.closed
+    .filter((p, i) => {
+      if (!range) return true;
+      const next = i + 1 < k.closed.length ? (k.closed[i + 1]?.from ?? null) : k.openFrom;
+      const from = p.number === 0 ? null : p.from;
+      const to = next === null ? null : addDays(next, -1);
+      return (from === null || from <= range.to) && (to === null || to >= range.from);
+    })
+    .map((p) => p.number);
+}
 
 /**
  * Asks every partition of a website a range touches, in parallel (`many`: more than one is
@@ -87,14 +120,15 @@ export async function askParts<T, R>(
   for (;;) {
     const k = knownOf(websiteId);
     // Oldest first: an answer that lists them (the storage) keeps their order.
-    const closed = k.closed.filter((p) => overlaps(p, range)).map((p) => p.number);
-    const numbers = [...closed.sort((a, b) => a - b), k.open];
+    const numbers = [...closedTouched(k, range), k.open];
     const many = numbers.length > 1;
     const answers = await Promise.all(numbers.map((n) => ask(websiteLog(env, websiteId, n), many)));
-    // What the closed partitions said of their dates is kept (it never changes).
+    // What the partitions said of their first dates is kept.
     answers.forEach((a, i) => {
       const n = numbers[i] as number;
-      if (a.ok && a.part?.closed) noteClosed(websiteId, n, a.part);
+      if (!a.ok || !a.part) return;
+      if (a.part.closed) noteClosed(websiteId, n, a.part.from);
+      else noteOpenFrom(websiteId, n, a.part.from);
     });
     if (answers.at(-1)?.part?.closed) continue;
     // A failure first; else the log starts where its newest partition that cannot answer the
@@ -123,5 +157,5 @@ export function forgetPartitions(websiteId: number): void {
 /** Each of a website's partitions, oldest first, as far as this isolate knows them. */
 export function partitionNumbers(websiteId: number): number[] {
   const k = knownOf(websiteId);
-  return [...k.closed.map((p) => p.number).sort((a, b) => a - b), k.open];
+  return [...k.closed.map((p) => p.number), k.open];
 }

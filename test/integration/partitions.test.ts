@@ -266,3 +266,55 @@ describe('retention over partitions', () => {
     expect(storage.partitions.map((x) => x.events)).toEqual([13, 5]);
   });
 });
+
+describe("a website's time zone moved back across a partition's start", () => {
+  it('sends the hits of an older date back to the partition that holds it: answers as one partition does', async () => {
+    // 2026-07-06 in UTC: the fourth partition, full, closes; a fifth holds 2026-07-06.
+    const newDay = [
+      { path: '/a', ip: '198.51.100.1' },
+      { path: '/b', ip: '198.51.100.9' },
+    ];
+    freezeAt('2026-07-06T02:00:00Z');
+    for (const hit of newDay) {
+      await send(p, hit, partitioned);
+      await send(c, hit);
+    }
+    // New York is four hours behind: it is 2026-07-05 there, a date of the fourth partition,
+    // and visitor 1 was there that day.
+    for (const s of [p, c]) {
+      const res = await call(`/api/v1/websites/${s.id}`, {
+        method: 'PATCH',
+        key: s.key,
+        body: { form: { timezone: 'America/New_York' } },
+      });
+      expect(res.status).toBe(200);
+    }
+    freezeAt('2026-07-06T03:00:00Z');
+    for (const hit of [
+      { path: '/c', ip: '198.51.100.1' },
+      { path: '/a', ip: '198.51.100.7' },
+    ]) {
+      await send(p, hit, partitioned);
+      await send(c, hit);
+    }
+    const storage = oneOf(await call(`/api/v1/websites/${p.id}/storage`, { key: p.key })).data as {
+      partitions: { from: string; to: string; events: number; closed: boolean }[];
+    };
+    expect(storage.partitions.slice(-2)).toMatchObject([
+      { from: '2026-07-05', to: '2026-07-05', events: 7, closed: true },
+      { from: '2026-07-06', to: '2026-07-06', events: 2, closed: false },
+    ]);
+    const range = 'from=2026-07-03&to=2026-07-06';
+    for (const path of [
+      (s: Site) => `/api/v1/stats/${s.id}?name=visitors&${range}`,
+      (s: Site) => `/api/v1/stats/${s.id}?name=page&${range}&filter[browser][not]=Safari`,
+      (s: Site) =>
+        `/api/v1/stats/${s.id}?name=visitors&from=2026-07-05&to=2026-07-05&filter[page]=/c`,
+      (s: Site) => `/api/v1/stats/${s.id}/journeys?page=/a&direction=next&steps=2&${range}`,
+    ]) {
+      const r = await both(path);
+      expect(r.p.status).toBe(200);
+      expect(r.p.json).toEqual(r.c.json);
+    }
+  });
+});

@@ -7,7 +7,7 @@
  */
 import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flow-queries.ts';
 import type { GroupReads } from '../counting/group-reads.ts';
-import type { GroupAnswer, LogQuery } from '../counting/query.ts';
+import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { noPartials } from '../counting/query-metrics.ts';
 import { keepAnswer, keptAnswer } from './answers.ts';
 import type { Dictionary } from './dictionary.ts';
@@ -101,7 +101,7 @@ export class LogReads {
   private read<T>(
     none: T,
     work: () => Promise<LogRead<T>>,
-    asked?: [string, { from: string; to: string }],
+    asked?: [string, { from: string; to: string; groups?: GroupQuery[] }],
   ): Promise<PartRead<T>> {
     return this.answer('log not read', async () => {
       if (!this.hasTables())
@@ -127,16 +127,19 @@ export class LogReads {
    * The key a closed partition keeps its answer to a question under: the question with its
    * range cut to the partition's dates (a range moved by a day asks a partition it still
    * covers whole the same question). A range that starts before the dates the partition holds
-   * whole (retention, conversion) is kept as asked: that read says so.
+   * whole (retention, conversion) is kept as asked: that read says so. So is the start of a
+   * grouping by weeks: its first week is labelled with the range's first day.
    */
   private keyOf(
-    [method, q]: [string, { from: string; to: string }],
+    [method, q]: [string, { from: string; to: string; groups?: GroupQuery[] }],
     dates: { from: string | null; to: string | null },
   ): string {
     const first = this.reader.firstDate();
     if (dates.from === null || dates.to === null || (first !== undefined && q.from < first))
       return JSON.stringify([method, q]);
-    const [, from] = [q.from, dates.from].sort();
+    const weeks = q.groups?.some((g) => g.dimensions.includes('time:week'));
+    const [, later] = [q.from, dates.from].sort();
+    const from = weeks ? q.from : later;
     const [to] = [q.to, dates.to].sort();
     return JSON.stringify([method, { ...q, from, to }]);
   }

@@ -215,6 +215,18 @@ describe("a closed partition's answers", () => {
     expect(moved.rowsRead).toBe(1);
     // Its part of the range changed: read again.
     expect(cut.rowsRead).toBeGreaterThan(1);
+    // A grouping by weeks labels its first week with the range's first day: not cut.
+    const weeks = (from: string) => ({
+      ...q(from, '2026-07-05'),
+      groups: [
+        { dimensions: ['time:week'], metrics: ['visitors'], order: [], limit: 5, offset: 0 },
+      ],
+    });
+    const monday = await third.query(weeks('2026-06-29'));
+    const wednesday = await third.query(weeks('2026-07-01'));
+    if (!monday.ok || !wednesday.ok) throw new Error('the closed partition did not answer');
+    expect(monday.value[0]?.rows.map((r) => r.dimensions)).toEqual([['2026-06-29']]);
+    expect(wednesday.value[0]?.rows.map((r) => r.dimensions)).toEqual([['2026-07-01']]);
   });
 });
 

@@ -124,6 +124,9 @@ async function inOpenPartition<A extends { ok: boolean }>(
     const answer = await attempt(websiteLog(env, websiteId, number), number, back);
     if (!('moved' in answer)) return answer;
     back = answer.moved < number;
+    // An isolate that knew nothing of the partitions learns the open one from the directory
+    // (one D1 read) rather than walking every partition from the first.
+    if (!back && moves === 0) await learnPartitions(env, websiteId);
     if (!back) noteClosed(websiteId, number);
     number = back ? answer.moved : openPartition(websiteId);
   }

@@ -330,3 +330,25 @@ describe("a website's time zone moved back across a partition's start", () => {
     }
   });
 });
+
+describe("an isolate's first hit of a website in many partitions", () => {
+  it('finds the open partition through the directory, not by walking from the first', async () => {
+    freezeAt('2026-07-06T15:00:00Z');
+    forgetPartitions(p.id);
+    const logs = env.WEBSITE_LOG;
+    const asked: string[] = [];
+    const counting = {
+      ...partitioned,
+      WEBSITE_LOG: {
+        idFromName: (name: string) => {
+          if (name.startsWith(`website:${p.id}`)) asked.push(name);
+          return logs.idFromName(name);
+        },
+        get: (id: DurableObjectId) => logs.get(id),
+      },
+    } as unknown as Env;
+    await send(p, { path: '/a', ip: '198.51.100.3' }, counting);
+    await send(c, { path: '/a', ip: '198.51.100.3' });
+    expect(asked).toEqual([`website:${p.id}`, `website:${p.id}:4`]);
+  });
+});

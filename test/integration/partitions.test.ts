@@ -352,3 +352,41 @@ describe("an isolate's first hit of a website in many partitions", () => {
     expect(asked).toEqual([`website:${p.id}`, `website:${p.id}:4`]);
   });
 });
+
+describe('a log kept in one object before partitions', () => {
+  it('becomes the first partition when they are switched on: no event lost or counted twice', async () => {
+    const before = await site('one-object-before');
+    const control = await site('one-object-always');
+    // Three days in one object (no LOG_PARTITION_EVENTS), then partitions of 5 from the fourth.
+    for (const [i, day] of DAYS.slice(0, 4).entries()) {
+      let minute = 0;
+      for (const hit of day.hits) {
+        freezeAt(`${day.date}T11:${String(minute++).padStart(2, '0')}:00Z`);
+        await send(before, hit, i < 3 ? envOf() : partitioned);
+        await send(control, hit);
+      }
+    }
+    const storage = oneOf(await call(`/api/v1/websites/${before.id}/storage`, { key: before.key }))
+      .data as { events: number; partitions: { from: string; to: string; closed: boolean }[] };
+    expect(storage.partitions.map((x) => [x.from, x.to, x.closed])).toEqual([
+      ['2026-07-01', '2026-07-03', true],
+      ['2026-07-04', '2026-07-04', false],
+    ]);
+    expect(storage.events).toBe(8 + 5 + 3 + 10);
+    const pair = async (path: (s: Site) => string) => {
+      const [a, b] = await Promise.all(
+        [before, control].map(async (s) => {
+          const r = await call(path(s), { key: s.key });
+          return { status: r.status, json: comparable(s, r.json) };
+        }),
+      );
+      expect(a?.status).toBe(200);
+      expect(a?.json).toEqual(b?.json);
+    };
+    for (const name of ['pageviews', 'visitors', 'page', 'event'])
+      await pair((s) => `/api/v1/stats/${s.id}?name=${name}&from=2026-07-01&to=2026-07-04`);
+    await pair(
+      (s) => `/api/v1/stats/${s.id}?name=browser&from=2026-07-01&to=2026-07-04&filter[page]=/b`,
+    );
+  });
+});

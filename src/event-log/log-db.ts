@@ -4,8 +4,8 @@
  */
 
 /**
- * What `meta` holds: the website's id, the log's partition (0 the first) and whether it is
- * closed (./partitions.ts), the flush position, the tables' version; once `EVENT_RETENTION_DAYS` has deleted events, the highest id deleted and the first date the
+ * What `meta` holds: the website's id, the log's partition (0 the first), whether it is
+ * closed and the id its events are numbered after (./partitions.ts), the flush position, the tables' version; once `EVENT_RETENTION_DAYS` has deleted events, the highest id deleted and the first date the
  * log still holds whole (./retention.ts); for a log an older version wrote, the highest id of
  * its `events` not converted into `log` yet, and the highest of all (./convert.ts).
  */
@@ -13,6 +13,7 @@ export type MetaKey =
   | 'website'
   | 'partition'
   | 'closed'
+  | 'id_base'
   | 'flushed'
   | 'schema'
   | 'deleted_through'

@@ -135,12 +135,18 @@ export function upgradeTables(db: LogDb, transaction: (work: () => void) => void
 /**
  * The id the next event gets: one more than any event ever stored, those retention deleted
  * and those an older version wrote (`legacy`) included, so that positions never go
- * backwards — SQLite alone would hand out the ids of deleted events again, below the flush
+ * backwards; a partition's first is past its `id_base` (./partitions.ts) — SQLite alone would hand out the ids of deleted events again, below the flush
  * position (./retention.ts).
  */
 export function nextEventId(db: LogDb): number {
   const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
   return (
-    Math.max(newest, db.meta('deleted_through'), db.meta('flushed'), db.meta('legacy_max')) + 1
+    Math.max(
+      newest,
+      db.meta('deleted_through'),
+      db.meta('flushed'),
+      db.meta('legacy_max'),
+      db.meta('id_base'),
+    ) + 1
   );
 }

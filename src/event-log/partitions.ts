@@ -18,6 +18,9 @@ import type { LogDb } from './log-db.ts';
 export const logName = (websiteId: number, partition: number) =>
   partition === 0 ? `website:${websiteId}` : `website:${websiteId}:${partition}`;
 
+/** The ids a partition numbers its events with: partition n's follow n · 2^40. */
+const IDS_PER_PARTITION = 2 ** 40;
+
 /** A hit the log did not take: it goes to partition `moved`. */
 export type Moved = { ok: false; moved: number };
 
@@ -46,7 +49,12 @@ export function movedFrom(
   mayGoBack = true,
 ): Moved | null {
   const number = hit.partition?.number ?? 0;
-  if (db.meta('partition') !== number) db.setMeta('partition', number);
+  if (db.meta('partition') !== number) {
+    db.setMeta('partition', number);
+    // A new partition's ids follow on from the ones before: the website's events stay
+    // numbered in order, each id once (the export's `id`).
+    if (number > 0 && newest === null) db.setMeta('id_base', number * IDS_PER_PARTITION);
+  }
   if (mayGoBack && number > 0 && newest !== null && hit.date < newest) {
     const first = firstDate(db);
     if (first !== null && hit.date < first) return { ok: false, moved: number - 1 };

@@ -177,6 +177,30 @@ describe('a log over four partitions', () => {
   });
 });
 
+describe("a log over partitions' export", () => {
+  it('numbers the events in order, each id once, as one object does', async () => {
+    const lines = async (s: Site) => {
+      const res = await call(`/api/v1/websites/${s.id}/export?format=events`, { key: s.key });
+      expect(res.status).toBe(200);
+      return res.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: number });
+    };
+    const [pe, ce] = [await lines(p), await lines(c)];
+    const ids = pe.map((e) => e.id);
+    expect(ids.length).toBe(ce.length);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // The same events, but for their ids and the websites' host names.
+    const noId = (events: { id: number }[]) =>
+      events.map(
+        ({ id: _id, hostname: _host, ...rest }: { id: number; hostname?: string }) => rest,
+      );
+    expect(noId(pe)).toEqual(noId(ce));
+  });
+});
+
 describe("a closed partition's answers", () => {
   it('are kept: the same question asked again reads one row of each closed partition', async () => {
     const q = {

@@ -18,7 +18,12 @@
  * - `POST /bench/import` `{websiteId, rows}`: appends events, in date order, to a website's
  *   log whose tables exist (made by a hit first), as already rolled up — the bench loader's
  *   events, their texts encoded by the object's own dictionary, so that the site's real
- *   object holds its year.
+ *   object holds its year. With `partition` (the scale runs: scripts/bench/scale.ts): into that
+ *   partition of the website's log, its tables made by the first import, closed after the
+ *   batch when `close` says, its row of the directory (`log_positions`) written as its
+ *   flushes would.
+ * - `POST /bench/scale`: a question asked of a website whose log is spread over partitions:
+ *   the whole answer, the critical path, or the same question again (./scale-reads.ts).
  * - `POST /bench/engine` `{websiteId, question, runs}`: asks the query engine a question
  *   (src/stats/engine/engine.ts `answer`: the roll-ups or the website's real object, as the
  *   Stats APIs ask) `runs` times; answers the first grouping's rows read (D1's or the

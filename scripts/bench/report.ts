@@ -641,5 +641,13 @@ Public Suffix List** (tldts, for refusing a website on \`co.uk\` or \`github.io\
 core-js it pulled in, was 21 KiB (src/lib/mime.ts writes the e-mails). What is left is
 Sightline's own code, re2js (safe regular expressions for the \`matches\` filters, about
 46 KB gzipped on its own), drizzle-orm, hono and bowser.
+
+**The MCP server** (\`/mcp\`, src/mcp/) is Sightline's own small implementation of the
+protocol's part it needs, not the official TypeScript SDK's server: measured on 2026-11-28,
+the SDK's \`McpServer\` with its web-standard Streamable HTTP transport and zod, bundled and
+minified alone (esbuild, as for a Worker), is 746 KB, **171 KB gzipped** — with the Worker at
+238.5 KiB gzipped before the MCP server, it would take it far past the 250 KB budget. Sightline's
+own server took the Worker from 238.5 to 242.7 KiB gzipped (wrangler's \`--dry-run\`): **4.2 KiB**.
+The SDK's client and the protocol's conformance suite test it (test/e2e/mcp.test.ts).
 `;
 }

@@ -15,7 +15,7 @@
 import type { ImportedEvent } from './worker.ts';
 
 /** A question's figures at one size (scripts/bench/scale-reads.ts says how each is measured). */
-export type ScaleQuestionReport = {
+type ScaleQuestionReport = {
   key: string;
   title: string;
   rowsRead: number;

@@ -15,6 +15,7 @@ import { floorHit } from '../ingest/floor.ts';
 import { replayHits } from '../ingest/replay.ts';
 import { createIngestRoutes } from '../ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from '../lib/errors.ts';
+import { createMcpRoutes } from '../mcp/routes.ts';
 import { createAccountPages } from '../pages/account.tsx';
 import { createAssetRoutes } from '../pages/assets.ts';
 import { createAuthPages } from '../pages/auth.tsx';
@@ -97,6 +98,7 @@ export function createApp() {
   app.post('/__floor', floorHit);
   app.route('/api/v1', createApi());
   app.route('/api/v2', createApiV2());
+  app.route('/mcp', createMcpRoutes());
   app.route('/', createPages());
   app.notFound(() => {
     throw new ApiError(404, 'Not found.');

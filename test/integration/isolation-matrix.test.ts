@@ -828,6 +828,59 @@ describe("Stats API v2 with A's key", () => {
 });
 
 // ---------------------------------------------------------------------------------------
+// The MCP server
+// ---------------------------------------------------------------------------------------
+
+/** Each tool that names a website, with arguments of every kind it takes. */
+const MCP_CALLS: [tool: string, args: Record<string, unknown>][] = [
+  ['query', { metrics: ['visitors'], date_range: 'all', dimensions: ['event:page'] }],
+  ['list_goals', {}],
+  ['list_funnels', {}],
+  ['funnel', { funnel_id: 1, date_range: ['2020-01-01', '2029-12-31'] }],
+  ['journeys', { page: '/', date_range: ['2020-01-01', '2029-12-31'] }],
+  ['realtime', {}],
+];
+
+const mcp = (body: unknown, options: CallOptions) =>
+  call('/mcp', { method: 'POST', ...options, body: { json: body } });
+const mcpTool = (tool: string, args: Record<string, unknown>, options: CallOptions) =>
+  mcp(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
+    options,
+  );
+
+describe("the MCP server with A's key", () => {
+  it.each(MCP_CALLS.map(([tool, args]) => [tool, args] as const))(
+    "%s: B's domains answer as an unknown one",
+    async (tool, args) => {
+      const missing = await attempt(() =>
+        mcpTool(tool, { site_id: MISSING.domain, ...args }, { key: w.a.key }),
+      );
+      expect(missing.status).toBe(200);
+      expect(missing.text).toContain('"isError":true');
+      for (const target of TARGETS) {
+        const res = await attempt(() =>
+          mcpTool(tool, { site_id: w.bSites[target].domain, ...args }, { key: w.a.key }),
+        );
+        expectSame(res, missing, target);
+      }
+    },
+  );
+
+  it("lists only A's websites", async () => {
+    const res = await attempt(() => mcpTool('list_websites', {}, { key: w.a.key }));
+    for (const target of TARGETS) expect(res.text).not.toContain(w.bSites[target].domain);
+    for (const site of Object.values(w.aSites)) expect(res.text).toContain(site.domain);
+  });
+
+  it.each(NO_KEY.map((k) => [k.kind, k] as const))('%s is the 401', async (_, { options }) => {
+    const res = await attempt(() => mcpTool('list_websites', {}, options()));
+    expect(res.status).toBe(401);
+    expect(res.text).not.toContain(w.bSites.private.domain);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Pages
 // ---------------------------------------------------------------------------------------
 

@@ -11,6 +11,11 @@ export function newestDate(db: LogDb): string | null {
   );
 }
 
+/** The latest local date the log holds events of (null before the first). */
+export function latestDate(db: LogDb): string | null {
+  return db.one<{ date: string | null }>('SELECT max(date) AS date FROM days').date;
+}
+
 /** Notes that a run of events of `date` starts at event `id`. */
 export function noteDayStart(db: LogDb, id: number, date: string): void {
   db.rows('INSERT INTO days (first, date) VALUES (?, ?)', id, date);

@@ -2,7 +2,7 @@ import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
 import { NO_COST } from '../rollups/increments.ts';
 import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
-import { newestDate, noteDayStart } from './days.ts';
+import { latestDate, newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
 import { type LogHit, visitorHash } from './events.ts';
 import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
@@ -35,10 +35,9 @@ const RETENTION_PAUSE_MS = 1_000;
 /** What `storeNow` stored, for `stored` to note in memory once committed. */
 type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
 
-/** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 /** What staging a hit answers. */
 type Staged = { ok: boolean } | NotStored | Moved;
-
+/** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 export class EventLog {
   /** Its reads: questions, funnels, journeys, properties, the export (./reads.ts). */
   readonly reads: LogReads;
@@ -51,8 +50,8 @@ export class EventLog {
   private readonly numbers = new VisitNumbers();
   /** The salts of the dates seen since the last maintenance, as stored. */
   private readonly salts = new Map<string, string>();
-  /** The date of the newest event (`lastDate`), once read. */
-  private newestDate: string | null | undefined;
+  /** The date of the newest event (`lastDate`) and the latest date held, once read. */
+  private dates: { newest?: string | null; latest?: string | null } = {};
   /** The visits under way (`visitStates`), once read back after the object started. */
   private visits: Map<string, VisitState> | undefined;
   /** The website id, once noted in `meta`. */
@@ -190,7 +189,8 @@ export class EventLog {
 
   /** Whether this partition takes a hit (./partitions.ts); one that closes flushes at once. */
   private async movedFrom(hit: LogHit, mayGoBack = true): Promise<Moved | null> {
-    const moved = movedFrom(this.db, hit, this.lastDate(), mayGoBack);
+    const dates = { newest: this.lastDate(), latest: (this.dates.latest ??= latestDate(this.db)) };
+    const moved = movedFrom(this.db, hit, dates, mayGoBack);
     if (moved && this.waitingNow().count > 0) await this.scheduleAlarm(Date.now());
     return moved;
   }
@@ -266,7 +266,7 @@ export class EventLog {
    */
   private stored(outcome: Stored): Recorded {
     if (outcome.state) this.visitStates().set(...outcome.state);
-    this.newestDate = outcome.date;
+    if (outcome.date !== this.dates.newest) this.dates = { newest: outcome.date };
     this.lastId = outcome.recorded.id;
     return outcome.recorded;
   }
@@ -279,8 +279,8 @@ export class EventLog {
 
   /** The local date of the newest event (null before the first). */
   private lastDate(): string | null {
-    if (this.newestDate === undefined) this.newestDate = newestDate(this.db);
-    return this.newestDate;
+    if (this.dates.newest === undefined) this.dates.newest = newestDate(this.db);
+    return this.dates.newest;
   }
 
   /** The visits under way, by `visitKey`; read back from the events after a restart. */
@@ -342,7 +342,7 @@ export class EventLog {
     this.numbers.clear();
     this.salts.clear();
     this.visits = undefined;
-    this.newestDate = undefined;
+    this.dates = {};
     this.website = undefined;
     this.alarmAt = null;
     this.lastId = undefined;
@@ -368,7 +368,7 @@ export class EventLog {
     const { hourly, deleted, behind } = this.forgetting.run(now);
     if (hourly) this.salts.clear();
     // The newest date's run may be gone with its events: read it again when needed.
-    if (deleted > 0) this.newestDate = undefined;
+    if (deleted > 0) this.dates = {};
     if (this.visits && !this.forgetting.loading(now)) pruneVisits(this.visits);
     const days = retentionDays(this.env.EVENT_RETENTION_DAYS);
     const next = [

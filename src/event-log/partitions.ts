@@ -37,15 +37,16 @@ function firstDate(db: LogDb): string | null {
 /**
  * Whether this partition takes `hit` (null) or sends it on (`Moved`). The open partition
  * closes when it is full and the hit starts a newer local date than `newest` (its newest
- * date); the hit goes to the next. A hit of a date older than this partition's first — the
+ * event's date; `latest`: the latest date it holds); the hit goes to the next. A hit of a date older than this partition's first — the
  * website's time zone moved back — goes back to the one before (when `mayGoBack`), which
  * takes it closed or not (forgetting the answers it kept), so that every local date stays in
- * one partition. A closed partition sends any other hit on.
+ * one partition. A closed partition sends any other hit on. A hit taken for a date older
+ * than the latest forgets the answers the partition kept.
  */
 export function movedFrom(
   db: LogDb,
   hit: LogHit,
-  newest: string | null,
+  { newest, latest }: { newest: string | null; latest: string | null },
   mayGoBack = true,
 ): Moved | null {
   const number = hit.partition?.number ?? 0;
@@ -69,6 +70,8 @@ export function movedFrom(
     db.setMeta('closed', 1);
     return { ok: false, moved: number + 1 };
   }
+  // The answers kept for the dates before the latest (./reads.ts) hold no more.
+  if (latest !== null && hit.date < latest) forgetAnswers(db);
   return null;
 }
 

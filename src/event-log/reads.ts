@@ -5,10 +5,17 @@
  * in turns of the one read lane its hits come between; answered empty before the log's first
  * hit; a failure logged and answered, never thrown across the object's boundary.
  */
-import type { FunnelQuery, JourneyAnswer, JourneyQuery } from '../counting/flow-queries.ts';
-import type { GroupReads } from '../counting/group-reads.ts';
+import {
+  type FunnelQuery,
+  type JourneyAnswer,
+  type JourneyQuery,
+  mergeFunnels,
+  mergeJourneys,
+} from '../counting/flow-queries.ts';
+import { type GroupReads, mergeGroupReads } from '../counting/group-reads.ts';
 import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { noPartials } from '../counting/query-metrics.ts';
+import { addDays } from '../lib/dates.ts';
 import { keepAnswer, keptAnswer } from './answers.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';
@@ -23,6 +30,15 @@ import { type LogStorage, logStorage } from './storage-reads.ts';
 
 /** Runs a read's work and answers; a failure is the answer `{ok: false}`, logged. */
 type Answer = <T>(failure: string, work: () => Promise<T>) => Promise<T | NotStored>;
+
+/** A question's range (and groupings, for what their labels read of it). */
+type Range = { from: string; to: string; groups?: GroupQuery[] };
+
+/** A question asked of a range's parts (`ask`), and their answers added together. */
+type Split<T> = {
+  ask: (part: { from: string; to: string }) => Promise<LogRead<T>>;
+  merge: (a: T, b: T) => T;
+};
 
 /** A partition before its first hit. */
 const EMPTY: PartState = { closed: false, from: null, to: null };
@@ -57,7 +73,10 @@ export class LogReads {
    */
   groupReads(q: LogQuery): Promise<PartRead<GroupReads[]>> {
     const none = q.groups.map(() => ({ groups: [], total: noPartials(), byGoal: [] }));
-    return this.read(none, () => this.reader.groupReads(q), ['groupReads', q]);
+    return this.read(none, () => this.reader.groupReads(q), ['groupReads', q], {
+      ask: (part) => this.reader.groupReads({ ...q, ...part }),
+      merge: (a, b) => a.map((reads, i) => mergeGroupReads([reads, b[i] as GroupReads])),
+    });
   }
 
   /** A funnel's visitors per step (./flow-reads.ts). */
@@ -66,12 +85,28 @@ export class LogReads {
       q.steps.map(() => 0),
       () => this.flows.funnel(q),
       ['funnel', q],
+      {
+        ask: (part) => this.flows.funnel({ ...q, ...part }),
+        merge: (a, b) => mergeFunnels([a, b]),
+      },
     );
   }
 
   /** A page of a journey's paths (./flow-reads.ts). */
   journeys(q: JourneyQuery): Promise<PartRead<JourneyAnswer>> {
-    return this.read({ rows: [], total: 0 }, () => this.flows.journeys(q), ['journeys', q]);
+    // Only a journey asked whole (by one of several partitions) is added up from two reads.
+    const whole = q.offset === 0 && q.limit === Number.MAX_SAFE_INTEGER;
+    return this.read(
+      { rows: [], total: 0 },
+      () => this.flows.journeys(q),
+      ['journeys', q],
+      whole
+        ? {
+            ask: (part) => this.flows.journeys({ ...q, ...part }),
+            merge: (a, b) => mergeJourneys(q, [a, b]),
+          }
+        : undefined,
+    );
   }
 
   /** The names of the custom properties a range's hits carry (./property-reads.ts). */
@@ -96,12 +131,17 @@ export class LogReads {
   /**
    * A read, answered `none` before the log's first hit; a failure is logged and answered.
    * The answer says whether this partition of the log is closed and which dates it holds
-   * (./parts.ts); a closed one keeps its answer to the question `asked` (./answers.ts).
+   * (./parts.ts). A closed one keeps its answer to the question `asked` (./answers.ts); the
+   * open one, when the question can be answered in two parts (`split`), keeps its answer for
+   * the range's dates before its newest and reads only the newest date's events again — those
+   * dates take no more hits (but one of a time zone moved back, which forgets what it kept:
+   * ./partitions.ts).
    */
   private read<T>(
     none: T,
     work: () => Promise<LogRead<T>>,
-    asked?: [string, { from: string; to: string; groups?: GroupQuery[] }],
+    asked?: [string, Range],
+    split?: Split<T>,
   ): Promise<PartRead<T>> {
     return this.answer('log not read', async () => {
       if (!this.hasTables())
@@ -110,17 +150,58 @@ export class LogReads {
       const dates = this.db.one<{ from: string | null; to: string | null }>(
         'SELECT min(date) AS "from", max(date) AS "to" FROM days',
       );
-      const key = closed && asked ? this.keyOf(asked, dates) : undefined;
       const before = this.db.io.rowsRead;
-      const kept = key === undefined ? undefined : keptAnswer<T>(this.db, key);
-      const read: LogRead<T> =
-        kept === undefined
-          ? await work()
-          : { ok: true, value: kept, rowsRead: this.db.io.rowsRead - before, chunks: 0 };
+      const past = !closed && split && asked ? this.pastOf(asked, dates) : undefined;
+      let read: LogRead<T>;
+      if (past && split) {
+        const [method, q] = asked as [string, Range];
+        const earlier = await this.kept(this.keyOf([method, { ...q, ...past.range }], dates), () =>
+          split.ask(past.range),
+        );
+        if (!earlier.ok) return earlier;
+        const newest = await split.ask(past.newest);
+        if (!newest.ok) return newest;
+        read = {
+          ok: true,
+          value: split.merge(earlier.value, newest.value),
+          rowsRead: this.db.io.rowsRead - before,
+          chunks: earlier.chunks + newest.chunks,
+        };
+      } else {
+        const key = closed && asked ? this.keyOf(asked, dates) : undefined;
+        read = key === undefined ? await work() : await this.kept(key, work);
+        if (read.ok) read = { ...read, rowsRead: this.db.io.rowsRead - before };
+      }
       if (!read.ok) return read;
-      if (key !== undefined && kept === undefined) keepAnswer(this.db, key, read.value);
       return { ...read, part: { closed, ...dates } };
     });
+  }
+
+  /** The answer kept under `key`, or `work`'s, then kept. */
+  private async kept<T>(key: string, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
+    const kept = keptAnswer<T>(this.db, key);
+    if (kept !== undefined) return { ok: true, value: kept, rowsRead: 0, chunks: 0 };
+    const read = await work();
+    if (read.ok) keepAnswer(this.db, key, read.value);
+    return read;
+  }
+
+  /**
+   * The two parts of a question the open partition answers apart: its range before the
+   * partition's newest date (kept) and that date; none when the range does not reach over
+   * both, starts before the dates the partition holds whole, or groups by weeks (labelled by
+   * the range's first day).
+   */
+  private pastOf(
+    [, q]: [string, Range],
+    dates: { from: string | null; to: string | null },
+  ): { range: { from: string; to: string }; newest: { from: string; to: string } } | undefined {
+    const newest = dates.to;
+    const first = this.reader.firstDate();
+    if (newest === null || q.from >= newest || q.to < newest) return undefined;
+    if (first !== undefined && q.from < first) return undefined;
+    if (q.groups?.some((g) => g.dimensions.includes('time:week'))) return undefined;
+    return { range: { from: q.from, to: addDays(newest, -1) }, newest: { from: newest, to: q.to } };
   }
 
   /**
@@ -131,7 +212,7 @@ export class LogReads {
    * grouping by weeks: its first week is labelled with the range's first day.
    */
   private keyOf(
-    [method, q]: [string, { from: string; to: string; groups?: GroupQuery[] }],
+    [method, q]: [string, Range],
     dates: { from: string | null; to: string | null },
   ): string {
     const first = this.reader.firstDate();

@@ -414,3 +414,44 @@ describe('a log kept in one object before partitions', () => {
     );
   });
 });
+
+describe("the open partition's answers", () => {
+  it('are kept for its dates before the newest: asked again, it reads only the newest date', async () => {
+    const open = await site('open-partition');
+    const wide = { ...env, LOG_PARTITION_EVENTS: '1000' } as Env;
+    for (const day of DAYS.slice(0, 3)) {
+      let minute = 0;
+      for (const hit of day.hits) {
+        freezeAt(`${day.date}T12:${String(minute++).padStart(2, '0')}:00Z`);
+        await send(open, hit, wide);
+      }
+    }
+    const q = {
+      from: '2026-07-01',
+      to: '2026-07-03',
+      filters: [
+        { op: 'is_not' as const, dimension: 'sl:browser', values: ['Safari'], caseSensitive: true },
+      ],
+      groups: [{ dimensions: ['sl:page'], metrics: ['visitors'], order: [], limit: 50, offset: 0 }],
+    };
+    const log = websiteLog(env, open.id, 0);
+    const pages = (read: Awaited<ReturnType<typeof log.groupReads>>) => {
+      if (!read.ok) throw new Error('the open partition did not answer');
+      return Object.fromEntries(
+        read.value[0]?.groups.map((g) => [g.dimensions[0], g.sums.vis]) ?? [],
+      );
+    };
+    const once = await log.groupReads(q);
+    const again = await log.groupReads(q);
+    if (!once.ok || !again.ok) throw new Error('the open partition did not answer');
+    expect(once.part?.closed).toBe(false);
+    expect(pages(again)).toEqual(pages(once));
+    // The newest date's 3 events read again, one row for what was kept of the two before.
+    expect(again.rowsRead).toBeLessThan(once.rowsRead);
+    // A hit of an older date (a time zone moved back) forgets what was kept.
+    freezeAt('2026-07-02T18:00:00Z');
+    await send(open, { path: '/late', ip: '198.51.100.1' }, wide);
+    const after = await log.groupReads(q);
+    expect(pages(after)).toEqual({ ...pages(once), '/late': 1 });
+  });
+});

@@ -189,8 +189,8 @@ export class EventLog {
 
   /** Whether this partition takes a hit (./partitions.ts); one that closes flushes at once. */
   private async movedFrom(hit: LogHit, mayGoBack = true): Promise<Moved | null> {
-    const dates = { newest: this.lastDate(), latest: (this.dates.latest ??= latestDate(this.db)) };
-    const moved = movedFrom(this.db, hit, dates, mayGoBack);
+    this.dates.latest ??= latestDate(this.db);
+    const moved = movedFrom(this.db, hit, { ...this.dates, newest: this.lastDate() }, mayGoBack);
     if (moved && this.waitingNow().count > 0) await this.scheduleAlarm(Date.now());
     return moved;
   }

@@ -46,7 +46,7 @@ function firstDate(db: LogDb): string | null {
 export function movedFrom(
   db: LogDb,
   hit: LogHit,
-  { newest, latest }: { newest: string | null; latest: string | null },
+  { newest, latest = null }: { newest: string | null; latest?: string | null },
   mayGoBack = true,
 ): Moved | null {
   const number = hit.partition?.number ?? 0;

@@ -1265,9 +1265,11 @@ async function scaleMain() {
         let asked = 0;
         const auth = { authorization: `Bearer ${site.apiKey}` };
         const heaviest = FILTERED.filter((f) => ['exit_page', 'country', 'page'].includes(f.name));
-        const readers = [
+        // Over the year, or only over the open partition's dates (`from`): what the open
+        // partition's own machine takes of each read when deployed.
+        const readersFrom = (from: string) => [
           ...heaviest.map(({ name, filters }) => () => {
-            const params = new URLSearchParams({ name, from: yearFrom, to: lastDay });
+            const params = new URLSearchParams({ name, from, to: lastDay });
             for (const f of filters) params.set(filterParam(f), f.value);
             params.set('filter[os][not]', `Bench ${asked++}`);
             return fetch(`${base}/api/v1/stats/${site.id}?${params}`, { headers: auth });
@@ -1280,7 +1282,7 @@ async function scaleMain() {
                 site_id: site.domain,
                 metrics: ['visitors', 'pageviews'],
                 dimensions: ['event:page', 'visit:country'],
-                date_range: [yearFrom, lastDay],
+                date_range: [from, lastDay],
                 filters: [
                   ['is', 'visit:source', ['Google']],
                   ['is_not', 'visit:os', [`Bench ${asked++}`]],
@@ -1299,10 +1301,24 @@ async function scaleMain() {
           seconds: config.durationSeconds,
           readers: 4,
           hit: (n) => hit(100_000 + n),
-          questions: readers,
+          questions: readersFrom(yearFrom),
         });
-        size.hits = { alone: alone.hits, underReads: under.hits, reads: under.reads };
-        log(`    hits p99 ${alone.hits.p99Ms} ms alone, ${under.hits.p99Ms} ms under reads`);
+        const own = await hitsWhileReading({
+          seconds: config.durationSeconds,
+          readers: 4,
+          hit: (n) => hit(200_000 + n),
+          questions: readersFrom(size.openFrom),
+        });
+        size.hits = {
+          alone: alone.hits,
+          underReads: under.hits,
+          reads: under.reads,
+          underOwnReads: own.hits,
+          ownReads: own.reads,
+        };
+        log(
+          `    hits p99 ${alone.hits.p99Ms} ms alone, ${under.hits.p99Ms} ms under reads, ${own.hits.p99Ms} ms under the open partition's reads`,
+        );
       }
     } finally {
       await dev.stop();

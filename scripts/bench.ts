@@ -38,6 +38,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Unstable_DevWorker } from 'wrangler';
 import type { FunnelStep, JourneyQuery } from '../src/counting/flow-queries.ts';
 import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
@@ -136,6 +137,28 @@ const PAGEVIEWS_PER_VISITOR_DAY = 1.6;
 const started = performance.now();
 const log = (message: string) =>
   process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)}s] ${message}\n`);
+
+/** The benchmark site's year of generated traffic, as the configuration sizes it. */
+const yearTraffic = (): TrafficOptions => ({
+  seed: config.seed,
+  domain: BENCH_DOMAIN,
+  days: config.days,
+  end,
+  visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
+  pages: config.pages,
+});
+
+/** POSTs JSON to the benchmark Worker (the one running now: it is restarted along the way). */
+const postTo =
+  (worker: () => Unstable_DevWorker) =>
+  async (path: string, body: unknown): Promise<unknown> => {
+    const res = await worker().fetch(`http://bench${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
 
 /** A generated hit as JSON for the benchmark Worker (Headers become a plain object). */
 const wire = ({ body, req }: GeneratedHit) => ({
@@ -582,14 +605,7 @@ async function main() {
     const file = d1File(state);
     const benchSite = await createBenchSite(file, BENCH_DOMAIN);
     const benchSiteId = benchSite.id;
-    const traffic: TrafficOptions = {
-      seed: config.seed,
-      domain: BENCH_DOMAIN,
-      days: config.days,
-      end,
-      visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
-      pages: config.pages,
-    };
+    const traffic = yearTraffic();
     log(`loading ${config.days} days of traffic (${traffic.visitorsPerDay} visitors a day)`);
     let shown = 0;
     const loadStarted = performance.now();
@@ -624,14 +640,7 @@ async function main() {
     let distinctPages = 0;
     let costPerHit: BenchReport['writes'] | undefined;
     try {
-      const post = async (path: string, body: unknown) => {
-        const res = await bench.fetch(`http://bench${path}`, {
-          method: 'POST',
-          body: JSON.stringify(body),
-        });
-        if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-        return res.json();
-      };
+      const post = postTo(() => bench);
       // The months that are over, compacted as the hourly maintenance does.
       const compactStarted = performance.now();
       const compacted = (await post('/bench/compact', { now: end })) as Omit<
@@ -1073,14 +1082,7 @@ async function scaleMain() {
         ...(await createBenchSite(file, domain, `${factor}x@example.com`)),
       });
     }
-    const traffic: TrafficOptions = {
-      seed: config.seed,
-      domain: BENCH_DOMAIN,
-      days: config.days,
-      end,
-      visitorsPerDay: Math.ceil(config.pageviews / (config.days * PAGEVIEWS_PER_VISITOR_DAY)),
-      pages: config.pages,
-    };
+    const traffic = yearTraffic();
     log(`loading ${config.days} days of traffic (${traffic.visitorsPerDay} visitors a day)`);
     const loadStarted = performance.now();
     const loaded = await loadInParallel(file, traffic);
@@ -1088,14 +1090,7 @@ async function scaleMain() {
     log(`  ${loaded.stored.toLocaleString('en')} hits stored in ${yearSeconds.toFixed(0)} s`);
     const vars = { LOG_PARTITION_EVENTS: String(limit) };
     let bench = await startWorker(state, 'scripts/bench/worker.ts', vars);
-    const post = async (path: string, body: unknown) => {
-      const res = await bench.fetch(`http://bench${path}`, {
-        method: 'POST',
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return res.json();
-    };
+    const post = postTo(() => bench);
     const sizes: ScaleSizeReport[] = [];
     let yearEvents = 0;
     for (const site of sites) {

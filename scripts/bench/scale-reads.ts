@@ -27,7 +27,6 @@ import type { PartRead } from '../../src/event-log/log-types.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
 import { funnelQuestion } from '../../src/flows/questions.ts';
 import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
-import type { WebsiteLog } from './worker.ts';
 
 export type ScaleAsk = {
   websiteId: number;
@@ -90,11 +89,17 @@ async function partitionsOf(env: Env, websiteId: number): Promise<number[]> {
   return results.map((r) => r.partition);
 }
 
-export async function scaleRead(env: Env, ask: ScaleAsk): Promise<Response> {
+/**
+ * Answers `ask`; `forgetKept` forgets what a partition keeps (the benchmark's object,
+ * ./worker.ts).
+ */
+export async function scaleRead(
+  env: Env,
+  ask: ScaleAsk,
+  forgetKept: (websiteId: number, partition: number) => Promise<void>,
+): Promise<Response> {
   const partitions = await partitionsOf(env, ask.websiteId);
-  const stub = (n: number) =>
-    websiteLog(env, ask.websiteId, n) as unknown as DurableObjectStub<WebsiteLog>;
-  const forget = () => Promise.all(partitions.map((n) => stub(n).forgetKept()));
+  const forget = () => Promise.all(partitions.map((n) => forgetKept(ask.websiteId, n)));
   const { range, read, merge } = questionOf(ask);
   const samples: number[] = [];
   const slowest: number[] = [];

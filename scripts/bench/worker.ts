@@ -428,7 +428,12 @@ export default {
         .run();
       return Response.json({ imported, bytes });
     }
-    if (pathname === '/bench/scale') return scaleRead(env, (await request.json()) as ScaleAsk);
+    if (pathname === '/bench/scale')
+      return scaleRead(env, (await request.json()) as ScaleAsk, (websiteId, partition) =>
+        (
+          websiteLog(env, websiteId, partition) as unknown as DurableObjectStub<WebsiteLog>
+        ).forgetKept(),
+      );
     if (pathname === '/bench/engine') {
       const q = (await request.json()) as { websiteId: number; question: LogQuery; runs: number };
       const reader = readerOf(createDb(env.DB), q.websiteId, env);

@@ -45,6 +45,21 @@ const add = (into: Partials, sums: Partials) => {
   for (const p of Object.keys(into) as PartialName[]) into[p] += sums[p];
 };
 
+/** What makes two groups of a grouping one: their dimensions' texts. */
+const keyOf = (group: GroupRead) => group.dimensions.join('\u0000');
+
+/** The goals' sums of several reads added together. */
+function byGoalOf(parts: GroupReads[]): [goal: number, sums: Partials][] {
+  const byGoal = new Map<number, Partials>();
+  for (const part of parts)
+    for (const [goal, sums] of part.byGoal) {
+      const known = byGoal.get(goal);
+      if (known) add(known, sums);
+      else byGoal.set(goal, { ...sums });
+    }
+  return [...byGoal];
+}
+
 /**
  * The groups of several logs' reads of the same grouping added together: groups that read
  * alike are one group, and the totals add up.
@@ -52,22 +67,46 @@ const add = (into: Partials, sums: Partials) => {
 export function mergeGroupReads(parts: GroupReads[]): GroupReads {
   const merged = new Map<string, GroupRead>();
   const total = noPartials();
-  const byGoal = new Map<number, Partials>();
   for (const part of parts) {
     add(total, part.total);
-    for (const [goal, sums] of part.byGoal) {
-      const known = byGoal.get(goal);
-      if (known) add(known, sums);
-      else byGoal.set(goal, { ...sums });
-    }
     for (const group of part.groups) {
-      const key = group.dimensions.join('\u0000');
+      const key = keyOf(group);
       const known = merged.get(key);
       if (known) add(known.sums, group.sums);
       else merged.set(key, { ...group, sums: { ...group.sums } });
     }
   }
-  return { groups: [...merged.values()], total, byGoal: [...byGoal] };
+  return { groups: [...merged.values()], total, byGoal: byGoalOf(parts) };
+}
+
+/** Reads added together once, with where each group is: what more reads are added to. */
+export type IndexedGroupReads = { reads: GroupReads; at: Map<string, number> };
+
+export const indexed = (reads: GroupReads): IndexedGroupReads => ({
+  reads,
+  at: new Map(reads.groups.map((group, i) => [keyOf(group), i])),
+});
+
+/**
+ * `base` with `more` added, as `mergeGroupReads([base, more])` answers it (the same groups in
+ * the same order) but copying only the groups `more` adds to: what the open partition does
+ * with the closed partitions' groups it keeps (src/event-log/reads.ts), many, and its own.
+ */
+export function addedTo(base: IndexedGroupReads, more: GroupReads): GroupReads {
+  const groups = base.reads.groups.slice();
+  const total = { ...base.reads.total };
+  add(total, more.total);
+  for (const group of more.groups) {
+    const at = base.at.get(keyOf(group));
+    const known = at === undefined ? undefined : groups[at];
+    if (at === undefined || !known) groups.push(group);
+    else {
+      const sums = { ...known.sums };
+      add(sums, group.sums);
+      groups[at] = { ...known, sums };
+    }
+  }
+  return { groups, total, byGoal: byGoalOf([base.reads, more]) };
 }
 
 /**

@@ -1,10 +1,17 @@
 /**
- * The answers a closed partition of a website's log keeps (docs/ARCHITECTURE.md, "When a
- * website outgrows one object"): a closed partition takes no more hits, so its answer to a
- * question never changes — until retention deletes some of its events, which forgets them
- * all. A question asked again is answered from here, with one row read instead of its
- * range's. Kept: the `KEPT` most recent questions.
+ * The answers a partition of a website's log keeps (docs/ARCHITECTURE.md, "When a website
+ * outgrows one object"). A closed partition takes no more hits, so its answer to a question
+ * never changes — until a hit is sent back to it or retention deletes some of its events,
+ * which forgets them all; the open one keeps its answers for the dates before its newest,
+ * forgotten by a hit of an older date (./reads.ts). A question asked again is answered from
+ * here, with one row read instead of its range's. Kept: the `KEPT` most recent questions.
+ *
+ * Forgetting moves the partition's epoch on, in the transaction that changes its events: a
+ * read keeps its answer only when the epoch has not moved while it read (a hit may come
+ * between its chunks), and the open partition's memory of the closed partitions' groups
+ * (`ClosedGroups`) holds under their epochs.
  */
+import type { IndexedGroupReads } from '../counting/group-reads.ts';
 import type { LogDb } from './log-db.ts';
 
 /** The most answers a partition keeps; the oldest go first. */
@@ -22,7 +29,54 @@ export function keepAnswer(db: LogDb, key: string, value: unknown): void {
   db.rows('DELETE FROM answers WHERE rowid <= (SELECT max(rowid) FROM answers) - ?', KEPT);
 }
 
-/** Forgets every answer (retention deleted events of the partition). */
+/** Forgets every answer (the partition's events changed), moving its epoch on. */
 export function forgetAnswers(db: LogDb): void {
   db.rows('DELETE FROM answers');
+  db.setMeta('answers_epoch', answersEpoch(db) + 1);
+}
+
+/** The partition's epoch: it moves on each time its answers are forgotten. */
+export const answersEpoch = (db: LogDb) => db.meta('answers_epoch');
+
+/** The most groups the open partition keeps in memory for the closed partitions. */
+const MOST_GROUPS = 150_000;
+
+const sizeOf = (reads: IndexedGroupReads[]) => reads.reduce((n, r) => n + r.reads.groups.length, 0);
+
+/**
+ * The closed partitions' groups added together, as the open partition keeps them in memory
+ * for a question asked again (./reads.ts `overClosed`): by the question, its range cut to the
+ * closed partitions' dates, and each closed partition's number and epoch — so that an entry
+ * never outlives what it was added up from. At most `MOST_GROUPS` groups; the least recently
+ * asked go first.
+ */
+export class ClosedGroups {
+  private readonly kept = new Map<string, IndexedGroupReads[]>();
+  private groups = 0;
+
+  get(key: string): IndexedGroupReads[] | undefined {
+    const reads = this.kept.get(key);
+    if (reads) {
+      this.kept.delete(key);
+      this.kept.set(key, reads);
+    }
+    return reads;
+  }
+
+  keep(key: string, reads: IndexedGroupReads[]): void {
+    const groups = sizeOf(reads);
+    if (groups > MOST_GROUPS || this.kept.has(key)) return;
+    for (const [oldest, r] of this.kept) {
+      if (this.groups + groups <= MOST_GROUPS) break;
+      this.kept.delete(oldest);
+      this.groups -= sizeOf(r);
+    }
+    this.kept.set(key, reads);
+    this.groups += groups;
+  }
+
+  clear(): void {
+    this.kept.clear();
+    this.groups = 0;
+  }
 }

@@ -10,7 +10,14 @@ import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { PartRead } from './log-types.ts';
 import type { Moved } from './partitions.ts';
-import { askParts, learnPartitions, noteClosed, openPartition, partitionNumbers } from './parts.ts';
+import {
+  askParts,
+  learnPartitions,
+  noteClosed,
+  type OverClosed,
+  openPartition,
+  partitionNumbers,
+} from './parts.ts';
 import type { Settlement } from './staging.ts';
 import type { LogStorage } from './storage-reads.ts';
 import { websiteLog } from './stub.ts';
@@ -264,7 +271,8 @@ export async function destroyLog(env: Env, websiteId: number): Promise<void> {
  * Reads the website's log over a range (null: all of it) — every partition the range
  * touches, in parallel (./parts.ts), their answers put together by `merge` (`many`: more
  * than one answered) — the value, or the first date it holds whole when the range starts
- * earlier. A log that cannot answer makes the read a 503.
+ * earlier; `over`: the open partition keeps the closed ones' values added together
+ * (./parts.ts). A log that cannot answer makes the read a 503.
  */
 export async function readLog<T, R>(
   env: Env,
@@ -272,9 +280,10 @@ export async function readLog<T, R>(
   range: { from: string; to: string } | null,
   read: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
   merge: (values: T[], many: boolean) => R | Promise<R>,
+  over?: OverClosed<T, R>,
 ): Promise<{ ok: true; value: R; rowsRead: number } | { ok: false; firstDate: string }> {
   try {
-    const answer = await askParts(env, websiteId, range, read, merge);
+    const answer = await askParts(env, websiteId, range, read, merge, over);
     if (answer.ok) return answer;
     if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
     throw new LogRefused('read');

@@ -1,6 +1,7 @@
 import { logError } from '../lib/log.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
 import { NO_COST } from '../rollups/increments.ts';
+import { forgetAnswers } from './answers.ts';
 import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
 import { latestDate, newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
@@ -10,7 +11,7 @@ import { LogDb } from './log-db.ts';
 import { insertEvent } from './log-rows.ts';
 import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
 import type { FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from './log-types.ts';
-import { isClosed, type Moved, movedFrom } from './partitions.ts';
+import { forgetsAnswers, isClosed, type Moved, movedFrom } from './partitions.ts';
 import { LogReads } from './reads.ts';
 import {
   Forgetting,
@@ -35,8 +36,6 @@ const RETENTION_PAUSE_MS = 1_000;
 /** What `storeNow` stored, for `stored` to note in memory once committed. */
 type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
 
-/** What staging a hit answers. */
-type Staged = { ok: boolean } | NotStored | Moved;
 /** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
 export class EventLog {
   /** Its reads: questions, funnels, journeys, properties, the export (./reads.ts). */
@@ -70,7 +69,6 @@ export class EventLog {
   private verifiedAt = 0;
   /** When the alarm is set for (null: none), once known. */
   private alarmAt: number | null | undefined;
-
   /** Whether the tables exist (the first hit makes them: a log never hit stores nothing). */
   private hasTables: boolean;
 
@@ -171,7 +169,7 @@ export class EventLog {
 
   // The hits of a tracker call that names several websites: staged (in the open partition,
   // never sent back: the call names its leader's), committed, settled or aborted (./staging.ts).
-  async stage(token: string, hit: LogHit, leader: number): Promise<Staged> {
+  async stage(token: string, hit: LogHit, leader: number): Promise<{ ok: boolean } | Moved> {
     return this.answer('hit not staged in its log', async () => {
       this.ensureTables();
       return (await this.movedFrom(hit, false)) ?? this.staging.stage(token, hit, leader);
@@ -189,8 +187,7 @@ export class EventLog {
 
   /** Whether this partition takes a hit (./partitions.ts); one that closes flushes at once. */
   private async movedFrom(hit: LogHit, mayGoBack = true): Promise<Moved | null> {
-    this.dates.latest ??= latestDate(this.db);
-    const moved = movedFrom(this.db, hit, { ...this.dates, newest: this.lastDate() }, mayGoBack);
+    const moved = movedFrom(this.db, hit, this.lastDate(), mayGoBack);
     if (moved && this.waitingNow().count > 0) await this.scheduleAlarm(Date.now());
     return moved;
   }
@@ -246,6 +243,9 @@ export class EventLog {
       hash,
     );
     const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
+    this.dates.latest ??= latestDate(this.db);
+    // In the transaction that stores it: a read meanwhile keeps nothing (./answers.ts).
+    if (forgetsAnswers(hit, this.dates.latest)) forgetAnswers(this.db);
     insertEvent(this.db, this.dict, id, hit, decided, facts, values);
     // A run of events of one date starts here: what lets a query read only its dates.
     if (hit.date !== this.lastDate()) noteDayStart(this.db, id, hit.date);

@@ -7,7 +7,8 @@
  * What `meta` holds: the website's id, the log's partition (0 the first), whether it is
  * closed and the id its events are numbered after (./partitions.ts), the flush position, the tables' version; once `EVENT_RETENTION_DAYS` has deleted events, the highest id deleted and the first date the
  * log still holds whole (./retention.ts); for a log an older version wrote, the highest id of
- * its `events` not converted into `log` yet, and the highest of all (./convert.ts).
+ * its `events` not converted into `log` yet, and the highest of all (./convert.ts); the epoch of
+ * the answers it keeps (./answers.ts).
  */
 export type MetaKey =
   | 'website'
@@ -19,7 +20,8 @@ export type MetaKey =
   | 'deleted_through'
   | 'kept_from'
   | 'legacy'
-  | 'legacy_max';
+  | 'legacy_max'
+  | 'answers_epoch';
 
 export class LogDb {
   /** Rows read and written by this log's statements so far. */

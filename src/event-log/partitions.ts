@@ -7,7 +7,6 @@
  * partition. A closed partition still answers reads, flushes, settles staged calls and is
  * trimmed by retention; it takes no more hits but those of its own dates sent back to it.
  */
-import { forgetAnswers } from './answers.ts';
 import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 
@@ -37,16 +36,16 @@ function firstDate(db: LogDb): string | null {
 /**
  * Whether this partition takes `hit` (null) or sends it on (`Moved`). The open partition
  * closes when it is full and the hit starts a newer local date than `newest` (its newest
- * event's date; `latest`: the latest date it holds); the hit goes to the next. A hit of a date older than this partition's first — the
- * website's time zone moved back — goes back to the one before (when `mayGoBack`), which
- * takes it closed or not (forgetting the answers it kept), so that every local date stays in
- * one partition. A closed partition sends any other hit on. A hit taken for a date older
- * than the latest forgets the answers the partition kept.
+ * event's date); the hit goes to the next. A hit of a date older than this partition's first
+ * — the website's time zone moved back — goes back to the one before (when `mayGoBack`), which
+ * takes it closed or not, so that every local date stays in one partition. A closed
+ * partition sends any other hit on. What a hit taken changes of the answers kept,
+ * `forgetsAnswers` says.
  */
 export function movedFrom(
   db: LogDb,
   hit: LogHit,
-  { newest, latest = null }: { newest: string | null; latest?: string | null },
+  newest: string | null,
   mayGoBack = true,
 ): Moved | null {
   const number = hit.partition?.number ?? 0;
@@ -60,20 +59,22 @@ export function movedFrom(
     const first = firstDate(db);
     if (first !== null && hit.date < first) return { ok: false, moved: number - 1 };
   }
-  if (db.meta('closed') === 1) {
-    if (!hit.partition?.back) return { ok: false, moved: number + 1 };
-    forgetAnswers(db);
-    return null;
-  }
+  if (db.meta('closed') === 1) return hit.partition?.back ? null : { ok: false, moved: number + 1 };
   const limit = hit.partition?.limit ?? 0;
   if (limit > 0 && newest !== null && hit.date > newest && eventsHeld(db) >= limit) {
     db.setMeta('closed', 1);
     return { ok: false, moved: number + 1 };
   }
-  // The answers kept for the dates before the latest (./reads.ts) hold no more.
-  if (latest !== null && hit.date < latest) forgetAnswers(db);
   return null;
 }
+
+/**
+ * Whether storing `hit` forgets the answers the partition kept (./answers.ts): a hit sent
+ * back to a closed partition, or one of a date older than `latest` (the latest the partition
+ * holds: the open one keeps its answers for the dates before it, ./reads.ts).
+ */
+export const forgetsAnswers = (hit: LogHit, latest: string | null) =>
+  hit.partition?.back === true || (latest !== null && hit.date < latest);
 
 /** Whether this partition is closed. */
 export const isClosed = (db: LogDb) => db.meta('closed') === 1;

@@ -10,6 +10,7 @@
  */
 import type { Env } from '../env.ts';
 import { addDays } from '../lib/dates.ts';
+import { logError } from '../lib/log.ts';
 import type { LogRead, PartRead } from './log-types.ts';
 import { websiteLog } from './stub.ts';
 
@@ -103,50 +104,113 @@ function closedTouched(k: Known, range: { from: string; to: string } | null): nu
     .map((p) => p.number);
 }
 
+type Log = ReturnType<typeof websiteLog>;
+
+/**
+ * How a read of many partitions is answered when the open partition keeps the closed ones'
+ * values added together (./reads.ts `overClosed`): asked with their numbers and epochs
+ * (./answers.ts), it answers whole; or with its own value, keeping none — the closed ones are
+ * then asked, their values `add`ed together and handed to it to `keep`.
+ */
+export type OverClosed<T, R> = {
+  ask: (open: Log, closed: string) => Promise<PartRead<{ answer: R } | { own: T }>>;
+  keep: (open: Log, closed: string, added: T) => Promise<unknown>;
+  add: (values: T[]) => T;
+};
+
 /**
  * Asks every partition of a website a range touches, in parallel (`many`: more than one is
  * asked), and puts their answers together with `merge`; a partition that answers that it
  * has closed sends the question to the next as well. A partition that cannot answer the
- * range (retention deleted its start) answers the read.
+ * range (retention deleted its start) answers the read. With `over`, a question asked again
+ * reads the closed partitions' epochs and the open partition alone.
  */
 export async function askParts<T, R>(
   env: Env,
   websiteId: number,
   range: { from: string; to: string } | null,
-  ask: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
+  ask: (log: Log, many: boolean) => Promise<PartRead<T>>,
   merge: (values: T[], many: boolean) => R | Promise<R>,
+  over?: OverClosed<T, R>,
 ): Promise<LogRead<R>> {
   await learnPartitions(env, websiteId);
+  const log = (n: number) => websiteLog(env, websiteId, n);
   for (;;) {
     const k = knownOf(websiteId);
     // Oldest first: an answer that lists them (the storage) keeps their order.
-    const numbers = [...closedTouched(k, range), k.open];
-    const many = numbers.length > 1;
-    const answers = await Promise.all(numbers.map((n) => ask(websiteLog(env, websiteId, n), many)));
-    // What the partitions said of their first dates is kept.
-    answers.forEach((a, i) => {
-      const n = numbers[i] as number;
-      if (!a.ok || !a.part) return;
-      if (a.part.closed) noteClosed(websiteId, n, a.part.from);
-      else noteOpenFrom(websiteId, n, a.part.from);
+    const closed = closedTouched(k, range);
+    const numbers = [...closed, k.open];
+    if (!over || closed.length === 0) {
+      const many = numbers.length > 1;
+      const answers = await Promise.all(numbers.map((n) => ask(log(n), many)));
+      const read = await combined(websiteId, numbers, answers, (values) => merge(values, many));
+      if (read) return read;
+      continue;
+    }
+    const epochs = await Promise.all(closed.map((n) => log(n).epoch()));
+    noteParts(websiteId, closed, epochs);
+    if (epochs.some((e) => !e.ok)) return { ok: false };
+    const key = JSON.stringify(epochs.map((e, i) => [closed[i], e.ok ? e.value : null]));
+    const first = await over.ask(log(k.open), key);
+    if (first.ok && 'answer' in first.value) {
+      noteParts(websiteId, [k.open], [first]);
+      const rowsRead = epochs.reduce((sum, e) => sum + (e.ok ? e.rowsRead : 0), first.rowsRead);
+      return { ok: true, value: first.value.answer, rowsRead, chunks: first.chunks };
+    }
+    const own: PartRead<T> = first.ok
+      ? { ...first, value: (first.value as { own: T }).own }
+      : first;
+    const answers = [...(await Promise.all(closed.map((n) => ask(log(n), true)))), own];
+    const read = await combined(websiteId, numbers, answers, async (values) => {
+      const added = over.add(values.slice(0, -1));
+      const kept = over.keep(log(k.open), key, added).catch((err: unknown) => {
+        logError("closed partitions' groups not kept", { websiteId }, err);
+      });
+      const value = await merge([added, values.at(-1) as T], true);
+      await kept;
+      return value;
     });
-    if (answers.at(-1)?.part?.closed) continue;
-    // A failure first; else the log starts where its newest partition that cannot answer the
-    // range says it does (older ones were dropped whole by retention: ./retention.ts).
-    const failures = answers.filter((a) => !a.ok);
-    const failed = failures.find((a) => !a.firstDate) ?? failures.at(-1);
-    if (failed && !failed.ok) return failed;
-    const values: T[] = [];
-    let rowsRead = 0;
-    let chunks = 0;
-    for (const a of answers)
-      if (a.ok) {
-        values.push(a.value);
-        rowsRead += a.rowsRead;
-        chunks += a.chunks;
-      }
-    return { ok: true, value: await merge(values, many), rowsRead, chunks };
+    if (read) return read;
   }
+}
+
+/** Notes what partitions said of themselves: closed or not, and their first dates. */
+function noteParts(websiteId: number, numbers: number[], answers: PartRead<unknown>[]): void {
+  answers.forEach((a, i) => {
+    const n = numbers[i] as number;
+    if (!a.ok || !a.part) return;
+    if (a.part.closed) noteClosed(websiteId, n, a.part.from);
+    else noteOpenFrom(websiteId, n, a.part.from);
+  });
+}
+
+/**
+ * The partitions' answers put together (the last, the open one's), or undefined when it
+ * answered that it has closed (the question goes on to the next). A failure first; else the
+ * log starts where its newest partition that cannot answer the range says it does (older
+ * ones were dropped whole by retention: ./retention.ts).
+ */
+async function combined<T, R>(
+  websiteId: number,
+  numbers: number[],
+  answers: PartRead<T>[],
+  merge: (values: T[]) => R | Promise<R>,
+): Promise<LogRead<R> | undefined> {
+  noteParts(websiteId, numbers, answers);
+  if (answers.at(-1)?.part?.closed) return undefined;
+  const failures = answers.filter((a) => !a.ok);
+  const failed = failures.find((a) => !a.firstDate) ?? failures.at(-1);
+  if (failed && !failed.ok) return failed;
+  const values: T[] = [];
+  let rowsRead = 0;
+  let chunks = 0;
+  for (const a of answers)
+    if (a.ok) {
+      values.push(a.value);
+      rowsRead += a.rowsRead;
+      chunks += a.chunks;
+    }
+  return { ok: true, value: await merge(values), rowsRead, chunks };
 }
 
 /** Forgets what this isolate knows of a website's partitions, as a new isolate knows nothing. */

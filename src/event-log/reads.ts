@@ -12,11 +12,18 @@ import {
   mergeFunnels,
   mergeJourneys,
 } from '../counting/flow-queries.ts';
-import { type GroupReads, mergeGroupReads } from '../counting/group-reads.ts';
+import {
+  addedTo,
+  answerOf,
+  type GroupReads,
+  type IndexedGroupReads,
+  indexed,
+  mergeGroupReads,
+} from '../counting/group-reads.ts';
 import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { noPartials } from '../counting/query-metrics.ts';
 import { addDays } from '../lib/dates.ts';
-import { keepAnswer, keptAnswer } from './answers.ts';
+import { answersEpoch, ClosedGroups, keepAnswer, keptAnswer } from './answers.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
@@ -40,6 +47,12 @@ type Split<T> = {
   merge: (a: T, b: T) => T;
 };
 
+/**
+ * What the open partition answers a question of many partitions: its rows, made with the
+ * closed partitions' groups it keeps; or, keeping none, its own groups (./parts.ts).
+ */
+export type OverClosed = { answer: GroupAnswer[] } | { own: GroupReads[] };
+
 /** A partition before its first hit. */
 const EMPTY: PartState = { closed: false, from: null, to: null };
 
@@ -48,6 +61,8 @@ export class LogReads {
   private readonly reader: LogReader;
   private readonly flows: FlowReader;
   private readonly properties: PropertyReader;
+  /** The closed partitions' groups, kept in memory while this is the open partition. */
+  private readonly closedGroups = new ClosedGroups();
 
   constructor(
     private readonly db: LogDb,
@@ -77,6 +92,52 @@ export class LogReads {
       ask: (part) => this.reader.groupReads({ ...q, ...part }),
       merge: (a, b) => a.map((reads, i) => mergeGroupReads([reads, b[i] as GroupReads])),
     });
+  }
+
+  /**
+   * A question's groupings as the open partition answers them when closed partitions hold
+   * part of its range (./parts.ts): the closed partitions' groups it keeps for the question
+   * under `closed` (their numbers and epochs), its own added, made into rows here; keeping
+   * none, its own groups, for the Worker to add the closed ones' to and hand back
+   * (`keepClosed`). A closed partition answers as `groupReads` does, and says it is closed.
+   */
+  async overClosed(q: LogQuery, closed: string): Promise<PartRead<OverClosed>> {
+    const own = await this.groupReads(q);
+    if (!own.ok) return own;
+    const kept = own.part?.closed ? undefined : this.closedGroups.get(this.closedKey(q, closed));
+    if (!kept) return { ...own, value: { own: own.value } };
+    const step = <T>(work: () => T) => this.lane.run(work);
+    const answer = await Promise.all(
+      q.groups.map((g, i) =>
+        answerOf(g, addedTo(kept[i] as IndexedGroupReads, own.value[i] as GroupReads), step),
+      ),
+    );
+    return { ...own, value: { answer } };
+  }
+
+  /** Keeps the closed partitions' groups for a question, under `closed` (`overClosed`). */
+  keepClosed(q: LogQuery, closed: string, reads: GroupReads[]): void {
+    this.closedGroups.keep(this.closedKey(q, closed), reads.map(indexed));
+  }
+
+  /**
+   * The key of the closed partitions' groups for a question: its range cut to the day before
+   * this partition's first date (the closed partitions' dates), and their numbers and epochs.
+   */
+  private closedKey(q: LogQuery, closed: string): string {
+    const from = this.hasTables() ? this.datesHeld().from : null;
+    const to = from === null || q.to < from ? q.to : addDays(from, -1);
+    return JSON.stringify([{ ...q, to }, closed]);
+  }
+
+  /** The partition's epoch (./answers.ts), which moves on when its answers no longer hold. */
+  epoch(): Promise<PartRead<number>> {
+    return this.read(0, async () => ({
+      ok: true as const,
+      value: answersEpoch(this.db),
+      rowsRead: 0,
+      chunks: 0,
+    }));
   }
 
   /** A funnel's visitors per step (./flow-reads.ts). */
@@ -147,9 +208,7 @@ export class LogReads {
       if (!this.hasTables())
         return { ok: true as const, value: none, rowsRead: 0, chunks: 0, part: EMPTY };
       const closed = isClosed(this.db);
-      const dates = this.db.one<{ from: string | null; to: string | null }>(
-        'SELECT min(date) AS "from", max(date) AS "to" FROM days',
-      );
+      const dates = this.datesHeld();
       const before = this.db.io.rowsRead;
       const past = !closed && split && asked ? this.pastOf(asked, dates) : undefined;
       let read: LogRead<T>;
@@ -177,12 +236,23 @@ export class LogReads {
     });
   }
 
-  /** The answer kept under `key`, or `work`'s, then kept. */
+  /** The first and last dates the partition holds. */
+  private datesHeld() {
+    return this.db.one<{ from: string | null; to: string | null }>(
+      'SELECT min(date) AS "from", max(date) AS "to" FROM days',
+    );
+  }
+
+  /**
+   * The answer kept under `key`, or `work`'s, then kept — unless a hit changed the events
+   * while it read (the partition's epoch moved on: ./answers.ts).
+   */
   private async kept<T>(key: string, work: () => Promise<LogRead<T>>): Promise<LogRead<T>> {
     const kept = keptAnswer<T>(this.db, key);
     if (kept !== undefined) return { ok: true, value: kept, rowsRead: 0, chunks: 0 };
+    const epoch = answersEpoch(this.db);
     const read = await work();
-    if (read.ok) keepAnswer(this.db, key, read.value);
+    if (read.ok && answersEpoch(this.db) === epoch) keepAnswer(this.db, key, read.value);
     return read;
   }
 

@@ -73,6 +73,18 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.reads.groupReads(q);
   }
 
+  overClosed(...args: Parameters<LogReads['overClosed']>) {
+    return this.log.reads.overClosed(...args);
+  }
+
+  keepClosed(...args: Parameters<LogReads['keepClosed']>) {
+    this.log.reads.keepClosed(...args);
+  }
+
+  epoch() {
+    return this.log.reads.epoch();
+  }
+
   funnel(q: Parameters<LogReads['funnel']>[0]) {
     return this.log.reads.funnel(q);
   }

@@ -100,17 +100,26 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
   const run = async (batch: Batch) => {
     try {
       if (!env) throw new Error('only the roll-ups can be read here');
-      // One partition answers the rows; several, their groups, added up here.
+      // One partition answers the rows; several, their groups, added up here — or by the
+      // open partition, with the closed ones' it keeps (src/event-log/parts.ts).
       type Parts = PartRead<GroupAnswer[] | GroupReads[]>;
+      type Over = PartRead<{ answer: GroupAnswer[] } | { own: GroupAnswer[] | GroupReads[] }>;
+      const q = batch.q;
       const read = await readLog(
         env,
         websiteId,
-        batch.q,
-        (log, many) => (many ? log.groupReads(batch.q) : log.query(batch.q)) as Promise<Parts>,
+        q,
+        (log, many) => (many ? log.groupReads(q) : log.query(q)) as Promise<Parts>,
         (values, many) =>
-          many
-            ? mergeAnswers(batch.q, values as GroupReads[][])
-            : (onlyOne(values) as GroupAnswer[]),
+          many ? mergeAnswers(q, values as GroupReads[][]) : (onlyOne(values) as GroupAnswer[]),
+        {
+          ask: (open, closed) => open.overClosed(q, closed) as Promise<Over>,
+          keep: (open, closed, added) => open.keepClosed(q, closed, added as GroupReads[]),
+          add: (values) =>
+            q.groups.map((_, i) =>
+              mergeGroupReads((values as GroupReads[][]).map((v) => v[i] as GroupReads)),
+            ),
+        },
       );
       for (const c of batch.callers)
         c.done(read.ok ? { ...read, value: read.value.slice(c.from, c.from + c.count) } : read);

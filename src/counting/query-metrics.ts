@@ -9,6 +9,10 @@
  * - `bounce_rate`: visits with one page view, in whole percent of the visits;
  *   `visit_duration`: the visits' first to last page view, averaged in whole seconds;
  *   `views_per_visit`: page views of the visits per visit, two decimals;
+ * - `time_on_page`: the seconds the group's page views were seen (visible and focused, as
+ *   their engagements said), per visitor of the group, whole; `scroll_depth`: the deepest
+ *   scroll of each visit's views of a page, averaged over the visits that sent one, whole
+ *   percent (null without any) — both need a page to be about (src/stats/v2/query.ts);
  * - `percentage`: the group's visitors in percent of all visitors (one decimal);
  * - `total_revenue`, `average_revenue`: the revenue of the group's custom events in the
  *   question's currency (`LogQuery.currency`), summed or averaged over those events; events
@@ -21,7 +25,8 @@
  * (counted among the group's hits); and, over every page view of the group's visits, the
  * visits, the bounces (+1 at a visit's first page view, −1 at its second), the seconds and
  * the page views; the revenue in millionths of the question's currency, and the events that
- * carry it.
+ * carry it; the milliseconds its page views were seen (`eng`), and the deepest scrolls of its
+ * visits' pages, added up (`sds`) and counted (`sdn`: src/event-log/engagement.ts).
  */
 export const PARTIALS = [
   'pv',
@@ -35,6 +40,9 @@ export const PARTIALS = [
   'vpv',
   'rev',
   'rvn',
+  'eng',
+  'sds',
+  'sdn',
 ] as const;
 export type PartialName = (typeof PARTIALS)[number];
 export type Partials = Record<PartialName, number>;
@@ -85,6 +93,11 @@ const QUERY_METRICS = new Map<string, Metric>([
     'average_revenue',
     { needs: ['rev', 'rvn'], value: (p) => (p.rvn === 0 ? 0 : p.rev / p.rvn / REVENUE_UNIT) },
   ],
+  ['time_on_page', { needs: ['eng', 'vis'], value: (p) => ratio(p.eng, p.vis * 1000, 1, 0) }],
+  [
+    'scroll_depth',
+    { needs: ['sds', 'sdn'], value: (p) => (p.sdn === 0 ? null : ratio(p.sds, p.sdn, 1, 0)) },
+  ],
   ['sl:bounces', { needs: ['bnc'], value: (p) => p.bnc }],
   ['sl:duration', { needs: ['dur'], value: (p) => p.dur }],
   ['sl:custom_events', { needs: ['ce'], value: (p) => p.ce }],
@@ -110,4 +123,7 @@ export const noPartials = (): Partials => ({
   vpv: 0,
   rev: 0,
   rvn: 0,
+  eng: 0,
+  sds: 0,
+  sdn: 0,
 });

@@ -132,6 +132,18 @@ export const V1_STATISTICS: Record<StatName, { dimension: string; metric: string
     exit_page: { dimension: 'visit:exit_page', metric: 'visits', title: 'Exit pages' },
   };
 
+/**
+ * API v1's listings of each page's engagement (src/event-log/engagement.ts), which only the
+ * event log holds: `time_on_page` (seconds per visitor) and `scroll_depth` (percent), the
+ * figure in each row's `count`.
+ */
+export const ENGAGEMENT_LISTINGS = {
+  time_on_page: { dimension: 'sl:page', metric: 'time_on_page', title: 'Time on page (seconds)' },
+  scroll_depth: { dimension: 'sl:page', metric: 'scroll_depth', title: 'Scroll depth (%)' },
+} as const;
+
+export type EngagementListing = keyof typeof ENGAGEMENT_LISTINGS;
+
 /** The filters' dimensions as the engine names them. */
 const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
   page: 'sl:page',
@@ -172,12 +184,16 @@ function v1Property(name: string): { dimension: string; metric: string } {
  * values, by count or by value, searched.
  */
 export function v1Grouping(
-  name: StatName | { property: string },
+  name: StatName | EngagementListing | { property: string },
   page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
   search?: string,
 ): GroupQuery {
   const { dimension, metric } =
-    typeof name === 'string' ? V1_STATISTICS[name] : v1Property(name.property);
+    typeof name !== 'string'
+      ? v1Property(name.property)
+      : name in ENGAGEMENT_LISTINGS
+        ? ENGAGEMENT_LISTINGS[name as EngagementListing]
+        : V1_STATISTICS[name as StatName];
   return {
     dimensions: [dimension],
     metrics: [metric],

@@ -86,6 +86,21 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
       logError('staged hit left to settle with its leader', { leader: only.websiteId }, c.reason);
 }
 
+/**
+ * Writes an engagement onto its page view in its website's log (./engagement.ts), through
+ * the partitions as a hit goes; whether the log found the page view. A failure throws (the
+ * caller answers 503).
+ */
+export async function engageInLog(env: Env, hit: LogHit): Promise<boolean> {
+  const limit = partitionLimit(env);
+  const answer = await inOpenPartition(env, hit.websiteId, async (log, number, back) => {
+    const engaged = await log.engage({ ...hit, partition: { number, limit, back } });
+    if (!engaged.ok && !('moved' in engaged)) throw new LogRefused('store the engagement');
+    return engaged;
+  });
+  return answer.ok && answer.engaged;
+}
+
 /** Commits a staged hit, trying again on a failure; its outcome, or the last failure thrown. */
 async function commitTrying(
   log: ReturnType<typeof websiteLog>,

@@ -92,7 +92,17 @@ function finish(db: LogDb): void {
 }
 
 /** Whether the log holds rows an older version wrote that are not converted yet. */
-export const holdsLegacy = (db: LogDb) => db.meta('legacy') > 0;
+const holdsLegacy = (db: LogDb) => db.meta('legacy') > 0;
+
+/**
+ * When the object starts: a log an older version wrote, none of it converted yet, has its
+ * newest rows (`AT_UPGRADE`) converted now by `convert`. Answers whether rows are left to
+ * convert (by the alarm, hourly).
+ */
+export function convertAtUpgrade(db: LogDb, convert: (limit: number) => unknown): boolean {
+  if (holdsLegacy(db) && db.meta('legacy') === db.meta('legacy_max')) convert(AT_UPGRADE);
+  return holdsLegacy(db);
+}
 
 /**
  * A legacy row as a hit: the dimensions added since it was written are empty, but an event's

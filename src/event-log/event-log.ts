@@ -1,11 +1,12 @@
 import { logError } from '../lib/log.ts';
-import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
+import { QueuedRuns } from '../lib/queued-runs.ts';
 import { NO_COST } from '../rollups/increments.ts';
 import { forgetAnswers } from './answers.ts';
-import { AT_UPGRADE as CONVERT_AT_UPGRADE, convertLegacy, holdsLegacy } from './convert.ts';
+import { type Engaged, engaged } from './engagement.ts';
+import { convertAtUpgrade, convertLegacy } from './convert.ts';
 import { latestDate, newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
-import { type LogHit, visitorHash } from './events.ts';
+import { daySalt, type LogHit, visitorHash } from './events.ts';
 import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
 import { LogDb } from './log-db.ts';
 import { insertEvent } from './log-rows.ts';
@@ -20,7 +21,14 @@ import {
   retentionDays,
 } from './retention.ts';
 import { type Committed, type Leaders, type Settlement, StagedCalls } from './staging.ts';
-import { decideHit, pruneVisits, readBackVisits, VisitNumbers, type VisitState } from './visits.ts';
+import {
+  decideHit,
+  pruneVisits,
+  readBackVisits,
+  VisitNumbers,
+  type VisitState,
+  visitorsAfter,
+} from './visits.ts';
 
 /**
  * A flush with nothing to roll up compares the log's position with D1's at most this often
@@ -57,10 +65,8 @@ export class EventLog {
   private website: number | undefined;
   /** What it forgets, and when (./retention.ts). */
   private readonly forgetting: Forgetting;
-  /** The end of the queue of flushes: each flush runs after the one before it has ended. */
-  private flushTail: Promise<unknown> = Promise.resolve();
-  /** A flush queued and not begun yet: a caller joins it rather than queue another. */
-  private queuedFlush: Promise<FlushOutcome> | undefined;
+  /** The flushes, one after another (`flush`). */
+  private readonly flushes = new QueuedRuns(() => this.flushOnce());
   /** The id of the newest event stored, once known (ids never go backwards: `nextEventId`). */
   private lastId: number | undefined;
   /** The events waiting for a flush (./flush.ts `flushDueAt`), once read. */
@@ -69,6 +75,8 @@ export class EventLog {
   private verifiedAt = 0;
   /** When the alarm is set for (null: none), once known. */
   private alarmAt: number | null | undefined;
+  /** Runs `work` in one transaction of the object's storage. */
+  private readonly transaction = <T>(work: () => T): T => this.storage.transactionSync(work);
   /** Whether the tables exist (the first hit makes them: a log never hit stores nothing). */
   private hasTables: boolean;
 
@@ -87,15 +95,12 @@ export class EventLog {
       (failure, work) => this.answer(failure, work),
       () => this.hasTables,
     );
-    const transaction = (work: () => void) => storage.transactionSync(work);
+    const transaction = this.transaction;
     const convert = (limit: number) => convertLegacy(this.db, this.dict, transaction, limit);
     if (this.hasTables) {
       upgradeTables(this.db, transaction);
-      // A log an older version wrote: its newest rows into `log` now, the rest hourly (the
-      // alarm set for it, as a website without hits may have none).
-      if (holdsLegacy(this.db) && this.db.meta('legacy') === this.db.meta('legacy_max'))
-        convert(CONVERT_AT_UPGRADE);
-      if (holdsLegacy(this.db))
+      // The alarm converts the rest hourly (a website without hits may have none set).
+      if (convertAtUpgrade(this.db, convert))
         this.scheduleAlarm(Date.now() + MAINTENANCE_INTERVAL_MS).catch((err: unknown) =>
           logError('alarm not set', { website: this.db.meta('website') }, err),
         );
@@ -108,7 +113,7 @@ export class EventLog {
     );
     this.staging = new StagedCalls({
       db: this.db,
-      transaction: (work) => storage.transactionSync(work),
+      transaction,
       ensureTables: () => this.ensureTables(),
       hasTables: () => this.hasTables,
       hashOf: (hit) => this.hashOf(hit),
@@ -137,6 +142,20 @@ export class EventLog {
     });
   }
 
+  /** Writes an engagement onto its page view (./engagement.ts), if it finds it. */
+  async engage(hit: LogHit): Promise<Engaged | NotStored | Moved> {
+    return this.answer('engagement not stored in its log', async () => {
+      this.ensureTables();
+      const moved = await this.movedFrom(hit);
+      if (moved) return moved;
+      const before = { ...this.db.io };
+      const hash = await this.hashOf(hit);
+      this.dates.latest ??= latestDate(this.db);
+      const log = { db: this.db, transaction: this.transaction, latest: this.dates.latest };
+      return engaged(log, this.visitStates(), hit, hash, before);
+    });
+  }
+
   /**
    * Stores a hit whose hash is made, when `guard` — run first, in the same transaction —
    * says so; answers what was stored, or null. The flush's alarm is set.
@@ -149,9 +168,7 @@ export class EventLog {
   ): Promise<Recorded | null> {
     let outcome: Stored | null;
     try {
-      outcome = this.storage.transactionSync(() =>
-        guard() ? this.storeNow(hit, hash, before) : null,
-      );
+      outcome = this.transaction(() => (guard() ? this.storeNow(hit, hash, before) : null));
     } catch (err) {
       // Values the failed transaction added to the dictionary are gone with it.
       this.dict.forget();
@@ -219,7 +236,8 @@ export class EventLog {
       this.db.setMeta('website', hit.websiteId);
       this.website = hit.websiteId;
     }
-    return visitorHash(this.saltFor(hit.date, hit.time), hit.websiteId, hit.ip, hit.userAgent);
+    const salt = daySalt(this.db, this.salts, hit.date, hit.time);
+    return visitorHash(salt, hit.websiteId, hit.ip, hit.userAgent);
   }
 
   /**
@@ -235,14 +253,16 @@ export class EventLog {
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
   ): Stored {
+    const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
+    const visits = () => this.visitStates();
     const { decided, facts, values, state } = decideHit(
       this.db,
       this.numbers,
-      () => this.visitStates(),
+      visits,
       hit,
       hash,
+      id,
     );
-    const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
     this.dates.latest ??= latestDate(this.db);
     // In the transaction that stores it: a read meanwhile keeps nothing (./answers.ts).
     if (forgetsAnswers(hit, this.dates.latest)) forgetAnswers(this.db);
@@ -296,14 +316,7 @@ export class EventLog {
    * either way its flush begins after it called, so it covers every event stored before.
    */
   flush(): Promise<FlushOutcome> {
-    if (this.queuedFlush) return this.queuedFlush;
-    const next = this.flushTail.then(() => {
-      this.queuedFlush = undefined;
-      return this.flushOnce();
-    });
-    this.queuedFlush = next;
-    this.flushTail = next.catch(() => undefined);
-    return next;
+    return this.flushes.run();
   }
 
   private async flushOnce(): Promise<FlushOutcome> {
@@ -329,10 +342,7 @@ export class EventLog {
 
   /** Visitors whose last page view was in the five minutes before `now`. */
   realtime(now: number): number {
-    if (!this.hasTables) return 0;
-    let seen = 0;
-    for (const state of this.visitStates().values()) if (state.lastSeen > now - 300_000) seen++;
-    return seen;
+    return this.hasTables ? visitorsAfter(this.visitStates(), now - 300_000) : 0;
   }
 
   /** Deletes everything the object stores (its website was deleted). */
@@ -378,17 +388,6 @@ export class EventLog {
       holdsAnythingToForget(this.db, days) ? now + MAINTENANCE_INTERVAL_MS : null,
     ].filter((at): at is number => at !== null);
     if (next.length > 0) await this.scheduleAlarm(Math.min(...next));
-  }
-
-  /** The random salt of a local date, made on first use. */
-  private saltFor(date: string, now: number): string {
-    return randomOnFirstUse(this.salts, date, (fresh) => {
-      const row = this.db.rows<{ salt: string }>('SELECT salt FROM salts WHERE date = ?', date)[0];
-      if (row) return row.salt;
-      const salt = fresh();
-      this.db.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
-      return salt;
-    });
   }
 
   private async scheduleAlarm(at: number): Promise<void> {

@@ -5,6 +5,9 @@
  */
 import type { CountedEvent, EventDimensions, LogOnlyDimensions } from '../counting/statistics.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
+import type { Engagement } from './engagement.ts';
+import type { LogDb } from './log-db.ts';
 
 /**
  * A hit handed to its website's log: the dimensions, when it happened (instant, website-local
@@ -14,7 +17,7 @@ import { sha256Hex } from '../lib/crypto.ts';
 export type LogHit = EventDimensions &
   LogOnlyDimensions & {
     websiteId: number;
-    kind: 'pageview' | 'event';
+    kind: 'pageview' | 'event' | 'engagement';
     time: number;
     date: string;
     hour: string;
@@ -27,6 +30,8 @@ export type LogHit = EventDimensions &
     props?: [name: string, value: string][];
     /** A custom event's revenue: millionths of its currency (src/ingest/revenue.ts). */
     revenue?: { amount: number; currency: string } | null;
+    /** An engagement's time and deepest scroll of its page view (./engagement.ts). */
+    engagement?: Engagement;
     /**
      * The partition of the website's log the Worker sent it to (none: the first), the events
      * past which that partition closes at the next local date (0: never), whether the next
@@ -63,4 +68,18 @@ export async function visitorHash(
   userAgent: string,
 ): Promise<string> {
   return (await sha256Hex(`${salt}\u0000${websiteId}\u0000${ip}\u0000${userAgent}`)).slice(0, 32);
+}
+
+/**
+ * The random salt of a local date, made on first use and stored (`salts`: those of the dates
+ * seen since the last maintenance, as stored).
+ */
+export function daySalt(db: LogDb, salts: Map<string, string>, date: string, now: number): string {
+  return randomOnFirstUse(salts, date, (fresh) => {
+    const row = db.rows<{ salt: string }>('SELECT salt FROM salts WHERE date = ?', date)[0];
+    if (row) return row.salt;
+    const salt = fresh();
+    db.rows('INSERT INTO salts (date, salt, created_at) VALUES (?, ?, ?)', date, salt, now);
+    return salt;
+  });
 }

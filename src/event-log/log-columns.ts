@@ -18,7 +18,7 @@ type Column = {
   dict?: true;
   exportAs?: string;
   /** The schema version that added the column (./log-schema.ts); 6 made the table. */
-  since: 6 | 7 | 8;
+  since: 6 | 7 | 8 | 10;
 };
 
 export const LOG_COLUMNS = [
@@ -71,6 +71,11 @@ export const LOG_COLUMNS = [
   { name: 'props', type: 'text', since: 8 },
   { name: 'revenue', since: 8 },
   { name: 'currency', dict: true, exportAs: 'currency', since: 8 },
+  // A page view's engagement (./engagement.ts): the milliseconds it was seen, visible and
+  // focused; and, on the visit's first page view of its page, the deepest scroll of the
+  // visit's views of that page, in percent. None before its first engagement.
+  { name: 'engaged', since: 10 },
+  { name: 'scroll', since: 10 },
 ] as const satisfies readonly Column[];
 
 type Listed = (typeof LOG_COLUMNS)[number];

@@ -262,6 +262,8 @@ export function insertEvent(
     props: propsOf(dict, hit.props),
     revenue: hit.revenue?.amount ?? null,
     currency: code(hit.revenue?.currency),
+    engaged: null,
+    scroll: null,
   };
   const columns = Object.keys(row);
   db.rows(

@@ -7,7 +7,7 @@ import { addedLogColumns, createLogTable } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 9;
+const SCHEMA_VERSION = 10;
 
 /** The answers a closed partition keeps (./answers.ts). */
 const ANSWERS = 'CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL);';
@@ -111,6 +111,8 @@ INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING ma
   8: addedLogColumns(8),
   // The answers a closed partition keeps (./answers.ts).
   9: ANSWERS,
+  // A page view's engagement (./engagement.ts). Answers kept before have none of its sums.
+  10: `${addedLogColumns(10)}\nDELETE FROM answers;`,
 };
 
 /** Makes the tables (on the log's first hit). */

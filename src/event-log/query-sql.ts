@@ -100,6 +100,9 @@ function hitSums(ctx: Context, dimensions: QueryDimension[]): SumSql {
           ? `count(DISTINCT ${visitor})`
           : `count(DISTINCT CASE WHEN visitor > 0 THEN ${visitor} END)`,
     rev: `sum(CASE WHEN currency = ${ctx.currency} THEN revenue ELSE 0 END)`,
+    eng: 'coalesce(sum(engaged), 0)',
+    sds: 'coalesce(sum(scroll), 0)',
+    sdn: 'count(scroll)',
     rvn: `sum(currency = ${ctx.currency} AND revenue IS NOT NULL)`,
     vst: wholeVisits
       ? 'sum(kind = 0 AND firsts & 2 = 2)'
@@ -321,6 +324,8 @@ export function chunkStatement(
     ...(reads.views > 0 && !ctx.onHit ? viewColumns : []),
     ...(groups.some((g) => g.partials.has('dur')) ? ['visit_seconds'] : []),
     ...(groups.some((g) => g.partials.has('rev')) ? ['revenue', 'currency'] : []),
+    ...(groups.some((g) => g.partials.has('eng')) ? ['engaged'] : []),
+    ...(groups.some((g) => g.partials.has('sds')) ? ['scroll'] : []),
     ...byGoals.flatMap((g) => g.goals.columns.flatMap((c) => columnsIn(c.sql))),
   ]);
   const materialized = (n: number) => (n > 1 ? 'MATERIALIZED ' : '');

@@ -30,10 +30,54 @@ const READ_BACK_BATCH = 1_000;
  * written anywhere: every page view's event row says all of it, and a restarted object
  * reads it back from the events of the last half hour (`readBackVisits`).
  */
-export type VisitState = { visit: number; lastSeen: number; views: number | null; page: string };
+export type VisitState = {
+  visit: number;
+  lastSeen: number;
+  views: number | null;
+  page: string;
+  /** The visit's page views by page, for its engagements (./engagement.ts). */
+  pages: VisitPages;
+  /** When the visit's last engagement came. */
+  engagedAt?: number;
+};
+
+/** A visit's page views by page: the ids of its first and of its last view of each. */
+export type VisitPages = ReadonlyMap<string, { first: number; last: number }>;
+
+/** The most pages of one visit whose engagement is kept (./engagement.ts): a longer visit's later pages have none. */
+const MOST_PAGES = 50;
+
+/**
+ * A visit's pages with page view `id` of `page`: its last of the page, or (`older`: read back
+ * newest first) its first. A new map: the visit's state changes only once its hit is stored.
+ */
+export function withPageView(
+  pages: VisitPages | undefined,
+  page: string,
+  id: number,
+  older = false,
+): VisitPages {
+  const next = new Map(pages);
+  const known = next.get(page);
+  if (known) next.set(page, older ? { ...known, first: id } : { ...known, last: id });
+  else if (next.size < MOST_PAGES) next.set(page, { first: id, last: id });
+  return next;
+}
 
 /** The key of a visitor's visit under way: their date and number. */
-const visitKey = (date: string, visitor: number) => `${date} ${visitor}`;
+export const visitKey = (date: string, visitor: number) => `${date} ${visitor}`;
+
+/** The visit a visitor's engagement at `time` belongs to: their visit under way, if any. */
+export function visitUnderWay(
+  visits: Map<string, VisitState>,
+  known: { number: number; visit: number } | undefined,
+  date: string,
+  time: number,
+): VisitState | undefined {
+  const state = known && visits.get(visitKey(date, known.number));
+  if (!state || state.visit !== known?.visit) return undefined;
+  return time <= Math.max(state.lastSeen, state.engagedAt ?? 0) + VISIT_GAP_MS ? state : undefined;
+}
 
 /** A page view that starts a visit is its first. */
 const FIRST_PAGE_VIEW: VisitFacts = { visitViews: 1, previousPage: null, visitSeconds: 0 };
@@ -169,14 +213,20 @@ export function readBackVisits(
       cutoff ??= row.time - VISIT_GAP_MS - CLOCK_SLACK_MS;
       if (row.time < cutoff) continue;
       current = true;
+      if (row.kind !== 0) continue;
       const key = visitKey(dateOfDay(row.day), row.visitor);
-      if (row.kind === 0 && !visits.has(key))
+      const known = visits.get(key);
+      // Newest first: the visit's last page view makes its state, the older ones its pages.
+      if (!known)
         visits.set(key, {
           visit: row.visit,
           lastSeen: row.time,
           views: row.visit_views,
           page: page(row.page),
+          pages: withPageView(undefined, page(row.page), row.id),
         });
+      else if (known.visit === row.visit)
+        known.pages = withPageView(known.pages, page(row.page), row.id, true);
     }
     // Done at the first batch with nothing recent: arrival order and time order may
     // differ a little (the clocks of different Workers).
@@ -185,6 +235,13 @@ export function readBackVisits(
     below = last.id;
   }
   return visits;
+}
+
+/** Visitors whose last page view was after `after`. */
+export function visitorsAfter(visits: Map<string, VisitState>, after: number): number {
+  let seen = 0;
+  for (const state of visits.values()) if (state.lastSeen > after) seen++;
+  return seen;
 }
 
 /** Forgets the visits in memory that can no longer go on. */
@@ -201,8 +258,8 @@ export function pruneVisits(visits: Map<string, VisitState>): void {
  * an event belongs to its visitor's current visit, if any. Answers the values the hit's row
  * carries — its visitor's (from their first page view of the day) and its visit's (from the
  * visit's first) — and the visit's new state for the log to keep in memory once the hit's
- * transaction has committed. A visitor whose row an older version wrote has no values kept:
- * the hit's own stand in.
+ * transaction has committed (with the page view, `id`, among its pages). A visitor whose row
+ * an older version wrote has no values kept: the hit's own stand in.
  */
 export function decideHit(
   db: LogDb,
@@ -210,6 +267,7 @@ export function decideHit(
   underWay: () => Map<string, VisitState>,
   hit: LogHit,
   hash: string,
+  id: number,
 ): { decided: Decided; facts: VisitFacts; values: Values; state?: [string, VisitState] } {
   const known = db.rows<VisitorRow>(
     'SELECT number, visit, visit_referrer, visit_start, attrs FROM visitors WHERE hash = ?',
@@ -247,6 +305,7 @@ export function decideHit(
     lastSeen: goesOn ? goesOn.lastSeen : hit.time,
     views: facts.visitViews,
     page: hit.page,
+    pages: withPageView(goesOn ? under?.pages : undefined, hit.page, id),
   };
   return { decided, facts, values, state: [visitKey(hit.date, decided.visitor), state] };
 }

@@ -38,6 +38,10 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.record(hit);
   }
 
+  engage(hit: LogHit) {
+    return this.log.engage(hit);
+  }
+
   stage(token: string, hit: LogHit, leader: number) {
     return this.log.stage(token, hit, leader);
   }

@@ -51,8 +51,9 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
   if (typeof name !== 'string' || name.trim() === '')
     return { kind: 'invalid', message: 'name must be a non-empty string' };
   if (typeof url !== 'string') return { kind: 'invalid', message: 'url must be a string' };
-  // Engagement pings (scroll depth, time on page) are not page views or custom events.
-  if (name === 'engagement') return { kind: 'ignored', reason: 'not_counted' };
+  // An engagement (time on page, scroll depth) updates its page view: its time since the last
+  // send (`e`, ms, added up) and its deepest scroll (`sd`, percent; 255 or none: not measured).
+  if (name === 'engagement') return fromPlausibleEngagement(body, url, domains);
   let props: unknown = body.p ?? body.props;
   if (typeof props === 'string') {
     try {
@@ -69,14 +70,7 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
           ...valueAndUnit(isObject(props) ? props : {}, body.$ ?? body.revenue),
         };
   // `d` may list several sites ("a.com,b.com"): the hit counts once for each of them.
-  const list =
-    typeof domains === 'string'
-      ? domains
-          .split(',')
-          .map((d) => d.trim())
-          .filter(Boolean)
-      : [];
-  const hits = (list.length > 0 ? list.slice(0, 10) : [undefined]).map((domain) => ({
+  const hits = domainsOf(domains).map((domain) => ({
     page: url,
     referrer: body.r ?? body.referrer ?? null,
     ...(domain ? { domain } : {}),
@@ -85,6 +79,31 @@ export function fromPlausible(body: Record<string, unknown>): Translated {
     ...(event && isObject(body.$ ?? body.revenue) ? { revenue: body.$ ?? body.revenue } : {}),
   }));
   return { kind: 'hits', hits };
+}
+
+/** The sites a Plausible hit names (`d`: "a.com,b.com"), at most ten; none: [undefined]. */
+function domainsOf(domains: unknown): (string | undefined)[] {
+  const list =
+    typeof domains === 'string'
+      ? domains
+          .split(',')
+          .map((d) => d.trim())
+          .filter(Boolean)
+      : [];
+  return list.length > 0 ? list.slice(0, 10) : [undefined];
+}
+
+/** Plausible's engagement (`n: "engagement"`), as Sightline's (`engagement: {ms, scroll}`). */
+function fromPlausibleEngagement(body: Record<string, unknown>, url: string, domains: unknown) {
+  const scroll = typeof body.sd === 'number' && body.sd >= 0 && body.sd <= 100 ? body.sd : null;
+  const engagement = { ms: typeof body.e === 'number' ? body.e : 0, scroll, added: true };
+  const hits = domainsOf(domains).map((domain) => ({
+    page: url,
+    ...(domain ? { domain } : {}),
+    engagement,
+    ...(body.h === 1 ? { hash: true } : {}),
+  }));
+  return { kind: 'hits' as const, hits };
 }
 
 export function fromUmami(body: unknown): Translated {

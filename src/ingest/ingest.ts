@@ -8,7 +8,7 @@
  */
 import { createDb, type Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { storeInLogs } from '../event-log/client.ts';
+import { engageInLog, storeInLogs } from '../event-log/client.ts';
 import type { LogHit } from '../event-log/events.ts';
 import { ApiError, tryAgainSoon } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
@@ -82,9 +82,13 @@ export async function ingestCall(
       else firstDrop ??= prepared.reason;
     }
     if (writes.length === 0) return firstDrop;
-    await storeInLogs(env, writes);
+    // An engagement updates its page view (each website's on its own: it adds no hit).
+    const engagements = writes.filter((w) => w.kind === 'engagement');
+    const counted = writes.filter((w) => w.kind !== 'engagement');
+    const found = await Promise.all(engagements.map((e) => engageInLog(env, e)));
+    await storeInLogs(env, counted);
     for (const write of writes) facts.touched?.add(write.websiteId);
-    return null;
+    return counted.length > 0 || found.some(Boolean) ? null : 'no_page_view';
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // Nothing of this call was counted (a call naming several websites stages all first;

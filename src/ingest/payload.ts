@@ -3,6 +3,7 @@
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { storedEventName } from '../counting/statistics.ts';
+import type { Engagement } from '../event-log/engagement.ts';
 import type { Check } from '../lib/schema.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 import { propsFrom } from './props.ts';
@@ -24,6 +25,8 @@ export type Hit = {
   props: [name: string, value: string][];
   /** A custom event's revenue (./revenue.ts): none for a page view or one not valid. */
   revenue: Revenue | null;
+  /** A page view's engagement: the time it was seen and its deepest scroll (no new hit). */
+  engagement: Engagement | null;
   /** A `#fragment` of the page makes a page of its own (the tag's `data-hash`). */
   hash: boolean;
   /** The snippet asked for Do Not Track to be honoured (`data-dnt="true"`). */
@@ -141,6 +144,33 @@ function hitProps(raw: unknown): Check<[name: string, value: string][]> {
   return ok(propsFrom(raw as Record<string, unknown>));
 }
 
+/** The longest engagement of one page view taken: a day. */
+const MAX_ENGAGED_MS = 86_400_000;
+
+/**
+ * `{ms, scroll?}`: the milliseconds a page view was seen (its total so far; with `added`,
+ * Plausible's, since the last send) and its deepest scroll in percent.
+ */
+function hitEngagement(raw: unknown): Check<Engagement | null> {
+  if (raw === undefined || raw === null) return ok(null);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return fail('engagement must be an object {ms, scroll?}');
+  const { ms, scroll, added } = raw as Record<string, unknown>;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_ENGAGED_MS)
+    return fail(`engagement.ms must be a number of milliseconds from 0 to ${MAX_ENGAGED_MS}`);
+  if (
+    scroll !== undefined &&
+    scroll !== null &&
+    (typeof scroll !== 'number' || !(scroll >= 0 && scroll <= 100))
+  )
+    return fail('engagement.scroll must be a percentage from 0 to 100');
+  const engagement: Engagement = {
+    ms: Math.floor(ms),
+    scroll: typeof scroll === 'number' ? Math.round(scroll) : null,
+  };
+  return ok(added === true ? { ...engagement, added: true } : engagement);
+}
+
 export type HitParse = { ok: true; hit: Hit } | { ok: false; message: string };
 
 /** Validates a decoded JSON body as a hit: the first bad field, in this order, is the message. */
@@ -167,6 +197,10 @@ export function parseHit(body: unknown): HitParse {
   if (!hash.ok) return hash;
   const props = hitProps(raw.props);
   if (!props.ok) return props;
+  const engagement = hitEngagement(raw.engagement);
+  if (!engagement.ok) return engagement;
+  if (engagement.value && event.value)
+    return fail('a hit is a page view, an event or an engagement: not both event and engagement');
   return {
     ok: true,
     hit: {
@@ -178,6 +212,7 @@ export function parseHit(body: unknown): HitParse {
       event: event.value,
       props: props.value,
       revenue: event.value ? revenueFrom(raw.revenue) : null,
+      engagement: engagement.value,
       hash: hash.value,
       dnt: dnt.value,
     },

@@ -30,6 +30,8 @@ export type DropReason =
   | 'excluded_ip'
   | 'dnt'
   | 'not_counted'
+  /** An engagement whose page view its visitor's visit under way does not hold. */
+  | 'no_page_view'
   /** Over the rate limit of its client IP and website: answered 429, not 202. */
   | 'rate_limited';
 
@@ -167,7 +169,7 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
   };
   return {
     websiteId: site.id,
-    kind: hit.event ? 'event' : 'pageview',
+    kind: hit.engagement ? 'engagement' : hit.event ? 'event' : 'pageview',
     time: req.now,
     date,
     hour,
@@ -192,5 +194,6 @@ function enriched({ site, hit, req, userAgent }: StepInput): LogHit {
         ? [...hit.props, ['path', page]]
         : hit.props,
     revenue: hit.revenue,
+    ...(hit.engagement ? { engagement: hit.engagement } : {}),
   };
 }

@@ -2,6 +2,9 @@
 
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
+import { ENGAGEMENT_LISTINGS } from '../counting/v1.ts';
+
+const ENGAGEMENT_NAMES = Object.keys(ENGAGEMENT_LISTINGS) as (keyof typeof ENGAGEMENT_LISTINGS)[];
 import { FILTER_DIMENSIONS } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
@@ -53,8 +56,8 @@ export const filterParameter = new Schema<never>(
 export const statsQuerySchema = s.object({
   name: stringChoice(
     'name',
-    [...STAT_NAMES, 'property', 'goal'],
-    "The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events; `goal`: each goal's name and its converting visitors.",
+    [...STAT_NAMES, ...ENGAGEMENT_NAMES, 'property', 'goal'],
+    "The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events; `goal`: each goal's name and its converting visitors; `time_on_page`, `scroll_depth`: each page's seconds seen per visitor and average deepest scroll in percent (the figure in `count`).",
   ),
   property: textField(
     'property',

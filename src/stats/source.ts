@@ -10,7 +10,15 @@
 import type { FilterNode, GroupQuery } from '../counting/query.ts';
 import { GOAL } from '../counting/query-dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
-import { type Filter, GOAL_FILTER, V1_STATISTICS, v1Filters, v1Grouping } from '../counting/v1.ts';
+import {
+  ENGAGEMENT_LISTINGS,
+  type EngagementListing,
+  type Filter,
+  GOAL_FILTER,
+  V1_STATISTICS,
+  v1Filters,
+  v1Grouping,
+} from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
@@ -46,7 +54,7 @@ type Dates = { from: string; to: string };
  * property's values (`name: 'property'`, `property` its name).
  */
 type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
-  ({ name: StatName | 'goal' } | { name: 'property'; property: string });
+  ({ name: StatName | EngagementListing | 'goal' } | { name: 'property'; property: string });
 
 /**
  * What a website's numbers are read from, as API v1's statistics (src/counting/v1.ts):
@@ -239,10 +247,10 @@ export async function summaryOf(source: Source, range: Dates): Promise<Summary |
  * conversion rate), which then needs no figures at all.
  */
 export function shareBaseOf(
-  name: StatName | 'goal' | 'property',
+  name: StatName | EngagementListing | 'goal' | 'property',
 ): ((figures: Figures) => number) | null {
-  if (name === 'goal') return null;
-  const metric = name === 'property' ? 'events' : V1_STATISTICS[name].metric;
+  if (name === 'goal' || name in ENGAGEMENT_LISTINGS) return null;
+  const metric = name === 'property' ? 'events' : V1_STATISTICS[name as StatName].metric;
   switch (metric) {
     case 'pageviews':
       return (f) => f.pageviews;

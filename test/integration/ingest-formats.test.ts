@@ -163,7 +163,7 @@ describe('Plausible on POST /api/event', () => {
     expect((weight.json as { data: { events: number } }).data.events).toBe(1);
   });
 
-  it('answers an engagement ping with 202 not_counted and stores nothing', async () => {
+  it('answers an engagement of no page view with 202 no_page_view and stores nothing', async () => {
     const s = await site('pl-engagement');
     const before = await snapshot('stats');
     const res = await sendHit({
@@ -176,7 +176,7 @@ describe('Plausible on POST /api/event', () => {
     });
     expect({ status: res.status, reason: res.dropReason, body: res.text }).toEqual({
       status: 202,
-      reason: 'not_counted',
+      reason: 'no_page_view',
       body: '',
     });
     expect(await snapshot('stats')).toEqual(before);

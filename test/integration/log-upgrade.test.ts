@@ -13,7 +13,14 @@ import type { Filter } from '../../src/counting/v1.ts';
 import { AT_UPGRADE, PER_RUN } from '../../src/event-log/convert.ts';
 import { LogDb, type MetaKey } from '../../src/event-log/log-db.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
-import { AS_VERSION_5, AS_VERSION_6, AS_VERSION_7, logHit, record } from '../support/event-log.ts';
+import {
+  AS_VERSION_5,
+  AS_VERSION_6,
+  AS_VERSION_7,
+  AS_VERSION_9,
+  logHit,
+  record,
+} from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';
 
@@ -215,7 +222,7 @@ describe('a log of version 6', () => {
         channel: 'Email',
       }),
     );
-    expect(await meta(s.id, 'schema')).toBe(9);
+    expect(await meta(s.id, 'schema')).toBe(10);
     const ask = (dimensions: string[]) =>
       log.query({
         from: '2026-03-02',
@@ -253,7 +260,7 @@ describe('a log of version 7', () => {
       log,
       logHit(s.id, { ...at, time: at.time + 60_000, ip: '203.0.113.9', props: [['plan', 'pro']] }),
     );
-    expect(await meta(s.id, 'schema')).toBe(9);
+    expect(await meta(s.id, 'schema')).toBe(10);
     expect(
       await log.query({
         from: at.date,
@@ -280,5 +287,32 @@ describe('a log of version 7', () => {
         },
       ],
     });
+  });
+});
+
+describe('a log of version 9', () => {
+  it("gains its page views' engagement and forgets the answers it kept (they lack its sums)", async () => {
+    const s = await site('log-upgrade-9');
+    const log = websiteLog(env, s.id);
+    const at = { date: '2026-03-04', hour: '10', time: Date.parse('2026-03-04T10:00:00Z') };
+    await record(log, logHit(s.id, at));
+    await runInDurableObject(log, async (_instance, state) => {
+      await state.storage.deleteAlarm();
+      state.storage.sql.exec(AS_VERSION_9);
+      state.storage.sql.exec("INSERT INTO answers (key, value) VALUES ('kept', '[]')");
+    });
+    await evictDurableObject(log);
+    const engaged = await log.engage({
+      ...logHit(s.id, { ...at, time: at.time + 5_000 }),
+      kind: 'engagement',
+      engagement: { ms: 4_000, scroll: 70 },
+    });
+    expect(engaged).toMatchObject({ ok: true, engaged: true });
+    expect(await meta(s.id, 'schema')).toBe(10);
+    const rows = await runInDurableObject(log, (_instance, state) => ({
+      answers: state.storage.sql.exec('SELECT count(*) AS n FROM answers').one().n,
+      log: state.storage.sql.exec('SELECT engaged, scroll FROM log').toArray(),
+    }));
+    expect(rows).toEqual({ answers: 0, log: [{ engaged: 4_000, scroll: 70 }] });
   });
 });

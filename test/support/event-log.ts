@@ -131,8 +131,15 @@ const VERSION_7_COLUMNS = [
   'region',
 ];
 
+/** SQL that takes a log's tables back to version 9: `log` without its page views' engagement. */
+export const AS_VERSION_9 = `ALTER TABLE log DROP COLUMN engaged;
+ALTER TABLE log DROP COLUMN scroll;
+UPDATE meta SET value = 9 WHERE key = 'schema';
+`;
+
 /** SQL that takes a log's tables back to version 7: `log` without its hits' properties. */
-export const AS_VERSION_7 = `ALTER TABLE log DROP COLUMN props;
+export const AS_VERSION_7 = `${AS_VERSION_9}
+ALTER TABLE log DROP COLUMN props;
 ALTER TABLE log DROP COLUMN revenue;
 ALTER TABLE log DROP COLUMN currency;
 UPDATE meta SET value = 7 WHERE key = 'schema';

@@ -256,7 +256,7 @@ describe("the log's columns", () => {
         'ALTER TABLE log ADD COLUMN revenue INTEGER;\n' +
         'ALTER TABLE log ADD COLUMN currency INTEGER;',
     );
-    const added = [6, 7, 8].flatMap((v) =>
+    const added = [6, 7, 8, 10].flatMap((v) =>
       v === 6
         ? LOG_COLUMNS.filter((c) => c.since === 6).map((c) => c.name)
         : [...addedLogColumns(v).matchAll(/ADD COLUMN (\w+)/g)].map((m) => m[1]),

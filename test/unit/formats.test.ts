@@ -151,14 +151,14 @@ describe('fromPlausible: custom events', () => {
 });
 
 describe('fromPlausible: not counted and invalid', () => {
-  it('ignores engagement pings', () => {
+  it('translates an engagement: its time since the last send added, its scroll if measured', () => {
     expect(fromPlausible({ n: 'engagement', u: PAGE, d: 'a.com', sd: 80, e: 12_000 })).toEqual({
-      kind: 'ignored',
-      reason: 'not_counted',
+      kind: 'hits',
+      hits: [{ page: PAGE, domain: 'a.com', engagement: { ms: 12_000, scroll: 80, added: true } }],
     });
-    expect(fromPlausible({ name: 'engagement', url: PAGE })).toEqual({
-      kind: 'ignored',
-      reason: 'not_counted',
+    expect(fromPlausible({ name: 'engagement', url: PAGE, sd: 255, h: 1 })).toEqual({
+      kind: 'hits',
+      hits: [{ page: PAGE, engagement: { ms: 0, scroll: null, added: true }, hash: true }],
     });
   });
 

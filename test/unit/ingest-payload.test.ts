@@ -26,6 +26,7 @@ const EMPTY = {
   event: null,
   props: [],
   revenue: null,
+  engagement: null,
   hash: false,
   dnt: false,
 };
@@ -69,9 +70,28 @@ describe('parseHit: valid hits', () => {
         ['trial', 'false'],
       ],
       revenue: { amount: 29_900_000, currency: 'EUR' },
+      engagement: null,
       hash: false,
       dnt: true,
     });
+  });
+
+  it("an engagement: its page view's time seen and deepest scroll, whole", () => {
+    expect(parsed({ page: PAGE, engagement: { ms: 1234.9, scroll: 49.6 } })).toEqual({
+      page: PAGE,
+      ...EMPTY,
+      engagement: { ms: 1234, scroll: 50 },
+    });
+    expect(parsed({ page: PAGE, engagement: { ms: 0 } }).engagement).toEqual({
+      ms: 0,
+      scroll: null,
+    });
+    expect(errorOf({ page: PAGE, event: { name: 'x' }, engagement: { ms: 1 } })).toBe(
+      'a hit is a page view, an event or an engagement: not both event and engagement',
+    );
+    expect(errorOf({ page: PAGE, engagement: { ms: 86_400_001 } })).toBe(
+      'engagement.ms must be a number of milliseconds from 0 to 86400000',
+    );
   });
 
   it.each([

@@ -27,17 +27,17 @@ export const METRICS = [
   'group_conversion_rate',
   'total_revenue',
   'average_revenue',
+  'time_on_page',
+  'scroll_depth',
 ];
 
 /** Metrics of Plausible's that Sightline cannot answer (yet), and why. */
 const UNANSWERED_METRICS = new Map([
-  ['scroll_depth', 'is not measured by Sightline'],
-  ['time_on_page', 'is not measured by Sightline'],
   ['exit_rate', 'is not measured by Sightline'],
 ]);
 
 const SESSION_METRICS = ['bounce_rate', 'visit_duration', 'views_per_visit'];
-const EVENT_METRICS = ['pageviews', 'events'];
+const EVENT_METRICS = ['pageviews', 'events', 'time_on_page', 'scroll_depth'];
 const SESSION_DIMENSIONS = [
   'visit:entry_page',
   'visit:entry_page_hostname',
@@ -166,6 +166,11 @@ function checkCombinations(metrics: string[], dimensions: string[], filters: Fil
     throw new QueryError(
       `Session metric(s) ${list(session)} cannot be queried along with event dimension(s) ${list(events)}`,
     );
+  for (const m of ['scroll_depth', 'time_on_page'])
+    if (metrics.includes(m) && !dimensions.includes('event:page') && !filtersPage(filters))
+      throw new QueryError(
+        `Metric \`${m}\` can only be queried with event:page filters or dimensions.`,
+      );
   const goals =
     dimensions.includes(GOAL) || filters.some((f) => 'dimension' in f && f.dimension === GOAL);
   for (const m of ['conversion_rate', 'group_conversion_rate', 'total_revenue', 'average_revenue'])

@@ -1,0 +1,153 @@
+/**
+ * Engagement (docs/ARCHITECTURE.md, "Time on page and scroll depth"): an engagement updates
+ * the page view it belongs to — its time onto the visit's last view of its page, its scroll
+ * onto the visit's first — and adds no hit; Sightline's totals are kept as the maximum of
+ * what arrived (a retry counts once), Plausible's `e` is added up; one that names no page view
+ * of its visitor's visit under way is dropped with a reason. Time on page and scroll depth
+ * then read in API v1 and v2 as sums over those rows.
+ */
+
+import { exports } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, errorOf, listOf } from '../support/api.ts';
+import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
+import { freezeAt, site } from '../support/ingest-fixtures.ts';
+
+type Site = Awaited<ReturnType<typeof site>>;
+let s: Site;
+
+/** Sends a tracker call from `ip`; its status and drop reason. */
+async function send(body: Record<string, unknown>, ip: string) {
+  const res = await exports.default.fetch(
+    new Request('https://sightline.test/api/event', {
+      method: 'POST',
+      headers: {
+        'content-type': 'text/plain',
+        'user-agent': CHROME_WINDOWS,
+        'cf-connecting-ip': ip,
+      },
+      body: JSON.stringify(body),
+      cf: AUSTIN,
+    } as RequestInit),
+  );
+  return { status: res.status, drop: res.headers.get('x-drop-reason') };
+}
+
+const view = (path: string, ip: string) => send({ page: `https://${s.domain}${path}` }, ip);
+const engage = (path: string, ip: string, ms: number, scroll?: number) =>
+  send(
+    {
+      page: `https://${s.domain}${path}`,
+      engagement: { ms, ...(scroll === undefined ? {} : { scroll }) },
+    },
+    ip,
+  );
+
+const A = '198.51.100.1';
+const B = '198.51.100.2';
+const C = '198.51.100.3';
+const D = '198.51.100.4';
+
+async function v2(metrics: string[], extra: Record<string, unknown> = {}) {
+  return call('/api/v2/query', {
+    method: 'POST',
+    key: s.key,
+    body: {
+      json: { site_id: s.domain, date_range: ['2026-08-03', '2026-08-03'], metrics, ...extra },
+    },
+  });
+}
+
+beforeAll(async () => {
+  s = await site('engagement');
+  freezeAt('2026-08-03T10:00:00Z');
+  // A reads /a to 60 % for 5 s, then 8 s in all (its tracker's totals; one sent twice).
+  expect(await view('/a', A)).toEqual({ status: 202, drop: null });
+  for (const [ms, scroll] of [
+    [5_000, 60],
+    [5_000, 60],
+    [8_000, 40],
+  ] as const)
+    expect(await engage('/a', A, ms, scroll)).toEqual({ status: 202, drop: null });
+  // B views /a and leaves without an engagement; then Plausible's tracker says 2 s at 80 %.
+  expect(await view('/a', B)).toEqual({ status: 202, drop: null });
+  // C goes /a → /b → /a: the second view of /a gets its time, the first the deeper scroll.
+  await view('/a', C);
+  await view('/b', C);
+  await view('/a', C);
+  await engage('/a', C, 3_000, 90);
+  await engage('/b', C, 1_000, 30);
+});
+
+afterAll(() => freezeAt(Date.now()));
+
+describe('an engagement', () => {
+  it('that names no page view of its visitor is dropped with a reason, counting nothing', async () => {
+    expect(await engage('/never-viewed', A, 1_000, 50)).toEqual({
+      status: 202,
+      drop: 'no_page_view',
+    });
+    expect(await engage('/a', D, 1_000, 50)).toEqual({ status: 202, drop: 'no_page_view' });
+  });
+
+  it("in Plausible's shape adds its time since the last send", async () => {
+    const body = { n: 'engagement', u: `https://${s.domain}/a`, d: s.domain, e: 2_000, sd: 80 };
+    expect(await send(body, B)).toEqual({ status: 202, drop: null });
+    expect(await send(body, B)).toEqual({ status: 202, drop: null });
+  });
+
+  it('is malformed when its time or scroll is not a number in range', async () => {
+    for (const engagement of [{ ms: -1 }, { ms: 'x' }, { ms: 10, scroll: 101 }, 'soon']) {
+      const res = await send({ page: `https://${s.domain}/a`, engagement }, A);
+      expect(res.status, JSON.stringify(engagement)).toBe(400);
+    }
+  });
+
+  it('makes time on page and scroll depth, per page, in v2 and in API v1', async () => {
+    const res = await v2(['visitors', 'pageviews', 'time_on_page', 'scroll_depth'], {
+      dimensions: ['event:page'],
+    });
+    expect(res.status).toBe(200);
+    // /a: visitors A, B, C; seconds 8 + 2 + 2 + 3 = 15 → 15 / 3 = 5; scrolls 60, 80, 90.
+    // /b: visitor C, 1 s, 30 %. The engagements added no page view.
+    expect((res.json as { results: unknown[] }).results).toEqual([
+      { dimensions: ['/a'], metrics: [3, 4, 5, 77] },
+      { dimensions: ['/b'], metrics: [1, 1, 1, 30] },
+    ]);
+    const filtered = await v2(['time_on_page', 'scroll_depth'], {
+      filters: [['is', 'event:page', ['/b']]],
+    });
+    expect((filtered.json as { results: unknown[] }).results).toEqual([
+      { dimensions: [], metrics: [1, 30] },
+    ]);
+    const v1 = await call(`/api/v1/stats/${s.id}?name=time_on_page&from=2026-08-03&to=2026-08-03`, {
+      key: s.key,
+    });
+    expect(v1.status).toBe(200);
+    expect(listOf(v1).data).toEqual([
+      { value: '/a', count: 5 },
+      { value: '/b', count: 1 },
+    ]);
+    const scroll = await call(
+      `/api/v1/stats/${s.id}?name=scroll_depth&from=2026-08-03&to=2026-08-03&sort=asc`,
+      { key: s.key },
+    );
+    expect(listOf(scroll).data).toEqual([
+      { value: '/b', count: 30 },
+      { value: '/a', count: 77 },
+    ]);
+  });
+
+  it("needs a page to be about in v2, with Plausible's message", async () => {
+    for (const metric of ['time_on_page', 'scroll_depth']) {
+      const res = await v2([metric]);
+      expect(res.status).toBe(400);
+      expect((res.json as { error: string }).error).toBe(
+        `Metric \`${metric}\` can only be queried with event:page filters or dimensions.`,
+      );
+    }
+    expect(errorOf(await call(`/api/v1/stats/${s.id}?name=time_off`, { key: s.key })).status).toBe(
+      422,
+    );
+  });
+});

@@ -205,6 +205,8 @@ async function measureWrites(
   perSecond: number,
   day: number,
   props?: (i: number) => Record<string, string | boolean>,
+  /** Each page view followed, half a gap later, by its engagement (time seen, deepest scroll). */
+  engage = false,
 ) {
   const sample: GeneratedHit[] = [];
   for (const hits of trafficDays({
@@ -229,10 +231,17 @@ async function measureWrites(
   const tally: Tally = { pageview: zero(), event: zero(), dropped: zero() };
   const start = end + day * DAY;
   const gap = 1000 / perSecond;
-  const paced = sample.map((hit, i) => ({
-    body: props ? { ...hit.body, props: props(i) } : hit.body,
-    req: { ...hit.req, now: start + i * gap },
-  }));
+  const paced = sample.flatMap((hit, i) => {
+    const now = start + i * gap;
+    const sent = {
+      body: props ? { ...hit.body, props: props(i) } : hit.body,
+      req: { ...hit.req, now },
+    };
+    if (!engage || hit.body.event) return [sent];
+    const { page, domain } = hit.body;
+    const engagement = { ms: 2_000 + (i % 60) * 1_000, scroll: 10 + (i % 91) };
+    return [sent, { body: { page, domain, engagement }, req: { ...hit.req, now: now + gap / 2 } }];
+  });
   for (let i = 0; i < paced.length; i += 500) {
     const part = (await post('/bench/ingest', paced.slice(i, i + 500).map(wire))) as Tally;
     for (const k of Object.keys(tally) as (keyof Tally)[])
@@ -762,6 +771,16 @@ async function main() {
         }),
       );
       log(`  writes per hit with five properties measured on ${withProps.hits} hits`);
+      // A day more at 1 a second, every page view followed by its engagement (issue #49).
+      const withEngagement = await measureWrites(
+        post,
+        { id: benchSiteId, domain: BENCH_DOMAIN },
+        1,
+        RATES.length + 1,
+        undefined,
+        true,
+      );
+      log(`  writes per page view with engagement measured on ${withEngagement.hits} hits`);
       const each = <T>(f: (t: Awaited<ReturnType<typeof measureWrites>>) => T) =>
         Object.fromEntries(
           RATES.map((rate) => [rate, f(at[rate] as NonNullable<(typeof at)[typeof rate]>)]),
@@ -779,6 +798,10 @@ async function main() {
         withFiveProps: {
           rowsPerPageview: withProps.figures.rowsPerPageview,
           perPageview: withProps.perPageview,
+        },
+        withEngagement: {
+          rowsPerPageview: withEngagement.figures.rowsPerPageview,
+          perPageview: withEngagement.perPageview,
         },
       };
     } finally {

@@ -76,6 +76,7 @@ export type BenchReport = {
     flushPolicy: { events: number; withinMs: number };
     /** A day at 1 page view a second, every hit with five custom properties. */
     withFiveProps?: { rowsPerPageview: number; perPageview: PerPageview };
+    withEngagement?: { rowsPerPageview: number; perPageview: PerPageview };
   };
   reads: Read[];
   /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
@@ -409,6 +410,12 @@ shared out over them in the last columns):
 ${
   w.withFiveProps
     ? `With five custom properties on every hit (a day at 1 a second; \`writes.withFiveProps\`), a page view writes **${w.withFiveProps.rowsPerPageview}** rows (${w.withFiveProps.perPageview.doRowsWritten} in the log, ${w.withFiveProps.perPageview.d1RowsWritten} in D1): properties are one column of the hit's row, their texts the dictionary's rows on first sight, and no roll-up row.
+
+`
+    : ''
+}${
+  w.withEngagement
+    ? `With every page view followed by its engagement (time seen and deepest scroll, a day at 1 a second; \`writes.withEngagement\`), a page view writes **${w.withEngagement.rowsPerPageview}** rows (${w.withEngagement.perPageview.doRowsWritten} in the log, ${w.withEngagement.perPageview.d1RowsWritten} in D1): the engagement updates its page view's row (one row) and adds no event and no roll-up row.
 
 `
     : ''

@@ -8,7 +8,8 @@
  *   the latency of every run in milliseconds.
  * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
  *   entry point (`ingestCall`), counting the rows written and read per page view and event:
- *   in the websites' event logs (`Recorded.cost`) and, when the log's policy says so in the
+ *   in the websites' event logs (`Recorded.cost`, and an engagement's `Engaged.cost`, counted
+ *   with the page views it updates) and, when the log's policy says so in the
  *   hits' own time (`flushDueAt`: enough events waiting, or the oldest a day old), in D1 by
  *   the logs' flushes (as their alarms would flush); the hit path itself writes nothing to D1.
  * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written and read.
@@ -322,6 +323,14 @@ export default {
           const stub = namespace.get(id);
           return new Proxy(stub, {
             get(target, prop) {
+              if (prop === 'engage')
+                return async (hit: LogHit) => {
+                  const outcome = await target.engage(hit);
+                  if (!outcome.ok) return outcome;
+                  cost.objectRowsWritten += outcome.cost.rowsWritten;
+                  cost.objectRowsRead += outcome.cost.rowsRead;
+                  return outcome;
+                };
               if (prop !== 'record') return Reflect.get(target, prop, target);
               return async (hit: LogHit) => {
                 const outcome = await target.record(hit);
@@ -358,9 +367,10 @@ export default {
           ...req,
           headers: new Headers(req.headers),
         });
+        // An engagement's rows are its page view's: it adds no hit.
         const kind = dropped ? 'dropped' : body.event ? 'event' : 'pageview';
         const into = out[kind];
-        into.hits++;
+        if (dropped || !body.engagement) into.hits++;
         for (const key of [
           'objectRowsWritten',
           'objectRowsRead',

@@ -14,12 +14,13 @@ import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';
 import { formatNumber } from '../stats/overview.ts';
-import { isUnavailable, shareBaseOf, sourceOf } from '../stats/source.ts';
+import { isUnavailable, type PageEngagement, shareBaseOf, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite, viewOf } from './stats-access.tsx';
 import {
   csvDownload,
+  EngagementHeaders,
   pageNumber,
   ShareHeader,
   UnavailableNotice,
@@ -165,8 +166,10 @@ function ValueTable(props: {
   /** What every count is a share of, or null (`shareBaseOf`). */
   base: number | null;
   link: (extra: Record<string, string | number | undefined>) => string;
+  /** Pages' time on page and scroll depth (the full view of pages). */
+  engagement?: PageEngagement;
 }) {
-  const { name, title, domain, view, listing, rows, total, base, link } = props;
+  const { name, title, domain, view, listing, rows, total, base, link, engagement } = props;
   const { sortBy, sort, page } = listing;
   const lastPage = Math.max(1, Math.ceil(total / PER_PAGE));
   const sortLink = (by: 'value' | 'count') =>
@@ -190,9 +193,14 @@ function ValueTable(props: {
               <a href={sortLink('count')}>Count</a>
             </th>
             {base === null ? null : <ShareHeader />}
+            {engagement ? <EngagementHeaders /> : null}
           </tr>
         </thead>
-        <ValueRows name={name} rows={rows} domain={domain} view={view} base={base} exclude />
+        <ValueRows
+          {...{ name, rows, domain, view, base }}
+          exclude
+          {...(engagement ? { engagement } : {})}
+        />
       </table>
       {rows.length === 0 ? <p class="hint">Nothing found.</p> : null}
       <nav class="actions" aria-label="Pages">
@@ -229,6 +237,15 @@ export async function statisticPage(c: Context<AppEnv>) {
   const shareOf = isUnavailable(data) ? null : shareBaseOf(name);
   const figures = shareOf ? await source.figures(view.range) : null;
   const base = shareOf && figures && !isUnavailable(figures) ? shareOf(figures) : null;
+  // Pages show how long and how far they were read.
+  const engaged =
+    name === 'page' && !isUnavailable(data)
+      ? await source.engagement(
+          data.rows.map((r) => r.value),
+          view.range,
+        )
+      : undefined;
+  const engagement = engaged && !isUnavailable(engaged) ? engaged : undefined;
   const overview = view.base;
   const path = `${overview}/${name}`;
   const title =
@@ -263,6 +280,7 @@ export async function statisticPage(c: Context<AppEnv>) {
             rows={data.rows}
             total={data.total}
             base={base}
+            {...(engagement ? { engagement } : {})}
           />
         )}
       </>

@@ -16,7 +16,7 @@ import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { shareBaseOf } from '../stats/source.ts';
-import { BarCell, ShareHeader, shareText, ValueRows } from './stats-rows.tsx';
+import { BarCell, EngagementHeaders, ShareHeader, shareText, ValueRows } from './stats-rows.tsx';
 import {
   type Extra,
   FilterLink,
@@ -113,6 +113,7 @@ const StatisticTab: FC<
               Count
             </th>
             <ShareHeader />
+            {name === 'page' ? <EngagementHeaders /> : null}
           </tr>
         </thead>
         <ValueRows
@@ -122,6 +123,7 @@ const StatisticTab: FC<
           view={view}
           keep={keep}
           base={shareBaseOf(name)?.(overview.summary.data) ?? null}
+          {...(name === 'page' ? { engagement: overview.engagement } : {})}
         />
       </table>
     ) : (

@@ -9,7 +9,7 @@ import type { AppEnv } from '../env.ts';
 import type { Range } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { formatNumber, valueLabel } from '../stats/overview.ts';
-import type { Unavailable } from '../stats/source.ts';
+import type { PageEngagement, Unavailable } from '../stats/source.ts';
 import {
   type Extra,
   FilterLink,
@@ -107,6 +107,29 @@ export function shareText(count: number, base: number | null): string {
   return percent > 0 && percent < 0.5 ? '<1%' : `${Math.round(percent)}%`;
 }
 
+/** Seconds as people read them: `45 s`, `3 min 05 s`. */
+const seconds = (n: number) =>
+  n < 60 ? `${n} s` : `${Math.floor(n / 60)} min ${String(n % 60).padStart(2, '0')} s`;
+
+/** A scroll depth, or a dash when no visit sent one. */
+const percent = (n: number | null) => (n === null ? '–' : `${n}%`);
+
+/** The header cells of pages' time on page and scroll depth (`ValueRows`' `engagement`). */
+export const EngagementHeaders: FC = () => (
+  <>
+    <th
+      scope="col"
+      class="num engaged"
+      title="Seconds the page was seen, visible and focused, per visitor"
+    >
+      Time on page
+    </th>
+    <th scope="col" class="num engaged" title="How far down the page visits scrolled, on average">
+      Scroll depth
+    </th>
+  </>
+);
+
 /** A table's header cell of the shares. */
 export const ShareHeader: FC = () => (
   <th scope="col" class="num share">
@@ -129,7 +152,9 @@ export const ValueRows: FC<{
   keep?: Extra;
   /** Adds a link per row that filters the overview by everything but the value. */
   exclude?: boolean;
-}> = ({ name, rows, domain, view, base, keep = {}, exclude = false }) => {
+  /** Pages' time on page and scroll depth: two columns more (`EngagementHeaders`). */
+  engagement?: PageEngagement;
+}> = ({ name, rows, domain, view, base, keep = {}, exclude = false, engagement }) => {
   const max = Math.max(0, ...rows.map((r) => r.count));
   return (
     <tbody>
@@ -153,6 +178,12 @@ export const ValueRows: FC<{
           ) : null}
           <td class="num">{formatNumber(row.count)}</td>
           {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
+          {engagement ? (
+            <>
+              <td class="num engaged">{seconds(engagement[row.value]?.time ?? 0)}</td>
+              <td class="num engaged">{percent(engagement[row.value]?.scroll ?? null)}</td>
+            </>
+          ) : null}
         </tr>
       ))}
     </tbody>

@@ -21,6 +21,7 @@ import {
   type Conversions,
   isGoalFilter,
   isUnavailable,
+  type PageEngagement,
   sourceOf,
   summaryOf,
   type Unavailable,
@@ -45,6 +46,8 @@ export type Overview = {
   conversion?: Conversion;
   /** The website's goals with conversions, most converting visitors first, and their rates. */
   goals: (Conversions & { rate: number })[];
+  /** The top pages' time on page and scroll depth (the Pages panel's columns). */
+  engagement: PageEngagement;
 };
 
 /** How many values each panel of the overview shows. */
@@ -103,7 +106,17 @@ export async function overviewOf(
   if (isUnavailable(pages)) return pages;
   if (isUnavailable(conversions)) return conversions;
   const previousSeries = previous === null || isUnavailable(previous) ? null : previous;
-  const overview: Overview = { summary, series, previousSeries, panels: pages, live, goals: [] };
+  const topPages = pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
+  const engagement = await source.engagement(topPages, range);
+  const overview: Overview = {
+    summary,
+    series,
+    previousSeries,
+    panels: pages,
+    live,
+    goals: [],
+    engagement: isUnavailable(engagement) ? {} : engagement,
+  };
   const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
   const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
   let base =

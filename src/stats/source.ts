@@ -73,7 +73,12 @@ export type Source<U = Unavailable> = {
   series(range: Dates): Promise<SeriesPoint[] | U>;
   /** Each goal's conversions over a range: unique (visitors), total, and its revenue. */
   conversions(goals: Goal[], range: Dates): Promise<Conversions[] | U>;
+  /** These pages' time on page and scroll depth over a range (the event log's). */
+  engagement(pages: string[], range: Dates): Promise<PageEngagement | U>;
 };
+
+/** Pages' time on page (seconds per visitor) and scroll depth (percent, null: none sent). */
+export type PageEngagement = Record<string, { time: number; scroll: number | null }>;
 
 /** A goal's conversions: visitors who completed it, completions, revenue in its currency. */
 export type Conversions = { goal: Goal; visitors: number; events: number; revenue: number };
@@ -155,6 +160,25 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
         const [visitors, events, revenue] = byName.get(goal.displayName)?.metrics ?? [];
         return { goal, visitors: visitors ?? 0, events: events ?? 0, revenue: revenue ?? 0 };
       });
+    },
+    async engagement(pages, range) {
+      if (pages.length === 0) return {};
+      const group = {
+        dimensions: ['sl:page'],
+        metrics: ['time_on_page', 'scroll_depth'],
+        order: [],
+        limit: pages.length,
+        offset: 0,
+      };
+      const only = { op: 'is' as const, dimension: 'sl:page', values: pages, caseSensitive: true };
+      const answers = await ask(range, [group], [only]);
+      if (isUnavailable(answers)) return answers;
+      return Object.fromEntries(
+        (answers[0]?.rows ?? []).map((row) => [
+          row.dimensions[0] as string,
+          { time: row.metrics[0] ?? 0, scroll: row.metrics[1] ?? null },
+        ]),
+      );
     },
     async tops(names, range, limit) {
       const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;

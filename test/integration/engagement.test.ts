@@ -59,7 +59,7 @@ async function v2(metrics: string[], extra: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  s = await site('engagement');
+  s = await site('engagement', { privacy: '0' });
   freezeAt('2026-08-03T10:00:00Z');
   // A reads /a to 60 % for 5 s, then 8 s in all (its tracker's totals; one sent twice).
   expect(await view('/a', A)).toEqual({ status: 202, drop: null });
@@ -136,6 +136,16 @@ describe('an engagement', () => {
       { value: '/b', count: 30 },
       { value: '/a', count: 77 },
     ]);
+  });
+
+  it("shows on the statistics page's Pages panel and its full view", async () => {
+    for (const path of [`/stats/${s.domain}`, `/stats/${s.domain}/page`]) {
+      const page = await call(`${path}?from=2026-08-03&to=2026-08-03`);
+      expect(page.status).toBe(200);
+      const table = page.text.slice(page.text.indexOf('Time on page'));
+      expect(table, path).toMatch(/Scroll depth[\s\S]*\/a[\s\S]*5 s<\/td><td class="num engaged">77%/);
+      expect(table, path).toMatch(/\/b[\s\S]*1 s<\/td><td class="num engaged">30%/);
+    }
   });
 
   it("needs a page to be about in v2, with Plausible's message", async () => {

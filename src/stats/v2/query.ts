@@ -32,9 +32,7 @@ export const METRICS = [
 ];
 
 /** Metrics of Plausible's that Sightline cannot answer (yet), and why. */
-const UNANSWERED_METRICS = new Map([
-  ['exit_rate', 'is not measured by Sightline'],
-]);
+const UNANSWERED_METRICS = new Map([['exit_rate', 'is not measured by Sightline']]);
 
 const SESSION_METRICS = ['bounce_rate', 'visit_duration', 'views_per_visit'];
 const EVENT_METRICS = ['pageviews', 'events', 'time_on_page', 'scroll_depth'];

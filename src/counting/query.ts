@@ -27,14 +27,23 @@ export type FilterLeaf = {
 };
 
 /**
- * A filter: a leaf; leaves joined by `and` / `or`; `not` one; or the visits that did
- * (`has_done`) or did not (`has_not_done`) have a hit that the inner filter keeps.
+ * A filter: a leaf; leaves joined by `and` / `or`; `not` one; the visits that did
+ * (`has_done`) or did not (`has_not_done`) have a hit that the inner filter keeps; or the page
+ * views scrolled far enough (`Scrolled`).
  */
 export type FilterNode =
   | FilterLeaf
   | { op: 'and' | 'or'; nodes: FilterNode[] }
   | { op: 'not'; node: FilterNode }
-  | { op: 'has_done' | 'has_not_done'; node: FilterNode };
+  | { op: 'has_done' | 'has_not_done'; node: FilterNode }
+  | Scrolled;
+
+/**
+ * The page views whose visit scrolled their page at least `at` percent (a page goal's scroll
+ * threshold: src/stats/goals.ts; the deepest scroll is the visit's first view's,
+ * src/event-log/engagement.ts). Made by goals only: no request names it.
+ */
+type Scrolled = { op: 'scrolled'; at: number };
 
 export const isLeaf = (node: FilterNode): node is FilterLeaf =>
   (FILTER_OPERATORS as readonly string[]).includes(node.op);

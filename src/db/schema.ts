@@ -104,10 +104,9 @@ export const websites = sqliteTable(
 export type WebsiteRow = typeof websites.$inferSelect;
 
 /**
- * A website's goals (src/goals/goals.ts): an event goal (`eventName`: a custom event's
- * name) or a page goal (`pagePath`: a path or pattern, `*` within a segment, `**` across),
- * with the name the statistics show (unique per website) and, for an event goal, the
- * currency its revenue is counted in.
+ * A website's goals (src/goals/goals.ts): an event goal (`eventName`: a custom event's name)
+ * or a page goal (`pagePath`: a path or pattern, `*` within a segment, `**` across), with the
+ * name the statistics show (unique per website) and an event goal's revenue currency.
  */
 export const goals = sqliteTable(
   'goals',
@@ -121,15 +120,16 @@ export const goals = sqliteTable(
     displayName: text('display_name').notNull(),
     /** ISO 4217 code (`EUR`), event goals only; null: no revenue. */
     currency: text('currency'),
+    /** A page goal's scroll depth, 0–100 (Plausible's `scroll_threshold`); -1: none. */
+    scrollThreshold: integer('scroll_threshold').notNull().default(-1),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [
     uniqueIndex('goals_display_name_unique').on(t.websiteId, t.displayName),
     uniqueIndex('goals_event_unique').on(t.websiteId, t.eventName),
-    uniqueIndex('goals_page_unique').on(t.websiteId, t.pagePath),
+    uniqueIndex('goals_page_unique').on(t.websiteId, t.pagePath, t.scrollThreshold),
   ],
 );
-
 export type GoalRow = typeof goals.$inferSelect;
 
 /**

@@ -31,7 +31,7 @@ export type Engagement = {
  * the visit has no page view of its page. One row written when the page was viewed once in
  * the visit (the first and last view are one), two otherwise.
  */
-export function engage(db: LogDb, pages: VisitPages | undefined, hit: LogHit): boolean {
+function engage(db: LogDb, pages: VisitPages | undefined, hit: LogHit): boolean {
   const at = pages?.get(hit.page);
   const e = hit.engagement;
   if (!at || !e) return false;

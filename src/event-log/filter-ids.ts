@@ -73,7 +73,7 @@ function lookupsOf(
 function leavesOf(node: FilterNode): FilterLeaf[] {
   if (isLeaf(node)) return [node];
   if ('nodes' in node) return node.nodes.flatMap(leavesOf);
-  return leavesOf(node.node);
+  return 'node' in node ? leavesOf(node.node) : [];
 }
 
 /** A filter resolved, or what it comes to when it keeps every row (true) or none (false). */
@@ -168,6 +168,8 @@ export class FilterIds {
         const inner = this.settle(node.node, found);
         return typeof inner === 'boolean' ? !inner : { kind: 'not', node: inner };
       }
+      case 'scrolled':
+        return { kind: 'scrolled', at: node.at };
       default: {
         const inner = this.settle(node.node, found);
         // No visit had a hit the inner filter keeps: none did it, all did not.
@@ -239,7 +241,7 @@ export function propertiesById<Q extends Pick<LogQuery, 'filters'> & Partial<Log
   const node = (n: FilterNode): FilterNode => {
     if (isLeaf(n)) return { ...n, dimension: byId(n.dimension) };
     if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
-    return { ...n, node: node(n.node) };
+    return 'node' in n ? { ...n, node: node(n.node) } : n;
   };
   return {
     ...q,

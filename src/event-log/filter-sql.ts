@@ -20,6 +20,8 @@ export type Resolved =
   | { kind: 'and' | 'or'; nodes: Resolved[] }
   | { kind: 'not'; node: Resolved }
   | { kind: 'has_done' | 'has_not_done'; node: Resolved }
+  /** The page views whose visit scrolled their page at least `at` percent. */
+  | { kind: 'scrolled'; at: number }
   /** Every hit of a visit (no hit the inner filter of `has_done` keeps, under `has_not_done`). */
   | { kind: 'visits' };
 
@@ -137,6 +139,9 @@ export function condition(ctx: Context, r: Resolved): string {
     case 'visits':
       ctx.onVisit = true;
       return 'visit > 0';
+    case 'scrolled':
+      ctx.onHit = true;
+      return `(kind = 0 AND scroll >= ${param(ctx, r.at)})`;
     default: {
       // The visits that had (or had not) a hit the inner filter keeps: whole visits.
       const inner: Context = { ...ctx, onHit: false, onVisit: false, owned: false };

@@ -24,6 +24,7 @@ import { convertedFrom } from './convert.ts';
 import { keptFrom } from './days.ts';
 import type { Dictionary } from './dictionary.ts';
 import { FilterIds, propertiesById } from './filter-ids.ts';
+import type { Resolved } from './filter-sql.ts';
 import type { LogDb } from './log-db.ts';
 import type { LogRead } from './log-types.ts';
 import { type Chunk, chunkStatement, type GoalMap, type GroupPlan } from './query-sql.ts';
@@ -188,7 +189,8 @@ export class LogReader {
 
   /**
    * A grouping's goals as the ids of the hits that complete them: each goal a filter on a
-   * hit's text (an event's name, a page view's page), its revenue in its currency.
+   * hit's text (an event's name, a page view's page) — and, for a page goal's scroll
+   * threshold, on how far its visit scrolled the page — its revenue in its currency.
    */
   private async goalMap(goals: GoalSplit[], step: Step): Promise<GoalMap> {
     const settled = await this.ids.each(
@@ -197,8 +199,13 @@ export class LogReader {
     );
     const map: GoalMap = { columns: [], entries: [] };
     return step(() => {
-      settled.forEach((s, goal) => {
-        if (s === false) return;
+      settled.forEach((found, goal) => {
+        if (found === false) return;
+        // A page goal's scroll threshold: its page views, scrolled at least that far.
+        const [s, scrolled] =
+          found !== true && found.kind === 'and' && found.nodes[1]?.kind === 'scrolled'
+            ? [found.nodes[0] as Resolved, found.nodes[1].at]
+            : [found, -1];
         const leaves = s !== true && s.kind === 'or' ? s.nodes : [s];
         const currency = this.currencyId(goals[goal]?.currency);
         for (const leaf of leaves) {
@@ -212,7 +219,7 @@ export class LogReader {
             (c) => c.sql === column.sql && c.pageViews === column.pageViews,
           );
           if (at < 0) at = map.columns.push(column) - 1;
-          for (const id of leaf.ids) map.entries.push([goal, at, id, currency]);
+          for (const id of leaf.ids) map.entries.push([goal, at, id, currency, scrolled]);
         }
       });
       return map;

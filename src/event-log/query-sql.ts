@@ -41,11 +41,12 @@ export type Chunk = { low: number; high: number; first: number; last: number };
 /**
  * A grouping's goals as the log finds their hits (`event:goal`): the columns a goal's ids are
  * of (a page view's page, a hit's event name…), and each goal's ids of a column with the
- * currency its revenue is counted in (entries `[goal, column, id, currency's id]`).
+ * currency its revenue is counted in and the scroll its page views need (-1: none; entries
+ * `[goal, column, id, currency's id, scroll]`).
  */
 export type GoalMap = {
   columns: { sql: string; pageViews: boolean }[];
-  entries: [goal: number, column: number, id: number, currency: number][];
+  entries: [goal: number, column: number, id: number, currency: number, scroll: number][];
 };
 
 /**
@@ -245,17 +246,19 @@ function goalTables(ctx: Context, plan: GroupPlan & { goals: GoalMap }): string[
   if (columns.length === 0)
     return [`goal_hits${q} AS (SELECT *, 0 AS goal, 0 AS goal_currency FROM kept WHERE 0)`];
   const list = param(ctx, JSON.stringify(goals.entries));
+  const scrolled = goals.entries.some((e) => e[4] >= 0);
   const hits = (c: (typeof columns)[number]) =>
     `${c.pageViews ? 'kind = 0 AND ' : ''}${c.sql} IN (SELECT id FROM goals${q} WHERE col = ${c.i})`;
   const join = (c: (typeof columns)[number]) =>
     `SELECT goal_rows${q}.*, goals${q}.goal, goals${q}.goal_currency FROM goals${q}
       JOIN goal_rows${q} ON goals${q}.col = ${c.i} AND goals${q}.id = goal_rows${q}.${c.sql}${
         c.pageViews ? ` AND goal_rows${q}.kind = 0` : ''
-      }`;
+      }${scrolled ? ` AND coalesce(goal_rows${q}.scroll, -1) >= goals${q}.scroll` : ''}`;
   return [
     `goals${q} AS MATERIALIZED (SELECT json_extract(value, '$[0]') AS goal,
       json_extract(value, '$[1]') AS col, json_extract(value, '$[2]') AS id,
-      json_extract(value, '$[3]') AS goal_currency FROM json_each(${list}))`,
+      json_extract(value, '$[3]') AS goal_currency, json_extract(value, '$[4]') AS scroll
+      FROM json_each(${list}))`,
     `goal_rows${q} AS ${columns.length > 1 ? 'MATERIALIZED ' : ''}(SELECT * FROM kept WHERE ${joined(columns.map(hits), 'OR')})`,
     `goal_hits${q} AS (${unionAll(columns.map(join))})`,
   ];
@@ -327,6 +330,7 @@ export function chunkStatement(
     ...(groups.some((g) => g.partials.has('eng')) ? ['engaged'] : []),
     ...(groups.some((g) => g.partials.has('sds')) ? ['scroll'] : []),
     ...byGoals.flatMap((g) => g.goals.columns.flatMap((c) => columnsIn(c.sql))),
+    ...(byGoals.some((g) => g.goals.entries.some((e) => e[4] >= 0)) ? ['scroll'] : []),
   ]);
   const materialized = (n: number) => (n > 1 ? 'MATERIALIZED ' : '');
   const tables = [

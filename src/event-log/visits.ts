@@ -51,7 +51,7 @@ const MOST_PAGES = 50;
  * A visit's pages with page view `id` of `page`: its last of the page, or (`older`: read back
  * newest first) its first. A new map: the visit's state changes only once its hit is stored.
  */
-export function withPageView(
+function withPageView(
   pages: VisitPages | undefined,
   page: string,
   id: number,
@@ -65,7 +65,7 @@ export function withPageView(
 }
 
 /** The key of a visitor's visit under way: their date and number. */
-export const visitKey = (date: string, visitor: number) => `${date} ${visitor}`;
+const visitKey = (date: string, visitor: number) => `${date} ${visitor}`;
 
 /** The visit a visitor's engagement at `time` belongs to: their visit under way, if any. */
 export function visitUnderWay(

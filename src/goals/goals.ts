@@ -2,9 +2,11 @@
  * A website's goals (docs/ARCHITECTURE.md, "Goals"): an event goal — a custom event's name —
  * or a page goal — a path or pattern of page views (`*` any characters within a segment,
  * `**` any across segments) — with the name its statistics show (unique per website) and,
- * for an event goal, the currency its revenue is counted in. Plausible's rules: an event name
- * of 1 to 120 characters; a page goal's path starts with `/`; the name defaults to the event's
- * name or `Visit <path>`; at most 1,000 goals a website.
+ * for an event goal, the currency its revenue is counted in; for a page goal, the scroll
+ * depth its page views must reach (`scroll_threshold`, 0–100: the visit scrolled the page at
+ * least that far). Plausible's rules: an event name of 1 to 120 characters; a page goal's
+ * path starts with `/`; the name defaults to the event's name, `Visit <path>`, or `Scroll
+ * <n>% on <path>`; at most 1,000 goals a website.
  */
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
@@ -24,6 +26,8 @@ export type GoalRecord = {
   page: string | null;
   display_name: string;
   currency: string | null;
+  /** A page goal's scroll depth in percent; null: none. */
+  scroll_threshold: number | null;
 };
 
 export const toGoalRecord = (row: GoalRow): GoalRecord => ({
@@ -32,6 +36,7 @@ export const toGoalRecord = (row: GoalRow): GoalRecord => ({
   page: row.pagePath,
   display_name: row.displayName,
   currency: row.currency,
+  scroll_threshold: row.scrollThreshold < 0 ? null : row.scrollThreshold,
 });
 
 /** What a goal is made of, checked. */
@@ -40,7 +45,20 @@ export type GoalInput = {
   pagePath: string | null;
   displayName: string;
   currency: string | null;
+  /** -1: none. */
+  scrollThreshold: number;
 };
+
+/** No scroll threshold (Plausible's -1). */
+const NO_THRESHOLD = -1;
+
+/** A `scroll_threshold` field: none (absent, null, '', -1) or a whole percent 0–100. */
+function thresholdOf(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return NO_THRESHOLD;
+  const n = typeof raw === 'string' && /^-?\d{1,3}$/.test(raw.trim()) ? Number(raw) : raw;
+  if (n === NO_THRESHOLD) return NO_THRESHOLD;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 100 ? n : undefined;
+}
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
 
@@ -83,12 +101,23 @@ export function goalInput(
       names.page,
       `The ${names.page} field must be a path starting with / of at most ${MAX_PAGE_PATH} characters.`,
     );
+  const threshold = thresholdOf(fields.scroll_threshold);
+  if (threshold === undefined)
+    fail(
+      'scroll_threshold',
+      'The scroll threshold must be a whole percent from 0 to 100, or -1 for none.',
+    );
+  else if (threshold >= 0 && event !== undefined && event !== null)
+    fail('scroll_threshold', 'Only a page goal has a scroll threshold: an event goal has none.');
+  const scrollThreshold = threshold ?? NO_THRESHOLD;
   const display = fields.display_name;
   const displayName =
     display === undefined || display === null || display === ''
       ? eventName !== undefined && event !== undefined && event !== null
         ? eventName
-        : `Visit ${pagePath ?? ''}`
+        : scrollThreshold >= 0
+          ? `Scroll ${scrollThreshold}% on ${pagePath ?? ''}`
+          : `Visit ${pagePath ?? ''}`
       : text(display);
   const defaulted = display === undefined || display === null || display === '';
   if (defaulted && Object.keys(errors).length > 0) throw validationFailed(errors);
@@ -118,6 +147,7 @@ export function goalInput(
     pagePath: page !== undefined && page !== null ? (pagePath as string) : null,
     displayName: displayName as string,
     currency,
+    scrollThreshold,
   };
 }
 
@@ -126,7 +156,7 @@ export async function listGoals(db: Database, websiteId: number): Promise<GoalRo
   return db.select().from(goals).where(eq(goals.websiteId, websiteId)).orderBy(asc(goals.id)).all();
 }
 
-/** The goal of a website that has this event or page, if any. */
+/** The goal of a website that has this event, or this page and scroll threshold, if any. */
 async function sameGoal(db: Database, websiteId: number, input: GoalInput) {
   return db
     .select()
@@ -136,7 +166,10 @@ async function sameGoal(db: Database, websiteId: number, input: GoalInput) {
         eq(goals.websiteId, websiteId),
         input.eventName !== null
           ? eq(goals.eventName, input.eventName)
-          : eq(goals.pagePath, input.pagePath as string),
+          : and(
+              eq(goals.pagePath, input.pagePath as string),
+              eq(goals.scrollThreshold, input.scrollThreshold),
+            ),
       ),
     )
     .get();

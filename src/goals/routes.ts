@@ -31,6 +31,7 @@ const goalSchema = s
     page: s.string().nullable().openapi({ example: null }),
     display_name: s.string().openapi({ example: 'Sign-ups' }),
     currency: s.string().nullable().openapi({ example: 'EUR' }),
+    scroll_threshold: s.number().int().nullable().openapi({ example: null }),
   })
   .openapi('Goal');
 
@@ -48,6 +49,10 @@ const goalInputSchema = s
     }),
     currency: s.string().optional().openapi({
       description: 'ISO 4217 code: the goal counts revenue in it (event goals only).',
+    }),
+    scroll_threshold: s.union([s.number().int(), s.string()]).nullable().optional().openapi({
+      description:
+        "Page goals only: the page viewed and scrolled at least this far, 0–100 percent (its visit's deepest scroll); -1 or none: viewed, however far. Default name `Scroll <n>% on <page>`.",
     }),
   })
   .openapi('GoalInput');
@@ -116,6 +121,7 @@ const plausibleGoalSchema = s
     goal_type: s.enum(['event', 'page']),
     event_name: s.string().nullable().openapi({ example: 'Signup' }),
     page_path: s.string().nullable().openapi({ example: null }),
+    scroll_threshold: s.number().int().openapi({ example: -1 }),
     custom_props: s.object({}),
   })
   .openapi('PlausibleGoal');
@@ -213,6 +219,7 @@ const plausibleGoal = (row: GoalRow) => ({
   goal_type: row.eventName !== null ? 'event' : 'page',
   event_name: row.eventName,
   page_path: row.pagePath,
+  scroll_threshold: row.scrollThreshold,
   custom_props: {},
 });
 

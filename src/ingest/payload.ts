@@ -144,7 +144,7 @@ function hitProps(raw: unknown): Check<[name: string, value: string][]> {
   return ok(propsFrom(raw as Record<string, unknown>));
 }
 
-/** The longest engagement of one page view taken: a day. */
+/** The longest engagement of one page view counted: a day. */
 const MAX_ENGAGED_MS = 86_400_000;
 
 /**
@@ -156,8 +156,8 @@ function hitEngagement(raw: unknown): Check<Engagement | null> {
   if (typeof raw !== 'object' || Array.isArray(raw))
     return fail('engagement must be an object {ms, scroll?}');
   const { ms, scroll, added } = raw as Record<string, unknown>;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_ENGAGED_MS)
-    return fail(`engagement.ms must be a number of milliseconds from 0 to ${MAX_ENGAGED_MS}`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    return fail('engagement.ms must be a number of milliseconds, 0 or more');
   if (
     scroll !== undefined &&
     scroll !== null &&
@@ -165,7 +165,8 @@ function hitEngagement(raw: unknown): Check<Engagement | null> {
   )
     return fail('engagement.scroll must be a percentage from 0 to 100');
   const engagement: Engagement = {
-    ms: Math.floor(ms),
+    // A tab left open for days counts a day.
+    ms: Math.floor(Math.min(ms, MAX_ENGAGED_MS)),
     scroll: typeof scroll === 'number' ? Math.round(scroll) : null,
   };
   return ok(added === true ? { ...engagement, added: true } : engagement);

@@ -14,9 +14,18 @@ import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { DeleteButton } from './layout.tsx';
 
 /** The goal form's fields as sent, to show them again with the messages. */
-export type GoalFormValues = Record<'kind' | 'target' | 'display_name' | 'currency', string>;
+export type GoalFormValues = Record<
+  'kind' | 'target' | 'display_name' | 'currency' | 'scroll_threshold',
+  string
+>;
 
-const EMPTY: GoalFormValues = { kind: 'event', target: '', display_name: '', currency: '' };
+const EMPTY: GoalFormValues = {
+  kind: 'event',
+  target: '',
+  display_name: '',
+  currency: '',
+  scroll_threshold: '',
+};
 
 export const GoalsSection: FC<{
   site: WebsiteRow;
@@ -32,7 +41,8 @@ export const GoalsSection: FC<{
       <h2 id="goals">Goals</h2>
       <p class="hint">
         A custom event's name (Signup), or a page — a path, or a pattern with * within a segment and
-        ** across (/blog/**). Its conversions show on the statistics page.
+        ** across (/blog/**), viewed or, with a scroll depth, read that far down. Its conversions
+        show on the statistics page.
       </p>
       {goals.length > 0 ? (
         <table>
@@ -50,7 +60,13 @@ export const GoalsSection: FC<{
             {goals.map((g) => (
               <tr>
                 <td>{g.displayName}</td>
-                <td>{g.eventName !== null ? `Event ${g.eventName}` : `Page ${g.pagePath}`}</td>
+                <td>
+                  {g.eventName !== null
+                    ? `Event ${g.eventName}`
+                    : g.scrollThreshold >= 0
+                      ? `Page ${g.pagePath}, scrolled ${g.scrollThreshold}%`
+                      : `Page ${g.pagePath}`}
+                </td>
                 <td>{g.currency ?? ''}</td>
                 <td class="actions">
                   <DeleteButton
@@ -93,6 +109,18 @@ export const GoalsSection: FC<{
           <input name="currency" value={values.currency} />
         </label>
         {message('currency')}
+        <label>
+          Scrolled at least, in % (optional, page goals: 75){' '}
+          <input
+            name="scroll_threshold"
+            type="number"
+            min="0"
+            max="100"
+            inputmode="numeric"
+            value={values.scroll_threshold}
+          />
+        </label>
+        {message('scroll_threshold')}
         <button type="submit">Add the goal</button>
       </form>
     </section>
@@ -121,12 +149,14 @@ export function registerGoalPages(
       target: text('target'),
       display_name: text('display_name'),
       currency: text('currency'),
+      scroll_threshold: text('scroll_threshold'),
     };
     try {
       const input = goalInput({
         [values.kind]: values.target,
         display_name: values.display_name,
         currency: values.currency,
+        scroll_threshold: values.scroll_threshold,
       });
       await createGoal(createDb(c.env.DB), site.id, input);
       return c.redirect(`/websites/${site.id}?goal=added#goals`, 303);

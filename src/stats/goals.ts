@@ -11,7 +11,10 @@ import { storedEventName } from '../counting/statistics.ts';
 import type { GoalRow } from '../db/schema.ts';
 
 /** A goal's definition, as questions read it. */
-export type Goal = Pick<GoalRow, 'eventName' | 'pagePath' | 'displayName' | 'currency'>;
+export type Goal = Pick<
+  GoalRow,
+  'eventName' | 'pagePath' | 'displayName' | 'currency' | 'scrollThreshold'
+>;
 
 /**
  * A page goal's path as an RE2 pattern over recorded pages (a path with its query): `**` any
@@ -52,9 +55,16 @@ export const NO_HIT: FilterNode = {
   caseSensitive: true,
 };
 
-/** The hits that complete `goal`. */
+/**
+ * The hits that complete `goal`: its custom events; its page views — scrolled at least its
+ * threshold, when it has one.
+ */
 export function goalFilter(goal: Goal): FilterNode {
-  return goal.eventName !== null ? eventFilter(goal.eventName) : pageFilter(goal.pagePath ?? '');
+  if (goal.eventName !== null) return eventFilter(goal.eventName);
+  const viewed = pageFilter(goal.pagePath ?? '');
+  return goal.scrollThreshold >= 0
+    ? { op: 'and', nodes: [viewed, { op: 'scrolled', at: goal.scrollThreshold }] }
+    : viewed;
 }
 
 /** Goals as a grouping by goals splits its hits (`GroupQuery.goals`). */
@@ -107,7 +117,7 @@ export function withGoals(filters: FilterNode[], goals: Goal[]): FilterNode[] {
         : { op: 'or', nodes: conditions };
     }
     if ('nodes' in n) return { ...n, nodes: n.nodes.map(node) };
-    return { ...n, node: node(n.node) };
+    return 'node' in n ? { ...n, node: node(n.node) } : n;
   };
   return filters.map(node);
 }

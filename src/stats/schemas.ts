@@ -5,6 +5,7 @@ import { STAT_NAMES } from '../counting/statistics.ts';
 import { ENGAGEMENT_LISTINGS } from '../counting/v1.ts';
 
 const ENGAGEMENT_NAMES = Object.keys(ENGAGEMENT_LISTINGS) as (keyof typeof ENGAGEMENT_LISTINGS)[];
+
 import { FILTER_DIMENSIONS } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';

@@ -1,6 +1,6 @@
 /**
  * The browser tracker served as `/js/script.js`. Built and minified into
- * `script.generated.ts` by `npm run build:tracker`; the ≤ 1024-byte gzip budget is enforced by
+ * `script.generated.ts` by `npm run build:tracker`; the ≤ 1200-byte gzip budget is enforced by
  * the build and by test/cli/tracker.test.ts, so every byte here is deliberate.
  *
  *   <script async src="https://HOST/js/script.js"
@@ -15,6 +15,14 @@
  * Every hit is `POST {host}/api/event` with a JSON body sent as text/plain (a CORS "simple"
  * request, so no preflight). Nothing here reads or writes cookies or storage, and the only
  * global it creates is `window.pa`.
+ *
+ * Engagement: for each page view the tracker keeps the time the page was visible and focused
+ * (`ms`) and the deepest scroll reached (`scroll`: the window's bottom as a percent of the
+ * page's height, 100 for a page shorter than the window). When the visitor leaves the page
+ * view (an SPA navigation to another page, before that page's view; the tab hidden; the page
+ * unloaded) it sends `{page, engagement: {ms, scroll}, domain?, dnt?, hash?}`, `page` as the
+ * view sent it: cumulative values (the server keeps the largest), and only when the deepest
+ * scroll grew or the time grew by 3 s since the view's last such hit.
  */
 
 // This file is a module so that the browser declarations below stay local to it: the root
@@ -58,15 +66,34 @@ interface ScriptElement {
 declare const window: {
   pa?: Pa;
   readonly doNotTrack?: string | null;
-  addEventListener(type: 'popstate' | 'hashchange', listener: () => void): void;
+  addEventListener(
+    type:
+      | 'popstate'
+      | 'hashchange'
+      | 'scroll'
+      | 'load'
+      | 'pagehide'
+      | 'pageshow'
+      | 'focus'
+      | 'blur',
+    listener: (event: object) => void,
+  ): void;
 };
 declare const document: {
   readonly currentScript: ScriptElement | null;
   readonly referrer: string;
   readonly visibilityState: string;
+  readonly readyState: string;
+  readonly documentElement: { readonly scrollHeight: number };
+  readonly prerendering?: boolean;
   querySelectorAll(selectors: string): ArrayLike<ScriptElement>;
-  addEventListener(type: 'visibilitychange', listener: () => void): void;
+  addEventListener(type: 'visibilitychange' | 'prerenderingchange', listener: () => void): void;
+  hasFocus(): boolean;
 };
+declare const innerHeight: number;
+declare const scrollY: number;
+declare const performance: { now(): number };
+declare function setTimeout(handler: () => void, timeout: number): number;
 declare const navigator: {
   readonly language: string;
   readonly doNotTrack?: string | null;
@@ -132,25 +159,29 @@ try {
     // The current page view's referrer: the document's for the landing page, the previous
     // page (same site, so the server treats it as internal) after an SPA navigation.
     let referrer: string | null = document.referrer || null;
-    // The URL of the last page view; '' until the first one.
+    // The URL of the current page view, as its hit sent it; '' until the first one.
     let current = '';
     // Fragments make no new page (browsers strip them from referrers too), but with data-hash.
     const hash = attr('hash') !== null;
     const withoutHash = (url: string) => (hash ? url : (url.split('#')[0] as string));
 
-    const send = (event?: TrackedEvent, props?: Props, revenue?: TrackedEvent['revenue']) => {
+    // The current page view's engagement: `ms` engaged (visible and focused) until `since`
+    // (performance.now()), whether it is `engaged` from then on, the deepest `scroll` (percent),
+    // and what its last engagement hit sent (`sentMs`, `sentScroll`).
+    let ms = 0;
+    let since = 0;
+    let engaged = false;
+    let scroll = 0;
+    let sentMs = 0;
+    let sentScroll = 0;
+
+    const send = (fields: Record<string, unknown>) => {
       try {
         // JSON.stringify leaves out the undefined fields (domain, dnt, event, value, unit, props).
         const body = JSON.stringify({
-          page: location.href,
-          referrer,
-          screen_resolution: `${screen.width}x${screen.height}`,
-          language: navigator.language,
+          ...fields,
           domain,
           dnt: dnt || undefined,
-          event,
-          props,
-          revenue,
           hash: hash || undefined,
         });
         // sendBeacon survives the page unloading; it returns false when its queue is full and
@@ -167,30 +198,77 @@ try {
         }).catch(() => {});
       } catch {}
     };
+    // A page view or a custom event: the page as it is now, where the visitor came from.
+    const hit = (fields: Record<string, unknown>) =>
+      send({
+        page: location.href,
+        referrer,
+        screen_resolution: `${screen.width}x${screen.height}`,
+        language: navigator.language,
+        ...fields,
+      });
 
     // Copies only the known fields, so a page cannot smuggle anything else into a hit.
     const track = (event: TrackedEvent) => {
       if (!optedOut && event && event.name) {
-        send(
-          { name: event.name, value: event.value, unit: event.unit },
-          event.props,
-          event.revenue,
-        );
+        hit({
+          event: { name: event.name, value: event.value, unit: event.unit },
+          props: event.props,
+          revenue: event.revenue,
+        });
       }
     };
     pa.track = track;
     const queued = pa.q || [];
     pa.q = [];
 
+    // Adds the time since the last tick if the page was engaged, and notes whether it is now:
+    // on every change of visibility or focus, back from the back/forward cache, and when the
+    // visitor leaves a page view.
+    const tick = () => {
+      const now = performance.now();
+      if (engaged) ms += now - since;
+      since = now;
+      engaged = document.visibilityState === 'visible' && document.hasFocus();
+    };
+    // The bottom of the window as a percent of the page's height, kept if the deepest so far.
+    const depth = () => {
+      const percent = Math.round(
+        (100 * (scrollY + innerHeight)) / document.documentElement.scrollHeight,
+      );
+      if (percent > scroll) scroll = Math.min(percent, 100);
+    };
+    // The visitor leaves the current page view: for another view (no argument), or `away`: the
+    // tab hidden or the page unloaded, when what is on screen is still the view's own (so it is
+    // measured) and the time stops until it is shown again. Sends the view's engagement if it
+    // grew since its last send.
+    const leave = (away?: unknown) => {
+      tick();
+      if (away) {
+        depth();
+        engaged = false;
+      }
+      if (current && (scroll > sentScroll || ms - sentMs >= 3000)) {
+        sentScroll = scroll;
+        sentMs = ms;
+        send({ page: current, engagement: { ms: Math.round(ms), scroll } });
+      }
+    };
+
     const pageview = () => {
       const href = location.href;
-      // A prerendered page may never be seen: count it once it becomes visible.
-      if (document.visibilityState === 'prerender' || withoutHash(href) === withoutHash(current)) {
-        return;
-      }
+      // A prerendered page may never be seen: count it once it is shown.
+      if (document.prerendering || withoutHash(href) === withoutHash(current)) return;
+      // The engagement of the view being left goes first, with its own URL.
+      leave();
       if (current) referrer = withoutHash(current);
       current = href;
-      send(undefined, pa.props || tagProps);
+      ms = scroll = sentMs = sentScroll = 0;
+      hit({ props: pa.props || tagProps });
+      // The view's first depth, once the page has settled: an SPA's router has drawn the new
+      // page and scrolled it by then (at once, the old page would be measured), and a landing
+      // page still loading (the tracker may run while it is parsed) is measured on `load`.
+      setTimeout(() => document.readyState === 'complete' && depth(), 1000);
     };
 
     if (!optedOut) {
@@ -206,9 +284,22 @@ try {
       }
       window.addEventListener('popstate', pageview);
       if (hash) window.addEventListener('hashchange', pageview);
-      // Sends the view of a page prerendered at load once it is shown; on any other visibility
-      // change the URL is the one already counted, so nothing is sent.
-      document.addEventListener('visibilitychange', pageview);
+      // The view of a page prerendered at load is sent once it is shown.
+      document.addEventListener('prerenderingchange', pageview);
+      // Hidden, the visitor leaves the page view; shown, the time runs again.
+      document.addEventListener('visibilitychange', () =>
+        document.visibilityState === 'hidden' ? leave(1) : tick(),
+      );
+      window.addEventListener('pagehide', leave);
+      // Back from the back/forward cache, the time runs again.
+      window.addEventListener('pageshow', tick);
+      window.addEventListener('focus', tick);
+      window.addEventListener('blur', tick);
+      // A scroll event comes once the window has scrolled and cannot be cancelled: its
+      // listener never holds scrolling up, so `{passive: true}` would only cost bytes.
+      window.addEventListener('scroll', depth);
+      // The first depth of a landing page that was still loading (see pageview).
+      window.addEventListener('load', depth);
       pageview();
 
       // Events the page tracked before the tracker loaded, after their page view.

@@ -34,13 +34,13 @@ describe('the built tracker', () => {
     expect(result.stdout).toContain('is up to date');
   });
 
-  it(`is at most 1024 bytes gzipped (raw ${rawBytes} B, gzip -9 ${gzipBytes} B)`, () => {
+  it(`is at most 1200 bytes gzipped (raw ${rawBytes} B, gzip -9 ${gzipBytes} B)`, () => {
     console.log(`tracker: ${rawBytes} bytes raw, ${gzipBytes} bytes gzipped`);
-    expect(gzipBytes).toBeLessThanOrEqual(1024);
+    expect(gzipBytes).toBeLessThanOrEqual(1200);
   });
 
-  it(`with tracking without code is at most 1536 bytes gzipped (${fullGzipBytes} B)`, () => {
-    expect(fullGzipBytes).toBeLessThanOrEqual(1536);
+  it(`with tracking without code is at most 1712 bytes gzipped (${fullGzipBytes} B)`, () => {
+    expect(fullGzipBytes).toBeLessThanOrEqual(1712);
   });
 
   it('is versioned by the hash of its code', () => {
@@ -76,6 +76,12 @@ interface PageOptions {
   src?: string;
   currentScript?: boolean;
   visibilityState?: string;
+  /** `document.prerendering` (Speculation Rules): the page is not shown yet. */
+  prerendering?: boolean;
+  /** `document.readyState` ('complete' unless given). */
+  readyState?: string;
+  /** The page's height (`documentElement.scrollHeight`) in px; the window is 1000 px tall. */
+  height?: number;
   navigator?: Record<string, unknown>;
   windowProps?: Record<string, unknown>;
   /** 'ok' (default), 'full' (returns false), 'throws' or 'missing'. */
@@ -93,14 +99,20 @@ function forbidden(what: string) {
 function page(options: PageOptions = {}) {
   const hits: Hit[] = [];
   const touched: string[] = [];
-  const listeners = new Map<string, Array<() => void>>();
-  const on = (target: string) => (type: string, listener: () => void) => {
+  const listeners = new Map<string, Array<(event: { type: string }) => void>>();
+  const on = (target: string) => (type: string, listener: (event: { type: string }) => void) => {
     const key = `${target}:${type}`;
     listeners.set(key, [...(listeners.get(key) ?? []), listener]);
   };
+  // Listeners get an event, as in a browser (the tracker's `pagehide` one tells them apart).
   const dispatch = (key: string) => {
-    for (const listener of listeners.get(key) ?? []) listener();
+    for (const listener of listeners.get(key) ?? [])
+      listener({ type: key.split(':')[1] as string });
   };
+  // performance.now(), moved by `elapse`; the timers set, run by `runTimers`.
+  let now = 500;
+  const timers: Array<() => void> = [];
+  let focused = true;
 
   const location = { href: options.href ?? 'https://site.test/' };
   const attributes = options.data ?? {};
@@ -115,6 +127,10 @@ function page(options: PageOptions = {}) {
     currentScript: options.currentScript === false ? null : script,
     referrer: options.referrer ?? '',
     visibilityState: options.visibilityState ?? 'visible',
+    prerendering: options.prerendering ?? false,
+    readyState: options.readyState ?? 'complete',
+    documentElement: { scrollHeight: options.height ?? 4000 },
+    hasFocus: () => focused,
     querySelectorAll: (selector: string) => {
       expect(selector).toBe('script[src*="/js/script."]');
       return [other, script].filter((s) => s.src.includes('/js/script.'));
@@ -178,6 +194,10 @@ function page(options: PageOptions = {}) {
     Blob: FakeBlob,
     URL,
     addEventListener: on('window'),
+    innerHeight: 1000,
+    scrollY: 0,
+    performance: { now: () => now },
+    setTimeout: (handler: () => void) => timers.push(handler),
     ...options.windowProps,
   };
   const fetchMode = options.fetch ?? 'ok';
@@ -224,6 +244,51 @@ function page(options: PageOptions = {}) {
     show() {
       document.visibilityState = 'visible';
       dispatch('document:visibilitychange');
+    },
+    hide() {
+      document.visibilityState = 'hidden';
+      dispatch('document:visibilitychange');
+    },
+    /** A prerendered page shown (activated). */
+    activate() {
+      document.prerendering = false;
+      dispatch('document:prerenderingchange');
+    },
+    /** Another window takes the focus (`false`), or this one gets it back. */
+    focus(on: boolean) {
+      focused = on;
+      dispatch(on ? 'window:focus' : 'window:blur');
+    },
+    /** The page is unloaded (closed, or left for another). */
+    unload() {
+      dispatch('window:pagehide');
+    },
+    /** The page is shown again from the back/forward cache. */
+    restore() {
+      dispatch('window:pageshow');
+    },
+    loaded() {
+      document.readyState = 'complete';
+      dispatch('window:load');
+    },
+    scrollTo(y: number) {
+      window.scrollY = y;
+      dispatch('window:scroll');
+    },
+    elapse(ms: number) {
+      now += ms;
+    },
+    runTimers() {
+      for (const timer of timers.splice(0)) timer();
+    },
+    /** The engagement hits: page, ms, scroll. */
+    engagements() {
+      return hits
+        .filter((h) => h.body.engagement)
+        .map((h) => {
+          const { ms, scroll } = h.body.engagement as { ms: number; scroll: number };
+          return [h.body.page, ms, scroll];
+        });
     },
     track(event: unknown) {
       vm.runInContext('window.pa.track(event)', vm.createContext({ window, event }));
@@ -419,13 +484,26 @@ describe('tracker behaviour', () => {
     expect(p.pages()).toEqual(['https://site.test/', 'https://site.test/next']);
   });
 
-  it('waits for a prerendered page to become visible', () => {
-    const p = page({ visibilityState: 'prerender' });
+  it('waits for a prerendered page to be shown, and sends nothing if it never is', () => {
+    const p = page({ prerendering: true, visibilityState: 'hidden' });
     p.load();
+    p.loaded();
+    p.elapse(5000);
     expect(p.hits).toEqual([]);
     p.show();
+    p.activate();
     p.show();
     expect(p.pages()).toEqual(['https://site.test/']);
+
+    const never = page({ prerendering: true, visibilityState: 'hidden' });
+    never.load();
+    never.loaded();
+    never.runTimers();
+    never.scrollTo(3000);
+    never.elapse(5000);
+    never.hide();
+    never.unload();
+    expect(never.hits).toEqual([]);
   });
 
   describe('with data-dnt="true"', () => {
@@ -445,6 +523,11 @@ describe('tracker behaviour', () => {
         p.history.pushState({}, '', '/next');
         p.popTo('https://site.test/back');
         p.track({ name: 'signup' });
+        p.runTimers();
+        p.scrollTo(3000);
+        p.elapse(5000);
+        p.hide();
+        p.unload();
         expect(p.hits).toEqual([]);
         expect(p.touched).toEqual([]);
       });
@@ -528,13 +611,186 @@ describe('tracker behaviour', () => {
     });
   });
 
+  describe('engagement (a page 4000 px high in a window 1000 px high)', () => {
+    it('is sent when the tab is hidden: the time seen and the deepest scroll, no more', () => {
+      const p = page({ data: { domain: 'example.com' } });
+      p.load();
+      p.runTimers();
+      p.elapse(2000);
+      p.scrollTo(3000);
+      p.scrollTo(0);
+      p.elapse(1500);
+      p.hide();
+      expect(p.hits.map((h) => h.body)).toEqual([
+        expect.objectContaining({ page: 'https://site.test/', language: 'en-GB' }),
+        {
+          page: 'https://site.test/',
+          engagement: { ms: 3500, scroll: 100 },
+          domain: 'example.com',
+        },
+      ]);
+      expect(Object.keys(p.hits[1]?.body ?? {})).toEqual(['page', 'engagement', 'domain']);
+      expect(p.hits[1]?.via).toBe('beacon');
+    });
+
+    it('measures the depth as the page view starts: a page shorter than the window is 100', () => {
+      for (const [height, scroll] of [
+        [3000, 33],
+        [1000, 100],
+        [600, 100],
+      ]) {
+        const p = page({ height });
+        p.load();
+        p.runTimers();
+        p.hide();
+        expect(p.engagements()).toEqual([['https://site.test/', 0, scroll]]);
+      }
+    });
+
+    it('measures a landing page once it has loaded, not while it is being parsed', () => {
+      const p = page({ readyState: 'loading', height: 800 });
+      p.load();
+      p.runTimers();
+      p.document.documentElement.scrollHeight = 4000;
+      p.loaded();
+      p.elapse(1000);
+      // Left for another view (which measures nothing itself).
+      p.history.pushState({}, '', '/next');
+      expect(p.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+    });
+
+    it('counts no time while the tab is hidden or the window has lost the focus', () => {
+      const p = page();
+      p.load();
+      p.runTimers();
+      p.elapse(1000);
+      p.hide();
+      p.elapse(60_000);
+      p.show();
+      p.elapse(1000);
+      p.focus(false);
+      p.elapse(60_000);
+      p.focus(true);
+      p.elapse(2000);
+      p.hide();
+      expect(p.engagements()).toEqual([
+        ['https://site.test/', 1000, 25],
+        ['https://site.test/', 4000, 25],
+      ]);
+
+      // A tab opened in the background.
+      const background = page({ visibilityState: 'hidden' });
+      background.load();
+      background.elapse(60_000);
+      background.show();
+      background.elapse(1000);
+      background.hide();
+      expect(background.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+    });
+
+    it('is sent only when the deepest scroll grew or the time by 3 seconds', () => {
+      const p = page();
+      p.load();
+      p.runTimers();
+      p.elapse(1000);
+      p.hide();
+      p.hide();
+      p.show();
+      p.elapse(2999);
+      p.hide();
+      p.show();
+      p.elapse(1);
+      p.hide();
+      p.show();
+      p.scrollTo(1000);
+      p.hide();
+      p.show();
+      p.scrollTo(500);
+      p.hide();
+      expect(p.engagements()).toEqual([
+        ['https://site.test/', 1000, 25],
+        ['https://site.test/', 4000, 25],
+        ['https://site.test/', 4000, 50],
+      ]);
+    });
+
+    it("of the page an SPA navigation leaves goes first, with that page's URL", () => {
+      const p = page({ href: 'https://site.test/a' });
+      p.load();
+      p.runTimers();
+      p.elapse(1200);
+      p.scrollTo(3000);
+      p.history.pushState({}, '', '/b');
+      // The router draws the new page and scrolls to its top; the view's first depth waits
+      // for that (a timer), else it would be the old page's.
+      p.window.scrollY = 0;
+      p.runTimers();
+      p.elapse(500);
+      p.hide();
+      expect(p.hits.map((h) => [h.body.page, h.body.engagement ?? h.body.referrer])).toEqual([
+        ['https://site.test/a', null],
+        ['https://site.test/a', { ms: 1200, scroll: 100 }],
+        ['https://site.test/b', 'https://site.test/a'],
+        ['https://site.test/b', { ms: 500, scroll: 25 }],
+      ]);
+    });
+
+    it('is sent on pagehide, once even if the tab is then hidden (as Chromium does)', () => {
+      const p = page();
+      p.load();
+      p.runTimers();
+      p.elapse(1000);
+      p.unload();
+      p.hide();
+      expect(p.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+    });
+
+    it('counts no time while the page is in the back/forward cache', () => {
+      const p = page();
+      p.load();
+      p.runTimers();
+      p.elapse(1000);
+      p.unload();
+      p.elapse(60_000);
+      p.restore();
+      p.elapse(3000);
+      p.hide();
+      expect(p.engagements()).toEqual([
+        ['https://site.test/', 1000, 25],
+        ['https://site.test/', 4000, 25],
+      ]);
+    });
+
+    it('carries dnt and hash as page views do', () => {
+      const p = page({
+        href: 'https://site.test/#/a',
+        data: { hash: '', dnt: 'true' },
+        navigator: { doNotTrack: '0' },
+      });
+      p.load();
+      p.runTimers();
+      p.hide();
+      expect(p.hits[1]?.body).toEqual({
+        page: 'https://site.test/#/a',
+        engagement: { ms: 0, scroll: 25 },
+        dnt: true,
+        hash: true,
+      });
+    });
+  });
+
   it('touches no cookie or storage and adds no global but window.pa', () => {
     const p = page({ data: { domain: 'example.com' } });
     p.load();
     p.history.pushState({}, '', '/b');
     p.popTo('https://site.test/a');
     p.track({ name: 'signup', value: 10, unit: 'usd' });
-    expect(p.hits).toHaveLength(4);
+    p.runTimers();
+    p.scrollTo(2000);
+    p.elapse(4000);
+    p.hide();
+    p.unload();
+    expect(p.hits).toHaveLength(5);
     expect(p.touched).toEqual([]);
     expect(p.newGlobals()).toEqual(['pa']);
     expect(Object.keys(p.window.pa as object).sort()).toEqual(['loaded', 'q', 's', 'track']);

@@ -143,7 +143,9 @@ describe('an engagement', () => {
       const page = await call(`${path}?from=2026-08-03&to=2026-08-03`);
       expect(page.status).toBe(200);
       const table = page.text.slice(page.text.indexOf('Time on page'));
-      expect(table, path).toMatch(/Scroll depth[\s\S]*\/a[\s\S]*5 s<\/td><td class="num engaged">77%/);
+      expect(table, path).toMatch(
+        /Scroll depth[\s\S]*\/a[\s\S]*5 s<\/td><td class="num engaged">77%/,
+      );
       expect(table, path).toMatch(/\/b[\s\S]*1 s<\/td><td class="num engaged">30%/);
     }
   });
@@ -159,5 +161,71 @@ describe('an engagement', () => {
     expect(errorOf(await call(`/api/v1/stats/${s.id}?name=time_off`, { key: s.key })).status).toBe(
       422,
     );
+  });
+});
+
+describe('a page goal with a scroll threshold', () => {
+  it('converts the visitors whose visit scrolled the page that far, in v1, v2 and funnels', async () => {
+    const made = await call(`/api/v1/websites/${s.id}/goals`, {
+      method: 'POST',
+      key: s.key,
+      body: { json: { page: '/a', scroll_threshold: 70 } },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json).toMatchObject({
+      data: { page: '/a', display_name: 'Scroll 70% on /a', scroll_threshold: 70 },
+    });
+    // Plausible's Sites API: the same path, deeper, is another goal.
+    const put = await call('/api/v1/sites/goals', {
+      method: 'PUT',
+      key: s.key,
+      body: {
+        json: { site_id: s.domain, goal_type: 'page', page_path: '/a', scroll_threshold: 85 },
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toMatchObject({ display_name: 'Scroll 85% on /a', scroll_threshold: 85 });
+    for (const json of [
+      { event: 'Signup', scroll_threshold: 50 },
+      { page: '/a', scroll_threshold: 101 },
+    ]) {
+      const res = await call(`/api/v1/websites/${s.id}/goals`, {
+        method: 'POST',
+        key: s.key,
+        body: { json },
+      });
+      expect(res.status, JSON.stringify(json)).toBe(422);
+      expect(errorOf(res).errors.scroll_threshold).toBeDefined();
+    }
+    // /a scrolled by A to 60 %, B to 80 %, C to 90 %.
+    const goals = await v2(['visitors', 'events', 'conversion_rate'], {
+      dimensions: ['event:goal'],
+    });
+    expect(goals.status, goals.text).toBe(200);
+    expect((goals.json as { results: unknown[] }).results).toEqual([
+      { dimensions: ['Scroll 70% on /a'], metrics: [2, 2, 66.7] },
+      { dimensions: ['Scroll 85% on /a'], metrics: [1, 1, 33.3] },
+    ]);
+    const v1 = await call(`/api/v1/stats/${s.id}?name=goal&from=2026-08-03&to=2026-08-03`, {
+      key: s.key,
+    });
+    expect(listOf(v1).data).toEqual([
+      { value: 'Scroll 70% on /a', count: 2 },
+      { value: 'Scroll 85% on /a', count: 1 },
+    ]);
+    const funnel = await call(`/api/v1/websites/${s.id}/funnels`, {
+      method: 'POST',
+      key: s.key,
+      body: { json: { name: 'read /a', steps: [{ goal: 'Scroll 70% on /a' }, { page: '/b' }] } },
+    });
+    expect(funnel.status, funnel.text).toBe(201);
+    const id = (funnel.json as { data: { id: number } }).data.id;
+    const steps = await call(`/api/v1/stats/${s.id}/funnels/${id}?from=2026-08-03&to=2026-08-03`, {
+      key: s.key,
+    });
+    expect(steps.status, steps.text).toBe(200);
+    expect(
+      (steps.json as { data: { steps: { visitors: number }[] } }).data.steps.map((x) => x.visitors),
+    ).toEqual([2, 1]);
   });
 });

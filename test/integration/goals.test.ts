@@ -38,6 +38,7 @@ describe("Sightline's goal API", () => {
         page: null,
         display_name: 'Sign-ups',
         currency: 'EUR',
+        scroll_threshold: null,
       },
       status: 201,
     });
@@ -114,6 +115,7 @@ describe("Plausible's Sites API", () => {
       goal_type: 'event',
       event_name: 'Newsletter',
       page_path: null,
+      scroll_threshold: -1,
       custom_props: {},
     });
     const again = await sites('PUT', {

@@ -3,11 +3,13 @@
  * under content-hashed URLs, so they can be cached for a year. Inline styles and scripts are
  * not used at all: the Content-Security-Policy allows only these files. Their sources are
  * ./assets/style.css (with the parts it imports) and ./assets/page.ts, minified by
- * `npm run build:assets` into ./assets/app.generated.ts with their versions.
+ * `npm run build:assets` into the Worker's static assets (static/assets/, read through the
+ * `ASSETS` binding, so they weigh nothing in the Worker's bundle), their versions into
+ * ./assets/app.generated.ts.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { APP_CSS, APP_CSS_VERSION, APP_JS, APP_JS_VERSION } from './assets/app.generated.ts';
+import { APP_CSS_VERSION, APP_JS_VERSION } from './assets/app.generated.ts';
 
 /** URLs of the current assets, for the layout. */
 export async function assetUrls() {
@@ -16,15 +18,15 @@ export async function assetUrls() {
 
 export function createAssetRoutes() {
   const assets = new Hono<AppEnv>();
-  const serve =
-    (body: string, type: string) =>
-    (c: { body: (b: string) => Response; header: (k: string, v: string) => void }) => {
-      c.header('Content-Type', type);
-      c.header('Cache-Control', 'public, max-age=31536000, immutable');
-      c.header('X-Content-Type-Options', 'nosniff');
-      return c.body(body);
-    };
-  assets.get('/:name{app\\.[0-9a-f]{12}\\.css}', serve(APP_CSS, 'text/css; charset=utf-8'));
-  assets.get('/:name{app\\.[0-9a-f]{12}\\.js}', serve(APP_JS, 'text/javascript; charset=utf-8'));
+  const serve = (file: string, type: string) => async (c: Context<AppEnv>) => {
+    const res = await c.env.ASSETS.fetch(new Request(`https://assets.invalid/assets/${file}`));
+    if (!res.ok) throw new Error(`The dashboard's ${file} is missing (${res.status}).`);
+    c.header('Content-Type', type);
+    c.header('Cache-Control', 'public, max-age=31536000, immutable');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(await res.text());
+  };
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.css}', serve('app.css', 'text/css; charset=utf-8'));
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.js}', serve('app.js', 'text/javascript; charset=utf-8'));
   return assets;
 }

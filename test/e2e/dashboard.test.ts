@@ -159,7 +159,9 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await dash.locator('tbody a.filter-link').allTextContents()).toEqual([
       '/pricing/enterprise',
     ]);
-    expect(await dash.locator('tbody td.num:not(.share)').allTextContents()).toEqual(['1']);
+    expect(await dash.locator('tbody td.num:not(.share):not(.engaged)').allTextContents()).toEqual([
+      '1',
+    ]);
     // Its share of the range's three page views.
     expect(await dash.locator('tbody td.share').allTextContents()).toEqual(['33%']);
 

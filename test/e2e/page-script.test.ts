@@ -1,17 +1,20 @@
 /**
- * The dashboard's script (src/pages/assets/page.ts, as built into app.generated.ts) in
+ * The dashboard's script (src/pages/assets/page.ts, as built into static/assets/app.js) in
  * Chromium, on small pages served here with the markup the dashboard renders: the parts the
  * dashboard's own browser tests do not reach — copy buttons, an import's upload, the realtime
  * figure, a tab's parameter carried by the page's links and forms, and a secret after `#`.
  * (The shortcuts, the chart's arrows and the tabs' keys: dashboard.test.ts and
  * accessibility.test.ts; an invitation's fragment: members.test.ts.)
  */
+
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { APP_JS } from '../../src/pages/assets/app.generated.ts';
 import { haveChromium, launchBrowser } from './browser.ts';
+
+const APP_JS = readFileSync(new URL('../../static/assets/app.js', import.meta.url), 'utf8');
 
 const page = (body: string) =>
   `<!doctype html><html lang="en"><head><title>t</title><script src="/app.js" defer></script></head><body>${body}</body></html>`;

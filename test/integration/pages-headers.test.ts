@@ -124,7 +124,7 @@ describe.each(PAGES)('%s', (name) => {
     // The settings form, and on a website's page its goal form (kind, target, name, currency)
     // its funnel form (name, steps) and its members' invitation form (e-mail, role).
     if (name === '/websites/new') expect(count).toBe(8);
-    if (name === '/websites/:id') expect(count).toBe(21);
+    if (name === '/websites/:id') expect(count).toBe(22);
     if (name === '/account') expect(count).toBe(3);
   });
 });

@@ -27,6 +27,7 @@
  */
 import {
   createReadStream,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -1054,6 +1055,12 @@ async function main() {
       sizes: size,
       runSeconds: round((performance.now() - started) / 1000, 0),
     };
+    // The scale runs' figures (`--scale`) are kept: this run does not measure them.
+    const previous = join(outDir, 'benchmarks.json');
+    if (existsSync(previous)) {
+      const { scale } = JSON.parse(readFileSync(previous, 'utf8')) as Partial<BenchReport>;
+      if (scale) report.scale = scale;
+    }
     mkdirSync(outDir, { recursive: true });
     writeFileSync(join(outDir, 'benchmarks.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));

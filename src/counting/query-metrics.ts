@@ -17,7 +17,8 @@
  * - `total_revenue`, `average_revenue`: the revenue of the group's custom events in the
  *   question's currency (`LogQuery.currency`), summed or averaged over those events; events
  *   in another currency count as conversions, their revenue not;
- * - API v1's sums: `sl:bounces`, `sl:duration` (seconds), `sl:custom_events`.
+ * - API v1's sums: `sl:bounces`, `sl:duration` (seconds), `sl:custom_events`; the export's:
+ *   `sl:scroll_sum`, `sl:scroll_visits`, `sl:engaged_seconds`.
  */
 
 /**
@@ -98,6 +99,9 @@ const QUERY_METRICS = new Map<string, Metric>([
     'scroll_depth',
     { needs: ['sds', 'sdn'], value: (p) => (p.sdn === 0 ? null : ratio(p.sds, p.sdn, 1, 0)) },
   ],
+  ['sl:scroll_sum', { needs: ['sds'], value: (p) => p.sds }],
+  ['sl:scroll_visits', { needs: ['sdn'], value: (p) => p.sdn }],
+  ['sl:engaged_seconds', { needs: ['eng'], value: (p) => Math.round(p.eng / 1000) }],
   ['sl:bounces', { needs: ['bnc'], value: (p) => p.bnc }],
   ['sl:duration', { needs: ['dur'], value: (p) => p.dur }],
   ['sl:custom_events', { needs: ['ce'], value: (p) => p.ce }],

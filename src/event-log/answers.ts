@@ -41,18 +41,35 @@ export const answersEpoch = (db: LogDb) => db.meta('answers_epoch');
 /** The most groups the open partition keeps in memory for the closed partitions. */
 const MOST_GROUPS = 150_000;
 
+/** The most keys of questions asked without an entry remembered (`askedBefore`). */
+const MOST_ASKED = 10_000;
+
 const sizeOf = (reads: IndexedGroupReads[]) => reads.reduce((n, r) => n + r.reads.groups.length, 0);
 
 /**
  * The closed partitions' groups added together, as the open partition keeps them in memory
  * for a question asked again (./reads.ts `overClosed`): by the question, its range cut to the
  * closed partitions' dates, and each closed partition's number and epoch — so that an entry
- * never outlives what it was added up from. At most `MOST_GROUPS` groups; the least recently
- * asked go first.
+ * never outlives what it was added up from — once a question is asked a second time. At most
+ * `MOST_GROUPS` groups; the least recently asked go first.
  */
 export class ClosedGroups {
   private readonly kept = new Map<string, IndexedGroupReads[]>();
   private groups = 0;
+  /** The keys asked without an entry, the most recent `MOST_ASKED`. */
+  private readonly asked = new Set<string>();
+
+  /**
+   * Whether `key` was asked before without an entry (and notes that it was now): only a
+   * question asked again is worth keeping — a question asked once (a filter never used
+   * again) would cost the open partition the closed ones' groups for nothing.
+   */
+  askedBefore(key: string): boolean {
+    if (this.asked.has(key)) return true;
+    if (this.asked.size >= MOST_ASKED) this.asked.clear();
+    this.asked.add(key);
+    return false;
+  }
 
   get(key: string): IndexedGroupReads[] | undefined {
     const reads = this.kept.get(key);

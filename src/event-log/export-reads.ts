@@ -53,6 +53,8 @@ const EVENT_COLUMNS = [
   'props',
   'revenue',
   'currency',
+  'engaged_ms',
+  'scroll',
 ] as const;
 
 /** Events a piece reads. */
@@ -66,7 +68,7 @@ type Row = Record<string, number | string | null>;
 /** The events after `after`, up to `PAGE`, as records of `EVENT_COLUMNS`. */
 function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
   const rows = db.rows<Record<string, number | string | null>>(
-    `SELECT id, kind, time, day, hour, visitor, visit, firsts, visit_views, visit_seconds, props, revenue,
+    `SELECT id, kind, time, day, hour, visitor, visit, firsts, visit_views, visit_seconds, props, revenue, engaged, scroll,
       ${EXPORTED_TEXTS.map(([, column]) => column).join(', ')}
     FROM log WHERE id > ? ORDER BY id LIMIT ?`,
     after,
@@ -101,6 +103,8 @@ function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
       visit_views: row.visit_views ?? null,
       visit_seconds: row.visit_seconds ?? 0,
       revenue: row.revenue === null ? null : (row.revenue as number) / REVENUE_UNIT,
+      engaged_ms: row.engaged ?? null,
+      scroll: row.scroll ?? null,
     };
     for (const [column, source] of EXPORTED_TEXTS) {
       const id = row[source];

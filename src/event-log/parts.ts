@@ -110,10 +110,11 @@ type Log = ReturnType<typeof websiteLog>;
  * How a read of many partitions is answered when the open partition keeps the closed ones'
  * values added together (./reads.ts `overClosed`): asked with their numbers and epochs
  * (./answers.ts), it answers whole; or with its own value, keeping none — the closed ones are
- * then asked, their values `add`ed together and handed to it to `keep`.
+ * then asked, their values `add`ed together and, when it says it would keep them (a question
+ * asked before), handed to it to `keep`.
  */
 export type OverClosed<T, R> = {
-  ask: (open: Log, closed: string) => Promise<PartRead<{ answer: R } | { own: T }>>;
+  ask: (open: Log, closed: string) => Promise<PartRead<{ answer: R } | { own: T; keep: boolean }>>;
   keep: (open: Log, closed: string, added: T) => Promise<unknown>;
   add: (values: T[]) => T;
 };
@@ -157,15 +158,16 @@ export async function askParts<T, R>(
       const rowsRead = epochs.reduce((sum, e) => sum + (e.ok ? e.rowsRead : 0), first.rowsRead);
       return { ok: true, value: first.value.answer, rowsRead, chunks: first.chunks };
     }
-    const own: PartRead<T> = first.ok
-      ? { ...first, value: (first.value as { own: T }).own }
-      : first;
+    const mine = first.ok ? (first.value as { own: T; keep: boolean }) : undefined;
+    const own: PartRead<T> = first.ok ? { ...first, value: (mine as { own: T }).own } : first;
     const answers = [...(await Promise.all(closed.map((n) => ask(log(n), true)))), own];
     const read = await combined(websiteId, numbers, answers, async (values) => {
       const added = over.add(values.slice(0, -1));
-      const kept = over.keep(log(k.open), key, added).catch((err: unknown) => {
-        logError("closed partitions' groups not kept", { websiteId }, err);
-      });
+      const kept = mine?.keep
+        ? over.keep(log(k.open), key, added).catch((err: unknown) => {
+            logError("closed partitions' values not kept", { websiteId }, err);
+          })
+        : undefined;
       const value = await merge([added, values.at(-1) as T], true);
       await kept;
       return value;

@@ -49,9 +49,10 @@ type Split<T> = {
 
 /**
  * What the open partition answers a question of many partitions: its rows, made with the
- * closed partitions' groups it keeps; or, keeping none, its own groups (./parts.ts).
+ * closed partitions' groups it keeps; or, keeping none, its own groups, and whether it would
+ * keep the closed ones' (a question asked before: ./parts.ts).
  */
-export type OverClosed = { answer: GroupAnswer[] } | { own: GroupReads[] };
+export type OverClosed = { answer: GroupAnswer[] } | { own: GroupReads[]; keep: boolean };
 
 /** A partition before its first hit. */
 const EMPTY: PartState = { closed: false, from: null, to: null };
@@ -98,14 +99,17 @@ export class LogReads {
    * A question's groupings as the open partition answers them when closed partitions hold
    * part of its range (./parts.ts): the closed partitions' groups it keeps for the question
    * under `closed` (their numbers and epochs), its own added, made into rows here; keeping
-   * none, its own groups, for the Worker to add the closed ones' to and hand back
+   * none, its own groups, for the Worker to add the closed ones' to and — for a question
+   * asked before, so that one asked once costs the partition nothing more — hand back
    * (`keepClosed`). A closed partition answers as `groupReads` does, and says it is closed.
    */
   async overClosed(q: LogQuery, closed: string): Promise<PartRead<OverClosed>> {
     const own = await this.groupReads(q);
     if (!own.ok) return own;
-    const kept = own.part?.closed ? undefined : this.closedGroups.get(this.closedKey(q, closed));
-    if (!kept) return { ...own, value: { own: own.value } };
+    const key = this.closedKey(q, closed);
+    const kept = own.part?.closed ? undefined : this.closedGroups.get(key);
+    if (!kept)
+      return { ...own, value: { own: own.value, keep: this.closedGroups.askedBefore(key) } };
     const step = <T>(work: () => T) => this.lane.run(work);
     const answer = await Promise.all(
       q.groups.map((g, i) =>

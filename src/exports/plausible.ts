@@ -73,8 +73,29 @@ const TABLES: Table[] = [
   {
     table: 'pages',
     dimensions: ['event:hostname', 'event:page'],
-    metrics: ['visits', 'visitors', 'pageviews'],
-    columns: ['date', 'hostname', 'page', 'visits', 'visitors', 'pageviews'],
+    // Engagement as Plausible's export sums it: the visits' deepest scrolls and the visits
+    // that sent one; the seconds seen, over the page's visitors (Sightline's time on page).
+    metrics: [
+      'visits',
+      'visitors',
+      'pageviews',
+      'sl:scroll_sum',
+      'sl:scroll_visits',
+      'sl:engaged_seconds',
+      'visitors',
+    ],
+    columns: [
+      'date',
+      'hostname',
+      'page',
+      'visits',
+      'visitors',
+      'pageviews',
+      'total_scroll_depth',
+      'total_scroll_depth_visits',
+      'total_time_on_page',
+      'total_time_on_page_visits',
+    ],
     cells: ([host = '', page = '']) => [plain(host), page],
   },
   {

@@ -152,19 +152,22 @@ describe.skipIf(!haveChromium)('@plausible-analytics/tracker in Chromium against
     const browser = await launchBrowser([PLAUSIBLE_SITE], DESKTOP_CHROME, true);
     // The tracker's requests answered, each with its name (`n`) and status (0: failed with
     // no answer; a keepalive request may also be reported failed after its answer).
-    const answers = new Map<BrowserRequest, { name: unknown; status: number }>();
+    const answers = new Map<
+      BrowserRequest,
+      { name: unknown; status: number; drop?: string | undefined }
+    >();
     let sent = 0;
     try {
       const page = await browser.newPage();
-      const answer = (request: BrowserRequest, status: number) => {
+      const answer = (request: BrowserRequest, status: number, drop?: string) => {
         if (!request.url().endsWith('/api/event') || answers.has(request)) return;
         const name = (JSON.parse(request.postData() ?? '{}') as { n?: unknown }).n;
-        answers.set(request, { name, status });
+        answers.set(request, { name, status, drop });
       };
       page.on('request', (r) => {
         if (r.url().endsWith('/api/event')) sent++;
       });
-      page.on('response', (r) => answer(r.request(), r.status()));
+      page.on('response', (r) => answer(r.request(), r.status(), r.headers()['x-drop-reason']));
       page.on('requestfailed', (r) => answer(r, 0));
       // Until `n` page views and events are answered, and every request sent so far (an
       // engagement ping, which the tracker sends when it likes, too).
@@ -192,9 +195,12 @@ describe.skipIf(!haveChromium)('@plausible-analytics/tracker in Chromium against
     } finally {
       await browser.close();
     }
-    // Page views and events answer 202; engagement pings (if any were sent) too.
+    // Page views and events answer 202; engagement pings (if any were sent) too, each finding
+    // the page view it is about (no drop reason): they update it, adding no hit.
     expect(answers.size).toBeGreaterThanOrEqual(4);
     expect(new Set([...answers.values()].map((a) => a.status))).toEqual(new Set([202]));
+    const engagements = [...answers.values()].filter((a) => a.name === 'engagement');
+    expect(engagements.filter((a) => a.status === 202 && a.drop !== undefined)).toEqual([]);
 
     expect(await stat(PLAUSIBLE_SITE, 'page')).toEqual({ '/': 1, '/checkout': 1 });
     expect(await stat(PLAUSIBLE_SITE, 'landing_page')).toEqual({ '/': 1 });

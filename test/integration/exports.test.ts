@@ -221,7 +221,7 @@ describe('the event log', () => {
       country: 'EE',
       city: 'Tallinn',
     });
-    expect(Object.keys(first)).toHaveLength(38);
+    expect(Object.keys(first)).toHaveLength(40);
     const ids = events.map((e) => e.id as number);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });

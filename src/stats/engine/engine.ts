@@ -103,7 +103,9 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
       // One partition answers the rows; several, their groups, added up here — or by the
       // open partition, with the closed ones' it keeps (src/event-log/parts.ts).
       type Parts = PartRead<GroupAnswer[] | GroupReads[]>;
-      type Over = PartRead<{ answer: GroupAnswer[] } | { own: GroupAnswer[] | GroupReads[] }>;
+      type Over = PartRead<
+        { answer: GroupAnswer[] } | { own: GroupAnswer[] | GroupReads[]; keep: boolean }
+      >;
       const q = batch.q;
       const read = await readLog(
         env,

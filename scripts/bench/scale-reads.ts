@@ -17,15 +17,16 @@
  * holds).
  */
 import type { FunnelStep, JourneyQuery } from '../../src/counting/flow-queries.ts';
-import { mergeFunnels, mergeJourneys } from '../../src/counting/flow-queries.ts';
+import { type JourneyAnswer, mergeFunnels } from '../../src/counting/flow-queries.ts';
 import { answerOf, type GroupReads, mergeGroupReads } from '../../src/counting/group-reads.ts';
 import type { LogQuery } from '../../src/counting/query.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
 import { onlyOne, readLog } from '../../src/event-log/client.ts';
 import type { PartRead } from '../../src/event-log/log-types.ts';
+import type { OverClosed } from '../../src/event-log/parts.ts';
 import { websiteLog } from '../../src/event-log/stub.ts';
-import { funnelQuestion } from '../../src/flows/questions.ts';
+import { funnelQuestion, journeyReads } from '../../src/flows/questions.ts';
 import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
 
 export type ScaleAsk = {
@@ -70,12 +71,14 @@ function questionOf(ask: ScaleAsk) {
       merge: (values: unknown[]) => mergeFunnels(values as number[][]),
     };
   }
-  const q = ask.journey;
-  const whole = { ...q, offset: 0, limit: Number.MAX_SAFE_INTEGER };
+  // As src/flows/questions.ts asks a journey (the open partition adds up the closed ones'
+  // paths it keeps, asked again).
+  const { read, merge, over } = journeyReads(ask.journey);
   return {
-    range: q,
-    read: (log: Log, many = true) => log.journeys(many ? whole : q) as Promise<PartRead<unknown>>,
-    merge: (values: unknown[]) => mergeJourneys(q, values as Parameters<typeof mergeJourneys>[1]),
+    range: ask.journey,
+    read: (log: Log, many = true) => read(log, many) as Promise<PartRead<unknown>>,
+    merge: (values: unknown[]) => merge(values as JourneyAnswer[], true),
+    over: over as unknown as OverClosed<unknown, unknown>,
   };
 }
 
@@ -100,7 +103,8 @@ export async function scaleRead(
 ): Promise<Response> {
   const partitions = await partitionsOf(env, ask.websiteId);
   const forget = () => Promise.all(partitions.map((n) => forgetKept(ask.websiteId, n)));
-  const { range, read, merge } = questionOf(ask);
+  const question = questionOf(ask);
+  const { range, read, merge } = question;
   const samples: number[] = [];
   const slowest: number[] = [];
   const merges: number[] = [];
@@ -156,6 +160,7 @@ export async function scaleRead(
       range,
       read as (l: Log, many: boolean) => Promise<PartRead<unknown>>,
       (values, many) => (many ? merge(values) : onlyOne(values)),
+      'over' in question ? question.over : undefined,
     );
     if (!r.ok) throw new Error('the log did not answer');
     return r.rowsRead;

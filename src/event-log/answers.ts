@@ -11,7 +11,6 @@
  * between its chunks), and the open partition's memory of the closed partitions' groups
  * (`ClosedGroups`) holds under their epochs.
  */
-import type { IndexedGroupReads } from '../counting/group-reads.ts';
 import type { LogDb } from './log-db.ts';
 
 /** The most answers a partition keeps; the oldest go first. */
@@ -38,31 +37,32 @@ export function forgetAnswers(db: LogDb): void {
 /** The partition's epoch: it moves on each time its answers are forgotten. */
 export const answersEpoch = (db: LogDb) => db.meta('answers_epoch');
 
-/** The most groups the open partition keeps in memory for the closed partitions. */
-const MOST_GROUPS = 150_000;
+/** The most rows (groups, paths) the open partition keeps in memory for the closed partitions. */
+const MOST_ROWS = 150_000;
 
 /** The most keys of questions asked without an entry remembered (`askedBefore`). */
 const MOST_ASKED = 10_000;
 
-const sizeOf = (reads: IndexedGroupReads[]) => reads.reduce((n, r) => n + r.reads.groups.length, 0);
-
 /**
- * The closed partitions' groups added together, as the open partition keeps them in memory
- * for a question asked again (./reads.ts `overClosed`): by the question, its range cut to the
- * closed partitions' dates, and each closed partition's number and epoch — so that an entry
- * never outlives what it was added up from — once a question is asked a second time. At most
- * `MOST_GROUPS` groups; the least recently asked go first.
+ * The closed partitions' values added together — a question's groups, a journey's paths — as
+ * the open partition keeps them in memory for a question asked again (./reads.ts
+ * `overClosed`): by the question, its range cut to the closed partitions' dates, and each
+ * closed partition's number and epoch — so that an entry never outlives what it was added up
+ * from — once a question is asked a second time. At most `MOST_ROWS` rows (`rowsOf`); the
+ * least recently asked go first.
  */
-export class ClosedGroups {
-  private readonly kept = new Map<string, IndexedGroupReads[]>();
-  private groups = 0;
+export class ClosedValues<T> {
+  private readonly kept = new Map<string, T>();
+  private rows = 0;
   /** The keys asked without an entry, the most recent `MOST_ASKED`. */
   private readonly asked = new Set<string>();
+
+  constructor(private readonly rowsOf: (value: T) => number) {}
 
   /**
    * Whether `key` was asked before without an entry (and notes that it was now): only a
    * question asked again is worth keeping — a question asked once (a filter never used
-   * again) would cost the open partition the closed ones' groups for nothing.
+   * again) would cost the open partition the closed ones' values for nothing.
    */
   askedBefore(key: string): boolean {
     if (this.asked.has(key)) return true;
@@ -71,29 +71,24 @@ export class ClosedGroups {
     return false;
   }
 
-  get(key: string): IndexedGroupReads[] | undefined {
-    const reads = this.kept.get(key);
-    if (reads) {
+  get(key: string): T | undefined {
+    const value = this.kept.get(key);
+    if (value !== undefined) {
       this.kept.delete(key);
-      this.kept.set(key, reads);
+      this.kept.set(key, value);
     }
-    return reads;
+    return value;
   }
 
-  keep(key: string, reads: IndexedGroupReads[]): void {
-    const groups = sizeOf(reads);
-    if (groups > MOST_GROUPS || this.kept.has(key)) return;
-    for (const [oldest, r] of this.kept) {
-      if (this.groups + groups <= MOST_GROUPS) break;
+  keep(key: string, value: T): void {
+    const rows = this.rowsOf(value);
+    if (rows > MOST_ROWS || this.kept.has(key)) return;
+    for (const [oldest, v] of this.kept) {
+      if (this.rows + rows <= MOST_ROWS) break;
       this.kept.delete(oldest);
-      this.groups -= sizeOf(r);
+      this.rows -= this.rowsOf(v);
     }
-    this.kept.set(key, reads);
-    this.groups += groups;
-  }
-
-  clear(): void {
-    this.kept.clear();
-    this.groups = 0;
+    this.kept.set(key, value);
+    this.rows += rows;
   }
 }

@@ -23,7 +23,7 @@ import {
 import type { GroupAnswer, GroupQuery, LogQuery } from '../counting/query.ts';
 import { noPartials } from '../counting/query-metrics.ts';
 import { addDays } from '../lib/dates.ts';
-import { answersEpoch, ClosedGroups, keepAnswer, keptAnswer } from './answers.ts';
+import { answersEpoch, ClosedValues, keepAnswer, keptAnswer } from './answers.ts';
 import type { Dictionary } from './dictionary.ts';
 import { exportStream } from './export-reads.ts';
 import { FlowReader } from './flow-reads.ts';
@@ -62,8 +62,11 @@ export class LogReads {
   private readonly reader: LogReader;
   private readonly flows: FlowReader;
   private readonly properties: PropertyReader;
-  /** The closed partitions' groups, kept in memory while this is the open partition. */
-  private readonly closedGroups = new ClosedGroups();
+  /** The closed partitions' groups and paths, kept in memory while this is the open partition. */
+  private readonly closedGroups = new ClosedValues<IndexedGroupReads[]>((reads) =>
+    reads.reduce((n, r) => n + r.reads.groups.length, 0),
+  );
+  private readonly closedPaths = new ClosedValues<JourneyAnswer>((a) => a.rows.length);
 
   constructor(
     private readonly db: LogDb,
@@ -106,7 +109,7 @@ export class LogReads {
   async overClosed(q: LogQuery, closed: string): Promise<PartRead<OverClosed>> {
     const own = await this.groupReads(q);
     if (!own.ok) return own;
-    const key = this.closedKey(q, closed);
+    const key = this.closedKey('query', q, closed);
     const kept = own.part?.closed ? undefined : this.closedGroups.get(key);
     if (!kept)
       return { ...own, value: { own: own.value, keep: this.closedGroups.askedBefore(key) } };
@@ -121,17 +124,42 @@ export class LogReads {
 
   /** Keeps the closed partitions' groups for a question, under `closed` (`overClosed`). */
   keepClosed(q: LogQuery, closed: string, reads: GroupReads[]): void {
-    this.closedGroups.keep(this.closedKey(q, closed), reads.map(indexed));
+    this.closedGroups.keep(this.closedKey('query', q, closed), reads.map(indexed));
+  }
+
+  /**
+   * A page of a journey's paths as the open partition answers it when closed partitions hold
+   * part of its range: as `overClosed`, with the closed partitions' paths and its own.
+   */
+  async journeysOverClosed(
+    q: JourneyQuery,
+    closed: string,
+  ): Promise<PartRead<{ answer: JourneyAnswer } | { own: JourneyAnswer; keep: boolean }>> {
+    const own = await this.journeys({ ...q, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+    if (!own.ok) return own;
+    const key = this.closedKey('journeys', q, closed);
+    const kept = own.part?.closed ? undefined : this.closedPaths.get(key);
+    if (!kept)
+      return { ...own, value: { own: own.value, keep: this.closedPaths.askedBefore(key) } };
+    const answer = await this.lane.run(() => mergeJourneys(q, [kept, own.value]));
+    return { ...own, value: { answer } };
+  }
+
+  /** Keeps the closed partitions' paths of a journey, under `closed` (`journeysOverClosed`). */
+  keepClosedJourneys(q: JourneyQuery, closed: string, paths: JourneyAnswer): void {
+    this.closedPaths.keep(this.closedKey('journeys', q, closed), paths);
   }
 
   /**
    * The key of the closed partitions' groups for a question: its range cut to the day before
    * this partition's first date (the closed partitions' dates), and their numbers and epochs.
    */
-  private closedKey(q: LogQuery, closed: string): string {
+  private closedKey(method: string, q: { to: string }, closed: string): string {
     const from = this.hasTables() ? this.datesHeld().from : null;
     const to = from === null || q.to < from ? q.to : addDays(from, -1);
-    return JSON.stringify([{ ...q, to }, closed]);
+    // A page of a journey, in any order, is made from all its paths: kept once for them all.
+    const { offset: _o, limit: _l, sortBy: _b, sort: _s, ...asked } = q as Record<string, unknown>;
+    return JSON.stringify([method, { ...(method === 'journeys' ? asked : q), to }, closed]);
   }
 
   /** The partition's epoch (./answers.ts), which moves on when its answers no longer hold. */

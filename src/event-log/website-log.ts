@@ -85,6 +85,14 @@ export class WebsiteLog extends DurableObject<Env> {
     this.log.reads.keepClosed(...args);
   }
 
+  journeysOverClosed(...args: Parameters<LogReads['journeysOverClosed']>) {
+    return this.log.reads.journeysOverClosed(...args);
+  }
+
+  keepClosedJourneys(...args: Parameters<LogReads['keepClosedJourneys']>) {
+    this.log.reads.keepClosedJourneys(...args);
+  }
+
   epoch() {
     return this.log.reads.epoch();
   }

@@ -19,6 +19,8 @@ import { percentOf } from '../counting/query-metrics.ts';
 import { type Filter, v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
 import { onlyOne } from '../event-log/client.ts';
+import type { PartRead } from '../event-log/log-types.ts';
+import type { websiteLog } from '../event-log/stub.ts';
 
 import { fromLog, type Unavailable } from '../stats/engine/engine.ts';
 import {
@@ -108,6 +110,29 @@ export async function funnelOf(
   return Array.isArray(visitors) ? funnelSteps(funnel.steps, visitors) : visitors;
 }
 
+/**
+ * How a journey is asked of a website's log: each partition's paths (a visit lies in one),
+ * added up and paged — by the open partition itself, with the closed ones' paths it keeps,
+ * for a journey asked again (src/event-log/parts.ts).
+ */
+export function journeyReads(question: JourneyQuery) {
+  const whole = { ...question, offset: 0, limit: Number.MAX_SAFE_INTEGER };
+  type Over = PartRead<{ answer: JourneyAnswer } | { own: JourneyAnswer; keep: boolean }>;
+  return {
+    read: (log: ReturnType<typeof websiteLog>, many: boolean) =>
+      log.journeys(many ? whole : question),
+    merge: (parts: JourneyAnswer[], many: boolean) =>
+      many ? mergeJourneys(question, parts) : onlyOne(parts),
+    over: {
+      ask: (open: ReturnType<typeof websiteLog>, closed: string) =>
+        open.journeysOverClosed(question, closed) as Promise<Over>,
+      keep: (open: ReturnType<typeof websiteLog>, closed: string, paths: JourneyAnswer) =>
+        open.keepClosedJourneys(question, closed, paths),
+      add: (parts: JourneyAnswer[]) => mergeJourneys(whole, parts),
+    },
+  };
+}
+
 /** A page of the paths visits took from or to a page, under v1's filters. */
 export function journeysOf(
   env: Env,
@@ -116,14 +141,9 @@ export function journeysOf(
   filters: Filter[],
   goals: Goal[],
 ): Promise<JourneyAnswer | Unavailable> {
-  const question = { ...q, filters: withGoals(v1Filters(filters), goals) };
-  // Several partitions answer every path (a visit lies in one), added up and paged here.
-  const whole = { ...question, offset: 0, limit: Number.MAX_SAFE_INTEGER };
-  return fromLog(
-    env,
-    websiteId,
-    q,
-    (log, many) => log.journeys(many ? whole : question),
-    (parts, many) => (many ? mergeJourneys(question, parts) : onlyOne(parts)),
-  );
+  const { read, merge, over } = journeyReads({
+    ...q,
+    filters: withGoals(v1Filters(filters), goals),
+  });
+  return fromLog(env, websiteId, q, read, merge, over);
 }

@@ -307,6 +307,36 @@ describe("the closed partitions' groups, kept by the open partition", () => {
   });
 });
 
+describe("the closed partitions' paths, kept by the open partition", () => {
+  it('answer a journey asked again as one partition does', async () => {
+    const path = (s: Site) =>
+      `/api/v1/stats/${s.id}/journeys?page=/a&direction=next&steps=2&${RANGE}`;
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await both(path));
+    for (const r of answers) {
+      expect(r.p.status).toBe(200);
+      expect(r.p.json).toEqual(r.c.json);
+    }
+    const epochs = await Promise.all([0, 1, 2].map((n) => websiteLog(env, p.id, n).epoch()));
+    const key = JSON.stringify(epochs.map((e, n) => [n, e.ok ? e.value : null]));
+    // As the route asks it (the key is the question as written).
+    const q = {
+      from: '2026-07-01',
+      to: '2026-07-05',
+      page: '/a',
+      direction: 'next' as const,
+      steps: 2,
+      sortBy: 'count' as const,
+      sort: 'desc' as const,
+      limit: 2,
+      offset: 0,
+      filters: [],
+    };
+    const kept = await websiteLog(env, p.id, 3).journeysOverClosed(q, key);
+    expect(kept.ok && 'answer' in kept.value).toBe(true);
+  });
+});
+
 describe('an isolate that knows nothing of the partitions yet', () => {
   it('learns them from the directory and answers as one partition does', async () => {
     forgetPartitions(p.id);

@@ -33,8 +33,9 @@ export async function fromLog<T, R>(
   range: { from: string; to: string },
   read: Parameters<typeof readLog<T, R>>[3],
   merge: Parameters<typeof readLog<T, R>>[4],
+  over?: Parameters<typeof readLog<T, R>>[5],
 ): Promise<R | Unavailable> {
-  const answer = await readLog(env, websiteId, range, read, merge);
+  const answer = await readLog(env, websiteId, range, read, merge, over);
   return answer.ok ? answer.value : { unavailable: true, firstDate: answer.firstDate };
 }
 

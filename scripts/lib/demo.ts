@@ -3,7 +3,7 @@ import { createOwner } from '../../src/accounts/owners.ts';
 import type { Database } from '../../src/db/client.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { suffixesOnDisk } from './public-suffixes.ts';
-import { generateTraffic, replayTraffic } from './traffic.ts';
+import { type GeneratedHit, generateTraffic, replayTraffic, rng } from './traffic.ts';
 
 export const DEMO = {
   email: 'demo@sightline.local',
@@ -27,6 +27,24 @@ export async function createDemo(db: Database) {
 }
 
 /**
+ * A page view followed, most of the time, by its engagement as the tracker sends it when the
+ * visitor leaves (seconds seen and deepest scroll, `random`-drawn): the demo's time on page
+ * and scroll depth.
+ */
+const withEngagement =
+  (random: () => number) =>
+  (hit: GeneratedHit): GeneratedHit[] => {
+    if (hit.body.event || random() < 0.2) return [hit];
+    const ms = Math.round(2_000 + random() * random() * 240_000);
+    const engagement = { ms, scroll: Math.min(100, Math.round(15 + random() * 95)) };
+    const { page, domain } = hit.body;
+    return [
+      hit,
+      { body: { page, domain, engagement }, req: { ...hit.req, now: hit.req.now + 1_000 } },
+    ];
+  };
+
+/**
  * Sends 90 days of generated traffic for the demo website through the running Worker at
  * `base` (its replay route), reporting progress through `log`.
  */
@@ -41,7 +59,9 @@ export async function replayDemoTraffic(
     days: 90,
     end: Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + DAY,
     visitorsPerDay: 30,
-  }).filter((hit) => hit.req.now <= Date.now());
+  })
+    .filter((hit) => hit.req.now <= Date.now())
+    .flatMap(withEngagement(rng(49)));
   log(`Loading 90 days of sample traffic (${hits.length} hits) through the hit pipeline…`);
   const started = Date.now();
   const loaded = await replayTraffic(base, hits, (done) =>

@@ -6,9 +6,9 @@
  * that Plausible, Sightline and every tool that reads Plausible's export can import it.
  *
  * Each table is one grouping of the query engine by date and its values, of the website's own
- * events (imported history left out, as Plausible's export leaves it out), asked a quarter at
- * a time — the ten groupings of a quarter in one read of the log — so memory holds a
- * quarter's rows. With `EVENT_RETENTION_DAYS`, the export starts at the first date the log
+ * events (imported history left out, as Plausible's export leaves it out), asked a month at
+ * a time — the ten groupings of a month in one read of the log — so memory holds a month's
+ * rows. With `EVENT_RETENTION_DAYS`, the export starts at the first date the log
  * holds whole. A data file, not a spreadsheet's: its values are written exactly as they are
  * (`dataLine`), formulas or not, so that a round trip gives them back.
  */
@@ -155,10 +155,11 @@ const TABLES: Table[] = [
   },
 ];
 
-/** Days a question of the export covers. */
-const PIECE_DAYS = 92;
+/** Days a question of the export covers (a month: a busy website's year of pages, with their
+ * engagement's sums, passed an isolate's memory asked a quarter at a time). */
+const PIECE_DAYS = 31;
 
-/** The most rows one question may have (a quarter of a busy website's pages). */
+/** The most rows one question may have (a month of a busy website's pages). */
 const PIECE_ROWS = 5_000_000;
 
 const compact = (date: string) => date.replaceAll('-', '');

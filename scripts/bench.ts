@@ -115,6 +115,11 @@ const config = {
   costDays: num(args['cost-days'], quick ? 2 : 7),
   importSessions: num(args['import-sessions'], quick ? 50_000 : 1_000_000),
 };
+/**
+ * The default run measures a website's log in one object (its year is loaded into the first
+ * partition, past `LOG_PARTITION_EVENTS`): partitions are the scale runs' (`--scale`).
+ */
+const ONE_OBJECT = { LOG_PARTITION_EVENTS: '0' };
 const outDir = args.out ?? join(root, 'docs');
 /** The partitions' size wrangler.toml sets (`--partition-events` for another). */
 const DEFAULT_PARTITION_EVENTS = Number(
@@ -635,7 +640,7 @@ async function main() {
 
     // 2. Reads and per-hit writes, inside workerd.
     log('starting the benchmark Worker (workerd, local D1)');
-    let bench = await startWorker(state, 'scripts/bench/worker.ts');
+    let bench = await startWorker(state, 'scripts/bench/worker.ts', ONE_OBJECT);
     const reads: BenchReport['reads'] = [];
     const filteredReads: BenchReport['filteredReads'] = [];
     const v2Reads: BenchReport['v2Reads'] = [];
@@ -688,7 +693,7 @@ async function main() {
       // The object as a website's in use has it: its storage settled after the bulk import
       // (a restart writes the import's journal into the database), its memory read afresh.
       await bench.stop();
-      bench = await startWorker(state, 'scripts/bench/worker.ts');
+      bench = await startWorker(state, 'scripts/bench/worker.ts', ONE_OBJECT);
       log(
         `  ${eventsImported.toLocaleString('en')} events imported in ${((performance.now() - importStarted) / 1000).toFixed(0)} s`,
       );
@@ -811,7 +816,12 @@ async function main() {
 
     // 3. Throughput and sizes, against `wrangler dev` serving the real Worker.
     log('starting the Worker under wrangler dev');
-    const dev = await startWorker(state, 'src/index.ts', { BENCH: 'on' }, benchConfig(root, state));
+    const dev = await startWorker(
+      state,
+      'src/index.ts',
+      { BENCH: 'on', ...ONE_OBJECT },
+      benchConfig(root, state),
+    );
     let throughput: BenchReport['throughput'];
     let readLatency: BenchReport['readYourWrites'];
     let size: BenchReport['sizes'];

@@ -193,13 +193,12 @@ Each question is asked over the 365 days, ${s.runs} times each way:
   the slowest partition's time plus the merge (p50 of each shown beside), which is what a
   deployed website waits, its partitions running on separate machines (target at 10×: ≤ 300 ms
   for a breakdown or v2 question, ≤ 1,000 ms for the funnel and the journey; ✗ marks a miss);
-- **again**: the same question asked once more, as a dashboard reloaded: closed partitions
-  answer from what they kept (a row each), the open one from what it kept of its dates before
-  its newest, reading only its newest date again (the rows read shown). The target (≤ 100 ms
-  at 10×) is met where the groups are few; where they are many (pages, exit pages, v2's pages
-  × countries) the time goes into the Worker's merge of every partition's kept groups (the
-  merge's bytes shown), which a merged answer of the closed partitions kept in one place
-  would save (docs/ARCHITECTURE.md, "When a website outgrows one object").
+- **again**: the same question asked once more, as a dashboard reloaded (target ≤ 100 ms at
+  10×): each closed partition says its epoch (a row), and the open partition answers from the
+  closed partitions' groups it keeps, added up, and its own — what it kept of its dates before
+  its newest, reading only its newest date again (the rows read shown); a funnel's closed
+  partitions answer from what they kept, a row each (docs/ARCHITECTURE.md, "When a website
+  outgrows one object").
 
 | Question | Size | Rows read | Whole, here p50 / p95 ms | Critical path p50 / p95 ms | Slowest partition + merge, p50 ms | Merge holds KB | Again p50 / p95 ms |
 |---|---|---|---|---|---|---|---|

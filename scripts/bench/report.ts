@@ -415,7 +415,7 @@ ${
     : ''
 }${
   w.withEngagement
-    ? `With every page view followed by its engagement (time seen and deepest scroll, a day at 1 a second; \`writes.withEngagement\`), a page view writes **${w.withEngagement.rowsPerPageview}** rows (${w.withEngagement.perPageview.doRowsWritten} in the log, ${w.withEngagement.perPageview.d1RowsWritten} in D1): the engagement updates its page view's row (one row) and adds no event and no roll-up row.
+    ? `With every page view followed by its engagement (time seen and deepest scroll, a day at 1 a second; \`writes.withEngagement\`), a page view writes **${w.withEngagement.rowsPerPageview}** rows (${w.withEngagement.perPageview.doRowsWritten} in the log, ${w.withEngagement.perPageview.d1RowsWritten} in D1) against ${w.rowsPerPageviewAt['1']} without: the engagement updates its page view's row — one row, two for a page viewed again in its visit (its time on the last view, its scroll on the first) — and adds no event and no roll-up row.
 
 `
     : ''

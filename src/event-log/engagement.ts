@@ -17,15 +17,6 @@ import type { LogDb } from './log-db.ts';
 import { forgetsAnswers } from './partitions.ts';
 import { type VisitPages, type VisitState, visitUnderWay } from './visits.ts';
 
-/** What an engagement says of its page view. */
-export type Engagement = {
-  /** Milliseconds seen: the page view's total so far, or (`added`) since the last send. */
-  ms: number;
-  /** The deepest scroll so far, in percent of the page's height; null: not measured. */
-  scroll: number | null;
-  added?: boolean;
-};
-
 /**
  * Writes an engagement onto the page views it belongs to (`pages`: its visit's); false when
  * the visit has no page view of its page. One row written when the page was viewed once in

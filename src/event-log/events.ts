@@ -6,7 +6,6 @@
 import type { CountedEvent, EventDimensions, LogOnlyDimensions } from '../counting/statistics.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { randomOnFirstUse } from '../lib/random-on-first-use.ts';
-import type { Engagement } from './engagement.ts';
 import type { LogDb } from './log-db.ts';
 
 /**
@@ -42,6 +41,15 @@ export type LogHit = EventDimensions &
     /** Loaded by the replay route with others of past days (src/event-log/retention.ts). */
     replayed?: boolean;
   };
+
+/** What an engagement says of its page view (./engagement.ts). */
+export type Engagement = {
+  /** Milliseconds seen: the page view's total so far, or (`added`) since the last send. */
+  ms: number;
+  /** The deepest scroll so far, in percent of the page's height; null: not measured. */
+  scroll: number | null;
+  added?: boolean;
+};
 
 /** A row of the log: what the roll-ups count of it, its position, instant and visitor. */
 export type LoggedEvent = CountedEvent & {

@@ -3,7 +3,7 @@
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { storedEventName } from '../counting/statistics.ts';
-import type { Engagement } from '../event-log/engagement.ts';
+import type { Engagement } from '../event-log/events.ts';
 import type { Check } from '../lib/schema.ts';
 import { hasControlCharacter } from '../lib/text.ts';
 import { propsFrom } from './props.ts';

@@ -158,6 +158,7 @@ export async function askParts<T, R>(
       const rowsRead = epochs.reduce((sum, e) => sum + (e.ok ? e.rowsRead : 0), first.rowsRead);
       return { ok: true, value: first.value.answer, rowsRead, chunks: first.chunks };
     }
+    // Keeping none: its own value, and whether it would keep the closed ones'.
     const mine = first.ok ? (first.value as { own: T; keep: boolean }) : undefined;
     const own: PartRead<T> = first.ok ? { ...first, value: (mine as { own: T }).own } : first;
     const answers = [...(await Promise.all(closed.map((n) => ask(log(n), true)))), own];

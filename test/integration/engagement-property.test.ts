@@ -8,11 +8,10 @@
  * page so far, its scroll to the visit's first; then per page the seconds per visitor and
  * the average of the visits' deepest scrolls, as the Stats API v2 answers them.
  */
-import { exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../support/api.ts';
-import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
+import { sendHit } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
 
 const PAGES = ['/a', '/b', '/c'];
@@ -160,18 +159,7 @@ describe('time on page and scroll depth, for any visits and engagements', () => 
                   page,
                   engagement: { ms: e.ms, ...(e.scroll === null ? {} : { scroll: e.scroll }) },
                 };
-          const res = await exports.default.fetch(
-            new Request('https://sightline.test/api/event', {
-              method: 'POST',
-              headers: {
-                'content-type': 'text/plain',
-                'user-agent': CHROME_WINDOWS,
-                'cf-connecting-ip': `198.51.100.${hit.visitor + 1}`,
-              },
-              body: JSON.stringify(body),
-              cf: AUSTIN,
-            } as RequestInit),
-          );
+          const res = await sendHit(body, { ip: `198.51.100.${hit.visitor + 1}` });
           expect(res.status).toBe(202);
         }
         const res = await call('/api/v2/query', {

@@ -6,11 +6,9 @@
  * of its visitor's visit under way is dropped with a reason. Time on page and scroll depth
  * then read in API v1 and v2 as sums over those rows.
  */
-
-import { exports } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, errorOf, listOf } from '../support/api.ts';
-import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
+import { sendHit } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
 
 type Site = Awaited<ReturnType<typeof site>>;
@@ -18,19 +16,8 @@ let s: Site;
 
 /** Sends a tracker call from `ip`; its status and drop reason. */
 async function send(body: Record<string, unknown>, ip: string) {
-  const res = await exports.default.fetch(
-    new Request('https://sightline.test/api/event', {
-      method: 'POST',
-      headers: {
-        'content-type': 'text/plain',
-        'user-agent': CHROME_WINDOWS,
-        'cf-connecting-ip': ip,
-      },
-      body: JSON.stringify(body),
-      cf: AUSTIN,
-    } as RequestInit),
-  );
-  return { status: res.status, drop: res.headers.get('x-drop-reason') };
+  const { status, dropReason } = await sendHit(body, { ip });
+  return { status, drop: dropReason };
 }
 
 const view = (path: string, ip: string) => send({ page: `https://${s.domain}${path}` }, ip);

@@ -1,9 +1,9 @@
 import { defineConfig } from 'drizzle-kit';
 
-// Migrations are generated from src/db/schema.ts and applied by wrangler
+// Migrations are generated from src/db/schema.ts and sharing-schema.ts and applied by wrangler
 // (`wrangler d1 migrations apply`), which reads them from `drizzle/` (see wrangler.toml).
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/db/schema.ts',
+  schema: ['./src/db/schema.ts', './src/db/sharing-schema.ts'],
   out: './drizzle',
 });

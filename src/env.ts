@@ -55,5 +55,9 @@ export type AppEnv = {
     statsBase?: string;
     /** A shared link's embed (`/embed`, `/embed/{id}`): shown without the header, framed by any page. */
     embedded?: boolean;
+    /** The saved segment a shared link is limited to: every number of its pages is of it. */
+    linkSegment?: number;
+    /** On a statistics page, the reader when they are the website's owner or a member. */
+    teamReader?: { id: number; admin: boolean };
   };
 };

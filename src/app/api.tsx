@@ -4,6 +4,7 @@
  */
 import { bodyLimit } from 'hono/body-limit';
 import { bearerAuth } from '../accounts/http.ts';
+import { registerAnnotationRoutes } from '../annotations/routes.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
@@ -13,6 +14,7 @@ import { ApiError } from '../lib/errors.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerMemberRoutes } from '../members/routes.ts';
 import { ReferencePage, referencePageHeaders } from '../pages/api-reference.tsx';
+import { registerSegmentRoutes } from '../segments/routes.ts';
 import { registerSharingRoutes } from '../sharing/routes.ts';
 import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
@@ -69,6 +71,8 @@ export function createApi() {
   registerFlowRoutes(api);
   registerImportRoutes(api);
   registerExportRoutes(api);
+  registerSegmentRoutes(api);
+  registerAnnotationRoutes(api);
   registerSharingRoutes(api);
   registerMemberRoutes(api);
   registerStatsRoutes(api);

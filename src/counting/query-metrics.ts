@@ -7,7 +7,8 @@
  * - `visitors`: visitors of the group; `visits`: visits; `pageviews`: page views;
  *   `events`: page views and custom events;
  * - `bounce_rate`: visits with one page view, in whole percent of the visits;
- *   `visit_duration`: the visits' first to last page view, averaged in whole seconds;
+ *   `visit_duration`: the visits' first to last page view and the last one's engaged time,
+ *   averaged in whole seconds;
  *   `views_per_visit`: page views of the visits per visit, two decimals;
  * - `time_on_page`: the seconds the group's page views were seen (visible and focused, as
  *   their engagements said), per visitor of the group, whole; `scroll_depth`: the deepest

@@ -111,7 +111,11 @@ export type CountedEvent = EventDimensions & {
   visitViews: number | null;
   /** The visit's page before this one (its exit page until now); null when `visitViews` ≤ 1. */
   previousPage: string | null;
-  /** Whole seconds this page view adds to its visit's duration (0 for the first). */
+  /**
+   * Whole seconds this page view adds to its visit's duration: since the page view before
+   * (none for the first), less those that one's engaged time added, and its own engaged time
+   * while it is the visit's last (src/event-log/engagement.ts).
+   */
   visitSeconds: number;
 };
 
@@ -171,6 +175,8 @@ function visitChanges(
     return [
       [['bounces', e.date], 1],
       [['exit_page', e.page], 1],
+      // A visit of one page lasts as long as it was seen (src/event-log/engagement.ts).
+      ...(e.visitSeconds > 0 ? [[['visit_duration', e.date], e.visitSeconds] as [Stat, number]] : []),
     ];
   const changes: [Stat, number][] = [[['exit_page', e.page], 1]];
   if (e.previousPage !== null) changes.push([['exit_page', e.previousPage], -1]);
@@ -193,9 +199,13 @@ export type Increment = [name: string, date: string, value: string, count: numbe
  * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
  * of a visit also `firstOfVisitStats`; every page view changes its
  * visit's bounce, exit page and duration (`visitChanges`). A custom event counts `event`.
- * Increments that cancel out are left out.
+ * `durations`: changes to visits' durations made after their page views were rolled up (an
+ * engagement on a visit's last page view). Increments that cancel out are left out.
  */
-export function rollupOf(events: Iterable<CountedEvent>): Increment[] {
+export function rollupOf(
+  events: Iterable<CountedEvent>,
+  durations: readonly { date: string; seconds: number }[] = [],
+): Increment[] {
   const counts = new Map<string, Increment>();
   const add = (date: string, [name, value]: Stat, by = 1) => {
     const key = `${name}\u0000${date}\u0000${value}`;
@@ -216,6 +226,7 @@ export function rollupOf(events: Iterable<CountedEvent>): Increment[] {
     if (e.newVisit) addAll(e.date, firstOfVisitStats(e));
     for (const [stat, by] of visitChanges(e)) add(e.date, stat, by);
   }
+  for (const { date, seconds } of durations) add(date, ['visit_duration', date], seconds);
   return [...counts.values()].filter((row) => row[3] !== 0);
 }
 

@@ -64,10 +64,18 @@ export function filteredProperty(dimension: string): string | null {
 /** A goal's filter, `filter[goal]=<name>`: the hits that complete it (src/stats/goals.ts). */
 export const GOAL_FILTER = 'goal';
 
+/**
+ * A saved segment's filter, `filter[segment]=<id>`: the hits its filters keep
+ * (src/segments/), read from D1 before the question is asked (`segment`).
+ */
+export const SEGMENT_FILTER = 'segment';
+
 export type Filter = {
-  dimension: FilterDimension | PropertyFilterDimension | typeof GOAL_FILTER;
+  dimension: FilterDimension | PropertyFilterDimension | typeof GOAL_FILTER | typeof SEGMENT_FILTER;
   operator: V1FilterOperator;
   value: string;
+  /** A segment filter's segment: its name and filters, parsed and as saved (src/stats/v2/segments.ts). */
+  segment?: { name: string; nodes: FilterNode[]; saved: unknown[] };
 };
 
 /** At most this many filters narrow one question. */
@@ -217,10 +225,46 @@ function v1FilterValues(f: Filter): string[] {
 
 /** v1's filters as the engine's: `is` exact, `not` none of it, `contains` in any case. */
 export function v1Filters(filters: Filter[]): FilterNode[] {
-  return filters.map((f) => ({
+  return filters.map((f): FilterNode => {
+    if (f.dimension !== SEGMENT_FILTER) return v1Leaf(f);
+    if (!f.segment) throw new Error(`segment ${f.value} was not read before the question`);
+    return { op: 'and', nodes: f.segment.nodes };
+  });
+}
+
+/**
+ * The engine's dimensions of v1's filters (`sl:page`, `sl:country`…, and `sl:props:<name>`),
+ * which a saved segment's filters may name besides the Stats API v2's.
+ */
+export const isV1FilteredDimension = (key: string) =>
+  key.startsWith('sl:props:') || (Object.values(V1_FILTER_DIMENSIONS) as string[]).includes(key);
+
+/**
+ * v1's filters in the Stats API v2's grammar, as a saved segment keeps them: each a leaf of
+ * the engine's dimension (`["contains", "sl:page", ["blog"], {"case_sensitive": false}]`), a
+ * segment as its own filters.
+ */
+export function v1FilterTree(filters: Filter[]): unknown[] {
+  return filters.flatMap((f) => {
+    if (f.segment) return f.segment.saved;
+    const leaf = v1Leaf(f) as { op: string; dimension: string; values: string[] };
+    return [
+      [
+        leaf.op,
+        leaf.dimension,
+        leaf.values,
+        ...(f.operator === 'contains' ? [{ case_sensitive: false }] : []),
+      ],
+    ];
+  });
+}
+
+/** A filter of v1's dimensions as the engine's leaf. */
+function v1Leaf(f: Filter): FilterNode {
+  return {
     op: f.operator === 'not' ? 'is_not' : f.operator,
     dimension: v1FilterDimension(f.dimension),
     values: v1FilterValues(f),
     caseSensitive: f.operator !== 'contains',
-  }));
+  };
 }

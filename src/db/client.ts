@@ -1,9 +1,10 @@
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from './schema.ts';
+import * as sharingSchema from './sharing-schema.ts';
 
 /** Wraps a D1 binding (the Worker's, or the CLI's platform proxy) in drizzle. */
 export function createDb(d1: D1Database) {
-  return drizzle(d1, { schema });
+  return drizzle(d1, { schema: { ...schema, ...sharingSchema } });
 }
 
 export type Database = ReturnType<typeof createDb>;

@@ -8,6 +8,7 @@
  * an upsert writes its row in the primary-key B-tree alone. Keep it when a migration recreates it.
  *
  * Visitors, visits and salts are in each website's event log (src/event-log/), not here.
+ * What readers keep and share — shared links, saved segments — is in ./sharing-schema.ts.
  */
 import {
   index,
@@ -153,36 +154,6 @@ export const funnels = sqliteTable(
 );
 
 export type FunnelRow = typeof funnels.$inferSelect;
-
-/**
- * Shared links (docs/ARCHITECTURE.md, "Sharing"): each opens one website's statistics pages
- * read-only to whoever has it. The token is 256 random bits, kept only as its SHA-256; a link
- * may ask for a password (PBKDF2, like every password). Deleting the row revokes the link.
- */
-export const sharedLinks = sqliteTable(
-  'shared_links',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    websiteId: integer('website_id')
-      .notNull()
-      .references(() => websites.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
-    tokenHash: text('token_hash').notNull(),
-    passwordHash: text('password_hash'),
-    /**
-     * The person who made the link (or was handed it: docs/ARCHITECTURE.md, "Members"); null
-     * for a link made before makers were recorded, which counts as the owner's.
-     */
-    createdBy: integer('created_by').references(() => owners.id, { onDelete: 'cascade' }),
-    createdAt: integer('created_at').notNull(),
-  },
-  (t) => [
-    uniqueIndex('shared_links_token_unique').on(t.tokenHash),
-    index('shared_links_created_by_idx').on(t.createdBy),
-  ],
-);
-
-export type SharedLinkRow = typeof sharedLinks.$inferSelect;
 
 /**
  * The people of a website besides its owner (docs/ARCHITECTURE.md, "Members"): a row is an

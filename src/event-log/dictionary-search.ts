@@ -2,18 +2,18 @@
  * Searching the log's dictionary for the texts a filter's values name, contain or match
  * (docs/ARCHITECTURE.md, "Reads that never stall hits"): every value of a question in one
  * pass over the dictionary, a page of texts at a time, each turn of the read lane of bounded
- * work (`TURN_WORK`), a cheap test of what every match of a pattern has before RE2's. What a
+ * work (`TURN_WORK`), a cheap test of what every match of a pattern has before the pattern. What a
  * value found is remembered and kept true as the dictionary grows: the texts added since
  * (`Dictionary.addedSince`) are compared with it, never the whole dictionary again.
  */
-import { RE2JS } from 're2js';
 import type { QueryDimension } from '../counting/query-dimensions.ts';
+import { Pattern } from '../lib/pattern.ts';
 import type { Dictionary } from './dictionary.ts';
 import type { LogDb } from './log-db.ts';
 import type { Step } from './read-lane.ts';
 
 /**
- * The work of one turn: characters a pattern is matched over (RE2's time is linear in them;
+ * The work of one turn: characters a pattern is matched over (its time is linear in them;
  * 20 to 500 million a second here, so at most some 50 ms), a text a cheap test rules out
  * counting one, and a text an SQL condition reads `SQL_TEXT_WORK`.
  */
@@ -56,7 +56,7 @@ function alternates(pattern: string): boolean {
 /**
  * What every text a pattern matches has, read off the pattern: the literal text it starts
  * with (after `^`) and, for a pattern made of literal characters, `.*`, `[^/?]*` and a closing
- * `(\?.*)?` (a page goal's: src/stats/goals.ts), each literal run. A cheap test before RE2's.
+ * `(\?.*)?` (a page goal's: src/stats/goals.ts), each literal run. A cheap test before the pattern's.
  */
 export function necessities(pattern: string): { prefix: string; runs: string[] } | null {
   if (!pattern.startsWith('^') || alternates(pattern)) return null;
@@ -95,9 +95,9 @@ export function necessities(pattern: string): { prefix: string; runs: string[] }
   return { prefix: prefix ?? '', runs };
 }
 
-/** A `matches` value: RE2, after a cheap test of what every match has; compiled when first needed. */
+/** A `matches` value: its pattern (src/lib/pattern.ts), after a cheap test of what every match has; compiled when first needed. */
 export function patternTest(pattern: string, label: QueryDimension['label']) {
-  let re: RE2JS | undefined;
+  let re: Pattern | undefined;
   let needs: ReturnType<typeof necessities> | undefined;
   return (stored: string) => {
     const read = label ? label(stored) : stored;
@@ -105,8 +105,8 @@ export function patternTest(pattern: string, label: QueryDimension['label']) {
     if (needs === undefined) needs = necessities(pattern);
     if (needs && !(read.startsWith(needs.prefix) && needs.runs.every((r) => read.includes(r))))
       return { found: false, work: 1 };
-    re ??= RE2JS.compile(pattern);
-    return { found: re.matcher(read).find(), work: read.length + 1 };
+    re ??= new Pattern(pattern);
+    return { found: re.test(read), work: read.length + 1 };
   };
 }
 

@@ -9,44 +9,83 @@
  * page is the sum of its rows' times per visitor, its scroll depth the mean of the rows that
  * carry one. Sightline's tracker sends each page view's totals so far, kept as the maximum of
  * what arrived (a repeat or a late one changes nothing); Plausible's sends the time since its
- * last send (`added`), added up.
+ * last send (`added`), added up. The engaged time of a visit's last page view counts in the
+ * visit's duration as well, so a visit of one page lasts as long as it was seen.
  */
+import { dateOfDay } from '../lib/dates.ts';
 import { forgetAnswers } from './answers.ts';
 import type { LogHit } from './events.ts';
 import type { LogDb } from './log-db.ts';
 import { forgetsAnswers } from './partitions.ts';
-import { type VisitPages, type VisitState, visitUnderWay } from './visits.ts';
+import { type VisitState, visitUnderWay } from './visits.ts';
+
+/** The id of a visit's last page view, if its engagement can be kept. */
+const lastPageView = (visit: VisitState) => visit.pages.get(visit.page)?.last;
 
 /**
- * Writes an engagement onto the page views it belongs to (`pages`: its visit's); false when
- * the visit has no page view of its page. One row written when the page was viewed once in
- * the visit (the first and last view are one), two otherwise.
+ * Writes an engagement onto the page views it belongs to (`visit`'s); false when the visit
+ * has no page view of its page. One row written when the page was viewed once in the visit
+ * (the first and last view are one), two otherwise. On the visit's last page view, the
+ * engaged time's whole seconds count in the visit's duration too (`visit_seconds`): when
+ * that row is rolled up already, the change waits for the flush as a row of
+ * `late_durations` under `id` (its position among the events). Answers the duration's new
+ * tail, for the visit's state, and whether it wrote that row.
  */
-function engage(db: LogDb, pages: VisitPages | undefined, hit: LogHit): boolean {
-  const at = pages?.get(hit.page);
+function engage(
+  db: LogDb,
+  visit: VisitState | undefined,
+  hit: LogHit,
+  id: number,
+): { tail?: number; late: boolean } | null {
+  const at = visit?.pages.get(hit.page);
   const e = hit.engagement;
-  if (!at || !e) return false;
-  const time = e.added ? 'coalesce(engaged, 0) + ?' : 'max(coalesce(engaged, 0), ?)';
+  if (!visit || !at || !e) return null;
+  const row = db.one<{ engaged: number | null; day: number }>(
+    'SELECT engaged, day FROM log WHERE id = ?',
+    at.last,
+  );
+  const before = row.engaged ?? 0;
+  const ms = e.added ? before + e.ms : Math.max(before, e.ms);
+  const last = lastPageView(visit) === at.last;
+  const seconds = last ? Math.floor(ms / 1000) - Math.floor(before / 1000) : 0;
   const scroll = 'max(coalesce(scroll, 0), ?)';
   if (e.scroll !== null && at.first === at.last)
     db.rows(
-      `UPDATE log SET engaged = ${time}, scroll = ${scroll} WHERE id = ?`,
-      e.ms,
+      `UPDATE log SET engaged = ?, visit_seconds = visit_seconds + ?, scroll = ${scroll} WHERE id = ?`,
+      ms,
+      seconds,
       e.scroll,
       at.last,
     );
   else {
-    db.rows(`UPDATE log SET engaged = ${time} WHERE id = ?`, e.ms, at.last);
+    db.rows(
+      'UPDATE log SET engaged = ?, visit_seconds = visit_seconds + ? WHERE id = ?',
+      ms,
+      seconds,
+      at.last,
+    );
     if (e.scroll !== null)
       db.rows(`UPDATE log SET scroll = ${scroll} WHERE id = ?`, e.scroll, at.first);
   }
-  return true;
+  const late = seconds !== 0 && at.last <= db.meta('flushed');
+  if (late)
+    db.rows(
+      'INSERT INTO late_durations (id, event, day, seconds, time) VALUES (?, ?, ?, ?, ?)',
+      id,
+      at.last,
+      row.day,
+      seconds,
+      hit.time,
+    );
+  return last ? { tail: Math.floor(ms / 1000), late } : { late };
 }
 
 /** What an engagement answers: whether it found its page view, and the rows it cost. */
 export type Engaged = {
   ok: true;
   engaged: boolean;
+  /** Its change to the visit's duration waits for the flush as a row of its own (`engage`). */
+  late?: true;
   cost: { rowsRead: number; rowsWritten: number };
 };
 
@@ -55,14 +94,19 @@ export type Engaged = {
  * visitor (`hash`) has under way, in one transaction — which forgets the answers kept for
  * its date when that is older than the `latest` the log holds (./partitions.ts), as a hit of
  * that date does. `before`: the log's rows read and written before it (its cost counts the
- * hash's).
+ * hash's); `id`: the position a change to a duration already rolled up would take.
  */
 export function engaged(
-  log: { db: LogDb; transaction: <T>(work: () => T) => T; latest: string | null },
+  log: {
+    db: LogDb;
+    transaction: <T>(work: () => T) => T;
+    latest: string | null;
+  },
   visits: Map<string, VisitState>,
   hit: LogHit,
   hash: string,
   before: { rowsRead: number; rowsWritten: number },
+  id: number,
 ): Engaged {
   const { db } = log;
   const known = db.rows<{ number: number; visit: number }>(
@@ -71,14 +115,32 @@ export function engaged(
   )[0];
   const visit = visitUnderWay(visits, known, hit.date, hit.time);
   const found = log.transaction(() => {
-    if (!engage(db, visit?.pages, hit)) return false;
-    if (forgetsAnswers(hit, log.latest)) forgetAnswers(db);
-    return true;
+    const done = engage(db, visit, hit, id);
+    if (done && forgetsAnswers(hit, log.latest)) forgetAnswers(db);
+    return done;
   });
-  if (found && visit) visit.engagedAt = Math.max(visit.engagedAt ?? 0, hit.time);
-  const cost = {
-    rowsRead: db.io.rowsRead - before.rowsRead,
-    rowsWritten: db.io.rowsWritten - before.rowsWritten,
-  };
-  return { ok: true, engaged: found, cost };
+  if (found && visit) {
+    visit.engagedAt = Math.max(visit.engagedAt ?? 0, hit.time);
+    if (found.tail !== undefined) visit.tail = found.tail;
+  }
+  const cost = db.since(before);
+  return { ok: true, engaged: found !== null, cost, ...(found?.late ? { late: true } : {}) };
+}
+
+/** A change to a visit's duration the flush has yet to roll up (`engage`). */
+export type LateDuration = { date: string; seconds: number };
+
+/**
+ * The changes to durations a flush from position `from` to `to` rolls up: those after `from`
+ * whose page view it does not roll up itself (which holds the change already: so it is when
+ * D1, restored to an earlier state, is behind the log: ./flush.ts).
+ */
+export function lateDurations(db: LogDb, from: number, to: number): LateDuration[] {
+  return db
+    .rows<{ day: number; seconds: number }>(
+      'SELECT day, seconds FROM late_durations WHERE id > ?1 AND id <= ?2 AND event <= ?1',
+      from,
+      to,
+    )
+    .map((row) => ({ date: dateOfDay(row.day), seconds: row.seconds }));
 }

@@ -152,7 +152,10 @@ export class EventLog {
       const hash = await this.hashOf(hit);
       this.dates.latest ??= latestDate(this.db);
       const log = { db: this.db, transaction: this.transaction, latest: this.dates.latest };
-      return engaged(log, this.visitStates(), hit, hash, before);
+      const id = this.nextId();
+      const done = engaged(log, this.visitStates(), hit, hash, before, id);
+      if (done.late) await this.waitFor(id, hit.time);
+      return done;
     });
   }
 
@@ -177,11 +180,17 @@ export class EventLog {
     if (!outcome) return null;
     if (hit.replayed) this.forgetting.noteReplayed(Date.now());
     const recorded = this.stored(outcome);
+    await this.waitFor(recorded.id, hit.time);
+    return recorded;
+  }
+
+  /** Row `id`, the newest, written at `time`, waits for the flush: the flush's alarm is set. */
+  private async waitFor(id: number, time: number): Promise<void> {
+    this.lastId = id;
     const waiting = this.waitingNow();
     waiting.count += 1;
-    waiting.oldest ??= hit.time;
+    waiting.oldest ??= time;
     await this.scheduleAlarm(Math.max(Date.now(), flushDueAt(waiting) ?? 0));
-    return recorded;
   }
 
   // The hits of a tracker call that names several websites: staged (in the open partition,
@@ -253,28 +262,18 @@ export class EventLog {
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
   ): Stored {
-    const id = (this.lastId ?? nextEventId(this.db) - 1) + 1;
+    const id = this.nextId();
     const visits = () => this.visitStates();
-    const { decided, facts, values, state } = decideHit(
-      this.db,
-      this.numbers,
-      visits,
-      hit,
-      hash,
-      id,
-    );
+    const decision = decideHit(this.db, this.numbers, visits, hit, hash, id);
+    const { decided, facts, values, state } = decision;
     this.dates.latest ??= latestDate(this.db);
     // In the transaction that stores it: a read meanwhile keeps nothing (./answers.ts).
     if (forgetsAnswers(hit, this.dates.latest)) forgetAnswers(this.db);
     insertEvent(this.db, this.dict, id, hit, decided, facts, values);
     // A run of events of one date starts here: what lets a query read only its dates.
     if (hit.date !== this.lastDate()) noteDayStart(this.db, id, hit.date);
-    const cost = {
-      rowsRead: this.db.io.rowsRead - before.rowsRead,
-      rowsWritten: this.db.io.rowsWritten - before.rowsWritten,
-    };
     return {
-      recorded: { ok: true, id, ...decided, cost },
+      recorded: { ok: true, id, ...decided, cost: this.db.since(before) },
       date: hit.date,
       ...(state ? { state } : {}),
     };
@@ -287,9 +286,11 @@ export class EventLog {
   private stored(outcome: Stored): Recorded {
     if (outcome.state) this.visitStates().set(...outcome.state);
     if (outcome.date !== this.dates.newest) this.dates = { newest: outcome.date };
-    this.lastId = outcome.recorded.id;
     return outcome.recorded;
   }
+
+  /** The id of the next row positioned among the events (`nextEventId`). */
+  private nextId = () => (this.lastId ?? nextEventId(this.db) - 1) + 1;
 
   /** The events waiting for a flush, read from the log after the object starts or a flush. */
   private waitingNow(): Waiting {

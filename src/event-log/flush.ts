@@ -36,6 +36,8 @@ import {
   type PartitionFigures,
 } from '../rollups/increments.ts';
 import type { Dictionary } from './dictionary.ts';
+import { lateDurations } from './engagement.ts';
+import type { LoggedEvent } from './events.ts';
 import type { LogDb } from './log-db.ts';
 import { eventsAfter } from './log-rows.ts';
 import { isClosed } from './partitions.ts';
@@ -91,8 +93,8 @@ export async function flushEvents(
   for (;;) {
     const from = db.meta('flushed');
     const rows = eventsAfter(db, dict, from, FLUSH_BATCH);
-    const last = rows.at(-1);
-    if (!last) {
+    const to = flushTo(db, from, rows);
+    if (to === null) {
       if (verified) break;
       verified = true;
       const applied = await appliedPosition(d1, log);
@@ -102,7 +104,8 @@ export async function flushEvents(
     }
     let cost: Applied;
     try {
-      cost = await applyFlush(d1, log, from, last.id, rollupOf(rows), figuresOf(db, rows.length));
+      const increments = rollupOf(rows, lateDurations(db, from, to));
+      cost = await applyFlush(d1, log, from, to, increments, figuresOf(db, rows.length));
     } catch (err) {
       const applied = await appliedPosition(d1, log);
       if (applied === from) throw err;
@@ -114,14 +117,31 @@ export async function flushEvents(
       total.websiteGone = true;
       break;
     }
-    db.setMeta('flushed', last.id);
+    db.setMeta('flushed', to);
     total.events += rows.length;
-    total.position = last.id;
+    total.position = to;
     total.cost.rowsWritten += cost.rowsWritten;
     total.cost.rowsRead += cost.rowsRead;
     total.cost.statements += cost.statements;
   }
   return total;
+}
+
+/**
+ * Where a flush of `rows` (the events after `from`) takes the position: their last event,
+ * or past the changes to durations waiting after it too when no event follows (./engagement.ts,
+ * `late_durations`, positioned among the events); null when nothing waits.
+ */
+function flushTo(db: LogDb, from: number, rows: LoggedEvent[]): number | null {
+  const last = rows.at(-1)?.id ?? from;
+  // More events may follow a full batch, or the events an older version wrote.
+  if (rows.length === FLUSH_BATCH || (rows.length > 0 && last <= db.meta('legacy'))) return last;
+  const late = db.one<{ id: number | null }>(
+    'SELECT max(id) AS id FROM late_durations WHERE id > ?',
+    last,
+  ).id;
+  const to = Math.max(last, late ?? 0);
+  return to > from ? to : null;
 }
 
 /** What the directory notes of the log at a flush of `events` events (`PartitionFigures`). */
@@ -169,7 +189,7 @@ function noteBehind(db: LogDb, websiteId: number, applied: number, from: number)
   );
 }
 
-/** The events not rolled up into D1 yet, as the log holds them. */
+/** The events not rolled up into D1 yet, as the log holds them, and the changes to durations. */
 export function waitingIn(db: LogDb): Waiting {
   const flushed = db.meta('flushed');
   const legacy =
@@ -181,7 +201,9 @@ export function waitingIn(db: LogDb): Waiting {
         )
       : { n: 0, oldest: null };
   const rows = db.one<{ n: number; oldest: number | null }>(
-    'SELECT count(*) AS n, min(time) AS oldest FROM log WHERE id > ?',
+    `SELECT sum(n) AS n, min(oldest) AS oldest FROM (
+      SELECT count(*) AS n, min(time) AS oldest FROM log WHERE id > ?1
+      UNION ALL SELECT count(*), min(time) FROM late_durations WHERE id > ?1)`,
     flushed,
   );
   const oldest = [legacy.oldest, rows.oldest].filter((t): t is number => t !== null);

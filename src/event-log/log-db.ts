@@ -29,6 +29,14 @@ export class LogDb {
 
   constructor(private readonly sql: SqlStorage) {}
 
+  /** The rows read and written since `before` (an earlier copy of `io`). */
+  since(before: { rowsRead: number; rowsWritten: number }) {
+    return {
+      rowsRead: this.io.rowsRead - before.rowsRead,
+      rowsWritten: this.io.rowsWritten - before.rowsWritten,
+    };
+  }
+
   /** The bytes the object's storage takes (its SQLite database). */
   get bytes(): number {
     return this.sql.databaseSize;

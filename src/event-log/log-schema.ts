@@ -7,10 +7,18 @@ import { addedLogColumns, createLogTable } from './log-columns.ts';
 import type { LogDb } from './log-db.ts';
 
 /** The version of the tables `SCHEMA` makes, kept in `meta` under `schema`. */
-const SCHEMA_VERSION = 10;
+const SCHEMA_VERSION = 11;
 
 /** The answers a closed partition keeps (./answers.ts). */
 const ANSWERS = 'CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL);';
+
+/**
+ * Changes to a visit's duration made by an engagement after its page view was rolled up
+ * (./engagement.ts, `event` its page view): positioned among the events, so that the flush
+ * rolls each up once.
+ */
+const LATE_DURATIONS =
+  'CREATE TABLE IF NOT EXISTS late_durations (id INTEGER PRIMARY KEY, event INTEGER NOT NULL, day INTEGER NOT NULL, seconds INTEGER NOT NULL, time INTEGER NOT NULL);';
 
 const SCHEMA = `
 ${createLogTable(SCHEMA_VERSION, true)}
@@ -51,6 +59,7 @@ CREATE TABLE IF NOT EXISTS settled (
   at INTEGER NOT NULL
 ) WITHOUT ROWID;
 ${ANSWERS}
+${LATE_DURATIONS}
 `;
 
 /**
@@ -113,6 +122,8 @@ INSERT INTO meta (key, value) SELECT 'legacy_max', max(id) FROM events HAVING ma
   9: ANSWERS,
   // A page view's engagement (./engagement.ts). Answers kept before have none of its sums.
   10: `${addedLogColumns(10)}\nDELETE FROM answers;`,
+  // A visit's duration counts its last page view's engaged time (./engagement.ts).
+  11: LATE_DURATIONS,
 };
 
 /** Makes the tables (on the log's first hit). */
@@ -135,13 +146,17 @@ export function upgradeTables(db: LogDb, transaction: (work: () => void) => void
 }
 
 /**
- * The id the next event gets: one more than any event ever stored, those retention deleted
+ * The id the next event (or change to a duration: `late_durations`) gets: one more than any
+ * event ever stored, those retention deleted
  * and those an older version wrote (`legacy`) included, so that positions never go
  * backwards; a partition's first is past its `id_base` (./partitions.ts) — SQLite alone would hand out the ids of deleted events again, below the flush
  * position (./retention.ts).
  */
 export function nextEventId(db: LogDb): number {
-  const newest = db.one<{ id: number | null }>('SELECT max(id) AS id FROM log').id ?? 0;
+  const newest =
+    db.one<{ id: number | null }>(
+      'SELECT max(id) AS id FROM (SELECT max(id) AS id FROM log UNION ALL SELECT max(id) FROM late_durations)',
+    ).id ?? 0;
   return (
     Math.max(
       newest,

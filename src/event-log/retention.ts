@@ -4,7 +4,7 @@
  * rolled-up events older than that many days, by whole local dates, found through `days`; a
  * closed partition whose dates are all past it, whole.
  */
-import { addDays, utcDate } from '../lib/dates.ts';
+import { addDays, dayNumber, utcDate } from '../lib/dates.ts';
 import { forgetAnswers } from './answers.ts';
 import { PER_RUN as CONVERT_PER_RUN } from './convert.ts';
 import { compactDate, keptFrom, newestDate } from './days.ts';
@@ -65,6 +65,8 @@ export function forgetExpired(
 ): number {
   const before = utcDate(now - days * 86_400_000);
   const flushed = db.meta('flushed');
+  // Changes to durations rolled up (./engagement.ts): their page views hold them too.
+  db.rows('DELETE FROM late_durations WHERE day < ? AND id <= ?', dayNumber(before), flushed);
   const whole = dropWhole(db, before, flushed, transaction);
   if (whole !== null) return whole;
   const runs = db.rows<{ first: number; date: string; next: number | null }>(

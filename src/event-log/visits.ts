@@ -39,10 +39,15 @@ export type VisitState = {
   pages: VisitPages;
   /** When the visit's last engagement came. */
   engagedAt?: number;
+  /**
+   * Whole seconds of its last page view's engaged time that its duration counts
+   * (./engagement.ts): the next page view's own seconds leave them out.
+   */
+  tail?: number;
 };
 
 /** A visit's page views by page: the ids of its first and of its last view of each. */
-export type VisitPages = ReadonlyMap<string, { first: number; last: number }>;
+type VisitPages = ReadonlyMap<string, { first: number; last: number }>;
 
 /** The most pages of one visit whose engagement is kept (./engagement.ts): a longer visit's later pages have none. */
 const MOST_PAGES = 50;
@@ -101,12 +106,14 @@ function continuedVisit(
       ? {
           visitViews: under.views + 1,
           previousPage: under.page,
-          // Whole seconds since the visit's start, less those counted already: the visit's
-          // seconds add up to floor((last - first) / 1000) exactly.
+          // Whole seconds since the visit's start, less those counted already — the last
+          // page view's engaged time among them: the seconds between two page views count
+          // the gap, or the first one's engaged time when that is longer.
           visitSeconds: Math.max(
             0,
             Math.floor((hit.time - known.visit_start) / 1000) -
-              Math.floor((under.lastSeen - known.visit_start) / 1000),
+              Math.floor((under.lastSeen - known.visit_start) / 1000) -
+              (under.tail ?? 0),
           ),
         }
       : NO_VISIT_FACTS;
@@ -202,8 +209,9 @@ export function readBackVisits(
       visit: number;
       page: number | null;
       visit_views: number | null;
+      engaged: number | null;
     }>(
-      `SELECT id, kind, time, day, visitor, visit, page, visit_views FROM log
+      `SELECT id, kind, time, day, visitor, visit, page, visit_views, engaged FROM log
         WHERE id < ? ORDER BY id DESC LIMIT ?`,
       below,
       READ_BACK_BATCH,
@@ -224,6 +232,7 @@ export function readBackVisits(
           views: row.visit_views,
           page: page(row.page),
           pages: withPageView(undefined, page(row.page), row.id),
+          tail: Math.floor((row.engaged ?? 0) / 1000),
         });
       else if (known.visit === row.visit)
         known.pages = withPageView(known.pages, page(row.page), row.id, true);

@@ -34,7 +34,7 @@ import {
   unavailable,
 } from '../stats/routes.ts';
 import { summaryQuerySchema } from '../stats/schemas.ts';
-import { isGoalFilter, isUnavailable } from '../stats/source.ts';
+import { isUnavailable, needsGoals } from '../stats/source.ts';
 import { websiteOf } from '../websites/http.ts';
 import { createFunnel, deleteFunnel, findFunnel, pageOfFunnels, updateFunnel } from './funnels.ts';
 import { funnelOf, journeysOf } from './questions.ts';
@@ -239,7 +239,7 @@ function registerAnswers(api: ApiApp) {
     const funnelId = parseId(c.req.param('funnel_id'));
     const funnel = funnelId === null ? undefined : await findFunnel(db, website.id, funnelId);
     if (!funnel) throw notFound();
-    const { q, filters } = checkedQuery(c, query);
+    const { q, filters } = await checkedQuery(c, query, db, website.id);
     const goals = await listGoals(db, website.id);
     const steps = await funnelOf(c.env, website.id, funnel, q, filters, goals).catch((err) => {
       throw goalFilterFailure(err);
@@ -253,10 +253,10 @@ function registerAnswers(api: ApiApp) {
 
   serveRoute(api, journeysRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const { q, filters } = checkedQuery(c, query);
+    const { q, filters } = await checkedQuery(c, query, db, website.id);
     const perPage = q.per_page ?? 25;
     const page = q.page_number ?? 1;
-    const goals = filters.some(isGoalFilter) ? await listGoals(db, website.id) : [];
+    const goals = filters.some(needsGoals) ? await listGoals(db, website.id) : [];
     const answer = await journeysOf(
       c.env,
       website.id,

@@ -19,6 +19,7 @@ import { isUnavailable } from '../stats/source.ts';
 import { askV2, INVALID_KEY } from '../stats/v2/ask.ts';
 import { resolveDateRange } from '../stats/v2/date-range.ts';
 import { QueryError } from '../stats/v2/errors.ts';
+import { withSavedSegments } from '../stats/v2/segments.ts';
 import { listWebsites, websiteAccessByDomain } from '../websites/queries.ts';
 import type { Schema } from './arguments.ts';
 
@@ -59,7 +60,7 @@ const FILTERS: Schema = {
       dimension: {
         type: 'string',
         description:
-          'page, landing_page, exit_page, referrer, campaign, country, browser, os, device, event, goal, …',
+          'page, landing_page, exit_page, referrer, campaign, country, browser, os, device, event, goal, segment (a saved segment: its id as the value), …',
       },
       operator: { type: 'string', enum: ['is', 'not', 'contains'] },
       value: { type: 'string' },
@@ -100,8 +101,11 @@ function datesOf(site: { timezone: string }, value: unknown) {
   }
 }
 
-/** API v1's filters from the tool's list, checked as the API checks them. */
-function filtersOf(value: unknown) {
+/**
+ * API v1's filters from the tool's list, checked as the API checks them, on website
+ * `siteId` (a saved segment's, `segment`, read as the key's person sees it).
+ */
+async function filtersOf(asker: Asker, siteId: number, value: unknown) {
   const params = new URLSearchParams();
   for (const f of (value ?? []) as { dimension: string; operator?: 'is'; value: string }[])
     params.append(
@@ -111,7 +115,9 @@ function filtersOf(value: unknown) {
   const { filters, errors } = parseV1Filters(params);
   const first = Object.values(errors)[0]?.[0];
   if (first) throw new ToolFailure(first);
-  return filters;
+  const read = await withSavedSegments(asker.db, siteId, asker.personId, filters);
+  if (read.unknown[0]) throw new ToolFailure(`No saved segment ${read.unknown[0].value}.`);
+  return read.filters;
 }
 
 const unavailableText = (firstDate: string) =>
@@ -205,7 +211,7 @@ export const TOOLS: Tool[] = [
       const funnel = await findFunnel(asker.db, site.id, args.funnel_id as number);
       if (!funnel) throw new ToolFailure(`No funnel ${args.funnel_id} on ${site.domain}.`);
       const range = datesOf(site, args.date_range);
-      const filters = filtersOf(args.filters);
+      const filters = await filtersOf(asker, site.id, args.filters);
       const goals = await listGoals(asker.db, site.id);
       const steps = await funnelOf(asker.env, site.id, funnel, range, filters, goals);
       if (isUnavailable(steps)) throw new ToolFailure(unavailableText(steps.firstDate));
@@ -232,7 +238,7 @@ export const TOOLS: Tool[] = [
     run: async (asker, args) => {
       const site = await readable(asker, args.site_id);
       const range = datesOf(site, args.date_range);
-      const filters = filtersOf(args.filters);
+      const filters = await filtersOf(asker, site.id, args.filters);
       const goals = await listGoals(asker.db, site.id);
       const answer = await journeysOf(
         asker.env,

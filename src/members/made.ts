@@ -9,7 +9,8 @@
 import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
-import { members, sharedLinks, websites } from '../db/schema.ts';
+import { members, websites } from '../db/schema.ts';
+import { sharedLinks } from '../db/sharing-schema.ts';
 import { intChoice } from '../lib/fields.ts';
 import type { Check } from '../lib/schema.ts';
 

@@ -9,12 +9,14 @@ import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { createDb } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
+import type { SegmentRow } from '../db/sharing-schema.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
 import { linkOrigin } from '../http/origin.ts';
 import { signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
+import { listSegments } from '../segments/segments.ts';
 import {
   createSharedLink,
   deleteSharedLink,
@@ -35,15 +37,17 @@ export type SharingState = {
 const embedSnippet = (url: string) =>
   `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
 
-const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string }> = ({
-  site,
-  links,
-  csrf,
-}) => (
+const LinkTable: FC<{
+  site: WebsiteRow;
+  links: SharedLinkRecord[];
+  segments: SegmentRow[];
+  csrf: string;
+}> = ({ site, links, segments, csrf }) => (
   <table>
     <thead>
       <tr>
         <th scope="col">Link</th>
+        <th scope="col">Shows</th>
         <th scope="col">Password</th>
         <th scope="col">Made</th>
         <th scope="col">Made by</th>
@@ -56,6 +60,11 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
       {links.map((l) => (
         <tr>
           <td>{l.name}</td>
+          <td>
+            {l.segment_id === null
+              ? 'everything'
+              : `segment ${segments.find((g) => g.id === l.segment_id)?.name ?? l.segment_id}`}
+          </td>
           <td>{l.has_password ? 'yes' : 'no'}</td>
           <td>{l.created_at.slice(0, 10)}</td>
           <td>{l.created_by ?? '—'}</td>
@@ -76,9 +85,11 @@ const LinkTable: FC<{ site: WebsiteRow; links: SharedLinkRecord[]; csrf: string 
 export const SharingSection: FC<{
   site: WebsiteRow;
   links: SharedLinkRecord[];
+  /** The website's site segments, one of which a link may be limited to. */
+  segments: SegmentRow[];
   csrf: string;
   state?: SharingState | undefined;
-}> = ({ site, links, csrf, state = {} }) => (
+}> = ({ site, links, segments, csrf, state = {} }) => (
   <section aria-labelledby="sharing">
     <h2 id="sharing">Shared links</h2>
     <p class="hint">
@@ -96,7 +107,7 @@ export const SharingSection: FC<{
       </div>
     ) : null}
     {links.length > 0 ? (
-      <LinkTable site={site} links={links} csrf={csrf} />
+      <LinkTable site={site} links={links} segments={segments} csrf={csrf} />
     ) : (
       <p class="hint">No shared links yet.</p>
     )}
@@ -111,6 +122,18 @@ export const SharingSection: FC<{
         <input name="password" type="password" autocomplete="new-password" />
       </label>
       {state.errors?.password?.[0] ? <p class="error">{state.errors.password[0]}</p> : null}
+      {segments.length > 0 ? (
+        <label>
+          Shows{' '}
+          <select name="segment_id">
+            <option value="">every number</option>
+            {segments.map((g) => (
+              <option value={String(g.id)}>only the segment {g.name}</option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {state.errors?.segment_id?.[0] ? <p class="error">{state.errors.segment_id[0]}</p> : null}
       <button type="submit">Make a link</button>
     </form>
   </section>
@@ -132,7 +155,11 @@ export function registerSharingPages(
   pages.post('/:id/shared-links', async (c) => {
     const site = await siteOf(c);
     const body = await formBody(c);
-    const fields = { name: formText(body.name), password: formText(body.password) };
+    const fields = {
+      name: formText(body.name),
+      password: formText(body.password),
+      segment_id: formText(body.segment_id),
+    };
     try {
       const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
       const db = createDb(c.env.DB);
@@ -156,3 +183,7 @@ export function registerSharingPages(
 /** The links the settings page lists. */
 export const sharedLinksOf = (c: Context<AppEnv>, site: WebsiteRow) =>
   listSharedLinks(createDb(c.env.DB), site.id);
+
+/** The site segments a new link may be limited to. */
+export const siteSegmentsOf = async (c: Context<AppEnv>, site: WebsiteRow) =>
+  (await listSegments(createDb(c.env.DB), site.id, 0)).filter((g) => g.type === 'site');

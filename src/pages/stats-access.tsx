@@ -7,6 +7,7 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { CookieOptions } from 'hono/utils/cookie';
 import type { StatsPassword } from '../accounts/throttle.ts';
+import { SEGMENT_FILTER } from '../counting/v1.ts';
 import { createDb, type Database } from '../db/client.ts';
 import type { GoalRow, WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
@@ -18,6 +19,7 @@ import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { filterParam, parseV1Filters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
+import { withSavedSegments } from '../stats/v2/segments.ts';
 import {
   guessStatsPassword,
   linkCookieName,
@@ -87,6 +89,7 @@ async function sharedSite(
   if (!(await linkUnlocked(db, link, getCookie(c, linkCookieName(link)))))
     return passwordPage(c, site, undefined, 200, `${base}/password`);
   c.set('statsBase', base);
+  if (link.segmentId !== null) c.set('linkSegment', link.segmentId);
   return { site, db };
 }
 
@@ -106,10 +109,14 @@ export async function readableSite(
   else {
     const site = await websiteByDomain(db, c.req.param('domain') ?? '');
     if (!site) throw notFound();
-    const access = await statsAccess(db, c.get('owner'), site, getCookie(c, siteCookieName(site)));
+    const owner = c.get('owner');
+    const access = await statsAccess(db, owner, site, getCookie(c, siteCookieName(site)));
     if (access === 'hidden') throw notFound();
     if (access === 'password') return passwordPage(c, site);
-    team = access === 'team';
+    if (owner && typeof access === 'object') {
+      team = true;
+      c.set('teamReader', { id: owner.id, admin: access.role !== 'viewer' });
+    }
     found = { site, db };
   }
   if (found instanceof Response) return found;
@@ -213,8 +220,25 @@ export async function viewOf(
 ): Promise<{ view: View; refused: string[]; goals?: GoalRow[] }> {
   const parsed = parseV1Filters(new URL(c.req.url).searchParams);
   const refused = Object.keys(parsed.errors);
+  // A shared link limited to a segment adds it, whatever the address says (the reader cannot
+  // remove it); a segment the reader does not see is said it could not be used.
+  const limited = c.get('linkSegment');
+  const asked = limited
+    ? [
+        { dimension: SEGMENT_FILTER, operator: 'is', value: String(limited) } as const,
+        ...parsed.filters.filter((f) => f.dimension !== SEGMENT_FILTER),
+      ]
+    : parsed.filters;
+  // Only the website's owner and members use saved segments (a link's is its own).
+  const reader = c.get('teamReader');
+  const usable = asked.filter(
+    (f) => f.dimension !== SEGMENT_FILTER || reader || f.value === String(limited),
+  );
+  for (const f of asked) if (!usable.includes(f)) refused.push(filterParam(f));
+  const read = await withSavedSegments(db, site.id, reader?.id ?? 0, usable);
+  for (const f of read.unknown) refused.push(filterParam(f));
   // A goal filter names one of the website's goals, or it is said it could not be used.
-  let filters = parsed.filters;
+  let filters = read.filters;
   let goals: GoalRow[] | undefined;
   if (filters.some(isGoalFilter)) {
     const named = await listGoals(db, site.id);
@@ -236,6 +260,7 @@ export async function viewOf(
       range: resolveRange(query, site.timezone, Date.now(), first),
       filters,
       base: c.get('statsBase') ?? `/stats/${site.domain}`,
+      ...(limited ? { locked: String(limited) } : {}),
     },
     refused,
     ...(goals ? { goals } : {}),

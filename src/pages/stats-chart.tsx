@@ -1,6 +1,6 @@
 /** The statistics page's chart: an SVG line chart with its data as a table, and its metrics. */
 import type { FC } from 'hono/jsx';
-import type { SeriesUnit } from '../lib/dates.ts';
+import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 
@@ -39,6 +39,35 @@ export function niceStep(max: number, parts = 4): number {
 export function labelledIndexes(n: number, count = 6): number[] {
   if (n <= count) return Array.from({ length: n }, (_, i) => i);
   return Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
+}
+
+/** An annotation on the chart: the point it marks, and what it says. */
+export type ChartNote = { index: number; text: string };
+
+/** The first date a point sums (an hour's: the range's one day). */
+function pointDate(label: string, unit: SeriesUnit, from: string): string {
+  if (unit === 'hour') return from;
+  if (unit === 'month') return `${label}-01` < from ? from : `${label}-01`;
+  return label;
+}
+
+/**
+ * Where annotations go on the chart of `from`–`to`: each at the point that holds its first
+ * date within the range (a period begun before it, at the first point).
+ */
+export function chartNotes(
+  notes: { date: string; endDate: string | null; text: string }[],
+  points: SeriesPoint[],
+  unit: SeriesUnit,
+  range: { from: string; to: string },
+): ChartNote[] {
+  const labels = points.map((p) => p.label);
+  return notes.flatMap((n) => {
+    const [, first = n.date] = [n.date, range.from].sort();
+    const index = unit === 'hour' ? 0 : labels.indexOf(seriesLabel(first, unit, range.from));
+    const when = n.endDate ? `${n.date} – ${n.endDate}` : n.date;
+    return index < 0 ? [] : [{ index, text: `${when}: ${n.text}` }];
+  });
 }
 
 /** The chart's numbers as a table, for screen readers and for reading exact values. */
@@ -119,10 +148,15 @@ function chartSummary(points: SeriesPoint[], unit: SeriesUnit, metric: ChartMetr
   return `${UNIT_TITLES[unit]} visitors and page views: ${sum('visitors')} visitors, ${sum('pageviews')} page views in total; the busiest ${unit} had ${max} page views.`;
 }
 
-/** The chart's key: a colour per line, and the period before's dotted lines when comparing. */
-const ChartKey: FC<{ lines: [string, string][]; compare: boolean; compared: boolean }> = ({
+/** A comparison as an address says it (src/stats/comparison.ts); false: none. */
+export type CompareParams = { compare: string; compare_from?: string; compare_to?: string };
+/** The page's address for a metric, with a comparison, without one (false), or as it is. */
+type HrefFor = (metric: ChartMetric, comparison?: CompareParams | false) => string;
+
+/** The chart's key: a colour per line, and the compared range's dotted lines when comparing. */
+const ChartKey: FC<{ lines: [string, string][]; comparedTo: string | null; compared: boolean }> = ({
   lines,
-  compare,
+  comparedTo,
   compared,
 }) => (
   <figcaption>
@@ -131,33 +165,109 @@ const ChartKey: FC<{ lines: [string, string][]; compare: boolean; compared: bool
         <span class={`key ${colour}`}>{title}</span>{' '}
       </>
     ))}
-    {compare ? (
+    {comparedTo ? (
       compared ? (
-        <span class="key previous">Previous period (dotted)</span>
+        <span class="key previous">{comparedTo} (dotted)</span>
       ) : (
-        <span class="hint">The previous period has no data to compare with.</span>
+        <span class="hint">{comparedTo} has no data to compare with.</span>
       )
     ) : null}
   </figcaption>
 );
 
-/** The metrics the chart can draw, each a link, and the comparison's toggle (`x`). */
+/**
+ * The metrics the chart can draw, each a link; the comparison's toggle (`x`: the period
+ * before), the same period a year before, and a range of one's own.
+ */
 const ChartNav: FC<{
   hourly: boolean;
   metric: ChartMetric;
-  compare: boolean;
-  hrefFor: (metric: ChartMetric, compare?: boolean) => string;
-}> = ({ hourly, metric, compare, hrefFor }) => (
+  comparing: string | null;
+  hrefFor: HrefFor;
+}> = ({ hourly, metric, comparing, hrefFor }) => (
   <nav class="chart-metrics" aria-label="Chart">
     {chartMetricsFor(hourly).map((m) => (
       <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
         {METRIC_TITLES[m]}
       </a>
     ))}
-    <a href={hrefFor(metric, !compare)} class="compare" data-key="x" aria-keyshortcuts="X">
-      {compare ? 'Stop comparing' : 'Compare with the previous period'}
+    <a
+      href={hrefFor(metric, comparing ? false : { compare: 'previous' })}
+      class="compare"
+      data-key="x"
+      aria-keyshortcuts="X"
+    >
+      {comparing ? 'Stop comparing' : 'Compare with the previous period'}
     </a>
+    {comparing === 'year' ? null : (
+      <a href={hrefFor(metric, { compare: 'year' })} class="compare">
+        Compare with a year before
+      </a>
+    )}
   </nav>
+);
+
+/** The chart's grid: a line and a value at each round tick, and dates along its axis. */
+const Grid: FC<{
+  ticks: number[];
+  labels: string[];
+  box: { left: number; right: number; bottom: number };
+  x: (i: number) => number;
+  y: (v: number) => number;
+  tickText: (v: number) => string;
+}> = ({ ticks, labels, box, x, y, tickText }) => (
+  <>
+    {ticks.map((v) => (
+      <>
+        <line
+          class={v === 0 ? 'axis' : 'grid'}
+          x1={box.left}
+          y1={y(v).toFixed(1)}
+          x2={box.right}
+          y2={y(v).toFixed(1)}
+        />
+        <text class="tick end" x={box.left - 6} y={(y(v) + 4).toFixed(1)}>
+          {tickText(v)}
+        </text>
+      </>
+    ))}
+    {labelledIndexes(labels.length).map((i) => (
+      <text
+        class={i === 0 ? 'tick' : i === labels.length - 1 ? 'tick end' : 'tick mid'}
+        x={x(i).toFixed(1)}
+        y={box.bottom}
+      >
+        {labels[i] ?? ''}
+      </text>
+    ))}
+  </>
+);
+
+/** Annotations on the chart: a mark each, its text on hover and on keyboard focus. */
+const NoteMarks: FC<{
+  notes: ChartNote[];
+  x: (i: number) => number;
+  top: number;
+  bottom: number;
+  width: number;
+}> = ({ notes, x, top, bottom, width }) => (
+  <>
+    {notes.map((n, k) => (
+      // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: an annotation's mark is an image of its text that keyboard users reach by focus; it does nothing when activated
+      <g class="note" tabindex={0} role="img" aria-labelledby={`note${k}`}>
+        <line x1={x(n.index).toFixed(1)} y1={top} x2={x(n.index).toFixed(1)} y2={bottom} />
+        <circle cx={x(n.index).toFixed(1)} cy={top - 12} r="6" />
+        <text
+          id={`note${k}`}
+          class={x(n.index) > width / 2 ? 'val end' : 'val'}
+          x={(x(n.index) + (x(n.index) > width / 2 ? -10 : 10)).toFixed(1)}
+          y={top - 8}
+        >
+          {n.text}
+        </text>
+      </g>
+    ))}
+  </>
 );
 
 /**
@@ -171,11 +281,17 @@ export const Chart: FC<{
   /** What one point sums: an hour, a day, a week or a month. */
   unit: SeriesUnit;
   metric: ChartMetric;
-  /** Whether the page asks to compare with the period before. */
-  compare: boolean;
-  /** The page's address for another metric, or with the comparison on or off. */
-  hrefFor: (metric: ChartMetric, compare?: boolean) => string;
-}> = ({ points, previous, unit, metric, compare, hrefFor }) => {
+  /** What the page compares with, as people read it (`Previous period`); null: nothing. */
+  comparedTo: string | null;
+  /** How it was chosen (`previous`, `year`, `custom`); null: not comparing. */
+  comparing: string | null;
+  /** The page's address for another metric, or with another comparison or none. */
+  hrefFor: HrefFor;
+  /** The range's annotations, placed (`chartNotes`). */
+  notes?: ChartNote[];
+  /** The range's first date: each point says its own (`data-date`), for the annotation form. */
+  from: string;
+}> = ({ points, previous, unit, metric, comparedTo, comparing, hrefFor, notes = [], from }) => {
   const width = 800;
   const height = 220;
   const pad = 28;
@@ -207,34 +323,19 @@ export const Chart: FC<{
   const summary = chartSummary(points, unit, metric, max);
   return (
     <figure class="chart">
-      <ChartNav hourly={unit === 'hour'} metric={metric} compare={compare} hrefFor={hrefFor} />
+      <ChartNav hourly={unit === 'hour'} metric={metric} comparing={comparing} hrefFor={hrefFor} />
       <svg viewBox={`0 0 ${width} ${height}`} aria-labelledby="chart-title chart-desc">
         <title id="chart-title">{METRIC_TITLES[metric]}</title>
         <desc id="chart-desc">{summary}</desc>
         <g class="drawing">
-          {ticks.map((v) => (
-            <>
-              <line
-                class={v === 0 ? 'axis' : 'grid'}
-                x1={left}
-                y1={y(v).toFixed(1)}
-                x2={width - pad}
-                y2={y(v).toFixed(1)}
-              />
-              <text class="tick end" x={left - 6} y={(y(v) + 4).toFixed(1)}>
-                {tickText(v)}
-              </text>
-            </>
-          ))}
-          {labelledIndexes(points.length).map((i) => (
-            <text
-              class={i === 0 ? 'tick' : i === points.length - 1 ? 'tick end' : 'tick mid'}
-              x={x(i).toFixed(1)}
-              y={height - 8}
-            >
-              {points[i]?.label ?? ''}
-            </text>
-          ))}
+          <Grid
+            ticks={ticks}
+            labels={points.map((p) => p.label)}
+            box={{ left, right: width - pad, bottom: height - 8 }}
+            x={x}
+            y={y}
+            tickText={tickText}
+          />
           {before.length > 0
             ? drawn.map((key) => (
                 <polyline class={`${colour(key)} previous`} points={line(before, key)} />
@@ -248,7 +349,13 @@ export const Chart: FC<{
             move between points when JavaScript runs; the table below has them all). */}
         {points.map((p, i) => (
           // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a point is an image of its values that keyboard users reach by focus; it does nothing when activated
-          <g class="pt" tabindex={i === 0 ? 0 : -1} role="img" aria-labelledby={`pt${i}`}>
+          <g
+            class="pt"
+            tabindex={i === 0 ? 0 : -1}
+            role="img"
+            aria-labelledby={`pt${i}`}
+            data-date={pointDate(p.label, unit, from)}
+          >
             <rect
               class="hit"
               x={(x(i) - slot / 2).toFixed(1)}
@@ -274,10 +381,11 @@ export const Chart: FC<{
             </text>
           </g>
         ))}
+        <NoteMarks notes={notes} x={x} top={pad} bottom={height - pad} width={width} />
       </svg>
       <ChartKey
         lines={drawn.map((key) => [colour(key), METRIC_TITLES[key]])}
-        compare={compare}
+        comparedTo={comparedTo}
         compared={before.length > 0}
       />
       <ChartTable

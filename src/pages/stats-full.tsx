@@ -4,6 +4,7 @@
  */
 
 import type { Context } from 'hono';
+import { listAnnotations } from '../annotations/annotations.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
 import { isFilterDimension } from '../counting/v1.ts';
@@ -92,16 +93,27 @@ export async function statisticCsv(c: Context<AppEnv>) {
     offset: 0,
   });
   if (isUnavailable(answer)) throw unavailableCsv(answer);
+  // A statistic by date says each date's annotations too (src/annotations/).
+  const dated = DATED.has(which.name);
+  const notes = dated ? await listAnnotations(db, site.id, view.range) : [];
+  const on = (date: string) =>
+    notes
+      .filter((n) => n.date <= date && date <= (n.endDate ?? n.date))
+      .map((n) => n.text)
+      .join(' | ');
   return csvDownload(
     c,
     `${site.domain}-${name}`,
     view,
     csvFile(
-      ['value', 'count'],
-      answer.rows.map((r) => [r.value, r.count]),
+      dated ? ['value', 'count', 'annotations'] : ['value', 'count'],
+      answer.rows.map((r) => (dated ? [r.value, r.count, on(r.value)] : [r.value, r.count])),
     ),
   );
 }
+
+/** The statistics whose values are dates (the others' are hours, pages, countries…). */
+const DATED = new Set(['pageviews', 'visitors', 'visits', 'bounces', 'visit_duration']);
 
 const PER_PAGE = 25;
 

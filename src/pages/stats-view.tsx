@@ -5,6 +5,7 @@ import {
   type FilterDimension,
   filteredProperty,
   GOAL_FILTER,
+  SEGMENT_FILTER,
   V1_FILTER_LABELS,
   V1_STATISTICS,
   type V1FilterOperator,
@@ -25,7 +26,11 @@ import { formatNumber, percentChange, valueLabel } from '../stats/overview.ts';
  * What a statistics page shows, and under which address: `/stats/{domain}`, or a shared
  * link's `/share/{id}` (`/embed/{id}` framed): every link of the page starts there.
  */
-export type View = { range: RequestedRange; filters: Filter[]; base: string };
+/**
+ * What a statistics page shows: its range, its filters, the address its links start at, and
+ * (`locked`) the saved segment a shared link is limited to, whose chip cannot be removed.
+ */
+export type View = { range: RequestedRange; filters: Filter[]; base: string; locked?: string };
 
 /** Other parameters of an address; an empty or undefined value is left out. */
 export type Extra = Record<string, string | number | undefined>;
@@ -83,6 +88,7 @@ export const TITLES = new Map<string, string>([
 /** A filter's dimension as a chip reads it: a custom property by its name. */
 function dimensionLabel(dimension: Filter['dimension']): string {
   if (dimension === GOAL_FILTER) return 'Goal';
+  if (dimension === SEGMENT_FILTER) return 'Segment';
   const property = filteredProperty(dimension);
   return property === null
     ? V1_FILTER_LABELS[dimension as FilterDimension].chip
@@ -284,23 +290,27 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
       <section class="filters" aria-label="Filters">
         <ul class="chips">
           {view.filters.map((f, i) => {
-            const label = `${dimensionLabel(f.dimension)} ${OPERATOR_LABELS[f.operator]} ${valueLabel(f.dimension, f.value)}`;
+            const value = f.segment ? f.segment.name : valueLabel(f.dimension, f.value);
+            const label = `${dimensionLabel(f.dimension)} ${OPERATOR_LABELS[f.operator]} ${value}`;
             const rest = { ...view, filters: view.filters.filter((_, j) => j !== i) };
+            const locked = f.dimension === SEGMENT_FILTER && f.value === view.locked;
             return (
               <li class="chip">
                 <span>
                   {dimensionLabel(f.dimension)} {OPERATOR_LABELS[f.operator]}{' '}
-                  <strong>{valueLabel(f.dimension, f.value)}</strong>
+                  <strong>{value}</strong>
                 </span>
-                <a href={viewHref(path, rest, keep)}>
-                  <span aria-hidden="true">×</span>
-                  <span class="sr-only">Remove filter: {label}</span>
-                </a>
+                {locked ? null : (
+                  <a href={viewHref(path, rest, keep)}>
+                    <span aria-hidden="true">×</span>
+                    <span class="sr-only">Remove filter: {label}</span>
+                  </a>
+                )}
               </li>
             );
           })}
         </ul>
-        {view.filters.length > 1 ? (
+        {view.filters.length > (view.locked ? 2 : 1) ? (
           <a href={viewHref(path, { ...view, filters: [] }, keep)}>Remove all filters</a>
         ) : null}
       </section>

@@ -6,6 +6,8 @@
  * so any view, filtered or not, can be shared.
  */
 import { type Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { listAnnotations } from '../annotations/annotations.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
@@ -15,19 +17,22 @@ import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { seriesUnitOf } from '../lib/dates.ts';
+import { type Comparison, comparisonOf } from '../stats/comparison.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { propertyNamesOf } from '../stats/properties.ts';
-import { isGoalFilter, isUnavailable, sourceOf } from '../stats/source.ts';
+import { isUnavailable, needsGoals, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
-import { Chart, chartMetric } from './stats-chart.tsx';
+import { AnnotationsSection, annotatorOf, registerAnnotationPages } from './stats-annotations.tsx';
+import { Chart, type CompareParams, chartMetric, chartNotes } from './stats-chart.tsx';
 import { statisticCsv, statisticPage } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
+import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './stats-segments.tsx';
 import {
   change,
   FilterChips,
@@ -37,16 +42,58 @@ import {
   viewHref,
 } from './stats-view.tsx';
 
+/** What the figures are compared with, in a sentence: `vs previous period`. */
+const comparedWords = (c: Comparison) =>
+  c.mode === 'previous'
+    ? 'previous period'
+    : c.mode === 'year'
+      ? 'the same period a year before'
+      : `${c.from} – ${c.to}`;
+
+/** The compared range as the chart's key names it. */
+const comparedTitle = (c: Comparison) =>
+  c.mode === 'previous'
+    ? 'Previous period'
+    : c.mode === 'year'
+      ? 'A year before'
+      : `${c.from} – ${c.to}`;
+
+/** Whether a figure going up is good news: every one but the bounce rate. */
+const upIsGood = (figure: string) => figure !== 'bounce_rate';
+
 /**
- * The range's figures, each with its change against the previous period, and the conversion
+ * A figure's change, its direction and what it means — in words as well as colour (`better`,
+ * `worse`), since a colour alone says nothing to some readers.
+ */
+const FigureChange: FC<{ figure: string; now: number; before: number; versus: string }> = ({
+  figure,
+  now,
+  before,
+  versus,
+}) => {
+  const moved = now === before || before === 0 ? null : now > before === upIsGood(figure);
+  const meaning = moved === null ? '' : moved ? 'better' : 'worse';
+  return (
+    <p class={meaning ? `hint change ${meaning}` : 'hint'}>
+      {change(now, before)} vs {versus}
+      {meaning ? `, ${meaning}` : ''}
+    </p>
+  );
+};
+
+/**
+ * The range's figures, each with its change against the compared range, and the conversion
  * rate; a figure the chart can draw is a link that charts it (the one drawn is marked), as the
  * metric links above the chart do.
  */
 function Totals({
   overview,
   chart,
+  versus,
 }: {
   overview: Overview;
+  /** What the figures are compared with, as a hint says it: `previous period`. */
+  versus: string;
   chart: {
     metric: ChartMetric;
     drawable: readonly ChartMetric[];
@@ -73,16 +120,22 @@ function Totals({
             )}
           </h2>
           <p class="big">{formatFigure(key, overview.summary.data[key])}</p>
-          <p class="hint">
-            {change(overview.summary.data[key], overview.summary.previous[key])} vs previous period
-          </p>
+          <FigureChange
+            figure={key}
+            now={overview.summary.data[key]}
+            before={overview.summary.previous[key]}
+            versus={versus}
+          />
         </div>
       ))}
       {overview.conversion ? (
         <div class="card">
           <h2>Conversion rate</h2>
           <p class="big">{overview.conversion.rate}%</p>
-          <p class="hint">{overview.conversion.previous}% in the previous period</p>
+          <p class="hint">
+            {overview.conversion.previous}%{' '}
+            {versus === 'previous period' ? 'in the previous period' : `vs ${versus}`}
+          </p>
         </div>
       ) : null}
     </section>
@@ -99,7 +152,7 @@ async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, vi
   const asked = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
   const listed = asked !== '' || c.req.query('properties') === '1';
   if (!listed) return { asked, listed, name: '', names: null, rows: null };
-  const goals = view.filters.some(isGoalFilter) ? await listGoals(db, site.id) : [];
+  const goals = view.filters.some(needsGoals) ? await listGoals(db, site.id) : [];
   const found = await propertyNamesOf(c.env, site.id, view.range, view.filters, goals);
   const names = isUnavailable(found) ? [] : found.map((n) => n.name);
   const name = asked || names[0] || '';
@@ -118,6 +171,24 @@ async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, vi
   return { asked, listed, name, names, rows: isUnavailable(page) ? [] : page.rows };
 }
 
+/**
+ * The comparison the address asks for (`compare`: `previous`, `year`, `custom` with
+ * `compare_from` and `compare_to`), drawn on the chart, and its parameters for the page's links;
+ * without one (or with one that cannot be used), the figures' changes are against the period
+ * before.
+ */
+function comparisonAsked(c: Context<AppEnv>, range: { from: string; to: string }) {
+  const asked = comparisonOf(range, {
+    compare: c.req.query('compare'),
+    from: c.req.query('compare_from'),
+    to: c.req.query('compare_to'),
+  });
+  if ('errors' in asked || c.req.query('compare') === undefined)
+    return { compare: false, compared: comparisonOf(range, {}) as Comparison, comparing: {} };
+  const custom = asked.mode === 'custom' ? { compare_from: asked.from, compare_to: asked.to } : {};
+  return { compare: true, compared: asked, comparing: { compare: asked.mode, ...custom } };
+}
+
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
   const found = await readableSite(c);
@@ -126,15 +197,16 @@ async function overviewPage(c: Context<AppEnv>) {
   const { view, refused } = await viewOf(c, site, db);
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
-  const compare = c.req.query('compare') === 'previous';
+  const { compare, compared, comparing } = comparisonAsked(c, range);
   const path = view.base;
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, PANEL_NAMES, {
     compare,
+    compared,
   });
   // What the overview's links keep besides the view: the chart, the comparison, the tabs.
   const keep = {
     chart: metric === 'overview' ? undefined : metric,
-    compare: compare ? 'previous' : undefined,
+    ...comparing,
     ...chosenTabs(
       (name) => c.req.query(name),
       !isUnavailable(overview) && overview.goals.length > 0,
@@ -146,21 +218,27 @@ async function overviewPage(c: Context<AppEnv>) {
     property: property.asked || undefined,
     properties: property.listed && !property.asked ? 1 : undefined,
   };
-  const chartHref = (m: ChartMetric, comparing = compare) =>
+  const chartHref = (m: ChartMetric, comparison?: CompareParams | false) =>
     viewHref(path, view, {
       ...kept,
+      ...(comparison === undefined
+        ? {}
+        : { compare: undefined, compare_from: undefined, compare_to: undefined, ...comparison }),
       chart: m === 'overview' ? undefined : m,
-      compare: comparing ? 'previous' : undefined,
     });
   const funnels = await listFunnels(db, site.id);
   const imported = await importsWithin(db, site.id, range);
+  const segmentMenu = await segmentMenuOf(c, db, site);
+  const notes = await listAnnotations(db, site.id, range);
+  const annotator = await annotatorOf(c);
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
       <>
         <div class="actions">
           <h1>{site.domain}</h1>
-          {isUnavailable(overview) ? null : (
+          {/* The visitors of the last minutes are every visitor's: not for a segment's link. */}
+          {isUnavailable(overview) || c.get('linkSegment') ? null : (
             <p class="live" role="status" data-live={`${path}/live.json`}>
               <strong>{formatNumber(overview.live)}</strong>{' '}
               <span data-unit>{overview.live === 1 ? 'visitor' : 'visitors'}</span> in the last 5
@@ -173,6 +251,9 @@ async function overviewPage(c: Context<AppEnv>) {
           {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
         </p>
         <FilterChips path={path} view={view} keep={kept} refused={refused} />
+        {segmentMenu ? (
+          <SegmentMenu path={path} view={view} keep={kept} menu={segmentMenu} />
+        ) : null}
         <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
         {isUnavailable(overview) ? (
           <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={kept} />
@@ -180,6 +261,7 @@ async function overviewPage(c: Context<AppEnv>) {
           <>
             <Totals
               overview={overview}
+              versus={comparedWords(compared)}
               chart={{
                 metric,
                 drawable: chartMetricsFor(range.from === range.to),
@@ -191,9 +273,13 @@ async function overviewPage(c: Context<AppEnv>) {
               previous={overview.previousSeries}
               unit={seriesUnitOf(range)}
               metric={metric}
-              compare={compare}
+              comparedTo={compare ? comparedTitle(compared) : null}
+              comparing={compare ? compared.mode : null}
               hrefFor={chartHref}
+              notes={chartNotes(notes, overview.series, seriesUnitOf(range), range)}
+              from={range.from}
             />
+            <AnnotationsSection path={path} view={view} notes={notes} annotator={annotator} />
             <div class="panels">
               <PanelGroups overview={overview} domain={site.domain} view={view} keep={kept} />
               <PropertiesPanel
@@ -220,7 +306,7 @@ async function overviewPage(c: Context<AppEnv>) {
  */
 async function liveVisitors(c: Context<AppEnv>) {
   const found = await readableSite(c);
-  if (found instanceof Response) throw notFound();
+  if (found instanceof Response || c.get('linkSegment')) throw notFound();
   const visitors = await realtimeVisitors(c.env, found.site.id, Date.now());
   return c.json({ visitors, formatted: formatNumber(visitors) });
 }
@@ -231,6 +317,8 @@ export function createStatsPages() {
   pages.get('/:domain', overviewPage);
   pages.get('/:domain/live.json', liveVisitors);
   registerFlowPages(pages);
+  registerSegmentPages(pages);
+  registerAnnotationPages(pages);
   pages.get('/:domain/:name{[a-z_]+\\.csv}', statisticCsv);
   pages.get('/:domain/:name{[a-z_]+}', statisticPage);
   return pages;

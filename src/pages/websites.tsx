@@ -39,6 +39,7 @@ import {
   SharingSection,
   type SharingState,
   sharedLinksOf,
+  siteSegmentsOf,
 } from './settings-sharing.tsx';
 import { StorageSection, storageRecordOf } from './settings-storage.tsx';
 import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
@@ -150,6 +151,7 @@ async function editPage(
           <SharingSection
             site={site}
             links={await sharedLinksOf(c, site)}
+            segments={await siteSegmentsOf(c, site)}
             csrf={csrf}
             state={sharing?.state}
           />

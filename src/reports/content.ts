@@ -1,7 +1,8 @@
 /**
  * What a report says: totals with change, top pages, referrers and countries, the top goals
- * with their conversion rates (when the website has goals), a link.
+ * with their conversion rates (when the website has goals), the period's annotations, a link.
  */
+import { listAnnotations } from '../annotations/annotations.ts';
 import { V1_STATISTICS } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
@@ -22,6 +23,8 @@ export type ReportData = {
   figures: Figures;
   previous: Figures;
   top: { title: string; rows: { value: string; count: number }[] }[];
+  /** The annotations of the period (src/annotations/): `2026-11-20: Launched pricing v2`. */
+  notes: string[];
   statsUrl: string;
   /** RFC 8058's one-click address (`List-Unsubscribe`): mail providers post to it as it is. */
   unsubscribeUrl: string;
@@ -70,12 +73,16 @@ export async function reportData(
     }),
   );
   if (goals.length > 0) top.push({ title: 'Top goals', rows: goals });
+  const notes = (await listAnnotations(db, site.id, period)).map(
+    (n) => `${n.date}${n.endDate ? ` to ${n.endDate}` : ''}: ${n.text}`,
+  );
   return {
     domain: site.domain,
     period,
     figures: sums.data,
     previous: sums.previous,
     top,
+    notes,
     ...links,
     unsubscribePage: links.unsubscribePage ?? links.unsubscribeUrl,
   };
@@ -113,6 +120,7 @@ export function textOf(r: ReportData): string {
     for (const row of section.rows)
       lines.push(`  ${formatNumber(row.count).padStart(7)}  ${oneLine(row.value)}`);
   }
+  if (r.notes.length > 0) lines.push('', 'Annotations:', ...r.notes.map((n) => `  ${oneLine(n)}`));
   lines.push(
     '',
     `Full statistics: ${r.statsUrl}`,
@@ -156,7 +164,11 @@ export function htmlOf(r: ReportData): string {
     ([key, title]) =>
       `<strong style="font-size:24px">${e(formatFigure(key, r.figures[key]))}</strong> ${e(title.toLowerCase())} <span style="color:#5d6670">(${e(change(r.figures[key], r.previous[key]))})</span>`,
   ).join('<br>\n')}</p>
-${sections}
+${sections}${
+  r.notes.length > 0
+    ? `<h2 style="font-size:16px;margin:24px 0 8px">Annotations</h2><ul>${r.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul>`
+    : ''
+}
 <p style="margin-top:24px"><a href="${e(r.statsUrl)}">Open the full statistics</a></p>
 <p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribePage)}">Unsubscribe</a></p>
 </body></html>`;

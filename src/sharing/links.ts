@@ -8,16 +8,12 @@
 import { and, asc, count, eq, type SQL } from 'drizzle-orm';
 import { hashPassword } from '../accounts/password.ts';
 import type { Database } from '../db/client.ts';
-import {
-  owners,
-  type SharedLinkRow,
-  sharedLinks,
-  type WebsiteRow,
-  websites,
-} from '../db/schema.ts';
+import { owners, type WebsiteRow, websites } from '../db/schema.ts';
+import { type SharedLinkRow, segments, sharedLinks } from '../db/sharing-schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
 import { makerMayAct } from '../members/made.ts';
 
 /** At most this many links a website. */
@@ -30,6 +26,8 @@ export type SharedLinkRecord = {
   url?: string;
   embed_url?: string;
   has_password: boolean;
+  /** The saved segment it shows, and only it; null: every number of the website. */
+  segment_id: number | null;
   /** Its maker's e-mail; null for a link made before makers were recorded (the owner's). */
   created_by: string | null;
   created_at: string;
@@ -39,6 +37,7 @@ const toRecord = (row: SharedLinkRow, maker: string | null): SharedLinkRecord =>
   id: row.id,
   name: row.name,
   has_password: row.passwordHash !== null,
+  segment_id: row.segmentId,
   created_by: maker,
   created_at: apiTimestamp(row.createdAt),
 });
@@ -46,8 +45,15 @@ const toRecord = (row: SharedLinkRow, maker: string | null): SharedLinkRecord =>
 /** A token's form: 43 base64url characters. */
 export const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-/** Checks a link's fields: a name of 1–120 characters, an optional password of 8–128. */
-function checkLink(fields: Record<string, unknown>): { name: string; password: string | null } {
+/**
+ * Checks a link's fields: a name of 1–120 characters, an optional password of 8–128, an
+ * optional saved segment's id.
+ */
+function checkLink(fields: Record<string, unknown>): {
+  name: string;
+  password: string | null;
+  segmentId: number | null;
+} {
   const errors: FieldErrors = {};
   const name = typeof fields.name === 'string' ? fields.name.trim() : '';
   if (name === '') errors.name = ['The name field is required.'];
@@ -58,8 +64,23 @@ function checkLink(fields: Record<string, unknown>): { name: string; password: s
     errors.password = ['The password must be a string.'];
   else if (password !== null && (password.length < 8 || password.length > 128))
     errors.password = ['The password must be between 8 and 128 characters.'];
+  const segment = fields.segment_id;
+  const segmentId =
+    segment === undefined || segment === null || segment === '' ? null : parseId(String(segment));
+  if (segmentId === null && !(segment === undefined || segment === null || segment === ''))
+    errors.segment_id = ["The segment_id must be the id of one of the website's site segments."];
   if (Object.keys(errors).length > 0) throw validationFailed(errors);
-  return { name, password };
+  return { name, password, segmentId };
+}
+
+/** Whether a segment is one of the website's site segments (a link shows it to anyone). */
+async function isSiteSegment(db: Database, websiteId: number, id: number): Promise<boolean> {
+  const row = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(and(eq(segments.id, id), eq(segments.websiteId, websiteId), eq(segments.type, 'site')))
+    .get();
+  return row !== undefined;
 }
 
 /**
@@ -75,6 +96,10 @@ export async function createSharedLink(
   now = Date.now(),
 ): Promise<SharedLinkRecord & { url: string; embed_url: string }> {
   const input = checkLink(fields);
+  if (input.segmentId !== null && !(await isSiteSegment(db, websiteId, input.segmentId)))
+    throw validationFailed({
+      segment_id: ["The segment_id must be the id of one of the website's site segments."],
+    });
   const [{ n } = { n: 0 }] = await db
     .select({ n: count() })
     .from(sharedLinks)
@@ -90,6 +115,7 @@ export async function createSharedLink(
       name: input.name,
       tokenHash: await sha256Hex(token),
       passwordHash: input.password === null ? null : await hashPassword(input.password),
+      segmentId: input.segmentId,
       createdBy: maker.id,
       createdAt: now,
     })

@@ -35,6 +35,7 @@ const linkSchema = s
       example: 'https://stats.example.com/embed#3q2-7wEAAAA…',
     }),
     has_password: s.boolean(),
+    segment_id: s.number().int().nullable().openapi({ example: null }),
     created_by: s.string().nullable().openapi({
       example: 'admin@example.com',
       description:
@@ -48,6 +49,10 @@ const linkInput = s
   .object({
     name: s.string().openapi({ description: '1–120 characters.', example: 'Client' }),
     password: s.string().optional().openapi({ description: 'Optional, 8–128 characters.' }),
+    segment_id: s.number().int().optional().openapi({
+      description:
+        "Optional: one of the website's site segments. The link then shows that segment's numbers alone, which its readers cannot remove; deleting the segment revokes the link.",
+    }),
   })
   .openapi('SharedLinkInput');
 

@@ -36,8 +36,9 @@ export type Overview = {
   /** The top values of each panel asked for, in the same order. */
   panels: StatsPage[];
   /**
-   * When comparing: the chart's points of the period of equal length just before, point for
-   * point (null when not comparing, or when the log holds none of it under filters).
+   * When comparing: the chart's points of the compared range (by default the period of equal
+   * length just before), point for point (null when not comparing, or when the log holds none
+   * of it under filters).
    */
   previousSeries: SeriesPoint[] | null;
   /** Visitors of the last five minutes (all of them: filters do not narrow it). */
@@ -67,12 +68,14 @@ export async function conversionOf(
   filters: Filter[],
   summary: Summary,
   converting: (f: Filter) => boolean,
+  compared: { from: string; to: string } = previousPeriod(range),
 ): Promise<(Conversion & { base: number }) | Unavailable> {
   const others = filters.filter((f) => !converting(f));
   // Converting visitors are Sightline's own (the log's): so are those they are divided by.
   const all = await summaryOf(
     await sourceOf(env, db, websiteId, others, undefined, { imports: false }),
     range,
+    compared,
   );
   if (isUnavailable(all)) return all;
   return {
@@ -89,14 +92,17 @@ export async function overviewOf(
   range: { from: string; to: string },
   filters: Filter[],
   panels: readonly StatName[],
-  { compare = false }: { compare?: boolean } = {},
+  {
+    compare = false,
+    compared = previousPeriod(range),
+  }: { compare?: boolean; compared?: { from: string; to: string } } = {},
 ): Promise<Overview | Unavailable> {
   const goals = await listGoals(db, websiteId);
   const source = await sourceOf(env, db, websiteId, filters, goals);
   const [summary, series, previous, pages, live, conversions] = await Promise.all([
-    summaryOf(source, range),
+    summaryOf(source, range, compared),
     source.series(range),
-    compare ? source.series(previousPeriod(range)) : null,
+    compare ? source.series(compared) : null,
     source.tops(panels, range, PANEL_ROWS),
     realtimeVisitors(env, websiteId, Date.now()),
     source.conversions(goals, range),
@@ -124,7 +130,16 @@ export async function overviewOf(
       ? await ownVisitors(env, db, websiteId, range, summary)
       : summary.data.visitors;
   if (filters.some(converting)) {
-    const conversion = await conversionOf(env, db, websiteId, range, filters, summary, converting);
+    const conversion = await conversionOf(
+      env,
+      db,
+      websiteId,
+      range,
+      filters,
+      summary,
+      converting,
+      compared,
+    );
     if (!isUnavailable(conversion)) {
       base = conversion.base;
       overview.conversion = { rate: conversion.rate, previous: conversion.previous };

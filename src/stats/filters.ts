@@ -1,7 +1,8 @@
 /**
  * Filters of API v1 and the statistics page (docs/ARCHITECTURE.md, "Filters"):
  * `filter[<dimension>]=<value>`, `filter[<dimension>][not]=<value>` and
- * `filter[<dimension>][contains]=<text>`, combined with AND; what each dimension narrows is
+ * `filter[<dimension>][contains]=<text>`, and `filter[segment]=<id>` (a saved segment's
+ * filters: src/stats/v2/segments.ts), combined with AND; what each dimension narrows is
  * the counting model's (src/counting/v1.ts). Values are compared exactly as the Stats
  * API returns them; `contains` ignores case.
  */
@@ -15,6 +16,7 @@ import {
   isFilterDimension,
   MAX_FILTER_LENGTH,
   MAX_FILTERS,
+  SEGMENT_FILTER,
   V1_FILTER_OPERATORS,
   type V1FilterOperator,
 } from '../counting/v1.ts';
@@ -68,7 +70,13 @@ export function parseV1Filters(params: URLSearchParams): {
       errors[key] = [`The ${key} filter takes a goal's name, or [contains].`];
       continue;
     }
-    if (!match || !dimension || (property === null && !goal && !isFilterDimension(dimension))) {
+    const segment = dimension === SEGMENT_FILTER;
+    if (segment && (match?.[2] !== undefined || !/^[1-9]\d{0,15}$/.test(value))) {
+      errors[key] = [`The ${key} filter takes a saved segment's id.`];
+      continue;
+    }
+    const known = goal || segment || property !== null || isFilterDimension(dimension ?? '');
+    if (!match || !dimension || !known) {
       errors[key] = [
         `The ${key} filter is unknown: filter by one of ${FILTER_DIMENSIONS.join(', ')}, or props:<name>.`,
       ];

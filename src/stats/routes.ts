@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { FILTER_DIMENSIONS, type Filter, GOAL_FILTER, MAX_FILTERS } from '../counting/v1.ts';
-import { createDb } from '../db/client.ts';
+import { createDb, type Database } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
@@ -16,6 +16,7 @@ import { ApiError, validationFailed } from '../lib/errors.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../lib/rate-limit.ts';
 import { websiteFor } from '../websites/queries.ts';
+import { comparisonOf } from './comparison.ts';
 import { conversionOf } from './dashboard.ts';
 import { filterParam, foldingProblem, parseV1Filters } from './filters.ts';
 import { type Goal, UnknownGoal } from './goals.ts';
@@ -27,6 +28,7 @@ import {
   summaryResponseSchema,
 } from './schemas.ts';
 import { isGoalFilter, isUnavailable, sourceOf, summaryOf, type Unavailable } from './source.ts';
+import { withSavedSegments } from './v2/segments.ts';
 
 /** A one-page response for the documentation. */
 function example(summary: string, query: string, data: { value: string; count: number }[]) {
@@ -127,14 +129,28 @@ export async function readableWebsite(c: Context<AppEnv>, id: number) {
 }
 
 /**
- * The validated query and its filters (`filter[…]`, src/stats/filters.ts): one 422 names
- * every bad field and filter. A range whose `to` is before its `from` is a 422 naming `to`.
+ * The validated query and its filters (`filter[…]`, src/stats/filters.ts) on website
+ * `websiteId`, the saved segments they name read: one 422 names every bad field and filter.
+ * A range whose `to` is before its `from` is a 422 naming `to`.
  */
-export function checkedQuery<Q extends { from: string; to: string; search?: string | undefined }>(
+export async function checkedQuery<
+  Q extends { from: string; to: string; search?: string | undefined },
+>(
   c: Context<AppEnv>,
   query: () => Q,
-): { q: Q; filters: Filter[] } {
-  const { filters, errors, foldings } = parseV1Filters(new URL(c.req.url).searchParams);
+  db: Database,
+  websiteId: number,
+): Promise<{ q: Q; filters: Filter[] }> {
+  const parsed = parseV1Filters(new URL(c.req.url).searchParams);
+  const { errors, foldings } = parsed;
+  const { filters, unknown } = await withSavedSegments(
+    db,
+    websiteId,
+    c.get('ownerId'),
+    parsed.filters,
+  );
+  for (const f of unknown)
+    errors[filterParam(f)] = ['No saved segment of this website that you see has this id.'];
   const failed = Object.keys(errors).length > 0;
   let q: Q;
   try {
@@ -199,23 +215,39 @@ export function unavailable(u: Unavailable): ApiError {
 export function registerStatsRoutes(api: ApiApp) {
   serveRoute(api, summaryRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const { q, filters } = checkedQuery(c, query);
-    const answer = await summaryOf(await filteredSource(c, website.id, filters), q);
+    const { q, filters } = await checkedQuery(c, query, db, website.id);
+    const compared = comparisonOf(q, {
+      compare: q.compare,
+      from: q.compare_from,
+      to: q.compare_to,
+    });
+    if ('errors' in compared) throw validationFailed(compared.errors);
+    const answer = await summaryOf(await filteredSource(c, website.id, filters), q, compared);
     if (isUnavailable(answer)) throw unavailable(answer);
-    if (!filters.some(isGoalFilter)) return c.json({ ...answer, status: 200 });
+    if (!filters.some(isGoalFilter)) return c.json({ ...answer, compared, status: 200 });
     // Under a goal filter, the conversion rate: its visitors ÷ those of the other filters.
-    const rate = await conversionOf(c.env, db, website.id, q, filters, answer, isGoalFilter);
+    const rate = await conversionOf(
+      c.env,
+      db,
+      website.id,
+      q,
+      filters,
+      answer,
+      isGoalFilter,
+      compared,
+    );
     if (isUnavailable(rate)) throw unavailable(rate);
     return c.json({
       data: { ...answer.data, conversion_rate: rate.rate },
       previous: { ...answer.previous, conversion_rate: rate.previous },
+      compared,
       status: 200,
     });
   });
 
   serveRoute(api, statsRoute, async (c, { id, query }) => {
     const { db, website } = await readableWebsite(c, id);
-    const { q, filters } = checkedQuery(c, query);
+    const { q, filters } = await checkedQuery(c, query, db, website.id);
     const perPage = q.per_page ?? 25;
     const page = q.page ?? 1;
     if (q.name === 'property' && !q.property)

@@ -11,6 +11,7 @@ import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
 import { Schema, s } from '../lib/schema.ts';
+import { COMPARE_MODES } from './comparison.ts';
 
 export const dateField = (name: 'from' | 'to') =>
   field<string>(
@@ -113,10 +114,30 @@ export const statsResponseSchema = s
   })
   .openapi('Stats');
 
+/** A date of the compared range (`compare=custom`), checked with the comparison. */
+const comparedDate = (name: string) =>
+  field<string>(
+    {
+      type: 'string',
+      description: `With \`compare=custom\`: the compared range's ${name === 'compare_from' ? 'first' : 'last'} day (YYYY-MM-DD).`,
+    },
+    (raw) =>
+      typeof raw === 'string'
+        ? { ok: true, value: raw }
+        : { ok: false, message: `The ${name} field must be a date.` },
+  ).optional();
+
 export const summaryQuerySchema = s.object({
   from: dateField('from'),
   to: dateField('to'),
   filter: filterParameter,
+  compare: stringChoice(
+    'compare',
+    COMPARE_MODES,
+    '`previous` (default): the period of equal length just before; `year`: the same dates a year before; `custom`: `compare_from`–`compare_to`.',
+  ).optional(),
+  compare_from: comparedDate('compare_from'),
+  compare_to: comparedDate('compare_to'),
 });
 
 const figuresSchema = s
@@ -136,7 +157,8 @@ const figuresSchema = s
       example: 48,
     }),
     visit_duration: s.number().int().openapi({
-      description: "Average time between a visit's first and last page view, in whole seconds.",
+      description:
+        'Average length of a visit: from its first to its last page view, and as long as the last was seen (its engagement), in whole seconds.',
       example: 65,
     }),
     events: s.number().int().openapi({ description: 'Custom events.', example: 120 }),
@@ -152,8 +174,16 @@ export const summaryResponseSchema = s
   .object({
     data: figuresSchema,
     previous: figuresSchema.openapi({
-      description: 'The same figures for the period of equal length just before `from`.',
+      description:
+        'The same figures for the compared range: by default the period of equal length just before `from`.',
     }),
+    compared: s
+      .object({
+        mode: s.enum(COMPARE_MODES),
+        from: s.string().openapi({ example: '2026-10-02' }),
+        to: s.string().openapi({ example: '2026-10-31' }),
+      })
+      .openapi({ description: 'The range `previous` is of, and how it was chosen.' }),
     status: s.number().int().openapi({ example: 200 }),
   })
   .openapi('Summary');

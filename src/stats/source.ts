@@ -222,12 +222,16 @@ export async function sourceOf(
   { imports = true }: { imports?: boolean } = {},
 ): Promise<Source> {
   // A goal filter is the hits that complete the goal: the website's goals say which.
-  const named = goals ?? (filters.some(isGoalFilter) ? await listGoals(db, websiteId) : []);
+  const named = goals ?? (filters.some(needsGoals) ? await listGoals(db, websiteId) : []);
   return engineSource(readerOf(db, websiteId, env, { imports }), filters, named);
 }
 
 /** Whether a filter is on a goal (`filter[goal]`). */
 export const isGoalFilter = (f: Filter) => f.dimension === GOAL_FILTER;
+
+/** Whether a filter needs the website's goals: one on a goal, or a segment with one. */
+export const needsGoals = (f: Filter) =>
+  isGoalFilter(f) || JSON.stringify(f.segment?.nodes ?? []).includes(`"${GOAL}"`);
 
 /**
  * A website's oldest date with data, once its log has flushed into the roll-ups (so that a
@@ -247,14 +251,28 @@ export async function firstDateOf(
   return own === null ? imported : imported === null || own < imported ? own : imported;
 }
 
-/** The six figures of a range and of the period of equal length just before it. */
-export async function summaryOf(source: Source<never>, range: Dates): Promise<Summary>;
-export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable>;
-export async function summaryOf(source: Source, range: Dates): Promise<Summary | Unavailable> {
+/**
+ * The six figures of a range and of the range it is compared with: the period of equal
+ * length just before it, unless `before` says another (./comparison.ts).
+ */
+export async function summaryOf(
+  source: Source<never>,
+  range: Dates,
+  before?: Dates,
+): Promise<Summary>;
+export async function summaryOf(
+  source: Source,
+  range: Dates,
+  before?: Dates,
+): Promise<Summary | Unavailable>;
+export async function summaryOf(
+  source: Source,
+  range: Dates,
+  before: Dates = previousPeriod(range),
+): Promise<Summary | Unavailable> {
   const data = await source.figures(range);
   if (isUnavailable(data)) return data;
-  // The period before may reach past the log's oldest date: it shows what the log holds.
-  const before = previousPeriod(range);
+  // The compared range may reach past the log's oldest date: it shows what the log holds.
   let previous = await source.figures(before);
   if (isUnavailable(previous))
     previous =

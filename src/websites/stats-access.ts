@@ -15,11 +15,12 @@ import {
   statsPasswordSucceeded,
 } from '../accounts/throttle.ts';
 import type { Database } from '../db/client.ts';
-import { type SharedLinkRow, type WebsiteRow, websites } from '../db/schema.ts';
+import { type WebsiteRow, websites } from '../db/schema.ts';
 import { hmacHex, serverSecret } from '../db/secrets.ts';
+import type { SharedLinkRow } from '../db/sharing-schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { normalizeDomain } from './domain.ts';
-import { websiteAccess } from './queries.ts';
+import { type Role, websiteAccess } from './queries.ts';
 
 /** How long a right password is remembered. */
 export const PASSWORD_COOKIE_SECONDS = 30 * 24 * 3600;
@@ -46,10 +47,11 @@ export async function linkToken(db: Database, link: SharedLinkRow): Promise<stri
 }
 
 /**
- * `team`: the person is the website's owner or a member of it; `granted`: anyone may read
- * it (public, or the right password cookie); `password`: the form; `hidden`: a 404.
+ * `{role}`: the person is the website's owner or a member of it, with that role; `granted`:
+ * anyone may read it (public, or the right password cookie); `password`: the form; `hidden`:
+ * a 404.
  */
-export type StatsAccess = 'team' | 'granted' | 'hidden' | 'password';
+export type StatsAccess = { role: Role } | 'granted' | 'hidden' | 'password';
 
 /** The access of a person (or nobody) holding `cookie` (the site's password cookie, if any). */
 export async function statsAccess(
@@ -59,8 +61,9 @@ export async function statsAccess(
   cookie: string | undefined,
 ): Promise<StatsAccess> {
   // The owner is on the row already; a member's role is one more read.
-  if (person && (person.id === site.ownerId || (await websiteAccess(db, person.id, site.id))))
-    return 'team';
+  if (person?.id === site.ownerId) return { role: 'owner' };
+  const member = person ? await websiteAccess(db, person.id, site.id) : undefined;
+  if (member) return { role: member.role };
   if (site.privacy === 0) return 'granted';
   if (site.privacy === 2 && site.passwordHash)
     return cookie && timingSafeEqual(cookie, await siteToken(db, site)) ? 'granted' : 'password';

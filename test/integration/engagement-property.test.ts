@@ -6,7 +6,11 @@
  * last send, added up) — and engagements of pages never viewed. The reference follows the
  * hits in the order they arrived: an engagement's time goes to the visit's last view of its
  * page so far, its scroll to the visit's first; then per page the seconds per visitor and
- * the average of the visits' deepest scrolls, as the Stats API v2 answers them.
+ * the average of the visits' deepest scrolls, as the Stats API v2 answers them. A visit's
+ * duration counts the gaps between its page views, each at least the engaged time of the
+ * page view before it, and its last page view's engaged time — from the roll-ups, which
+ * readers ask for between the hits (so some engagements come after their page view was
+ * rolled up), and from the log.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,30 +96,61 @@ type Visit = {
   stray: string | null;
 };
 
-/** What the API should answer per page: visitors, time on page, scroll depth. */
-function reference(sent: Sent[]): Record<string, [number, number, number | null]> {
+/** Seconds between the hits as they arrive. */
+const STEP_MS = 10_000;
+
+/**
+ * What the API should answer per page (visitors, time on page, scroll depth) and for the day
+ * (visits, visit duration).
+ */
+function reference(sent: Sent[]): {
+  pages: Record<string, [number, number, number | null]>;
+  day: [number, number];
+} {
   type Row = { page: string; ms: number; scroll: number | null };
+  /** A visitor's visit: its pages, last page view (`at`: its arrival), seconds and tail. */
+  type Open = {
+    seen: Map<string, { first: Row; last: Row }>;
+    last?: Row;
+    at: number;
+    seconds: number;
+    tail: number;
+  };
   const rows: Row[] = [];
-  const pages = new Map<number, Map<string, { first: Row; last: Row }>>();
+  const visits = new Map<number, Open>();
   const visitorsOf = new Map<string, Set<number>>();
-  for (const hit of sent) {
-    const seen = pages.get(hit.visitor) ?? new Map<string, { first: Row; last: Row }>();
-    pages.set(hit.visitor, seen);
+  for (const [i, hit] of sent.entries()) {
+    const visit: Open = visits.get(hit.visitor) ?? { seen: new Map(), at: 0, seconds: 0, tail: 0 };
+    visits.set(hit.visitor, visit);
     const e = hit.engagement;
     if (!e) {
       const row: Row = { page: hit.page, ms: 0, scroll: null };
       rows.push(row);
-      const known = seen.get(hit.page);
-      seen.set(hit.page, { first: known?.first ?? row, last: row });
+      const known = visit.seen.get(hit.page);
+      visit.seen.set(hit.page, { first: known?.first ?? row, last: row });
+      if (visit.last) visit.seconds += Math.max(0, (i - visit.at) * (STEP_MS / 1000) - visit.tail);
+      Object.assign(visit, { last: row, at: i, tail: 0 });
       visitorsOf.set(hit.page, (visitorsOf.get(hit.page) ?? new Set()).add(hit.visitor));
       continue;
     }
-    const at = seen.get(hit.page);
+    const at = visit.seen.get(hit.page);
     // An engagement of a page its visit has not viewed (yet) counts nothing.
     if (!at) continue;
     at.last.ms = e.plausible ? at.last.ms + e.ms : Math.max(at.last.ms, e.ms);
     if (e.scroll !== null) at.first.scroll = Math.max(at.first.scroll ?? 0, e.scroll);
+    // The visit's last page view: its engaged time counts in the visit's duration.
+    if (at.last === visit.last) {
+      const tail = Math.floor(at.last.ms / 1000);
+      visit.seconds += tail - visit.tail;
+      visit.tail = tail;
+    }
   }
+  const viewed = [...visits.values()].filter((v) => v.last);
+  const seconds = viewed.reduce((sum, v) => sum + v.seconds, 0);
+  const day: [number, number] = [
+    viewed.length,
+    viewed.length ? Number((seconds / viewed.length).toFixed(0)) : 0,
+  ];
   const out: Record<string, [number, number, number | null]> = {};
   for (const [page, visitors] of visitorsOf) {
     const own = rows.filter((r) => r.page === page);
@@ -129,7 +164,18 @@ function reference(sent: Sent[]): Record<string, [number, number, number | null]
         : Number((scrolls.reduce((a, b) => a + b, 0) / scrolls.length).toFixed(0)),
     ];
   }
-  return out;
+  return { pages: out, day };
+}
+
+/** A v2 query of the day. */
+async function query(key: string, json: Record<string, unknown>) {
+  const res = await call('/api/v2/query', {
+    method: 'POST',
+    key,
+    body: { json: { date_range: [DAY, DAY], ...json } },
+  });
+  expect(res.status, res.text).toBe(200);
+  return (res.json as { results: { dimensions: string[]; metrics: number[] }[] }).results;
 }
 
 afterAll(() => freezeAt(Date.now()));
@@ -137,51 +183,52 @@ afterAll(() => freezeAt(Date.now()));
 describe('time on page and scroll depth, for any visits and engagements', () => {
   it('equal the reference worked out from the raw hits, in the order they arrived', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(visitArb, { minLength: 1, maxLength: 3 }), async (visits) => {
-        const s = await site('engagement-property');
-        const sent = arrivals(visits);
-        const start = Date.parse(`${DAY}T09:00:00Z`);
-        for (const [i, hit] of sent.entries()) {
-          freezeAt(start + i * 10_000);
-          const page = `https://${s.domain}${hit.page}`;
-          const e = hit.engagement;
-          const body = !e
-            ? { page }
-            : e.plausible
-              ? {
-                  n: 'engagement',
-                  u: page,
-                  d: s.domain,
-                  e: e.ms,
-                  ...(e.scroll === null ? {} : { sd: e.scroll }),
-                }
-              : {
-                  page,
-                  engagement: { ms: e.ms, ...(e.scroll === null ? {} : { scroll: e.scroll }) },
-                };
-          const res = await sendHit(body, { ip: `198.51.100.${hit.visitor + 1}` });
-          expect(res.status).toBe(202);
-        }
-        const res = await call('/api/v2/query', {
-          method: 'POST',
-          key: s.key,
-          body: {
-            json: {
-              site_id: s.domain,
-              date_range: [DAY, DAY],
-              metrics: ['visitors', 'time_on_page', 'scroll_depth'],
-              dimensions: ['event:page'],
-            },
-          },
-        });
-        expect(res.status, res.text).toBe(200);
-        const got = Object.fromEntries(
-          (res.json as { results: { dimensions: string[]; metrics: number[] }[] }).results.map(
-            (r) => [r.dimensions[0], r.metrics],
-          ),
-        );
-        expect(got).toEqual(reference(sent));
-      }),
+      fc.asyncProperty(
+        fc.array(visitArb, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 2, max: 7 }),
+        async (visits, readEvery) => {
+          const s = await site('engagement-property');
+          const sent = arrivals(visits);
+          const start = Date.parse(`${DAY}T09:00:00Z`);
+          const duration = { site_id: s.domain, metrics: ['visits', 'visit_duration'] };
+          for (const [i, hit] of sent.entries()) {
+            // A reader of the roll-ups: what the log holds so far is rolled up.
+            if (i % readEvery === readEvery - 1) await query(s.key, duration);
+            freezeAt(start + i * STEP_MS);
+            const page = `https://${s.domain}${hit.page}`;
+            const e = hit.engagement;
+            const body = !e
+              ? { page }
+              : e.plausible
+                ? {
+                    n: 'engagement',
+                    u: page,
+                    d: s.domain,
+                    e: e.ms,
+                    ...(e.scroll === null ? {} : { sd: e.scroll }),
+                  }
+                : {
+                    page,
+                    engagement: { ms: e.ms, ...(e.scroll === null ? {} : { scroll: e.scroll }) },
+                  };
+            const res = await sendHit(body, { ip: `198.51.100.${hit.visitor + 1}` });
+            expect(res.status).toBe(202);
+          }
+          const byPage = await query(s.key, {
+            site_id: s.domain,
+            metrics: ['visitors', 'time_on_page', 'scroll_depth'],
+            dimensions: ['event:page'],
+          });
+          const expected = reference(sent);
+          expect(Object.fromEntries(byPage.map((r) => [r.dimensions[0], r.metrics]))).toEqual(
+            expected.pages,
+          );
+          // The roll-ups, and the log (a filter on visits no roll-up holds).
+          expect((await query(s.key, duration))[0]?.metrics).toEqual(expected.day);
+          const fromLog = { ...duration, filters: [['is_not', 'visit:browser', ['Lynx']]] };
+          expect((await query(s.key, fromLog))[0]?.metrics).toEqual(expected.day);
+        },
+      ),
       { numRuns: 15, seed: 49 },
     );
   });

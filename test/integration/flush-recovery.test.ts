@@ -189,3 +189,42 @@ describe('a D1 behind the log', () => {
     expect(JSON.stringify(logged.mock.calls)).toContain('roll-ups lost');
   });
 });
+
+describe("an engagement on a visit's last page view, after it was rolled up", () => {
+  it('adds its seconds to the roll-ups once, and once again only to a D1 restored before it', async () => {
+    const s = await site('flush-late-duration', { privacy: '0' });
+    const log = websiteLog(env, s.id);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const engage = (after: number, page: string, ms: number) =>
+      log.engage(
+        logHit(s.id, {
+          kind: 'engagement',
+          time: T0 + after,
+          page,
+          engagement: { ms, scroll: null, added: false },
+        }),
+      );
+    const snapshot = await d1State(s.id);
+    // One visit: /a, seen 12 s; /b 30 s later, rolled up, then seen 8 s, then 20 s in all.
+    await record(log, logHit(s.id, { time: T0, page: '/a' }));
+    await engage(15_000, '/a', 12_000);
+    await record(log, logHit(s.id, { time: T0 + 30_000, page: '/b' }));
+    expect(await log.flush()).toMatchObject({ ok: true, events: 2 });
+    expect(await engage(40_000, '/b', 8_000)).toMatchObject({ engaged: true, late: true });
+    await engage(50_000, '/b', 20_900);
+    // An engagement of a page view no longer the visit's last changes its time on page only.
+    expect(await engage(55_000, '/a', 40_000)).toMatchObject({ engaged: true });
+    expect(await log.flush()).toMatchObject({ ok: true, events: 0 });
+    // 12 s on /a, the rest of the 30 s gap (18 s), 20 s on /b.
+    expect((await rollups(s.id)).visit_duration).toEqual({ '2026-03-10': 50 });
+    const events = await loggedEvents(log);
+    expect(events.map((e) => e.visitSeconds)).toEqual([12, 38]);
+    // D1 restored to before the first flush: each page view is rolled up again as it is now,
+    // the changes it holds not added twice.
+    await restoreD1(s.id, snapshot);
+    await record(log, logHit(s.id, { time: T0 + 90_000, page: '/c', ip: '192.0.2.77' }));
+    await log.flush();
+    expect((await rollups(s.id)).visit_duration).toEqual({ '2026-03-10': 50 });
+    expect(await rollups(s.id)).toEqual(await expectedRollups(s.id));
+  });
+});

@@ -254,6 +254,7 @@ describe('sending reports', () => {
             rows: [{ value: '/<script>alert(1)</script>\r\nBcc: x@example.com', count: 1 }],
           },
         ],
+        notes: ['2026-11-17: <b>sent</b>\r\nBcc: y@example.com'],
         statsUrl: 'https://sightline.test/stats/x',
         unsubscribeUrl: 'https://sightline.test/reports/unsubscribe/1/00',
         unsubscribePage: 'https://sightline.test/reports/unsubscribe#1.00',
@@ -267,6 +268,7 @@ describe('sending reports', () => {
     const html = raw.slice(raw.indexOf('Content-Type: text/html'));
     expect(html).not.toContain('<script>alert(1)</script>');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).toContain('2026-11-17: &#60;b&#62;sent&#60;/b&#62;');
     expect(subject(raw)).toBe(
       'evil.example.com Bcc: victim@example.com: 1 visitors, 1 page views (week of 2026-11-16)',
     );

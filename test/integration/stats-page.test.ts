@@ -683,16 +683,28 @@ describe('content', () => {
   it('shows totals and their change vs the previous period', async () => {
     const cases: [string, string, string, string, string][] = [
       // query, visitors, change, page views, change
-      ['?range=today', '4', '+100% vs previous period', '5', '+150% vs previous period'],
+      [
+        '?range=today',
+        '4',
+        '+100% vs previous period, better',
+        '5',
+        '+150% vs previous period, better',
+      ],
       ['?range=yesterday', '2', 'new vs previous period', '2', 'new vs previous period'],
-      ['?range=7d', '6', '+500% vs previous period', '7', '+600% vs previous period'],
+      [
+        '?range=7d',
+        '6',
+        '+500% vs previous period, better',
+        '7',
+        '+600% vs previous period, better',
+      ],
       ['', '7', 'new vs previous period', '8', 'new vs previous period'],
       [
         '?range=custom&from=2026-03-02&to=2026-03-02',
         '0',
-        '-100% vs previous period',
+        '-100% vs previous period, worse',
         '0',
-        '-100% vs previous period',
+        '-100% vs previous period, worse',
       ],
       [
         '?range=custom&from=2026-01-01&to=2026-01-31',

@@ -131,8 +131,12 @@ const VERSION_7_COLUMNS = [
   'region',
 ];
 
-/** SQL that takes a log's tables back to version 9: `log` without its page views' engagement. */
-export const AS_VERSION_9 = `ALTER TABLE log DROP COLUMN engaged;
+/**
+ * SQL that takes a log's tables back to version 9: `log` without its page views' engagement,
+ * no `late_durations`.
+ */
+export const AS_VERSION_9 = `DROP TABLE late_durations;
+ALTER TABLE log DROP COLUMN engaged;
 ALTER TABLE log DROP COLUMN scroll;
 UPDATE meta SET value = 9 WHERE key = 'schema';
 `;

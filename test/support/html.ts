@@ -88,7 +88,7 @@ export function totalCard(html: string, title: string) {
   const m = html.match(
     // The title is a link when the chart can draw the figure.
     new RegExp(
-      `<h2>(?:<a [^>]*>)?${title}(?:</a>)?</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint">([^<]*)</p>`,
+      `<h2>(?:<a [^>]*>)?${title}(?:</a>)?</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint[^"]*">([^<]*)</p>`,
     ),
   );
   if (!m) throw new Error(`no totals card ${title}`);

@@ -133,6 +133,21 @@ document.addEventListener('keydown', (event) => {
   (next as Focusable).focus();
 });
 
+// A click on a point of the chart (or Enter on it) dates the annotation form, for the
+// owner and admins who have one (../stats-annotations.tsx): "click a date, write the note".
+const annotateAt = (point: Element | null) => {
+  const date = point?.closest('.pt')?.getAttribute('data-date');
+  const form = document.querySelector<HTMLFormElement>('form.annotate');
+  const field = form?.querySelector<HTMLInputElement>('input[name="date"]');
+  if (!date || !field) return;
+  field.value = date;
+  form?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
+};
+document.addEventListener('click', (event) => annotateAt(event.target as Element | null));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') annotateAt(elementOf(event));
+});
+
 /**
  * Shows a group's tab in place (../stats-panels.tsx): every tab's table is in the page, so the
  * chosen one is shown and the others hidden. The address becomes the tab's link, and the

@@ -17,6 +17,7 @@ import { readerOf } from '../engine/engine.ts';
 import { firstDateOf } from '../source.ts';
 import { answerQuery } from './answer.ts';
 import { parseQuery, siteIdOf } from './query.ts';
+import { withSegments } from './segments.ts';
 
 export const INVALID_KEY =
   "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested.";
@@ -43,11 +44,17 @@ export async function askV2(
   // Readers pay their way: per client address and website (src/lib/rate-limit.ts).
   if (!(await withinReadLimits(env, address, site.id, true))) throw tooManyV2();
   const all = (body as { date_range?: unknown }).date_range === 'all';
-  const query = parseQuery(body, {
-    timeZone: site.timezone,
-    now: Date.now(),
-    firstDate: all ? await firstDateOf(env, db, site.id) : null,
-  });
+  // Saved segments stand for their filters (src/segments/segments.ts), echoed expanded.
+  const filters = (body as { filters?: unknown }).filters;
+  const expanded = await withSegments(db, site.id, personId, filters);
+  const query = parseQuery(
+    expanded === filters ? body : { ...(body as object), filters: expanded },
+    {
+      timeZone: site.timezone,
+      now: Date.now(),
+      firstDate: all ? await firstDateOf(env, db, site.id) : null,
+    },
+  );
   const goals = await listGoals(db, site.id);
   const readerFor = (imports: boolean) => readerOf(db, site.id, env, { imports });
   return answerQuery(readerFor, query, goals);

@@ -3,9 +3,9 @@
  * `[operator, dimension, clauses, modifiers?]` joined by `and`, `or`, `not`, and the
  * behavioural `has_done` / `has_not_done`, checked and turned into the engine's filters
  * (src/counting/query.ts). Their cost is bounded: so many leaves, clauses and letters folded,
- * patterns of RE2's syntax (matched in linear time) no longer than so many characters.
+ * patterns of RE2's syntax (src/lib/pattern.ts: matched in linear time) no longer than so many
+ * characters.
  */
-import { RE2JS } from 're2js';
 import { FILTER_OPERATORS, type FilterNode, type FilterOperator } from '../../counting/query.ts';
 import {
   GOAL,
@@ -15,11 +15,13 @@ import {
   UNANSWERED_DIMENSIONS,
 } from '../../counting/query-dimensions.ts';
 import { storedEventName } from '../../counting/statistics.ts';
+import { isV1FilteredDimension } from '../../counting/v1.ts';
 import {
   foldingsOf,
   MAX_FOLDINGS_PER_QUESTION,
   needsTooManyFoldings,
 } from '../../lib/contains-text.ts';
+import { Pattern, PatternError } from '../../lib/pattern.ts';
 import { QueryError } from './errors.ts';
 
 /** Bounds of one question's filters. */
@@ -28,9 +30,15 @@ const MAX_CLAUSES = 100;
 const MAX_DEPTH = 6;
 const MAX_CLAUSE_LENGTH = 1000;
 
-/** The dimensions a filter may name: those of events and visits, not times nor Sightline's own. */
+/**
+ * The dimensions a filter may name: those of events and visits, not times; of Sightline's own,
+ * those of API v1's filters (`sl:page`…: what a segment saved from the statistics page names).
+ */
 function isFilterDimension(key: string): boolean {
-  return (key.startsWith('event:') || key.startsWith('visit:')) && isQueryDimension(key);
+  return (
+    ((key.startsWith('event:') || key.startsWith('visit:')) && isQueryDimension(key)) ||
+    (isV1FilteredDimension(key) && isQueryDimension(key))
+  );
 }
 
 /** Why a dimension that is not one Sightline answers is refused (filters and dimensions alike). */
@@ -50,8 +58,10 @@ const shown = (filter: unknown) => JSON.stringify(filter);
 
 function leafOf(filter: unknown[], budget: Budget, behavioural: boolean): FilterNode {
   const [op, dimension, clauses, modifiers, ...rest] = filter;
-  if (op === 'is' && dimension === 'segment')
-    throw new QueryError(`Invalid filter '${shown(filter)}': Sightline has no saved segments.`);
+  // Saved segments are replaced by their filters before (src/segments/segments.ts): one
+  // here is inside a segment's own filters.
+  if (dimension === 'segment')
+    throw new QueryError(`Invalid filter '${shown(filter)}': a segment may not name a segment.`);
   if (typeof dimension !== 'string' || !Array.isArray(clauses) || rest.length > 0)
     throw new QueryError(`Invalid filter '${shown(filter)}'.`);
   const unanswered = unansweredDimension(dimension);
@@ -108,11 +118,10 @@ function leafOf(filter: unknown[], budget: Budget, behavioural: boolean): Filter
   for (const value of values) {
     if (pattern) {
       try {
-        RE2JS.compile(value);
+        new Pattern(value);
       } catch (err) {
-        throw new QueryError(
-          `Invalid filter '${shown(filter)}': ${err instanceof Error ? err.message : 'not a pattern'}.`,
-        );
+        if (!(err instanceof PatternError)) throw err;
+        throw new QueryError(`Invalid filter '${shown(filter)}': ${err.message}.`);
       }
     } else if (!caseSensitive) {
       budget.foldings += foldingsOf(value);

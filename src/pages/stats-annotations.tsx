@@ -1,0 +1,137 @@
+/**
+ * Annotations on the statistics page (src/annotations/): those of the range listed under the
+ * chart for every reader (shared links included), marked on the chart (./stats-chart.tsx);
+ * for the website's owner and admins, a form that annotates a date — a click on a point of the
+ * chart fills it in (./assets/page.ts) — and a delete button each.
+ */
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { annotationInput, createAnnotation, deleteAnnotation } from '../annotations/annotations.ts';
+import type { AnnotationRow } from '../db/sharing-schema.ts';
+import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { csrfToken, formBody } from '../http/session.ts';
+import { ApiError } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
+import { DeleteButton } from './layout.tsx';
+import { notFound } from './shared-access.tsx';
+import { readableSite } from './stats-access.tsx';
+import { type View, viewParams } from './stats-view.tsx';
+
+/** The writing part of the section: for the owner and admins on the website's own pages. */
+export async function annotatorOf(c: Context<AppEnv>): Promise<{ csrf: string } | null> {
+  const reader = c.get('teamReader');
+  if (!reader?.admin || c.get('statsBase')) return null;
+  return { csrf: await csrfToken(c) };
+}
+
+/** The view's own parameters, for a form to come back to it. */
+const ViewFields: FC<{ view: View }> = ({ view }) => (
+  <>
+    {viewParams(view).map(([name, value]) => (
+      <input type="hidden" name={name} value={value} />
+    ))}
+  </>
+);
+
+export const AnnotationsSection: FC<{
+  path: string;
+  view: View;
+  notes: AnnotationRow[];
+  annotator: { csrf: string } | null;
+}> = ({ path, view, notes, annotator }) =>
+  notes.length === 0 && !annotator ? null : (
+    <section class="annotations" aria-labelledby="annotations-title">
+      <h2 id="annotations-title">Annotations</h2>
+      {notes.length > 0 ? (
+        <ul>
+          {notes.map((n) => (
+            <li>
+              <time datetime={n.date}>{n.date}</time>
+              {n.endDate ? (
+                <>
+                  {' – '}
+                  <time datetime={n.endDate}>{n.endDate}</time>
+                </>
+              ) : null}
+              : {n.text}
+              {annotator ? (
+                <DeleteButton
+                  action={`${path}/annotations/${n.id}/delete?${new URLSearchParams(viewParams(view))}`}
+                  csrf={annotator.csrf}
+                  what={`the annotation of ${n.date}`}
+                />
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="hint">No annotations in this range.</p>
+      )}
+      {annotator ? (
+        <form method="post" action={`${path}/annotations`} class="annotate">
+          <input type="hidden" name="_csrf" value={annotator.csrf} />
+          <ViewFields view={view} />
+          <label>
+            Date <input type="date" name="date" value={view.range.to} required />
+          </label>
+          <label>
+            Until (optional) <input type="date" name="end_date" />
+          </label>
+          <label>
+            Note <input name="text" required maxlength={500} />
+          </label>
+          <button type="submit">Annotate</button>
+        </form>
+      ) : null}
+    </section>
+  );
+
+/** Back to the view a form came from (its parameters in the form, or the query). */
+function backTo(domain: string, params: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [name, value] of params)
+    if (name === 'range' || name === 'from' || name === 'to' || name.startsWith('filter['))
+      kept.append(name, value);
+  return `/stats/${domain}?${kept.toString()}#annotations-title`;
+}
+
+/** The website of the path, for its owner or an admin (a 404 for anyone else). */
+async function annotatedSite(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  if (found instanceof Response) return found;
+  if (!c.get('teamReader')?.admin || c.get('statsBase')) throw notFound();
+  return found;
+}
+
+/**
+ * `POST /stats/{domain}/annotations` (annotate) and `…/annotations/{id}/delete`, the owner's
+ * and admins', after the form's CSRF check; both go back to the view they were sent from.
+ */
+export function registerAnnotationPages(pages: Hono<AppEnv>) {
+  pages.post('/:domain/annotations', async (c) => {
+    const found = await annotatedSite(c);
+    if (found instanceof Response) return found;
+    const body = await formBody(c);
+    const input = annotationInput({
+      date: formText(body.date),
+      end_date: formText(body.end_date),
+      text: formText(body.text),
+    });
+    const reader = c.get('teamReader') as { id: number };
+    await createAnnotation(found.db, found.site.id, reader.id, input);
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(body))
+      if (typeof value === 'string') params.append(name, value);
+    return c.redirect(backTo(found.site.domain, params), 303);
+  });
+  pages.post('/:domain/annotations/:annotation/delete', async (c) => {
+    const found = await annotatedSite(c);
+    if (found instanceof Response) return found;
+    await formBody(c);
+    const id = parseId(c.req.param('annotation'));
+    if (id === null || !(await deleteAnnotation(found.db, found.site.id, id)))
+      throw new ApiError(404, 'There is no such annotation.');
+    return c.redirect(backTo(found.site.domain, new URL(c.req.url).searchParams), 303);
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * Saved segments on the statistics page (src/segments/): for the website's owner and members,
+ * a menu of the segments they see — each applies as one chip (`filter[segment]=<id>`) that
+ * combines with further filters — and a form that saves the filters chosen as a segment
+ * (theirs alone, or, for an owner or admin, everyone's). A shared link limited to a segment
+ * shows its chip without a way to remove it (./stats-access.tsx `viewOf`).
+ */
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { SEGMENT_FILTER, v1FilterTree } from '../counting/v1.ts';
+import type { Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
+import type { SegmentRow } from '../db/sharing-schema.ts';
+import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { csrfToken, formBody } from '../http/session.ts';
+import { createSegment, listSegments, segmentInput } from '../segments/segments.ts';
+import { parseV1Filters } from '../stats/filters.ts';
+import { withSavedSegments } from '../stats/v2/segments.ts';
+import { notFound } from './shared-access.tsx';
+import { readableSite } from './stats-access.tsx';
+import { type Extra, type View, viewHref, viewParams, withFilter } from './stats-view.tsx';
+
+/** What the menu shows a reader: the segments they see, and whether they keep everyone's. */
+export type SegmentMenuData = { segments: SegmentRow[]; admin: boolean; csrf: string };
+
+/** The segment menu of the page's reader, when they are the website's owner or a member. */
+export async function segmentMenuOf(
+  c: Context<AppEnv>,
+  db: Database,
+  site: WebsiteRow,
+): Promise<SegmentMenuData | null> {
+  const reader = c.get('teamReader');
+  if (!reader || c.get('statsBase')) return null;
+  const segments = await listSegments(db, site.id, reader.id);
+  return { segments, admin: reader.admin, csrf: await csrfToken(c) };
+}
+
+export const SegmentMenu: FC<{
+  path: string;
+  view: View;
+  keep: Extra;
+  menu: SegmentMenuData;
+}> = ({ path, view, keep, menu }) => (
+  <details class="segments">
+    <summary>Segments</summary>
+    {menu.segments.length > 0 ? (
+      <ul>
+        {menu.segments.map((s) => (
+          <li>
+            <a
+              href={viewHref(
+                path,
+                withFilter(view, {
+                  dimension: SEGMENT_FILTER,
+                  operator: 'is',
+                  value: String(s.id),
+                }),
+                keep,
+              )}
+            >
+              {s.name}
+            </a>{' '}
+            <span class="hint">{s.type === 'site' ? 'everyone' : 'only you'}</span>
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p class="hint">No saved segments yet.</p>
+    )}
+    {view.filters.length > 0 ? (
+      <form method="post" action={`${path}/segments`}>
+        <input type="hidden" name="_csrf" value={menu.csrf} />
+        {viewParams(view).map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        <label>
+          Name <input name="name" required maxlength={255} />
+        </label>
+        {menu.admin ? (
+          <label>
+            <input type="checkbox" name="type" value="site" /> For everyone who reads this website
+          </label>
+        ) : null}
+        <button type="submit">Save these filters as a segment</button>
+      </form>
+    ) : (
+      <p class="hint">Choose filters, then save them here as a segment.</p>
+    )}
+  </details>
+);
+
+/**
+ * `POST /stats/{domain}/segments`: saves the filters the form carries (those of the view it
+ * was on, a segment among them as its own filters) and shows the view with the new segment
+ * in their place. The owner's and members', after the form's CSRF check.
+ */
+async function saveSegment(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  if (found instanceof Response) return found;
+  const { site, db } = found;
+  const reader = c.get('teamReader');
+  if (!reader) throw notFound();
+  const body = await formBody(c);
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(body))
+    if (typeof value === 'string' && name !== '_csrf') params.append(name, value);
+  const { filters } = await withSavedSegments(
+    db,
+    site.id,
+    reader.id,
+    parseV1Filters(params).filters,
+  );
+  const input = segmentInput({
+    name: formText(body.name),
+    type: body.type === 'site' ? 'site' : 'personal',
+    filters: v1FilterTree(filters),
+  });
+  const asker = { personId: reader.id, admin: reader.admin };
+  const segment = await createSegment(db, site.id, asker, input);
+  const shown = new URLSearchParams();
+  for (const name of ['range', 'from', 'to']) {
+    const value = params.get(name);
+    if (value) shown.set(name, value);
+  }
+  shown.set(`filter[${SEGMENT_FILTER}]`, String(segment.id));
+  return c.redirect(`/stats/${site.domain}?${shown.toString()}`, 303);
+}
+
+export function registerSegmentPages(pages: Hono<AppEnv>) {
+  pages.post('/:domain/segments', saveSegment);
+}

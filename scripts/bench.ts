@@ -17,7 +17,8 @@
  * where, to look into it afterwards, e.g. with `wrangler dev --persist-to`), --scale (only a
  * website's log over partitions, at 1×, 4× and 10× the year: `scale` in the JSON of the last
  * run; scripts/bench/scale.ts), --scale-sizes 1,4,10, --partition-events N (the partitions'
- * size; default wrangler.toml's `LOG_PARTITION_EVENTS`).
+ * size; default wrangler.toml's `LOG_PARTITION_EVENTS`), --bundle (only the Worker's bundle,
+ * `sizes.bundle`, into the JSON of the last run).
  *
  * Steps: generated traffic is loaded through the real ingestion code (scripts/bench/load.ts);
  * reads and per-hit writes are measured in workerd against local D1 (scripts/bench/worker.ts);
@@ -91,6 +92,7 @@ const { values: args } = parseArgs({
     'import-sessions': { type: 'string' },
     keep: { type: 'boolean', default: false },
     scale: { type: 'boolean', default: false },
+    bundle: { type: 'boolean', default: false },
     'scale-sizes': { type: 'string' },
     'partition-events': { type: 'string' },
   },
@@ -1102,6 +1104,17 @@ async function importHeapOnly() {
   }
 }
 
+/** `--bundle`: the Worker's bundle alone (`sizes.bundle`), as the default run measures it. */
+async function bundleOnly() {
+  const path = join(outDir, 'benchmarks.json');
+  const report = JSON.parse(readFileSync(path, 'utf8')) as BenchReport;
+  if (!report.sizes) throw new Error(`${path} has no sizes section to put the bundle in`);
+  report.sizes.bundle = await measureBundle(quick ? 3 : 9);
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+  log(`wrote sizes.bundle into ${path} and BENCHMARKS.md`);
+}
+
 /** `--scale`: a website's log over partitions at 1×, 4× and 10× the year (scripts/bench/scale.ts). */
 async function scaleMain() {
   const state = mkdtempSync(join(tmpdir(), 'sightline-bench-'));
@@ -1382,6 +1395,8 @@ async function scaleMain() {
 
 if (args.scale) {
   await scaleMain();
+} else if (args.bundle) {
+  await bundleOnly();
 } else if (args['import-heap']) {
   await importHeapOnly();
 } else if (args['render-only']) {

@@ -176,7 +176,9 @@ function visitChanges(
       [['bounces', e.date], 1],
       [['exit_page', e.page], 1],
       // A visit of one page lasts as long as it was seen (src/event-log/engagement.ts).
-      ...(e.visitSeconds > 0 ? [[['visit_duration', e.date], e.visitSeconds] as [Stat, number]] : []),
+      ...(e.visitSeconds > 0
+        ? [[['visit_duration', e.date], e.visitSeconds] as [Stat, number]]
+        : []),
     ];
   const changes: [Stat, number][] = [[['exit_page', e.page], 1]];
   if (e.previousPage !== null) changes.push([['exit_page', e.previousPage], -1]);

@@ -99,8 +99,8 @@ function backTo(domain: string, params: URLSearchParams): string {
 /** The website of the path, for its owner or an admin (a 404 for anyone else). */
 async function annotatedSite(c: Context<AppEnv>) {
   const found = await readableSite(c);
-  if (found instanceof Response) return found;
-  if (!c.get('teamReader')?.admin || c.get('statsBase')) throw notFound();
+  if (found instanceof Response || !c.get('teamReader')?.admin || c.get('statsBase'))
+    throw notFound();
   return found;
 }
 
@@ -111,7 +111,6 @@ async function annotatedSite(c: Context<AppEnv>) {
 export function registerAnnotationPages(pages: Hono<AppEnv>) {
   pages.post('/:domain/annotations', async (c) => {
     const found = await annotatedSite(c);
-    if (found instanceof Response) return found;
     const body = await formBody(c);
     const input = annotationInput({
       date: formText(body.date),
@@ -127,7 +126,6 @@ export function registerAnnotationPages(pages: Hono<AppEnv>) {
   });
   pages.post('/:domain/annotations/:annotation/delete', async (c) => {
     const found = await annotatedSite(c);
-    if (found instanceof Response) return found;
     await formBody(c);
     const id = parseId(c.req.param('annotation'));
     if (id === null || !(await deleteAnnotation(found.db, found.site.id, id)))

@@ -93,9 +93,10 @@ export async function statisticCsv(c: Context<AppEnv>) {
     offset: 0,
   });
   if (isUnavailable(answer)) throw unavailableCsv(answer);
-  // A statistic by date says each date's annotations too (src/annotations/).
-  const dated = DATED.has(which.name);
-  const notes = dated ? await listAnnotations(db, site.id, view.range) : [];
+  // A statistic by date says each date's annotations too, when the range has any
+  // (src/annotations/).
+  const notes = DATED.has(which.name) ? await listAnnotations(db, site.id, view.range) : [];
+  const dated = notes.length > 0;
   const on = (date: string) =>
     notes
       .filter((n) => n.date <= date && date <= (n.endDate ?? n.date))

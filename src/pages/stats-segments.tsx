@@ -96,11 +96,11 @@ export const SegmentMenu: FC<{
  * in their place. The owner's and members', after the form's CSRF check.
  */
 async function saveSegment(c: Context<AppEnv>) {
+  // Only the website's owner and members save segments: anyone else, the 404 of no website.
   const found = await readableSite(c);
-  if (found instanceof Response) return found;
-  const { site, db } = found;
   const reader = c.get('teamReader');
-  if (!reader) throw notFound();
+  if (found instanceof Response || !reader || c.get('statsBase')) throw notFound();
+  const { site, db } = found;
   const body = await formBody(c);
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(body))

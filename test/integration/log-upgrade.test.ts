@@ -222,7 +222,7 @@ describe('a log of version 6', () => {
         channel: 'Email',
       }),
     );
-    expect(await meta(s.id, "schema")).toBe(11);
+    expect(await meta(s.id, 'schema')).toBe(11);
     const ask = (dimensions: string[]) =>
       log.query({
         from: '2026-03-02',
@@ -260,7 +260,7 @@ describe('a log of version 7', () => {
       log,
       logHit(s.id, { ...at, time: at.time + 60_000, ip: '203.0.113.9', props: [['plan', 'pro']] }),
     );
-    expect(await meta(s.id, "schema")).toBe(11);
+    expect(await meta(s.id, 'schema')).toBe(11);
     expect(
       await log.query({
         from: at.date,
@@ -308,7 +308,7 @@ describe('a log of version 9', () => {
       engagement: { ms: 4_000, scroll: 70 },
     });
     expect(engaged).toMatchObject({ ok: true, engaged: true });
-    expect(await meta(s.id, "schema")).toBe(11);
+    expect(await meta(s.id, 'schema')).toBe(11);
     const rows = await runInDurableObject(log, (_instance, state) => ({
       answers: state.storage.sql.exec('SELECT count(*) AS n FROM answers').one().n,
       log: state.storage.sql.exec('SELECT engaged, scroll FROM log').toArray(),

@@ -46,7 +46,15 @@ const w = {} as {
   t: { id: number; domain: string };
   u: { id: number; domain: string };
   /** T's standing objects, which refused requests name. */
-  ids: { goal: number; funnel: number; import: number; link: number; member: number };
+  ids: {
+    goal: number;
+    funnel: number;
+    import: number;
+    link: number;
+    member: number;
+    segment: number;
+    annotation: number;
+  };
 };
 
 /** Objects of T made by its owner for one request that may delete or change them. */
@@ -80,6 +88,12 @@ async function freshIds() {
     import: Number(oneOf(imported).data.id),
     link: await made('shared-links', { name: `fresh-${tag}` }),
     member: await made('members', { email: `fresh-${tag}@example.com`, role: 'viewer' }),
+    segment: await made('segments', {
+      name: `fresh-${tag}`,
+      type: 'site',
+      filters: [['is', 'event:page', ['/a']]],
+    }),
+    annotation: await made('annotations', { date: '2020-01-01', text: `fresh-${tag}` }),
   };
 }
 
@@ -91,7 +105,9 @@ const fill = (path: string, id: number, ids: Ids) =>
     .replace('{funnel_id}', String(ids.funnel))
     .replace('{import_id}', String(ids.import))
     .replace('{link_id}', String(ids.link))
-    .replace('{member_id}', String(ids.member));
+    .replace('{member_id}', String(ids.member))
+    .replace('{segment_id}', String(ids.segment))
+    .replace('{annotation_id}', String(ids.annotation));
 
 // ---------------------------------------------------------------------------------------
 // The API
@@ -194,6 +210,43 @@ const API_RULES: ApiRule[] = [
     body: () => ({ json: { role: 'admin' } }),
   },
   { method: 'DELETE', path: '/websites/{id}/members/{member_id}', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/segments', need: 'viewer' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/segments',
+    need: 'viewer',
+    body: () => ({
+      json: { name: 'Mine', type: 'personal', filters: [['is', 'event:page', ['/b']]] },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/websites/{id}/segments',
+    need: 'admin',
+    body: () => ({ json: { name: 'Ours', type: 'site', filters: [['is', 'event:page', ['/b']]] } }),
+  },
+  { method: 'GET', path: '/websites/{id}/segments/{segment_id}', need: 'viewer' },
+  {
+    method: 'PATCH',
+    path: '/websites/{id}/segments/{segment_id}',
+    need: 'admin',
+    body: () => ({ json: { name: `segment-${unique()}` } }),
+  },
+  { method: 'DELETE', path: '/websites/{id}/segments/{segment_id}', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/annotations', need: 'viewer' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/annotations',
+    need: 'admin',
+    body: () => ({ json: { date: '2020-01-02', text: `note-${unique()}` } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/websites/{id}/annotations/{annotation_id}',
+    need: 'admin',
+    body: () => ({ json: { text: `note-${unique()}` } }),
+  },
+  { method: 'DELETE', path: '/websites/{id}/annotations/{annotation_id}', need: 'admin' },
 ];
 
 function callRule(rule: ApiRule, key: string, id: number, ids: Ids): Promise<Answer> {

@@ -1,6 +1,7 @@
 /**
  * Annotations on the statistics page (src/annotations/): those of the range listed under the
- * chart for every reader (shared links included), marked on the chart (./stats-chart.tsx);
+ * chart for every reader (shared links included), marked on the chart (`NoteMarks`, drawn by
+ * ./stats-chart.tsx);
  * for the website's owner and admins, a form that annotates a date — a click on a point of the
  * chart fills it in (./assets/page.ts) — and a delete button each.
  */
@@ -11,8 +12,10 @@ import type { AnnotationRow } from '../db/sharing-schema.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
 import { csrfToken, formBody } from '../http/session.ts';
+import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
+import type { SeriesPoint } from '../stats/figures.ts';
 import { DeleteButton } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite } from './stats-access.tsx';
@@ -133,3 +136,52 @@ export function registerAnnotationPages(pages: Hono<AppEnv>) {
     return c.redirect(backTo(found.site.domain, new URL(c.req.url).searchParams), 303);
   });
 }
+
+/** An annotation on the chart: the point it marks, and what it says. */
+export type ChartNote = { index: number; text: string };
+
+/**
+ * Where annotations go on the chart of `from`–`to`: each at the point that holds its first
+ * date within the range (a period begun before it, at the first point).
+ */
+export function chartNotes(
+  notes: { date: string; endDate: string | null; text: string }[],
+  points: SeriesPoint[],
+  unit: SeriesUnit,
+  range: { from: string; to: string },
+): ChartNote[] {
+  const labels = points.map((p) => p.label);
+  return notes.flatMap((n) => {
+    const [, first = n.date] = [n.date, range.from].sort();
+    const index = unit === 'hour' ? 0 : labels.indexOf(seriesLabel(first, unit, range.from));
+    const when = n.endDate ? `${n.date} – ${n.endDate}` : n.date;
+    return index < 0 ? [] : [{ index, text: `${when}: ${n.text}` }];
+  });
+}
+
+/** Annotations on the chart: a mark each, its text on hover and on keyboard focus. */
+export const NoteMarks: FC<{
+  notes: ChartNote[];
+  x: (i: number) => number;
+  top: number;
+  bottom: number;
+  width: number;
+}> = ({ notes, x, top, bottom, width }) => (
+  <>
+    {notes.map((n, k) => (
+      // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: an annotation's mark is an image of its text that keyboard users reach by focus; it does nothing when activated
+      <g class="note" tabindex={0} role="img" aria-labelledby={`note${k}`}>
+        <line x1={x(n.index).toFixed(1)} y1={top} x2={x(n.index).toFixed(1)} y2={bottom} />
+        <circle cx={x(n.index).toFixed(1)} cy={top - 12} r="6" />
+        <text
+          id={`note${k}`}
+          class={x(n.index) > width / 2 ? 'val end' : 'val'}
+          x={(x(n.index) + (x(n.index) > width / 2 ? -10 : 10)).toFixed(1)}
+          y={top - 8}
+        >
+          {n.text}
+        </text>
+      </g>
+    ))}
+  </>
+);

@@ -1,8 +1,9 @@
 /** The statistics page's chart: an SVG line chart with its data as a table, and its metrics. */
 import type { FC } from 'hono/jsx';
-import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
+import type { SeriesUnit } from '../lib/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import { type ChartNote, NoteMarks } from './stats-annotations.tsx';
 
 const METRIC_TITLES: Record<ChartMetric, string> = {
   overview: 'Visitors and page views',
@@ -41,33 +42,11 @@ export function labelledIndexes(n: number, count = 6): number[] {
   return Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
 }
 
-/** An annotation on the chart: the point it marks, and what it says. */
-export type ChartNote = { index: number; text: string };
-
 /** The first date a point sums (an hour's: the range's one day). */
 function pointDate(label: string, unit: SeriesUnit, from: string): string {
   if (unit === 'hour') return from;
   if (unit === 'month') return `${label}-01` < from ? from : `${label}-01`;
   return label;
-}
-
-/**
- * Where annotations go on the chart of `from`–`to`: each at the point that holds its first
- * date within the range (a period begun before it, at the first point).
- */
-export function chartNotes(
-  notes: { date: string; endDate: string | null; text: string }[],
-  points: SeriesPoint[],
-  unit: SeriesUnit,
-  range: { from: string; to: string },
-): ChartNote[] {
-  const labels = points.map((p) => p.label);
-  return notes.flatMap((n) => {
-    const [, first = n.date] = [n.date, range.from].sort();
-    const index = unit === 'hour' ? 0 : labels.indexOf(seriesLabel(first, unit, range.from));
-    const when = n.endDate ? `${n.date} – ${n.endDate}` : n.date;
-    return index < 0 ? [] : [{ index, text: `${when}: ${n.text}` }];
-  });
 }
 
 /** The chart's numbers as a table, for screen readers and for reading exact values. */
@@ -176,6 +155,32 @@ const ChartKey: FC<{ lines: [string, string][]; comparedTo: string | null; compa
 );
 
 /**
+ * A range of one's own to compare with (`compare=custom`): two dates, the view's other
+ * parameters kept (`params`, a comparison's own left out).
+ */
+export const CompareForm: FC<{
+  action: string;
+  params: [string, string][];
+  compared: { mode: string; from: string; to: string } | null;
+}> = ({ action, params, compared }) => (
+  <form method="get" action={action} class="compare-custom">
+    {params
+      .filter(([name]) => !name.startsWith('compare'))
+      .map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+    <input type="hidden" name="compare" value="custom" />
+    <label>
+      Compare with <input type="date" name="compare_from" value={compared?.from ?? ''} required />
+    </label>
+    <label>
+      to <input type="date" name="compare_to" value={compared?.to ?? ''} required />
+    </label>
+    <button type="submit">Compare</button>
+  </form>
+);
+
+/**
  * The metrics the chart can draw, each a link; the comparison's toggle (`x`: the period
  * before), the same period a year before, and a range of one's own.
  */
@@ -239,33 +244,6 @@ const Grid: FC<{
       >
         {labels[i] ?? ''}
       </text>
-    ))}
-  </>
-);
-
-/** Annotations on the chart: a mark each, its text on hover and on keyboard focus. */
-const NoteMarks: FC<{
-  notes: ChartNote[];
-  x: (i: number) => number;
-  top: number;
-  bottom: number;
-  width: number;
-}> = ({ notes, x, top, bottom, width }) => (
-  <>
-    {notes.map((n, k) => (
-      // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: an annotation's mark is an image of its text that keyboard users reach by focus; it does nothing when activated
-      <g class="note" tabindex={0} role="img" aria-labelledby={`note${k}`}>
-        <line x1={x(n.index).toFixed(1)} y1={top} x2={x(n.index).toFixed(1)} y2={bottom} />
-        <circle cx={x(n.index).toFixed(1)} cy={top - 12} r="6" />
-        <text
-          id={`note${k}`}
-          class={x(n.index) > width / 2 ? 'val end' : 'val'}
-          x={(x(n.index) + (x(n.index) > width / 2 ? -10 : 10)).toFixed(1)}
-          y={top - 8}
-        >
-          {n.text}
-        </text>
-      </g>
     ))}
   </>
 );

@@ -16,7 +16,14 @@ import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatNumber } from '../stats/overview.ts';
 import { shareBaseOf } from '../stats/source.ts';
-import { BarCell, EngagementHeaders, ShareHeader, shareText, ValueRows } from './stats-rows.tsx';
+import {
+  BarCell,
+  ChangeHeader,
+  EngagementHeaders,
+  ShareHeader,
+  shareText,
+  ValueRows,
+} from './stats-rows.tsx';
 import {
   type Extra,
   FilterLink,
@@ -101,8 +108,13 @@ type PanelsProps = {
 
 /** A statistic's tab: its top values, and links to its full view and CSV. */
 const StatisticTab: FC<
-  PanelsProps & { name: FilterDimension; label: string; data?: StatsPage }
-> = ({ overview, domain, view, keep, name, label, data }) => (
+  PanelsProps & {
+    name: FilterDimension;
+    label: string;
+    data?: StatsPage;
+    before?: { counts: Map<string, number>; complete: boolean } | undefined;
+  }
+> = ({ overview, domain, view, keep, name, label, data, before }) => (
   <>
     {data && data.rows.length > 0 ? (
       <table>
@@ -113,6 +125,7 @@ const StatisticTab: FC<
               Count
             </th>
             <ShareHeader />
+            {before ? <ChangeHeader /> : null}
             {name === 'page' ? <EngagementHeaders /> : null}
           </tr>
         </thead>
@@ -123,6 +136,7 @@ const StatisticTab: FC<
           view={view}
           keep={keep}
           base={shareBaseOf(name)?.(overview.summary.data) ?? null}
+          before={before}
           {...(name === 'page' ? { engagement: overview.engagement } : {})}
         />
       </table>
@@ -238,7 +252,13 @@ const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | 
           {name === 'goal' ? (
             <GoalsTab goals={overview.goals} view={view} keep={keep} />
           ) : (
-            <StatisticTab {...props} name={name} label={label} data={data.get(name)} />
+            <StatisticTab
+              {...props}
+              name={name}
+              label={label}
+              data={data.get(name)}
+              before={overview.previousPanels?.[PANEL_NAMES.indexOf(name)]}
+            />
           )}
         </div>
       ))}

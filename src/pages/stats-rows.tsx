@@ -11,6 +11,7 @@ import { ApiError } from '../lib/errors.ts';
 import { formatNumber, valueLabel } from '../stats/overview.ts';
 import type { PageEngagement, Unavailable } from '../stats/source.ts';
 import {
+  change,
   type Extra,
   FilterLink,
   type Listed,
@@ -130,6 +131,33 @@ export const EngagementHeaders: FC = () => (
   </>
 );
 
+/**
+ * A row's change against the compared range (`before`: its counts there): `+12%`, `new`, or a
+ * dash when the value was past what was read of it; its meaning in words too (more is better).
+ */
+const ChangeCell: FC<{
+  count: number;
+  value: string;
+  before: { counts: Map<string, number>; complete: boolean };
+}> = ({ count, value, before }) => {
+  const then = before.counts.get(value) ?? (before.complete ? 0 : null);
+  if (then === null) return <td class="num change">–</td>;
+  const meaning = then === 0 || count === then ? '' : count > then ? 'better' : 'worse';
+  return (
+    <td class={meaning ? `num change ${meaning}` : 'num change'}>
+      {change(count, then)}
+      {meaning ? <span class="sr-only"> ({meaning})</span> : null}
+    </td>
+  );
+};
+
+/** A table's header cell of the rows' changes against the compared range. */
+export const ChangeHeader: FC = () => (
+  <th scope="col" class="num change" title="Against the compared range">
+    Change
+  </th>
+);
+
 /** A table's header cell of the shares. */
 export const ShareHeader: FC = () => (
   <th scope="col" class="num share">
@@ -154,7 +182,9 @@ export const ValueRows: FC<{
   exclude?: boolean;
   /** Pages' time on page and scroll depth: two columns more (`EngagementHeaders`). */
   engagement?: PageEngagement;
-}> = ({ name, rows, domain, view, base, keep = {}, exclude = false, engagement }) => {
+  /** When comparing: the compared range's counts, for a column of changes (`ChangeHeader`). */
+  before?: { counts: Map<string, number>; complete: boolean } | undefined;
+}> = ({ name, rows, domain, view, base, keep = {}, exclude = false, engagement, before }) => {
   const max = Math.max(0, ...rows.map((r) => r.count));
   return (
     <tbody>
@@ -178,6 +208,7 @@ export const ValueRows: FC<{
           ) : null}
           <td class="num">{formatNumber(row.count)}</td>
           {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
+          {before ? <ChangeCell count={row.count} value={row.value} before={before} /> : null}
           {engagement ? (
             <>
               <td class="num engaged">{seconds(engagement[row.value]?.time ?? 0)}</td>

@@ -14,15 +14,24 @@ import type { SegmentRow } from '../db/sharing-schema.ts';
 import type { AppEnv } from '../env.ts';
 import { formText } from '../http/form.ts';
 import { csrfToken, formBody } from '../http/session.ts';
-import { createSegment, listSegments, segmentInput } from '../segments/segments.ts';
+import { ApiError } from '../lib/errors.ts';
+import { parseId } from '../lib/ids.ts';
+import { createSegment, deleteSegment, listSegments, segmentInput } from '../segments/segments.ts';
 import { parseV1Filters } from '../stats/filters.ts';
 import { withSavedSegments } from '../stats/v2/segments.ts';
+import { DeleteButton } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite } from './stats-access.tsx';
 import { type Extra, type View, viewHref, viewParams, withFilter } from './stats-view.tsx';
 
 /** What the menu shows a reader: the segments they see, and whether they keep everyone's. */
-export type SegmentMenuData = { segments: SegmentRow[]; admin: boolean; csrf: string };
+export type SegmentMenuData = {
+  segments: SegmentRow[];
+  admin: boolean;
+  csrf: string;
+  /** The reader, who may delete their own personal segments (and, as an admin, site ones). */
+  personId: number;
+};
 
 /** The segment menu of the page's reader, when they are the website's owner or a member. */
 export async function segmentMenuOf(
@@ -33,7 +42,7 @@ export async function segmentMenuOf(
   const reader = c.get('teamReader');
   if (!reader || c.get('statsBase')) return null;
   const segments = await listSegments(db, site.id, reader.id);
-  return { segments, admin: reader.admin, csrf: await csrfToken(c) };
+  return { segments, admin: reader.admin, csrf: await csrfToken(c), personId: reader.id };
 }
 
 export const SegmentMenu: FC<{
@@ -62,6 +71,13 @@ export const SegmentMenu: FC<{
               {s.name}
             </a>{' '}
             <span class="hint">{s.type === 'site' ? 'everyone' : 'only you'}</span>
+            {(s.type === 'site' ? menu.admin : s.ownerId === menu.personId) ? (
+              <DeleteButton
+                action={`${path}/segments/${s.id}/delete?${new URLSearchParams(viewParams(view))}`}
+                csrf={menu.csrf}
+                what={`the segment ${s.name}`}
+              />
+            ) : null}
           </li>
         ))}
       </ul>
@@ -127,6 +143,27 @@ async function saveSegment(c: Context<AppEnv>) {
   return c.redirect(`/stats/${site.domain}?${shown.toString()}`, 303);
 }
 
+/**
+ * `POST /stats/{domain}/segments/{segment}/delete`: deletes a segment the reader may change
+ * (src/segments/segments.ts `deleteSegment`: their own, or a site segment as an admin), and shows the
+ * view it was on without it.
+ */
+async function removeSegment(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  const reader = c.get('teamReader');
+  if (found instanceof Response || !reader || c.get('statsBase')) throw notFound();
+  await formBody(c);
+  const id = parseId(c.req.param('segment'));
+  if (id === null) throw new ApiError(404, 'There is no such segment.');
+  await deleteSegment(found.db, found.site.id, { personId: reader.id, admin: reader.admin }, id);
+  const params = new URL(c.req.url).searchParams;
+  const kept = new URLSearchParams(
+    [...params].filter(([name, value]) => !(name === 'filter[segment]' && value === String(id))),
+  );
+  return c.redirect(`/stats/${found.site.domain}?${kept.toString()}`, 303);
+}
+
 export function registerSegmentPages(pages: Hono<AppEnv>) {
   pages.post('/:domain/segments', saveSegment);
+  pages.post('/:domain/segments/:segment/delete', removeSegment);
 }

@@ -27,8 +27,13 @@ import { FlowsPanel, registerFlowPages } from './flows.tsx';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
 import { readableSite, registerPasswordRoute, viewOf } from './stats-access.tsx';
-import { AnnotationsSection, annotatorOf, registerAnnotationPages } from './stats-annotations.tsx';
-import { Chart, type CompareParams, chartMetric, chartNotes } from './stats-chart.tsx';
+import {
+  AnnotationsSection,
+  annotatorOf,
+  chartNotes,
+  registerAnnotationPages,
+} from './stats-annotations.tsx';
+import { Chart, CompareForm, type CompareParams, chartMetric } from './stats-chart.tsx';
 import { statisticCsv, statisticPage } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
@@ -40,6 +45,7 @@ import {
   RangeNav,
   type View,
   viewHref,
+  viewParams,
 } from './stats-view.tsx';
 
 /** What the figures are compared with, in a sentence: `vs previous period`. */
@@ -278,6 +284,11 @@ async function overviewPage(c: Context<AppEnv>) {
               hrefFor={chartHref}
               notes={chartNotes(notes, overview.series, seriesUnitOf(range), range)}
               from={range.from}
+            />
+            <CompareForm
+              action={path}
+              params={viewParams(view, kept)}
+              compared={compare ? compared : null}
             />
             <AnnotationsSection path={path} view={view} notes={notes} annotator={annotator} />
             <div class="panels">

@@ -41,6 +41,11 @@ export type Overview = {
    * of it under filters).
    */
   previousSeries: SeriesPoint[] | null;
+  /**
+   * When comparing: each panel's counts in the compared range, by value, of its first
+   * `COMPARED_ROWS` values (`complete`: they are all of them, so a value not there had none).
+   */
+  previousPanels: { counts: Map<string, number>; complete: boolean }[] | null;
   /** Visitors of the last five minutes (all of them: filters do not narrow it). */
   live: number;
   /** With an `event` or goal filter only. */
@@ -53,6 +58,8 @@ export type Overview = {
 
 /** How many values each panel of the overview shows. */
 const PANEL_ROWS = 10;
+/** How many values of the compared range each panel reads, for its rows' changes. */
+const COMPARED_ROWS = 100;
 
 /**
  * The conversion rate of the visitors `filters` keep (their `summary`): their visitors ÷ the
@@ -99,11 +106,12 @@ export async function overviewOf(
 ): Promise<Overview | Unavailable> {
   const goals = await listGoals(db, websiteId);
   const source = await sourceOf(env, db, websiteId, filters, goals);
-  const [summary, series, previous, pages, live, conversions] = await Promise.all([
+  const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
     summaryOf(source, range, compared),
     source.series(range),
     compare ? source.series(compared) : null,
     source.tops(panels, range, PANEL_ROWS),
+    compare ? source.tops(panels, compared, COMPARED_ROWS) : null,
     realtimeVisitors(env, websiteId, Date.now()),
     source.conversions(goals, range),
   ]);
@@ -112,12 +120,20 @@ export async function overviewOf(
   if (isUnavailable(pages)) return pages;
   if (isUnavailable(conversions)) return conversions;
   const previousSeries = previous === null || isUnavailable(previous) ? null : previous;
+  const previousPanels =
+    before === null || isUnavailable(before)
+      ? null
+      : before.map((page) => ({
+          counts: new Map(page.rows.map((r) => [r.value, r.count])),
+          complete: page.total <= page.rows.length,
+        }));
   const topPages = pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
   const engagement = await source.engagement(topPages, range);
   const overview: Overview = {
     summary,
     series,
     previousSeries,
+    previousPanels,
     panels: pages,
     live,
     goals: [],

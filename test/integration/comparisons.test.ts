@@ -80,6 +80,10 @@ describe('the statistics page', () => {
     );
     expect(page.text).toContain('A year before (dotted)');
     expect(page.text).toMatch(/<polyline class="[a-z]+ previous"/);
+    // Every panel's rows say their change too: / had 2 page views a year before, 3 now.
+    expect(page.text).toMatch(
+      /<td class="num change better">\+50%<span class="sr-only"> \(better\)<\/span><\/td>/,
+    );
     // Its links keep the comparison.
     expect(page.text).toMatch(/href="[^"]*chart=visitors[^"]*compare=year/);
   });

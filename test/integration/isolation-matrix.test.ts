@@ -957,6 +957,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{link}', '1')
     .replace('{member}', String(w.bMember))
     .replace('{annotation}', String(w.bAnnotation))
+    .replace('{segment}', String(w.bSegment))
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -1217,6 +1218,7 @@ const STATS_PAGES: PageRoute[] = [
     fields: () => ({ date: '2026-01-01', text: 'A was here' }),
   },
   { method: 'POST', path: '/stats/{domain}/annotations/{annotation}/delete' },
+  { method: 'POST', path: '/stats/{domain}/segments/{segment}/delete' },
 ];
 
 /**

@@ -229,6 +229,18 @@ describe('a segment in a question', () => {
     expect((res.json as { results: unknown[] }).results).toEqual([
       { dimensions: [], metrics: [1, 1] },
     ]);
+    // Deleted from the menu: the view it was on, without it.
+    const page = await browser.get(`/stats/${site.domain}?${range}&filter[segment]=${id}`);
+    expect(page.text).toContain(`/segments/${id}/delete`);
+    const deleted = await browser.post(
+      `/stats/${site.domain}/segments/${id}/delete?${range}&filter[segment]=${id}`,
+      { _csrf: csrfFrom(page.text) },
+    );
+    expect([deleted.status, deleted.headers.get('location')]).toEqual([
+      303,
+      `/stats/${site.domain}?${range}`,
+    ]);
+    expect((await api(`/segments/${id}`, owner.key)).status).toBe(404);
     // A reader who is not a member does not use segments.
     const anonymous = await newBrowser().get(`/stats/${site.domain}?filter[segment]=${hn}`);
     expect(anonymous.status).toBe(404);

@@ -68,6 +68,61 @@ describe("API v1's summary", () => {
   });
 });
 
+describe('the Stats API v2', () => {
+  const v2 = (json: Record<string, unknown>) =>
+    call('/api/v2/query', {
+      method: 'POST',
+      key: owner.key,
+      body: { json: { site_id: site.domain, date_range: ['2026-03-01', '2026-03-31'], ...json } },
+    });
+
+  it("gives each row the compared range's, with the change (rates in points)", async () => {
+    const res = await v2({
+      metrics: ['visitors', 'bounce_rate'],
+      include: { comparisons: { mode: 'year_over_year' } },
+    });
+    expect(res.status, res.text).toBe(200);
+    const body = res.json as { results: unknown[]; query: Record<string, unknown> };
+    expect(body.results).toEqual([
+      {
+        metrics: [3, 100],
+        dimensions: [],
+        comparison: { dimensions: [], metrics: [2, 100], change: [50, 0] },
+      },
+    ]);
+    expect(body.query.comparison_date_range).toEqual(['2025-03-01', '2025-03-31']);
+    const byPage = await v2({
+      metrics: ['visitors'],
+      dimensions: ['event:page'],
+      include: { comparisons: { mode: 'custom', date_range: ['2026-02-01', '2026-02-28'] } },
+    });
+    expect((byPage.json as { results: unknown[] }).results).toEqual([
+      {
+        metrics: [3],
+        dimensions: ['/'],
+        comparison: { dimensions: ['/'], metrics: [1], change: [200] },
+      },
+    ]);
+  });
+
+  it('refuses a comparison it cannot make, saying why', async () => {
+    for (const [include, message] of [
+      [{ comparisons: { mode: 'custom' } }, /needs a date_range of two dates/],
+      [{ comparisons: { mode: 'decade' } }, /Invalid include.comparisons/],
+    ] as const) {
+      const res = await v2({ metrics: ['visitors'], include });
+      expect(res.status).toBe(400);
+      expect((res.json as { error: string }).error).toMatch(message);
+    }
+    const timed = await v2({
+      metrics: ['visitors'],
+      dimensions: ['time:day'],
+      include: { comparisons: { mode: 'previous_period' } },
+    });
+    expect((timed.json as { error: string }).error).toMatch(/without a time dimension/);
+  });
+});
+
 describe('the statistics page', () => {
   it('compares with a year before on the figures and the chart, saying better or worse', async () => {
     const browser = await signedIn(owner);

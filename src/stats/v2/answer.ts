@@ -19,6 +19,7 @@ import {
   withGoals,
   withoutGoals,
 } from '../goals.ts';
+import { comparedRange, type Result, withComparisons } from './comparisons.ts';
 import { QueryError } from './errors.ts';
 import type { V2Query } from './query.ts';
 
@@ -153,11 +154,17 @@ export async function answerQuery(
     const hourly = q.grouped.some((d) => d === 'time:hour' || d === 'time:minute');
     imports = { included: false, reason: hourly ? 'unsupported_interval' : 'unsupported_query' };
   }
-  return {
-    results: answer.results,
-    meta: { ...metaOf(q, answer.total, imports), ...answer.meta },
-    query: answer.query,
-  };
+  let { results, query } = answer;
+  if (q.include.comparisons) {
+    // Asked again over the compared range, every row of it, by the same reader.
+    const range = comparedRange(q.range, q.include.comparisons);
+    const all = { offset: 0, limit: 10_000 };
+    const then = { ...q, range: { ...range, echo: q.range.echo }, pagination: all };
+    const compared = await answerWith(reader, then, goals);
+    results = withComparisons(results as Result[], compared.results as Result[], q.metrics);
+    query = { ...(query as object), comparison_date_range: [range.from, range.to] };
+  }
+  return { results, meta: { ...metaOf(q, answer.total, imports), ...answer.meta }, query };
 }
 
 /** The answer of one reader: results and the metric warnings (`meta` is the caller's). */

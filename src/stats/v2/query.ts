@@ -9,6 +9,7 @@
 import type { FilterNode } from '../../counting/query.ts';
 import { GOAL, QUERY_DIMENSIONS } from '../../counting/query-dimensions.ts';
 import { daysBetween } from '../../lib/dates.ts';
+import { type ComparisonsInclude, comparisonsOf } from './comparisons.ts';
 import { type DateRange, type RangeContext, resolveDateRange } from './date-range.ts';
 import { QueryError } from './errors.ts';
 import { filtersPage, parseV2Filters, unansweredDimension } from './filters.ts';
@@ -69,7 +70,13 @@ const KEYS = [
 const MAX_DIMENSIONS = 3;
 const MAX_LIMIT = 10_000;
 
-type Include = { imports?: boolean; time_labels?: boolean; total_rows?: boolean };
+type Include = {
+  imports?: boolean;
+  time_labels?: boolean;
+  total_rows?: boolean;
+  /** Sightline's answer to Plausible's internal comparisons (./comparisons.ts). */
+  comparisons?: ComparisonsInclude;
+};
 
 export type V2Query = {
   siteId: string;
@@ -216,10 +223,14 @@ function includeOf(value: unknown, grouped: string[]): Include {
     typeof value !== 'object' ||
     value === null ||
     Array.isArray(value) ||
-    Object.entries(value).some(([k, v]) => !keys.includes(k) || typeof v !== 'boolean')
+    Object.entries(value).some(
+      ([k, v]) => k !== 'comparisons' && (!keys.includes(k) || typeof v !== 'boolean'),
+    )
   )
     throw new QueryError(`Invalid include '${JSON.stringify(value)}'.`);
-  const include = value as Include;
+  const include = { ...value } as Include;
+  const comparisons = (value as { comparisons?: unknown }).comparisons;
+  if (comparisons !== undefined) include.comparisons = comparisonsOf(comparisons, grouped);
   if (include.time_labels && !grouped.some((d) => d.startsWith('time:')))
     throw new QueryError('Invalid include.time_labels: requires a time dimension.');
   return include;

@@ -14,6 +14,7 @@ import { funnelOf, journeysOf } from '../flows/questions.ts';
 import { listGoals, toGoalRecord } from '../goals/goals.ts';
 import { ApiError } from '../lib/errors.ts';
 import { withinReadLimits } from '../lib/rate-limit.ts';
+import { listSegments, toSegmentRecord } from '../segments/segments.ts';
 import { filterParam, parseV1Filters } from '../stats/filters.ts';
 import { isUnavailable } from '../stats/source.ts';
 import { askV2, INVALID_KEY } from '../stats/v2/ask.ts';
@@ -179,6 +180,18 @@ export const TOOLS: Tool[] = [
     run: async (asker, args) => {
       const site = await readable(asker, args.site_id);
       return { goals: (await listGoals(asker.db, site.id)).map(toGoalRecord) };
+    },
+  },
+  {
+    name: 'list_segments',
+    title: 'List segments',
+    description:
+      'A website\'s saved segments this key\'s person sees (the website\'s and their own): each one\'s id, name and filters. The query tool takes one as the filter ["is", "segment", [id]]; the funnel and journeys tools as {dimension: "segment", value: id}.',
+    inputSchema: object({ site_id: SITE_ID }, ['site_id']),
+    run: async (asker, args) => {
+      const site = await readable(asker, args.site_id);
+      const rows = await listSegments(asker.db, site.id, asker.personId);
+      return { segments: rows.map(toSegmentRecord) };
     },
   },
   {

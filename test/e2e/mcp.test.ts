@@ -97,6 +97,7 @@ describe("the official SDK's client", () => {
       'list_websites',
       'query',
       'list_goals',
+      'list_segments',
       'list_funnels',
       'funnel',
       'journeys',

@@ -884,6 +884,7 @@ describe("Stats API v2 with A's key", () => {
 const MCP_CALLS: [tool: string, args: Record<string, unknown>][] = [
   ['query', { metrics: ['visitors'], date_range: 'all', dimensions: ['event:page'] }],
   ['list_goals', {}],
+  ['list_segments', {}],
   ['list_funnels', {}],
   ['funnel', { funnel_id: 1, date_range: ['2020-01-01', '2029-12-31'] }],
   ['journeys', { page: '/', date_range: ['2020-01-01', '2029-12-31'] }],

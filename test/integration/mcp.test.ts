@@ -94,6 +94,7 @@ describe('the protocol', () => {
       'list_websites',
       'query',
       'list_goals',
+      'list_segments',
       'list_funnels',
       'funnel',
       'journeys',
@@ -287,7 +288,7 @@ describe('the tools', () => {
   });
 
   it("answer another person's website as an unknown one, and a member's as the API does", async () => {
-    for (const name of ['list_goals', 'list_funnels', 'realtime']) {
+    for (const name of ['list_goals', 'list_segments', 'list_funnels', 'realtime']) {
       const theirs = await callTool(name, { site_id: othersSite.domain });
       const unknown = await callTool(name, { site_id: 'nobody.example.com' });
       expect(theirs).toEqual(unknown);

@@ -22,3 +22,11 @@ export const readableForm = () =>
 
 /** A text field of a parsed form: '' when it is missing or a file. */
 export const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A parsed form's text fields as query parameters (its CSRF token left out). */
+export function formParams(body: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(body))
+    if (typeof value === 'string' && name !== '_csrf') params.append(name, value);
+  return params;
+}

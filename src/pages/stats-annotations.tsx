@@ -10,7 +10,7 @@ import type { FC } from 'hono/jsx';
 import { annotationInput, createAnnotation, deleteAnnotation } from '../annotations/annotations.ts';
 import type { AnnotationRow } from '../db/sharing-schema.ts';
 import type { AppEnv } from '../env.ts';
-import { formText } from '../http/form.ts';
+import { formParams, formText } from '../http/form.ts';
 import { csrfToken, formBody } from '../http/session.ts';
 import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -122,10 +122,7 @@ export function registerAnnotationPages(pages: Hono<AppEnv>) {
     });
     const reader = c.get('teamReader') as { id: number };
     await createAnnotation(found.db, found.site.id, reader.id, input);
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(body))
-      if (typeof value === 'string') params.append(name, value);
-    return c.redirect(backTo(found.site.domain, params), 303);
+    return c.redirect(backTo(found.site.domain, formParams(body)), 303);
   });
   pages.post('/:domain/annotations/:annotation/delete', async (c) => {
     const found = await annotatedSite(c);

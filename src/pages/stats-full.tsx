@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { listAnnotations } from '../annotations/annotations.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
-import { STAT_NAMES, type StatName } from '../counting/statistics.ts';
+import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
 import { isFilterDimension } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
@@ -95,7 +95,8 @@ export async function statisticCsv(c: Context<AppEnv>) {
   if (isUnavailable(answer)) throw unavailableCsv(answer);
   // A statistic by date says each date's annotations too, when the range has any
   // (src/annotations/).
-  const notes = DATED.has(which.name) ? await listAnnotations(db, site.id, view.range) : [];
+  const byDate = TIME_VALUED.has(which.name as StatName) && !which.name.endsWith('_hours');
+  const notes = byDate ? await listAnnotations(db, site.id, view.range) : [];
   const dated = notes.length > 0;
   const on = (date: string) =>
     notes
@@ -112,9 +113,6 @@ export async function statisticCsv(c: Context<AppEnv>) {
     ),
   );
 }
-
-/** The statistics whose values are dates (the others' are hours, pages, countries…). */
-const DATED = new Set(['pageviews', 'visitors', 'visits', 'bounces', 'visit_duration']);
 
 const PER_PAGE = 25;
 

@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { SegmentRow } from '../db/sharing-schema.ts';
 import type { AppEnv } from '../env.ts';
-import { formText } from '../http/form.ts';
+import { formParams, formText } from '../http/form.ts';
 import { csrfToken, formBody } from '../http/session.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
@@ -118,9 +118,7 @@ async function saveSegment(c: Context<AppEnv>) {
   if (found instanceof Response || !reader || c.get('statsBase')) throw notFound();
   const { site, db } = found;
   const body = await formBody(c);
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(body))
-    if (typeof value === 'string' && name !== '_csrf') params.append(name, value);
+  const params = formParams(body);
   const { filters } = await withSavedSegments(
     db,
     site.id,

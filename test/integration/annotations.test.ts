@@ -6,7 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reportData, textOf } from '../../src/reports/content.ts';
-import { call, db, errorOf, listOf, makeOwner, makeWebsite, oneOf } from '../support/api.ts';
+import {
+  call,
+  db,
+  errorOf,
+  listOf,
+  makeOwner,
+  makeWebsite,
+  oneOf,
+  websiteApi,
+} from '../support/api.ts';
 import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
@@ -34,12 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const api = (path: string, key: string, method = 'GET', json?: unknown) =>
-  call(`/api/v1/websites/${site.id}${path}`, {
-    method,
-    key,
-    ...(json === undefined ? {} : { body: { json } }),
-  });
+const api = websiteApi(() => site.id);
 
 describe('the API', () => {
   it('keeps annotations for the owner and admins, shows them to every reader', async () => {

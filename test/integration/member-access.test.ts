@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, errorOf, listOf, makeOwner, makeWebsite, oneOf } from '../support/api.ts';
+import { errorOf, listOf, makeOwner, makeWebsite, oneOf, websiteApi } from '../support/api.ts';
 import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { addMember, mailbox } from '../support/mailbox.ts';
@@ -24,12 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const api = (path: string, key: string, method = 'GET', json?: unknown) =>
-  call(`/api/v1/websites/${site.id}${path}`, {
-    method,
-    key,
-    ...(json === undefined ? {} : { body: { json } }),
-  });
+const api = websiteApi(() => site.id);
 
 /** An admin of the website who made a shared link and sent an invitation. */
 async function adminWithThings(label: string) {

@@ -6,7 +6,15 @@
  * to one, which no address gets past.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { call, errorOf, listOf, makeOwner, makeWebsite, oneOf } from '../support/api.ts';
+import {
+  call,
+  errorOf,
+  listOf,
+  makeOwner,
+  makeWebsite,
+  oneOf,
+  websiteApi,
+} from '../support/api.ts';
 import { csrfFrom, newBrowser, signedIn } from '../support/browser-session.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
@@ -47,12 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => box.close());
 
-const api = (path: string, key: string, method = 'GET', json?: unknown) =>
-  call(`/api/v1/websites/${site.id}${path}`, {
-    method,
-    key,
-    ...(json === undefined ? {} : { body: { json } }),
-  });
+const api = websiteApi(() => site.id);
 
 const FROM_HN = [['is', 'visit:source', ['Hacker News']]];
 

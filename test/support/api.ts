@@ -102,6 +102,16 @@ export async function readResponse(res: Response): Promise<Answer> {
   return { status: res.status, headers: res.headers, text, json: json as Fields };
 }
 
+/** A call to `/api/v1/websites/{siteId}{path}` with `key`, and a JSON body when given. */
+export const websiteApi =
+  (siteId: () => number) =>
+  (path: string, key: string, method = 'GET', json?: unknown) =>
+    call(`/api/v1/websites/${siteId()}${path}`, {
+      method,
+      key,
+      ...(json === undefined ? {} : { body: { json } }),
+    });
+
 /** Creates a website through the API and returns its record. */
 export async function makeWebsite(key: string, fields: Record<string, string> = {}) {
   const domain = fields.domain ?? `site-${crypto.randomUUID().slice(0, 8)}.example.org`;

@@ -31,18 +31,19 @@ async function countAttempts(
   db: Database,
   keys: string[][],
   now = Date.now(),
+  windowMs = THROTTLE_WINDOW_MS,
 ): Promise<Attempts[]> {
   const hashed = await Promise.all(keys.map(keyOf));
   // Built after the hashing: a query builder is a thenable, so an `await` would run it.
   const statements = hashed.map((key) =>
     db
       .insert(throttles)
-      .values({ key, failures: 1, resetAt: now + THROTTLE_WINDOW_MS })
+      .values({ key, failures: 1, resetAt: now + windowMs })
       .onConflictDoUpdate({
         target: throttles.key,
         set: {
           failures: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN 1 ELSE ${throttles.failures} + 1 END`,
-          resetAt: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN ${now + THROTTLE_WINDOW_MS} ELSE ${throttles.resetAt} END`,
+          resetAt: sql`CASE WHEN ${throttles.resetAt} <= ${now} THEN ${now + windowMs} ELSE ${throttles.resetAt} END`,
         },
       })
       .returning({ failures: throttles.failures, resetAt: throttles.resetAt }),
@@ -59,15 +60,16 @@ const waitFor = (attempts: Attempts, limit: number, now: number) =>
 
 /**
  * Counts an attempt and returns the seconds to wait when it is over the limit (0 when it
- * may go ahead).
+ * may go ahead): by default 5 attempts in 15 minutes, else `rule`'s.
  */
 export async function consumeAttempt(
   db: Database,
   parts: string[],
   now = Date.now(),
+  rule = { limit: THROTTLE_LIMIT, windowMs: THROTTLE_WINDOW_MS },
 ): Promise<number> {
-  const [attempts] = await countAttempts(db, [parts], now);
-  return attempts ? waitFor(attempts, THROTTLE_LIMIT, now) : 0;
+  const [attempts] = await countAttempts(db, [parts], now, rule.windowMs);
+  return attempts ? waitFor(attempts, rule.limit, now) : 0;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { bodyLimit } from 'hono/body-limit';
 import { bearerAuth } from '../accounts/http.ts';
+import { registerAlertRoutes } from '../alerts/routes.ts';
 import { registerAnnotationRoutes } from '../annotations/routes.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
@@ -73,6 +74,7 @@ export function createApi() {
   registerExportRoutes(api);
   registerSegmentRoutes(api);
   registerAnnotationRoutes(api);
+  registerAlertRoutes(api);
   registerSharingRoutes(api);
   registerMemberRoutes(api);
   registerStatsRoutes(api);

@@ -17,6 +17,7 @@ import { createIngestRoutes } from '../ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from '../lib/errors.ts';
 import { createMcpRoutes } from '../mcp/routes.ts';
 import { createAccountPages } from '../pages/account.tsx';
+import { createAlertPages } from '../pages/alerts.tsx';
 import { createAssetRoutes } from '../pages/assets.ts';
 import { createAuthPages } from '../pages/auth.tsx';
 import { renderErrorPage } from '../pages/error-page.tsx';
@@ -37,6 +38,7 @@ function createPages() {
   pages.use('*', loadSession());
   // Reached from e-mails: authenticated by a signed link, not by a session or Origin.
   pages.route('/reports/unsubscribe', createUnsubscribePages());
+  pages.route('/alerts', createAlertPages());
   const originCheck = csrf();
   pages.use('*', async function formOrigin(c, next) {
     try {

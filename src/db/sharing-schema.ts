@@ -1,6 +1,6 @@
 /**
  * What the readers of a website keep and share (part of Sightline's D1 schema: ./schema.ts;
- * drizzle-kit reads both): shared links, saved segments and annotations.
+ * drizzle-kit reads both): shared links, saved segments, annotations and traffic alerts.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { owners, websites } from './schema.ts';
@@ -93,3 +93,31 @@ export const annotations = sqliteTable(
 );
 
 export type AnnotationRow = typeof annotations.$inferSelect;
+
+/**
+ * Traffic alerts (src/alerts/, docs/ARCHITECTURE.md "Traffic alerts"): one recipient's e-mail
+ * when a website's visitors over the last `hours` hours reach `threshold` (`kind` `spike`) or
+ * fall under it after reaching it the same hours a week before (`drop`), at most one every
+ * `every_hours`. Nothing is sent before the recipient confirms the address (`confirmed_at`);
+ * the sends themselves are claims in `report_sends` (src/reports/once.ts).
+ */
+export const alerts = sqliteTable(
+  'alerts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    email: text('email').notNull(),
+    threshold: integer('threshold').notNull(),
+    hours: integer('hours').notNull(),
+    everyHours: integer('every_hours').notNull(),
+    confirmedAt: integer('confirmed_at'),
+    createdBy: integer('created_by').references(() => owners.id, { onDelete: 'set null' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('alerts_recipient_unique').on(t.websiteId, t.kind, t.email)],
+);
+
+export type AlertRow = typeof alerts.$inferSelect;

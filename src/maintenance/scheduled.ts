@@ -1,19 +1,22 @@
 /**
- * The cron handler (wrangler.toml `[triggers]`): hourly maintenance and periodic reports.
+ * The cron handler (wrangler.toml `[triggers]`): hourly maintenance, traffic alerts and
+ * periodic reports.
  *
  * One run is one Worker invocation, and D1 allows an invocation 1,000 queries: every
  * statement of the run counts against `QUERY_BUDGET` (see src/db/query-budget.ts). Each maintenance
- * step has a small share of it and the reports get the rest; a step that fails is logged and
+ * step has a small share of it, the alerts theirs, and the reports get the rest; a step that fails is logged and
  * the others still run. What a run leaves undone, the next one continues.
  */
 
-import { EmailMessage } from 'cloudflare:email';
+import { checkAlerts } from '../alerts/check.ts';
+import { trafficOf } from '../alerts/traffic.ts';
 import { createDb } from '../db/client.ts';
 import { metered, QueryBudget } from '../db/query-budget.ts';
 import type { Env } from '../env.ts';
 import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { sweepImports } from '../imports/sweep.ts';
 import { logError } from '../lib/log.ts';
+import { mailerOf } from '../lib/mail.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../rollups/compaction.ts';
@@ -34,6 +37,9 @@ const COMPACTION_QUERIES = 110;
 /** Statements for removing imports' rows: 5,000 rows each. */
 const IMPORT_QUERIES = 20;
 
+/** The share of traffic alerts (src/alerts/check.ts): up to five statements an e-mail. */
+const ALERT_QUERIES = 100;
+
 /** Settings of a run; the defaults are the production ones (tests make them small). */
 export type ScheduledOptions = {
   /** Statements the whole run may send. */
@@ -42,6 +48,8 @@ export type ScheduledOptions = {
   purge?: ChunkLimits;
   /** Reports per run at most. */
   reports?: { batch?: number };
+  /** Websites whose alerts a run checks at most. */
+  alerts?: { websites?: number };
 };
 
 export async function runScheduled(
@@ -83,24 +91,31 @@ export async function runScheduled(
   });
   console.log('maintenance', { cron: controller.cron, ...maintenance, queries: queries.used });
 
-  const email = env.EMAIL;
-  if (!email || !env.MAIL_FROM || !env.PUBLIC_URL) {
-    console.log('reports skipped: set the EMAIL binding, MAIL_FROM and PUBLIC_URL to send them');
+  const sending = mailerOf(env);
+  if (!sending || !env.PUBLIC_URL) {
+    console.log(
+      'alerts and reports skipped: set the EMAIL binding, MAIL_FROM and PUBLIC_URL to send them',
+    );
     return;
+  }
+  const config = { from: sending.from, publicUrl: env.PUBLIC_URL.replace(/\/+$/, '') };
+  try {
+    const share = queries.share(ALERT_QUERIES);
+    const alerts = await checkAlerts(db, sending.mailer, config, now, {
+      queries: share,
+      websites: options.alerts?.websites,
+      trafficOf: (site, hours, end) => trafficOf(env, db, site, hours, end),
+    });
+    console.log('alerts', { ...alerts, queries: queries.used });
+  } catch (err) {
+    // The alerts due could not be read; the next run checks them again.
+    logError('alerts failed', {}, err);
   }
   try {
     const reports = await sendReports(
       db,
-      {
-        send: async ({ from, to, raw }) => {
-          await email.send(new EmailMessage(from, to, raw));
-        },
-      },
-      {
-        from: env.MAIL_FROM,
-        publicUrl: env.PUBLIC_URL.replace(/\/+$/, ''),
-        interval: intervalOf(env.REPORT_INTERVAL),
-      },
+      sending.mailer,
+      { ...config, interval: intervalOf(env.REPORT_INTERVAL) },
       now,
       {
         batch: options.reports?.batch,

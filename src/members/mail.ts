@@ -1,15 +1,14 @@
 /**
  * The invitation e-mail: who invites whom to which website with which role, and the link,
  * valid for 72 hours and usable once. Sent through the `EMAIL` binding from `MAIL_FROM`, as
- * the reports are (docs/GUIDE.md, "E-mail reports"); `wrangler dev` writes it to a file instead.
+ * the reports are (src/lib/mail.ts).
  */
-import { EmailMessage } from 'cloudflare:email';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { owners, type WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
-import { ApiError, tryAgainSoon, validationFailed } from '../lib/errors.ts';
-import { logError } from '../lib/log.ts';
+import { validationFailed } from '../lib/errors.ts';
+import { sendNow } from '../lib/mail.ts';
 import { mimeMessage } from '../lib/mime.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import type { MemberRole } from '../websites/queries.ts';
@@ -53,26 +52,6 @@ function invitationMessage(mail: InvitationMail, from: string): string {
 }
 
 /**
- * Sends an invitation. Without the binding or `MAIL_FROM` nothing can be sent: a 503 that
- * says what to set up; a send that fails is a 503 to try again (the caller keeps nothing).
- */
-async function sendInvitation(env: Env, mail: InvitationMail): Promise<void> {
-  const email = env.EMAIL;
-  const from = env.MAIL_FROM;
-  if (!email || !from)
-    throw new ApiError(
-      503,
-      'Invitations are sent by e-mail, which is not set up here: set the EMAIL binding and MAIL_FROM.',
-    );
-  try {
-    await email.send(new EmailMessage(from, mail.to, invitationMessage(mail, from)));
-  } catch (err) {
-    logError('invitation send failed', {}, err);
-    throw tryAgainSoon('The invitation e-mail could not be sent. Try again in a moment.');
-  }
-}
-
-/**
  * Invites `input.email` to `site` and sends the e-mail with the link (under `origin`): the
  * invitation is kept only when the e-mail went out. The owner's own address is refused (a
  * 422: they have every right already); a website sends at most `RATE_LIMIT_FORMS` (10) a
@@ -97,13 +76,17 @@ export async function inviteByMail(
   const now = Date.now();
   const { record, token } = await inviteMember(db, site.id, input, from.inviter, now);
   try {
-    await sendInvitation(env, {
+    const mail = {
       to: record.email,
       inviter: from.inviter.email,
       domain: site.domain,
       role: record.role,
       url: `${from.origin}/invitations#${token}`,
       expiresAt: now + INVITATION_TTL_MS,
+    };
+    await sendNow(env, mail.to, (sender) => invitationMessage(mail, sender), {
+      sent: 'Invitations',
+      one: 'The invitation e-mail',
     });
   } catch (err) {
     await removeMember(db, site.id, record.id);

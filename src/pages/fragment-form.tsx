@@ -6,7 +6,12 @@
  * `auto` — sends the form at once; the token then travels in the form's body. Without
  * scripts, the field is shown for the part after `#` of the link.
  */
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Child, FC } from 'hono/jsx';
+import type { AppEnv } from '../env.ts';
+import { formText } from '../http/form.ts';
+import { ApiError } from '../lib/errors.ts';
 
 /** The name of the field that carries the fragment. */
 export const CODE_FIELD = 'code';
@@ -31,3 +36,24 @@ export const FragmentForm: FC<{
     </div>
   </form>
 );
+
+/** The code a form posted; '' for a body that is no form. */
+export async function postedCode(c: Context<AppEnv>): Promise<string> {
+  try {
+    return formText((await c.req.parseBody())[CODE_FIELD]).trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The body limit of pages reached from e-mails, mounted before the pages' own form checks
+ * (mail clients send no Origin; the link's secret is the credential).
+ */
+export const smallForms = () =>
+  bodyLimit({
+    maxSize: 4 * 1024,
+    onError: () => {
+      throw new ApiError(413, 'The form is too large.');
+    },
+  });

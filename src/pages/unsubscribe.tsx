@@ -8,14 +8,12 @@
  * these routes are outside the pages' Origin check (the token is the credential).
  */
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
-import { formText } from '../http/form.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { unsubscribe, unsubscribeToken } from '../reports/send.ts';
-import { CODE_FIELD, FragmentForm } from './fragment-form.tsx';
+import { CODE_FIELD, FragmentForm, postedCode, smallForms } from './fragment-form.tsx';
 import { render } from './layout.tsx';
 
 const invalid = () =>
@@ -38,27 +36,9 @@ async function done(c: Context<AppEnv>, id: number, token: string) {
   });
 }
 
-/** The code a form posted; '' for a body that is no form. */
-async function postedCode(c: Context<AppEnv>): Promise<string> {
-  try {
-    return formText((await c.req.parseBody())[CODE_FIELD]).trim();
-  } catch {
-    return '';
-  }
-}
-
 export function createUnsubscribePages() {
   const pages = new Hono<AppEnv>();
-  // Mounted before the pages' own form checks (mail clients send no Origin): its own limit.
-  pages.use(
-    '*',
-    bodyLimit({
-      maxSize: 4 * 1024,
-      onError: () => {
-        throw new ApiError(413, 'The form is too large.');
-      },
-    }),
-  );
+  pages.use('*', smallForms());
   const confirm = (code?: string) => (
     <>
       <h1>Stop e-mail reports?</h1>

@@ -16,6 +16,12 @@ import { deleteWebsite, type Role, type WebsiteAccess, websiteFor } from '../web
 import { changeWebsite } from '../websites/service.ts';
 import { render } from './layout.tsx';
 import {
+  AlertsSection,
+  type AlertsState,
+  alertsOf,
+  registerAlertPages,
+} from './settings-alerts.tsx';
+import {
   type FunnelFormValues,
   FunnelsSection,
   funnelsOf,
@@ -74,6 +80,9 @@ function savedNotice(c: Context<AppEnv>): string {
     const done = c.req.query(flag);
     if (done === 'added' || done === 'deleted') return `${noun} ${done}.`;
   }
+  if (c.req.query('alert') === 'resent') return 'Confirmation sent again.';
+  if (c.req.query('alert') === 'added')
+    return 'Alert added: its address has been sent a link to confirm it.';
   const member = c.req.query('member');
   if (member === 'invited') return 'Invitation sent.';
   if (member === 'changed') return 'Role changed.';
@@ -92,9 +101,10 @@ async function editPage(
     imports?: { error: string; status: 409 | 422 };
     sharing?: { state: SharingState; status: 200 | 422 };
     members?: { state: MembersState; status: 409 | 422 };
+    alerts?: { state: AlertsState; status: 422 | 429 | 503 };
   } = {},
 ) {
-  const { goal, funnel, imports, sharing, members } = forms;
+  const { goal, funnel, imports, sharing, members, alerts } = forms;
   const csrf = await csrfToken(c);
   return render(
     c,
@@ -113,6 +123,7 @@ async function editPage(
           c.req.query('funnel') ||
           c.req.query('import') ||
           c.req.query('link') ||
+          c.req.query('alert') ||
           c.req.query('member') ? (
             <p class="notice" role="status">
               {savedNotice(c)}
@@ -161,11 +172,21 @@ async function editPage(
             csrf={csrf}
             state={members?.state}
           />
+          <AlertsSection
+            site={site}
+            alerts={await alertsOf(c, site)}
+            csrf={csrf}
+            state={alerts?.state}
+          />
           <StorageSection storage={await storageRecordOf(c.env, site)} />
         </>
       ),
     },
-    imports?.status ?? sharing?.status ?? members?.status ?? (errors || goal || funnel ? 422 : 200),
+    imports?.status ??
+      sharing?.status ??
+      members?.status ??
+      alerts?.status ??
+      (errors || goal || funnel ? 422 : 200),
   );
 }
 
@@ -280,6 +301,13 @@ export function createWebsitePages() {
     formBody,
     (c, site) => (state, status) =>
       editPage(c, site, valuesOf(site), undefined, { members: { state, status } }),
+  );
+  registerAlertPages(
+    pages,
+    siteOf,
+    formBody,
+    (c, site) => (state, status) =>
+      editPage(c, site, valuesOf(site), undefined, { alerts: { state, status } }),
   );
   return pages;
 }

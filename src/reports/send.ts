@@ -9,25 +9,18 @@
  * query budget (see src/db/query-budget.ts); a report is begun only when the budget has
  * room for all of it, and the next run continues.
  *
- * Each report: its numbers are read, then it is claimed (a row keyed by website and period,
- * which admits one), sent, and marked sent. A claim exists only from just before its send,
- * so a claim without `sent_at` means "sent, or being sent": it is never taken over.
- * - The send failed: the claim is deleted, and the next run retries.
- * - The send succeeded but marking it failed (even after retries): the claim stays, and
- *   the report is never sent again.
- * - The run died during the send: the claim stays; the report may never arrive.
- * That is "at most once": a report that may have gone out is never sent again, at the price
- * of losing one in the rare case that the run dies mid-send, or that D1 fails every try to
- * give back the claim of a failed send. A failure of one website (reading its numbers, its claim, its send) is that
- * website's failure only; the others go on.
+ * Each report: its numbers are read, then it is claimed, sent and marked sent through
+ * `sendOnce` (./once.ts), which sends it at most once. A failure of one website (reading its
+ * numbers, its claim, its send) is that website's failure only; the others go on.
  */
-import { and, asc, eq, gt, isNull, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, notExists, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
+import { metered, QueryBudget } from '../db/query-budget.ts';
 import { owners, reportSends, type WebsiteRow, websites } from '../db/schema.ts';
 import { hmacHex, serverSecret } from '../db/secrets.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
+import type { Mailer } from '../lib/mail.ts';
 import { mimeMessage } from '../lib/mime.ts';
 import {
   type GoalRows,
@@ -37,23 +30,18 @@ import {
   subjectOf,
   textOf,
 } from './content.ts';
+import { ONCE_QUERIES, type Outcome, sendOnce } from './once.ts';
 import { type Interval, lastCompletePeriod, type Period } from './period.ts';
-
-/** What sending needs: the binding (or a stand-in in tests) and the addresses. */
-export type Mailer = {
-  send(message: { from: string; to: string; raw: string }): Promise<void>;
-};
 
 export type ReportConfig = { from: string; publicUrl: string; interval: Interval };
 
 /**
- * The most statements one report may cost: its numbers (at most 9: the unsubscribe secret,
- * the figures of the period and of the one before, three top lists), the claim, and marking it or releasing it (up to
- * `WRITE_ATTEMPTS` each). test/integration/reports-cron.test.ts measures it.
+ * The most statements one report may cost: its numbers (at most 12: the unsubscribe secret,
+ * the figures of the period and of the one before, three top lists, the annotations), and its
+ * claim with marking it or releasing it (`ONCE_QUERIES`). test/integration/reports-cron.test.ts
+ * measures it.
  */
-export const REPORT_QUERIES = 16;
-/** Tries of the statement that marks a report sent, or gives a failed send's claim back. */
-const WRITE_ATTEMPTS = 3;
+export const REPORT_QUERIES = 12 + ONCE_QUERIES;
 /** Websites read per query. */
 const PAGE = 50;
 
@@ -90,18 +78,6 @@ export type ReportRun = {
 
 /** A website with its owner's address, as a report needs it. */
 type Site = Pick<WebsiteRow, 'id' | 'domain' | 'timezone'> & { email: string };
-
-/** Runs `write` up to `WRITE_ATTEMPTS` times; the last failure is thrown. */
-async function withRetries(write: () => Promise<unknown>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await write();
-      return;
-    } catch (err) {
-      if (attempt >= WRITE_ATTEMPTS || err instanceof QueryBudgetExhausted) throw err;
-    }
-  }
-}
 
 /** The time zones of websites with reports on, grouped by the period they are in now. */
 async function periodGroups(db: Database, now: number, interval: Interval) {
@@ -159,11 +135,9 @@ async function sendOne(
   period: Period,
   now: number,
   hooks: ReportHooks,
-): Promise<keyof ReportRun> {
-  const context = { websiteId: site.id, period: period.key };
-  const thisClaim = and(eq(reportSends.websiteId, site.id), eq(reportSends.period, period.key));
+): Promise<Outcome> {
+  const key = { websiteId: site.id, period: period.key };
   let raw: string;
-  let claimed: unknown;
   try {
     // Read-your-writes: the log's last hits are in the numbers (a failure: retried next run).
     await hooks.beforeReading?.(site.id);
@@ -180,40 +154,19 @@ async function sendOne(
       (await hooks.goalsOf?.(site.id, period)) ?? [],
     );
     raw = buildMessage(report, site.email, config);
-    claimed = await db
-      .insert(reportSends)
-      .values({ websiteId: site.id, period: period.key, claimedAt: now })
-      .onConflictDoNothing()
-      .returning({ websiteId: reportSends.websiteId })
-      .get();
   } catch (err) {
     // Nothing was claimed: the next run tries again.
-    logError('report not sent', context, err);
+    logError('report not sent', key, err);
     return 'failed';
   }
-  if (!claimed) return 'skipped';
-  try {
-    await mailer.send({ from: config.from, to: site.email, raw });
-  } catch (err) {
-    logError('report not sent', context, err);
-    // The send itself failed: give the claim back, so that the next run retries.
-    await withRetries(() =>
-      db
-        .delete(reportSends)
-        .where(and(thisClaim, isNull(reportSends.sentAt)))
-        .run(),
-    ).catch((releaseErr) => logError('report claim not released', context, releaseErr));
-    return 'failed';
-  }
-  try {
-    await withRetries(() =>
-      db.update(reportSends).set({ sentAt: Date.now() }).where(thisClaim).run(),
-    );
-  } catch (err) {
-    // Sent: the claim stays unmarked, and a claim is never taken over, so it is not resent.
-    logError('report sent, not marked', context, err);
-  }
-  return 'sent';
+  const claim = async () =>
+    (await db
+      .insert(reportSends)
+      .values({ ...key, claimedAt: now })
+      .onConflictDoNothing()
+      .returning({ websiteId: reportSends.websiteId })
+      .get()) !== undefined;
+  return sendOnce(db, mailer, { from: config.from, to: site.email, raw }, key, claim, 'report');
 }
 
 /** What reading a website's numbers needs besides D1's roll-ups (its event log). */

@@ -8,8 +8,9 @@ import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QueryBudget } from '../../src/db/query-budget.ts';
+import type { Mailer } from '../../src/lib/mail.ts';
 import { runScheduled } from '../../src/maintenance/scheduled.ts';
-import { type Mailer, REPORT_QUERIES, sendReports } from '../../src/reports/send.ts';
+import { REPORT_QUERIES, sendReports } from '../../src/reports/send.ts';
 import { db, makeOwner } from '../support/api.ts';
 import { type Fault, injectD1Failure, withQueryLimit } from '../support/d1-faults.ts';
 

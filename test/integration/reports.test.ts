@@ -4,13 +4,9 @@
  */
 import { exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Mailer } from '../../src/lib/mail.ts';
 import { lastCompletePeriod } from '../../src/reports/period.ts';
-import {
-  buildMessage,
-  type Mailer,
-  sendReports,
-  unsubscribeToken,
-} from '../../src/reports/send.ts';
+import { buildMessage, sendReports, unsubscribeToken } from '../../src/reports/send.ts';
 import { call, db, makeOwner, makeWebsite, oneOf, snapshot } from '../support/api.ts';
 import { runCron } from '../support/cron.ts';
 import { sendHit } from '../support/hits.ts';

@@ -20,7 +20,7 @@ export const ALERT_KINDS = ['spike', 'drop'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** At most this many alerts a website. */
-const MAX_ALERTS = 50;
+const MAX_ALERTS = 500;
 
 /** The bounds of an alert's numbers, and what an alert of each kind has unless told. */
 export const ALERT_BOUNDS = {

@@ -73,7 +73,7 @@ function dueAlerts(
 }
 
 /** Whether an alert fires on its window's traffic. */
-export function fires(
+function fires(
   alert: Pick<AlertRow, 'kind' | 'threshold'>,
   traffic: { visitors: number; weekBefore: number },
 ): boolean {

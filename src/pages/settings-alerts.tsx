@@ -28,10 +28,7 @@ import { parseId } from '../lib/ids.ts';
 import { DeleteButton } from './layout.tsx';
 
 /** The alert form's fields as sent, to show them again with the messages. */
-export type AlertFormValues = Record<
-  'kind' | 'email' | 'threshold' | 'hours' | 'every_hours',
-  string
->;
+type AlertFormValues = Record<'kind' | 'email' | 'threshold' | 'hours' | 'every_hours', string>;
 export type AlertsState = { values?: AlertFormValues; errors?: FieldErrors };
 
 const EMPTY: AlertFormValues = {

@@ -105,9 +105,10 @@ const w = {} as {
   bRevokedToken: string;
   /** An invitation B sent to B's private website. */
   bMember: number;
-  /** A site segment and an annotation of B's private website. */
+  /** A site segment, an annotation and a traffic alert of B's private website. */
   bSegment: number;
   bAnnotation: number;
+  bAlert: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -248,6 +249,13 @@ beforeAll(async () => {
     });
     expect(invited.status).toBe(201);
     w.bMember = (invited.json as { data: { id: number } }).data.id;
+    const alert = await call(`/api/v1/websites/${w.bSites.private.id}/alerts`, {
+      method: 'POST',
+      key: w.b.key,
+      body: { json: { kind: 'drop', email: 'b-only-alerts@example.com' } },
+    });
+    expect(alert.status).toBe(201);
+    w.bAlert = (alert.json as { data: { id: number } }).data.id;
   } finally {
     box.close();
   }
@@ -362,6 +370,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   members: bySite,
   segments: bySite,
   annotations: bySite,
+  alerts: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -517,6 +526,9 @@ type ApiRoute = {
     | '/websites/{id}/segments/{segment_id}'
     | '/websites/{id}/annotations'
     | '/websites/{id}/annotations/{annotation_id}'
+    | '/websites/{id}/alerts'
+    | '/websites/{id}/alerts/{alert_id}'
+    | '/websites/{id}/alerts/{alert_id}/confirmation'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -614,6 +626,16 @@ const API_ROUTES: ApiRoute[] = [
     form: () => ({ text: 'A' }),
   },
   { method: 'DELETE', path: '/websites/{id}/annotations/{annotation_id}' },
+  { method: 'GET', path: '/websites/{id}/alerts' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/alerts',
+    form: () => ({ kind: 'spike', email: w.a.email, threshold: '1' }),
+  },
+  { method: 'GET', path: '/websites/{id}/alerts/{alert_id}' },
+  { method: 'PATCH', path: '/websites/{id}/alerts/{alert_id}', form: () => ({ threshold: '2' }) },
+  { method: 'DELETE', path: '/websites/{id}/alerts/{alert_id}' },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert_id}/confirmation' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -667,7 +689,8 @@ function callApi(
     .replace('{link_id}', '1')
     .replace('{member_id}', String(w.bMember))
     .replace('{segment_id}', String(w.bSegment))
-    .replace('{annotation_id}', String(w.bAnnotation));
+    .replace('{annotation_id}', String(w.bAnnotation))
+    .replace('{alert_id}', String(w.bAlert));
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -959,6 +982,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{member}', String(w.bMember))
     .replace('{annotation}', String(w.bAnnotation))
     .replace('{segment}', String(w.bSegment))
+    .replace('{alert}', String(w.bAlert))
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -1059,6 +1083,13 @@ const DASHBOARD_PAGES: PageRoute[] = [
   },
   { method: 'POST', path: '/websites/{id}/members/{member}/delete' },
   { method: 'POST', path: '/websites/{id}/leave' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/alerts',
+    fields: () => ({ kind: 'spike', email: w.a.email, threshold: '1' }),
+  },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert}/confirmation' },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert}/delete' },
   {
     method: 'GET',
     path: '/account',
@@ -1520,6 +1551,28 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
   ['POST', '/share', "trading a link's token for its cookie (the 'shared links' lines above)"],
   ['POST', '/embed', "trading a link's token for its cookie (the 'shared links' lines above)"],
   ['GET', '/reports/unsubscribe', 'a page that takes the secret after its #: shows nothing'],
+  ['GET', '/alerts/confirm', "an alert's confirmation: a page that posts the secret after its #"],
+  [
+    'POST',
+    '/alerts/confirm',
+    "confirming an alert by its alert-bound token alone (alerts.test.ts: a wrong code, another alert's)",
+  ],
+  ['GET', '/alerts/unsubscribe', 'a page that takes the secret after its #: shows nothing'],
+  [
+    'POST',
+    '/alerts/unsubscribe',
+    'stopping an alert by its alert-bound token alone (alerts.test.ts)',
+  ],
+  [
+    'GET',
+    `/alerts/unsubscribe/1/${'0'.repeat(32)}`,
+    "an alert's one-click link: its token alone (alerts.test.ts: a made-up one)",
+  ],
+  [
+    'POST',
+    `/alerts/unsubscribe/1/${'0'.repeat(32)}`,
+    "an alert's one-click unsubscribe: its token alone (alerts.test.ts: a made-up one)",
+  ],
   ['POST', '/register', 'signing up (pages-register.test.ts)'],
 ];
 

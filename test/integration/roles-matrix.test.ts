@@ -54,6 +54,7 @@ const w = {} as {
     member: number;
     segment: number;
     annotation: number;
+    alert: number;
   };
 };
 
@@ -94,6 +95,7 @@ async function freshIds() {
       filters: [['is', 'event:page', ['/a']]],
     }),
     annotation: await made('annotations', { date: '2020-01-01', text: `fresh-${tag}` }),
+    alert: await made('alerts', { kind: 'drop', email: `fresh-alert-${tag}@example.com` }),
   };
 }
 
@@ -107,7 +109,8 @@ const fill = (path: string, id: number, ids: Ids) =>
     .replace('{link_id}', String(ids.link))
     .replace('{member_id}', String(ids.member))
     .replace('{segment_id}', String(ids.segment))
-    .replace('{annotation_id}', String(ids.annotation));
+    .replace('{annotation_id}', String(ids.annotation))
+    .replace('{alert_id}', String(ids.alert));
 
 // ---------------------------------------------------------------------------------------
 // The API
@@ -247,6 +250,23 @@ const API_RULES: ApiRule[] = [
     body: () => ({ json: { text: `note-${unique()}` } }),
   },
   { method: 'DELETE', path: '/websites/{id}/annotations/{annotation_id}', need: 'admin' },
+  // Alerts: the list holds others' addresses, so even reading it is an admin's.
+  { method: 'GET', path: '/websites/{id}/alerts', need: 'admin' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/alerts',
+    need: 'admin',
+    body: () => ({ json: { kind: 'spike', email: `alert-${unique()}@example.com`, threshold: 9 } }),
+  },
+  { method: 'GET', path: '/websites/{id}/alerts/{alert_id}', need: 'admin' },
+  {
+    method: 'PATCH',
+    path: '/websites/{id}/alerts/{alert_id}',
+    need: 'admin',
+    body: () => ({ json: { threshold: 3 } }),
+  },
+  { method: 'DELETE', path: '/websites/{id}/alerts/{alert_id}', need: 'admin' },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert_id}/confirmation', need: 'admin' },
 ];
 
 function callRule(rule: ApiRule, key: string, id: number, ids: Ids): Promise<Answer> {
@@ -369,6 +389,14 @@ const PAGE_RULES: PageRule[] = [
   },
   { method: 'POST', path: '/websites/{id}/members/{member}/delete', need: 'admin' },
   { method: 'POST', path: '/websites/{id}/leave', need: 'viewer', noAllowedCase: true },
+  {
+    method: 'POST',
+    path: '/websites/{id}/alerts',
+    need: 'admin',
+    fields: () => ({ kind: 'spike', email: `paged-alert-${unique()}@example.com`, threshold: '9' }),
+  },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert}/confirmation', need: 'admin' },
+  { method: 'POST', path: '/websites/{id}/alerts/{alert}/delete', need: 'admin' },
 ];
 
 const fillPage = (path: string, id: number, ids: Ids) =>
@@ -378,6 +406,7 @@ const fillPage = (path: string, id: number, ids: Ids) =>
       .replace('{funnel}', '{funnel_id}')
       .replace('{import}', '{import_id}')
       .replace('{link}', '{link_id}')
+      .replace('{alert}', '{alert_id}')
       .replace('{member}', '{member_id}'),
     id,
     ids,

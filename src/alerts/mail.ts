@@ -18,10 +18,7 @@ import { type AlertInput, type AlertKind, alertToken, createAlert, deleteAlert }
 /** Confirmation e-mails one address may get a day, from every website together. */
 const CONFIRMATIONS = { limit: 3, windowMs: 24 * 3_600_000 };
 
-const KIND_TEXT: Record<AlertKind, string> = {
-  spike: 'a traffic spike',
-  drop: 'a traffic drop',
-};
+const KIND_NAME: Record<AlertKind, string> = { spike: 'traffic spike', drop: 'traffic drop' };
 
 /** What the alert asks, in words: "100 or more visitors in 1 hour". */
 export function conditionOf(alert: Pick<AlertRow, 'kind' | 'threshold' | 'hours'>): string {
@@ -83,7 +80,7 @@ export async function sendConfirmation(
     );
   const link = `${origin}/alerts/confirm#${alert.id}.${await alertToken(db, 'confirm', alert)}`;
   const text = [
-    `${inviter} asks Sightline to e-mail this address when ${site.domain} has ${KIND_TEXT[alert.kind as AlertKind]}: ${conditionOf(alert)}; at most one e-mail ${everyText(alert.everyHours)}.`,
+    `${inviter} asks Sightline to e-mail this address when ${site.domain} has a ${KIND_NAME[alert.kind as AlertKind]}: ${conditionOf(alert)}; at most one e-mail ${everyText(alert.everyHours)}.`,
     '',
     'Nothing is sent until you confirm here:',
     '',
@@ -148,7 +145,7 @@ export function alertMessage(
     '',
     `See the statistics: ${links.stats}`,
     '',
-    `You get this because ${alert.email} confirmed ${KIND_TEXT[alert.kind as AlertKind]} alerts for ${domain}, at most one ${everyText(alert.everyHours)}.`,
+    `You get this because ${alert.email} confirmed ${KIND_NAME[alert.kind as AlertKind]} alerts for ${domain}, at most one ${everyText(alert.everyHours)}.`,
     `Stop them: ${links.unsubscribePage}`,
   ].join('\n');
   return message(alert.email, from, subject, text, links.unsubscribeUrl);

@@ -157,19 +157,19 @@ export const AlertsSection: FC<{
         </label>
         <NumberField
           name="threshold"
-          label={`Visitors (a spike: this many or more; a drop: fewer than this, ${ALERT_DEFAULTS.drop.threshold} unless set)`}
+          label={`Visitors (a spike: this many or more; a drop: fewer than this — ${ALERT_DEFAULTS.drop.threshold}, none at all, unless set)`}
           value={values.threshold}
           error={error('threshold')}
         />
         <NumberField
           name="hours"
-          label={`Over the last hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop unless set)`}
+          label={`Over the last … hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop, unless set)`}
           value={values.hours}
           error={error('hours')}
         />
         <NumberField
           name="every_hours"
-          label={`At most one e-mail every hours (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop unless set)`}
+          label={`Hours between two e-mails, at least (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop, unless set)`}
           value={values.every_hours}
           error={error('every_hours')}
         />

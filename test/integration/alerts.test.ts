@@ -223,6 +223,35 @@ describe('alerts through the API', () => {
   });
 });
 
+describe("alerts' links", () => {
+  it("open only by their own token: not a made-up one, not another alert's, not the other purpose's", async () => {
+    box = mailbox();
+    const s = await site('alert-links');
+    const first = oneOf(await addAlert(s.id, { kind: 'drop', email: 'one@example.com' })).data;
+    await addAlert(s.id, { kind: 'drop', email: 'two@example.com' });
+    const [, token] = codeTo('two@example.com').split('.');
+    // Another alert's token, with this alert's id: the 404, and still unconfirmed.
+    expect((await confirm(`${first.id}.${token}`)).status).toBe(404);
+    const madeUp = `${first.id}/${'0'.repeat(32)}`;
+    expect((await call(`/alerts/unsubscribe/${madeUp}`)).status).toBe(404);
+    expect((await call(`/alerts/unsubscribe/${madeUp}`, { method: 'POST' })).status).toBe(404);
+    const page = await call('/alerts/unsubscribe', {
+      method: 'POST',
+      body: { form: { code: `${first.id}.${'0'.repeat(32)}` } },
+    });
+    expect(page.status).toBe(404);
+    // The confirmation's token does not unsubscribe.
+    const [, own] = codeTo('one@example.com').split('.');
+    expect((await call(`/alerts/unsubscribe/${first.id}/${own}`, { method: 'POST' })).status).toBe(
+      404,
+    );
+    const list = await call(`/api/v1/websites/${s.id}/alerts`, { key: owner.key });
+    expect(
+      (list.json as { data: { confirmed_at: null }[] }).data.map((a) => a.confirmed_at),
+    ).toEqual([null, null]);
+  });
+});
+
 describe('alerts from the cron', () => {
   it('e-mails a spike once, with its top pages and sources, and not again within every_hours', async () => {
     box = mailbox();

@@ -17,7 +17,7 @@ import type { Database } from '../db/client.ts';
 import { metered, type QueryBudget } from '../db/query-budget.ts';
 import { reportSends, websites } from '../db/schema.ts';
 import { type AlertRow, alerts } from '../db/sharing-schema.ts';
-import { localDateHour } from '../lib/dates.ts';
+import { zonedIso } from '../lib/dates.ts';
 import { logError } from '../lib/log.ts';
 import type { Mailer } from '../lib/mail.ts';
 import { ONCE_QUERIES, type Outcome, sendOnce } from '../reports/once.ts';
@@ -99,11 +99,9 @@ async function claimAlert(db: Database, alert: Due, key: string, now: number): P
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** Local "2026-11-29 13:00" of an instant. */
-function localTime(at: number, timeZone: string): string {
-  const { date, hour } = localDateHour(at, timeZone);
-  return `${date} ${hour}:${String(Math.floor((at % HOUR) / 60_000)).padStart(2, '0')}`;
-}
+/** Local "2026-11-29 13:00" of an instant (13:30 in a zone half an hour off UTC). */
+const localTime = (at: number, timeZone: string) =>
+  zonedIso(at, timeZone).slice(0, 16).replace('T', ' ');
 
 type Config = { from: string; publicUrl: string };
 type Traffic = WindowTraffic & { weekBefore: number };

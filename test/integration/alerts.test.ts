@@ -362,8 +362,11 @@ describe('alerts from the cron', () => {
     expect(results).toHaveLength(1);
   });
 
-  it('retries a send that failed, in the next run', async () => {
-    const s = await site('alert-retry');
+  it("retries a send that failed, in the next run; says the hours in the website's time zone", async () => {
+    const s = await makeWebsite(owner.key, {
+      domain: `alert-retry-${crypto.randomUUID().slice(0, 6)}.example.com`,
+      timezone: 'Asia/Kolkata',
+    });
     box = mailbox();
     await confirmedAlert(s.id, { kind: 'spike', email: 'retry@example.com', threshold: 1 });
     await visitors(s.domain, AT - 30 * 60_000, 1);
@@ -372,7 +375,9 @@ describe('alerts from the cron', () => {
     box.fail(false);
     expect(alertsTo('retry@example.com')).toHaveLength(0);
     await runCron(AT);
-    expect(alertsTo('retry@example.com')).toHaveLength(1);
+    const [mail] = alertsTo('retry@example.com');
+    // 10:00–11:00 UTC is 15:30–16:30 in India.
+    expect(mail?.text).toContain('from 2026-11-29 15:30 to 2026-11-29 16:30 (Asia/Kolkata)');
   });
 });
 

@@ -122,9 +122,10 @@ describe.each(PAGES)('%s', (name) => {
         );
     }
     // The settings form, and on a website's page its goal form (kind, target, name, currency)
-    // its funnel form (name, steps) and its members' invitation form (e-mail, role).
+    // its funnel form (name, steps), its members' invitation form (e-mail, role) and its
+    // traffic alerts' form (e-mail, kind, threshold, hours, every hours).
     if (name === '/websites/new') expect(count).toBe(8);
-    if (name === '/websites/:id') expect(count).toBe(22);
+    if (name === '/websites/:id') expect(count).toBe(27);
     if (name === '/account') expect(count).toBe(3);
   });
 });

@@ -6,6 +6,7 @@
 import type { WebsiteRow } from '../db/schema.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 import { timeZoneNames } from '../lib/timezone.ts';
+import { listEntries } from '../websites/line-list.ts';
 import { Field } from './layout.tsx';
 
 export const PRIVACY = ['Public', 'Private (you and the members)', 'Password-protected'] as const;
@@ -145,11 +146,16 @@ export function WebsiteForm(props: {
         <input type="checkbox" name="email" value="1" checked={values.email === '1'} /> Send
         periodic e-mail reports
       </label>
+      <label class="check">
+        <input type="checkbox" name="path_only" value="1" checked={pathOnly(values)} /> Count the
+        path only: no query string in pages (campaign tags and ad click ids never are: they are
+        counted as sources and campaigns)
+      </label>
       <ListField
         label="Excluded query parameters"
         name="exclude_params"
-        hint="One per line; * removes all."
-        value={values.exclude_params}
+        hint="Unless the path only is counted: one per line."
+        value={pathOnly(values) ? '' : values.exclude_params}
         errors={errors}
       />
       <ListField
@@ -167,6 +173,9 @@ export function WebsiteForm(props: {
   );
 }
 
+/** Whether the website counts the path only (`exclude_params` holds `*`). */
+const pathOnly = (values: FormValues) => listEntries(values.exclude_params ?? '').includes('*');
+
 /** Form fields → API fields (unchecked boxes are absent from a form post). */
 export function fieldsOf(body: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -180,6 +189,8 @@ export function fieldsOf(body: Record<string, unknown>): Record<string, unknown>
   ]) {
     if (typeof body[key] === 'string') fields[key] = body[key];
   }
+  // "Count the path only" is `exclude_params` `*`; unticked, the list as typed.
+  if (body.path_only === '1') fields.exclude_params = '*';
   fields.email = body.email === '1' ? '1' : '0';
   fields.exclude_bots = body.exclude_bots === '1' ? '1' : '0';
   return fields;

@@ -121,11 +121,11 @@ describe.each(PAGES)('%s', (name) => {
           new RegExp(`<(input|select|textarea)\\b[^>]*\\sid="${target}"`),
         );
     }
-    // The settings form, and on a website's page its goal form (kind, target, name, currency)
+    // The settings form (its path-only box too), and on a website's page its goal form (kind, target, name, currency)
     // its funnel form (name, steps), its members' invitation form (e-mail, role) and its
     // traffic alerts' form (e-mail, kind, threshold, hours, every hours).
-    if (name === '/websites/new') expect(count).toBe(8);
-    if (name === '/websites/:id') expect(count).toBe(27);
+    if (name === '/websites/new') expect(count).toBe(9);
+    if (name === '/websites/:id') expect(count).toBe(28);
     if (name === '/account') expect(count).toBe(3);
   });
 });

@@ -59,42 +59,57 @@ describe('pagePath: nothing excluded', () => {
   });
 });
 
+describe('pagePath: attribution parameters are never part of the page', () => {
+  it.each([
+    ['https://a.com/?utm_source=mail&utm_campaign=newsletter', '/'],
+    ['https://a.com/p?utm_source=nl&id=7&utm_medium=email&gclid=z', '/p?id=7'],
+    ['https://a.com/p?UTM_Source=x&Fbclid=y&msclkid=1&ttclid=2&li_fat_id=3&k=1', '/p?k=1'],
+    ['https://a.com/p?utm_id=42&utm_source_platform=x&gbraid=1&wbraid=2&dclid=3', '/p'],
+    ['https://a.com/p?mc_cid=1&mc_eid=2&_hsenc=3&_hsmi=4&igshid=5&yclid=6&twclid=7', '/p'],
+    ['https://a.com/p?utm%5Fsource=x&k=1', '/p?k=1'],
+    // Only whole names: parameters that merely look alike stay.
+    ['https://a.com/p?utm=1&xgclid=2&gclid2=3&ref=4', '/p?utm=1&xgclid=2&gclid2=3&ref=4'],
+  ])('%s → %s', (url, expected) => {
+    expect(page(url, '')).toBe(expected);
+  });
+});
+
 describe('pagePath: excluded parameters', () => {
   it.each([
-    ['https://a.com/p?fbclid=abc', 'fbclid', '/p'],
-    ['https://a.com/p?fbclid=abc&x=1', 'fbclid', '/p?x=1'],
-    ['https://a.com/p?x=1&fbclid=abc', 'fbclid', '/p?x=1'],
-    ['https://a.com/p?x=1&fbclid=abc&y=2', 'fbclid', '/p?x=1&y=2'],
+    ['https://a.com/p?sid=abc', 'sid', '/p'],
+    ['https://a.com/p?sid=abc&x=1', 'sid', '/p?x=1'],
+    ['https://a.com/p?x=1&sid=abc', 'sid', '/p?x=1'],
+    ['https://a.com/p?x=1&sid=abc&y=2', 'sid', '/p?x=1&y=2'],
     // Kept parameters keep their order and their exact encoding.
-    ['https://a.com/p?z=%C3%A9&fbclid=IwAR0abc&y=%20a+b&x=1', 'fbclid', '/p?z=é&y=%20a+b&x=1'],
-    ['https://a.com/p?b=2&fbclid=x&a=1', 'fbclid', '/p?b=2&a=1'],
+    ['https://a.com/p?z=%C3%A9&sid=IwAR0abc&y=%20a+b&x=1', 'sid', '/p?z=é&y=%20a+b&x=1'],
+    ['https://a.com/p?b=2&sid=x&a=1', 'sid', '/p?b=2&a=1'],
     // Several names.
     [
-      'https://a.com/p?utm_source=nl&id=7&utm_medium=email&gclid=z',
-      'utm_source\nutm_medium\ngclid',
+      'https://a.com/p?ref=nl&id=7&lang=en&sid=z',
+      'ref\nlang\nsid',
       '/p?id=7',
     ],
     // Repeated parameters are all removed.
     ['https://a.com/p?a=1&a=2&b=3&a=4', 'a', '/p?b=3'],
     ['https://a.com/p?a=1&b=3&b=4', 'a', '/p?b=3&b=4'],
     // Parameters without `=`.
-    ['https://a.com/p?fbclid', 'fbclid', '/p'],
+    ['https://a.com/p?sid', 'sid', '/p'],
     ['https://a.com/p?flag&x=1&other', 'flag', '/p?x=1&other'],
     ['https://a.com/p?x=1&flag', 'flag', '/p?x=1'],
     // A value that contains `=`.
     ['https://a.com/p?x=1=2&k=3', 'x', '/p?k=3'],
     // Encoded names are compared decoded.
-    ['https://a.com/p?utm%5Fsource=x&k=1', 'utm_source', '/p?k=1'],
-    ['https://a.com/p?utm%5fsource=x&k=1', 'utm_source', '/p?k=1'],
+    ['https://a.com/p?s%5Fid=x&k=1', 's_id', '/p?k=1'],
+    ['https://a.com/p?s%5fid=x&k=1', 's_id', '/p?k=1'],
     ['https://a.com/p?my+param=1&k=2', 'my param', '/p?k=2'],
     ['https://a.com/p?my%20param=1&k=2', 'my param', '/p?k=2'],
     ['https://a.com/p?caf%C3%A9=1&k=2', 'café', '/p?k=2'],
     // Names are case-sensitive, as in URLSearchParams.
-    ['https://a.com/p?FBCLID=1', 'fbclid', '/p?FBCLID=1'],
+    ['https://a.com/p?SID=1', 'sid', '/p?SID=1'],
     // A name is matched whole, not as a prefix.
-    ['https://a.com/p?fbclid2=1&xfbclid=2', 'fbclid', '/p?fbclid2=1&xfbclid=2'],
+    ['https://a.com/p?sid2=1&xsid=2', 'sid', '/p?sid2=1&xsid=2'],
     // A name that is not in the query changes nothing.
-    ['https://a.com/p?x=1&y=2', 'fbclid', '/p?x=1&y=2'],
+    ['https://a.com/p?x=1&y=2', 'sid', '/p?x=1&y=2'],
     // Comment lines are not names.
     ['https://a.com/p?x=1&y=2', '# x\ny', '/p?x=1'],
   ])('%s without %j → %s', (url, exclude, expected) => {

@@ -1,11 +1,43 @@
 /**
- * The recorded page: path and query of the page URL with the website's excluded query
- * parameters removed (`exclude_params`, docs/ARCHITECTURE.md), as people read it (UTF-8
- * decoded, see `readable`), at most 255 characters.
+ * The recorded page: path and query of the page URL without attribution parameters
+ * (`isAttribution`: campaign tags and ad click ids, counted in their own dimensions) and
+ * without the website's excluded query parameters (`exclude_params`, docs/ARCHITECTURE.md;
+ * `*`, "count the path only", removes every one), as people read it (UTF-8 decoded, see
+ * `readable`), at most 255 characters.
  */
 import { listEntries } from '../../websites/line-list.ts';
 
 export const MAX_PAGE = 255;
+
+/**
+ * Click ids that ad and e-mail platforms add to a link (Google's `gclid`, `gbraid`, `wbraid`,
+ * `dclid`; Meta's `fbclid`; Microsoft's `msclkid`; X's `twclid`; TikTok's `ttclid`; LinkedIn's
+ * `li_fat_id`; Yandex's `yclid`; Mailchimp's `mc_cid`, `mc_eid`; HubSpot's `_hsenc`, `_hsmi`;
+ * Instagram's `igshid`). docs/GUIDE.md, "What is counted", lists them.
+ */
+const CLICK_IDS = new Set([
+  'gclid',
+  'gbraid',
+  'wbraid',
+  'dclid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'ttclid',
+  'li_fat_id',
+  'yclid',
+  'mc_cid',
+  'mc_eid',
+  '_hsenc',
+  '_hsmi',
+  'igshid',
+]);
+
+/** A query parameter that says where a visit came from, never part of the page: `utm_*`, a click id. */
+const isAttribution = (name: string) => {
+  const lower = name.toLowerCase();
+  return lower.startsWith('utm_') || CLICK_IDS.has(lower);
+};
 
 /** Parameter names from an `exclude_params` text; `*` means all. */
 export function excludedParams(text: string): { all: boolean; names: Set<string> } {
@@ -39,7 +71,7 @@ export function pagePath(
         } catch {
           // A malformed escape: compare the raw name.
         }
-        return !exclude.names.has(decoded);
+        return !exclude.names.has(decoded) && !isAttribution(decoded);
       });
     query = kept.length > 0 ? `?${kept.join('&')}` : '';
   }

@@ -1,9 +1,12 @@
 /**
- * `/account`: rotate the API key (the new key is shown once; the old one stops working at
- * once) and change the password, with the same rules as the CLI. Changing the password ends
- * every other session; wrong current passwords are throttled like logins.
+ * `/account`: rotate the API key and change the password, with the same rules as the CLI.
+ * Making a new key asks first (the old one stops working at once); the key is then shown once,
+ * after a redirect, so reloading the page shows it no more and never makes another: it goes
+ * from the POST to the GET in a cookie of its own, read and deleted by that GET. Changing the
+ * password ends every other session; wrong current passwords are throttled like logins.
  */
 import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { rotateApiKey } from '../accounts/api-keys.ts';
 import { changePassword } from '../accounts/password-change.ts';
 import { createDb } from '../db/client.ts';
@@ -16,7 +19,7 @@ import { render } from './layout.tsx';
 
 type Notice = { apiKey?: string; saved?: boolean; errors?: FieldErrors };
 
-function ApiKeySection({ csrf, apiKey }: { csrf: string; apiKey?: string | undefined }) {
+function ApiKeySection({ apiKey }: { apiKey?: string | undefined }) {
   return (
     <section class="card" aria-labelledby="key-title">
       <h2 id="key-title">API key</h2>
@@ -34,14 +37,42 @@ function ApiKeySection({ csrf, apiKey }: { csrf: string; apiKey?: string | undef
           one) or if it was lost.
         </p>
       )}
-      <form method="post" action="/account/api-key" class="actions">
-        <input type="hidden" name="_csrf" value={csrf} />
-        <button type="submit" class="secondary">
-          Make a new API key
-        </button>
-      </form>
+      <p class="actions">
+        <a href="/account/api-key" class="button secondary">
+          Make a new API key…
+        </a>
+      </p>
     </section>
   );
+}
+
+/** The cookie that carries a new key from the POST that made it to the page that shows it. */
+const NEW_KEY_COOKIE = 'sl_new_key';
+const NEW_KEY_PATH = '/account';
+
+/** `GET /account/api-key`: what making a new key does, and the button that does it. */
+async function confirmRotation(c: Context<AppEnv>) {
+  return render(c, {
+    title: 'Make a new API key',
+    children: (
+      <>
+        <h1>Make a new API key?</h1>
+        <p>
+          Your current API key stops working at once: every script, integration or assistant that
+          uses it gets <code>401 Unauthenticated</code> until it is given the new one. The new key
+          is shown once, on the next page.
+        </p>
+        <form method="post" action="/account/api-key" class="actions">
+          <input type="hidden" name="_csrf" value={await csrfToken(c)} />
+          <input type="hidden" name="confirm" value="1" />
+          <button type="submit" class="danger">
+            Make a new key and stop the current one
+          </button>
+          <a href="/account">Cancel</a>
+        </form>
+      </>
+    ),
+  });
 }
 
 function PasswordSection({ csrf, notice }: { csrf: string; notice: Notice }) {
@@ -93,7 +124,7 @@ async function accountPage(c: Context<AppEnv>, notice: Notice = {}, status: 200 
         <>
           <h1>Account</h1>
           <p>Signed in as {signedInOwner(c).email}.</p>
-          <ApiKeySection csrf={csrf} apiKey={notice.apiKey} />
+          <ApiKeySection apiKey={notice.apiKey} />
           <PasswordSection csrf={csrf} notice={notice} />
         </>
       ),
@@ -102,11 +133,33 @@ async function accountPage(c: Context<AppEnv>, notice: Notice = {}, status: 200 
   );
 }
 
-/** `POST /account/api-key`: a new key, shown once; the old one stops working at once. */
+/**
+ * `POST /account/api-key` (from the confirmation: `confirm=1`, else the confirmation again): a
+ * new key, the old one stopped at once; then the account page, which shows it once.
+ */
 async function rotateKey(c: Context<AppEnv>) {
+  const body = await c.req.parseBody();
   await requireCsrf(c);
+  if (body.confirm !== '1') return confirmRotation(c);
   const apiKey = await rotateApiKey(createDb(c.env.DB), signedInOwner(c).id);
-  return accountPage(c, { apiKey });
+  setCookie(c, NEW_KEY_COOKIE, apiKey, {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'Strict',
+    path: NEW_KEY_PATH,
+    maxAge: 300,
+  });
+  return c.redirect('/account?key=new', 303);
+}
+
+/** `GET /account`: the page, with the new key when one was just made (then never again). */
+function showAccount(c: Context<AppEnv>) {
+  const apiKey = getCookie(c, NEW_KEY_COOKIE);
+  if (apiKey !== undefined) deleteCookie(c, NEW_KEY_COOKIE, { path: NEW_KEY_PATH, secure: true });
+  return accountPage(c, {
+    saved: c.req.query('saved') === '1',
+    ...(apiKey?.startsWith('sl_') ? { apiKey } : {}),
+  });
 }
 
 /** `POST /account/password`: the change (src/accounts/password-change.ts), then a fresh session. */
@@ -131,7 +184,8 @@ async function changePasswordPage(c: Context<AppEnv>) {
 export function createAccountPages() {
   const account = new Hono<AppEnv>();
   account.use('*', requireOwner());
-  account.get('/', (c) => accountPage(c, { saved: c.req.query('saved') === '1' }));
+  account.get('/', showAccount);
+  account.get('/api-key', confirmRotation);
   account.post('/api-key', rotateKey);
   account.post('/password', changePasswordPage);
   return account;

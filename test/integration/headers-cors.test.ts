@@ -546,7 +546,10 @@ describe('a failing database shows nothing of itself in any response', () => {
       'POST /websites/:id/delete',
       () => browser.post(`/websites/${publicSite.id}/delete`, { _csrf: csrf }),
     ],
-    ['POST /account/api-key', () => browser.post('/account/api-key', { _csrf: csrf })],
+    [
+      'POST /account/api-key',
+      () => browser.post('/account/api-key', { _csrf: csrf, confirm: '1' }),
+    ],
     ['POST /logout', () => browser.post('/logout', { _csrf: csrf })],
     [
       'POST /account/password',

@@ -312,9 +312,11 @@ beforeAll(async () => {
     _csrf: csrfFrom((await ended.get('/account')).text),
   });
   expect([logout.status, logout.location]).toEqual([303, '/login']);
-  const rotated = await bBrowser.post('/account/api-key', {
+  await bBrowser.post('/account/api-key', {
     _csrf: csrfFrom((await bBrowser.get('/account')).text),
+    confirm: '1',
   });
+  const rotated = await bBrowser.get('/account?key=new');
   w.bOldKey = w.b.key;
   w.b.key = rotated.text.match(/<pre id="api-key">(sl_[\w-]+)<\/pre>/)?.[1] ?? '';
   expect(w.b.key).toMatch(/^sl_/);
@@ -1099,16 +1101,31 @@ const DASHBOARD_PAGES: PageRoute[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/account/api-key',
+    asA: async () => {
+      const res = await pageShowsNothingOfB('/account/api-key');
+      expect(res.text).toContain('Your current API key stops working at once');
+    },
+  },
+  {
     method: 'POST',
     path: '/account/api-key',
     fields: () => ({ owner_id: String(w.b.id), email: w.b.email }),
     asA: async () => {
       const oldKey = w.a.key;
-      const res = await attempt(
-        () => asA().post('/account/api-key', { _csrf: w.aCsrf, owner_id: String(w.b.id) }),
+      const a = asA();
+      const made = await attempt(
+        () =>
+          a.post('/account/api-key', {
+            _csrf: w.aCsrf,
+            confirm: '1',
+            owner_id: String(w.b.id),
+          }),
         aOwnRows,
       );
-      expect(res.status).toBe(200);
+      expect(made.status).toBe(303);
+      const res = await a.get('/account?key=new');
       w.a.key = res.text.match(/<pre id="api-key">(sl_[\w-]+)<\/pre>/)?.[1] ?? '';
       expect((await call('/api/v1/websites', { key: w.a.key })).status).toBe(200);
       expect((await call('/api/v1/websites', { key: oldKey })).status).toBe(401);

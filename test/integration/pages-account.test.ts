@@ -22,7 +22,20 @@ describe('rotating the API key', () => {
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('sl_');
 
-    const res = await b.post('/account/api-key', { _csrf: csrfFrom(page.text) });
+    // The account page's button opens a confirmation that says what happens; posting without
+    // it rotates nothing.
+    const confirmation = await b.get('/account/api-key');
+    expect(confirmation.text).toContain('Your current API key stops working at once');
+    const unconfirmed = await b.post('/account/api-key', { _csrf: csrfFrom(page.text) });
+    expect(unconfirmed.text).toContain('Make a new API key?');
+    expect(await keyWorks(owner.key)).toBe(200);
+    const made = await b.post('/account/api-key', {
+      _csrf: csrfFrom(confirmation.text),
+      confirm: '1',
+    });
+    // Post, redirect, get: a reload of the page never makes another key.
+    expect([made.status, made.location]).toEqual([303, '/account?key=new']);
+    const res = await b.get(made.location as string);
     expect(res.status).toBe(200);
     const newKey = res.text.match(/<pre id="api-key">(sl_[A-Za-z0-9_-]{43})<\/pre>/)?.[1];
     expect(newKey).toBeDefined();

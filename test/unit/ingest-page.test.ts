@@ -84,11 +84,7 @@ describe('pagePath: excluded parameters', () => {
     ['https://a.com/p?z=%C3%A9&sid=IwAR0abc&y=%20a+b&x=1', 'sid', '/p?z=é&y=%20a+b&x=1'],
     ['https://a.com/p?b=2&sid=x&a=1', 'sid', '/p?b=2&a=1'],
     // Several names.
-    [
-      'https://a.com/p?ref=nl&id=7&lang=en&sid=z',
-      'ref\nlang\nsid',
-      '/p?id=7',
-    ],
+    ['https://a.com/p?ref=nl&id=7&lang=en&sid=z', 'ref\nlang\nsid', '/p?id=7'],
     // Repeated parameters are all removed.
     ['https://a.com/p?a=1&a=2&b=3&a=4', 'a', '/p?b=3'],
     ['https://a.com/p?a=1&b=3&b=4', 'a', '/p?b=3&b=4'],

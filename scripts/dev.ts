@@ -31,8 +31,18 @@ const created = await withDatabase({ remote: false }, async (db) => {
 const child = spawn(
   `${root}node_modules/.bin/wrangler`,
   // REPLAY=on opens the replay route for localhost, for the demo traffic (src/ingest/replay.ts);
-  // PUBLIC_URL is where this server answers, for the links of shared links and invitations.
-  ['dev', '--var', 'REPLAY:on', '--var', `PUBLIC_URL:${base}`, ...passthrough],
+  // DEVELOPMENT=on lets `localhost` be a website (src/websites/service.ts); PUBLIC_URL is where
+  // this server answers, for the links of shared links, invitations and alerts.
+  [
+    'dev',
+    '--var',
+    'REPLAY:on',
+    '--var',
+    'DEVELOPMENT:on',
+    '--var',
+    `PUBLIC_URL:${base}`,
+    ...passthrough,
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -10,6 +10,8 @@ export interface Env {
   WEBSITE_LOG: DurableObjectNamespace;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
+  /** `on` (set by `npm run dev`, never in wrangler.toml): `localhost` may be added as a website (src/websites/service.ts). */
+  DEVELOPMENT?: string;
   /** `on` (set by `npm run bench`, never in wrangler.toml) enables `POST /__floor` for localhost (src/ingest/floor.ts). */
   BENCH?: string;
   /**

@@ -144,6 +144,8 @@ export async function addWebsite(c: Context<AppEnv>) {
       signedInOwner(c).id,
       fields,
       assetSuffixes(c.env.ASSETS),
+      Date.now(),
+      { local: c.env.DEVELOPMENT === 'on' },
     );
     return c.redirect(`/websites/${site.id}?created=1`, 303);
   } catch (err) {

@@ -13,8 +13,8 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /**
  * Normalises a website domain: trims, lower-cases, drops scheme, credentials, path, query,
  * fragment, port, a leading `www.` and a trailing dot; converts international names to
- * punycode. The result must be a host name with at least one dot, or an IP literal
- * (IPv6 is stored in its canonical compressed form inside brackets, as URLs write it).
+ * punycode. The result must be a host name with at least one dot, `localhost`, or an IP
+ * literal (IPv6 is stored in its canonical compressed form inside brackets, as URLs write it).
  *
  * @example
  * normalizeDomain('https://www.Example.com:8080/blog') // { ok: true, domain: 'example.com' }
@@ -77,9 +77,14 @@ export function normalizeDomain(input: string): DomainResult {
   if (host.length > MAX_HOST_LENGTH) return { ok: false, reason: 'is too long' };
   if (!labels.every((label) => LABEL.test(label)))
     return { ok: false, reason: 'is not a valid host name' };
-  if (labels.length < 2) return { ok: false, reason: 'must contain a dot (e.g. example.com)' };
+  // `localhost`: a website in development only, which src/websites/service.ts decides.
+  if (labels.length < 2 && host !== LOCALHOST)
+    return { ok: false, reason: 'must contain a dot (e.g. example.com)' };
   return { ok: true, domain: host };
 }
+
+/** The one host without a dot a website may have, in development (`npm run dev`). */
+export const LOCALHOST = 'localhost';
 
 /** True for an IP literal as `normalizeDomain` writes it (`203.0.113.7`, `[2001:db8::1]`). */
 export function isIpLiteral(domain: string): boolean {

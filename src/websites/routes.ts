@@ -177,6 +177,8 @@ export function registerWebsiteRoutes(api: ApiApp) {
       c.get('ownerId'),
       body,
       assetSuffixes(c.env.ASSETS),
+      Date.now(),
+      { local: c.env.DEVELOPMENT === 'on' },
     );
     return c.json({ data: toWebsiteRecord(row, 'owner'), status: 201 }, 201);
   });

@@ -9,7 +9,7 @@ import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
 import type { Schema } from '../lib/schema.ts';
-import { isIpLiteral } from './domain.ts';
+import { isIpLiteral, LOCALHOST } from './domain.ts';
 import { type WebsiteInput, websiteInputSchema } from './input.ts';
 import type { PublicSuffixes } from './public-suffixes.ts';
 import {
@@ -26,6 +26,8 @@ const PASSWORD_REQUIRED = 'The password field is required when privacy is 2.';
 const DOMAIN_TAKEN = 'The domain has already been taken.';
 const PUBLIC_SUFFIX =
   "The domain is a public suffix (like co.uk or github.io); use the website's own domain.";
+const LOCALHOST_DEPLOYED =
+  'The domain localhost can be added only in development (npm run dev); use 127.0.0.1 or a real domain.';
 
 /** Errors in the order the fields are documented, so `message` is always the first field's. */
 function ordered(errors: FieldErrors): FieldErrors {
@@ -46,12 +48,17 @@ async function columnsOf(data: WebsiteInput): Promise<Partial<NewWebsite>> {
   return columns;
 }
 
+/**
+ * Adds a website for `ownerId`. `local`: this Sightline runs in development (`npm run dev`
+ * sets `DEVELOPMENT`), where `localhost` may be a website; a deployed one refuses it.
+ */
 export async function createWebsite(
   db: Database,
   ownerId: number,
   input: Record<string, unknown>,
   isPublicSuffix: PublicSuffixes,
   now = Date.now(),
+  { local = false }: { local?: boolean } = {},
 ): Promise<WebsiteRow> {
   const parsed = parseFields(websiteInputSchema, input, ['domain']);
   const errors: FieldErrors = parsed.ok ? {} : { ...parsed.errors };
@@ -62,7 +69,8 @@ export async function createWebsite(
   const password = readParsed(websiteInputSchema.shape.password, input.password);
   if (privacy === 2 && !password && !errors.password) errors.password = [PASSWORD_REQUIRED];
   const domain = readParsed(websiteInputSchema.shape.domain, input.domain);
-  if (domain && !isIpLiteral(domain) && (await isPublicSuffix(domain)))
+  if (domain === LOCALHOST && !local) errors.domain = [LOCALHOST_DEPLOYED];
+  else if (domain && !isIpLiteral(domain) && (await isPublicSuffix(domain)))
     errors.domain = [PUBLIC_SUFFIX];
   // One message whether the domain itself, a parent or a subdomain is taken: it tells no
   // more than the uniqueness check always did.

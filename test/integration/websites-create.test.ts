@@ -1,7 +1,11 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/accounts/password.ts';
+import { assetSuffixes } from '../../src/websites/public-suffixes.ts';
 import { insertWebsite } from '../../src/websites/queries.ts';
+import { createWebsite } from '../../src/websites/service.ts';
 import { call, db, errorOf, makeOwner, makeWebsite, oneOf, snapshot } from '../support/api.ts';
+import { sendHit } from '../support/hits.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -219,7 +223,11 @@ describe('POST /api/v1/websites', () => {
     [{ domain: '' }, 'The domain field is required.'],
     [{ domain: '   ' }, 'The domain field is required.'],
     [{ domain: '<script>alert(1)</script>' }, 'The domain is not a valid host name.'],
-    [{ domain: 'localhost' }, 'The domain must contain a dot (e.g. example.com).'],
+    [{ domain: 'intranet' }, 'The domain must contain a dot (e.g. example.com).'],
+    [
+      { domain: 'http://localhost:3000/' },
+      'The domain localhost can be added only in development (npm run dev); use 127.0.0.1 or a real domain.',
+    ],
     [{ domain: `${'a'.repeat(64)}.com` }, 'The domain is not a valid host name.'],
     [{ domain: '999.1.1.1' }, 'The domain is not a valid IPv4 address.'],
     [{ domain: 'user:pw@example.com' }, 'The domain must not contain credentials.'],
@@ -445,5 +453,31 @@ describe('POST /api/v1/websites', () => {
     });
     expect(chunked.status).toBe(413);
     expect(await snapshot('websites')).toEqual(before);
+  });
+});
+
+describe('localhost in development', () => {
+  it('is a website when npm run dev says so (DEVELOPMENT=on), and counts pages served from it', async () => {
+    const owner = await makeOwner('localhost');
+    const suffixes = assetSuffixes(env.ASSETS);
+    await expect(createWebsite(db(), owner.id, { domain: 'localhost' }, suffixes)).rejects.toThrow(
+      /only in development/,
+    );
+    const site = await createWebsite(
+      db(),
+      owner.id,
+      { domain: 'http://localhost:5173/', privacy: 0 },
+      suffixes,
+      Date.now(),
+      { local: true },
+    );
+    expect(site.domain).toBe('localhost');
+    const hit = await sendHit({ name: 'pageview', url: 'http://localhost:5173/about' });
+    expect([hit.status, hit.dropReason]).toEqual([202, null]);
+    const today = new Date().toISOString().slice(0, 10);
+    const pages = await call(`/api/v1/stats/${site.id}?name=page&from=${today}&to=${today}`, {
+      key: owner.key,
+    });
+    expect((pages.json as { data: unknown[] }).data).toEqual([{ value: '/about', count: 1 }]);
   });
 });

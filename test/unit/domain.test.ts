@@ -225,14 +225,20 @@ describe('normalizeDomain: IPv6 literals', () => {
   });
 });
 
+describe('normalizeDomain: localhost', () => {
+  it.each(['localhost', 'LOCALHOST', 'http://localhost:8080/', 'localhost.'])(
+    '%j is localhost (a website in development only: src/websites/service.ts)',
+    (input) => {
+      expect(normalizeDomain(input)).toEqual({ ok: true, domain: 'localhost' });
+    },
+  );
+});
+
 describe('normalizeDomain: rejected input', () => {
   it.each([
     '',
     '   ',
     '\t\n\r ',
-    'localhost',
-    'LOCALHOST',
-    'http://localhost:8080/',
     'com',
     '<script>',
     'exa mple.com',

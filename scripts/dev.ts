@@ -81,7 +81,7 @@ if (created) {
       `  API key   ${created.owner.apiKey}   (shown once; npm run user:rotate-key -- --email ${DEMO.email} makes a new one)`,
       `  website   ${created.website.domain} (id ${created.website.id})`,
       `  try       curl -H "Authorization: Bearer ${created.owner.apiKey}" ${base}/api/v1/websites`,
-      `  stats API curl -H "Authorization: Bearer ${created.owner.apiKey}" "${base}/api/v1/stats/${created.website.id}?name=pageviews&from=${created.from}&to=${created.to}&sort_by=value&sort=asc"`,
+      `  stats API curl -H "Authorization: Bearer ${created.owner.apiKey}" "${base}/api/v1/stats/${created.website.id}?name=pageviews&from=${created.from}&to=${created.to}&sort_by=value&sort=asc&per_page=100"`,
       `  stats     ${base}/stats/${created.website.domain}`,
       `  API docs  ${base}/api/v1/docs`,
       '',

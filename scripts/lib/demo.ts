@@ -1,6 +1,11 @@
-/** The demo owner and website, with 90 days of sample traffic through the real pipeline. */
+/**
+ * The demo owner and website, with 90 days of sample traffic through the real pipeline, and
+ * goals, a funnel and custom properties to look at.
+ */
 import { createOwner } from '../../src/accounts/owners.ts';
 import type { Database } from '../../src/db/client.ts';
+import { createFunnel } from '../../src/flows/funnels.ts';
+import { createGoal, goalInput } from '../../src/goals/goals.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { suffixesOnDisk } from './public-suffixes.ts';
 import { type GeneratedHit, generateTraffic, replayTraffic, rng } from './traffic.ts';
@@ -23,7 +28,42 @@ export async function createDemo(db: Database) {
     { domain: DEMO.domain, privacy: 0 },
     suffixesOnDisk,
   );
+  for (const fields of [
+    { event: 'signup', display_name: 'Sign-ups' },
+    { event: 'purchase', display_name: 'Purchases', currency: 'USD' },
+    { page: '/pricing', display_name: 'Saw pricing' },
+  ])
+    await createGoal(db, website.id, goalInput(fields));
+  await createFunnel(db, website.id, {
+    name: 'Pricing to sign-up',
+    steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }],
+  });
   return { owner, website, from: day(Date.now() - 89 * DAY), to: day(Date.now()) };
+}
+
+/**
+ * The demo's custom events as its tracker would send them (Plausible's format): a name, the
+ * page, custom properties, and a purchase's revenue in US dollars.
+ */
+function asTrackerEvent(random: () => number) {
+  return (hit: GeneratedHit): GeneratedHit => {
+    const event = hit.body.event as { name: string; value?: unknown } | undefined;
+    if (!event) return hit;
+    const props: Record<string, string> =
+      event.name === 'signup'
+        ? { plan: random() < 0.7 ? 'free' : 'pro' }
+        : event.name === 'download'
+          ? { format: String(event.value) }
+          : { plan: event.value === 99 ? 'pro' : 'starter' };
+    const body: Record<string, unknown> = {
+      name: event.name,
+      url: hit.body.page,
+      referrer: hit.body.referrer,
+      props,
+    };
+    if (event.name === 'purchase') body.revenue = { amount: event.value, currency: 'USD' };
+    return { body, req: hit.req };
+  };
 }
 
 /**
@@ -34,7 +74,7 @@ export async function createDemo(db: Database) {
 const withEngagement =
   (random: () => number) =>
   (hit: GeneratedHit): GeneratedHit[] => {
-    if (hit.body.event || random() < 0.2) return [hit];
+    if (hit.body.name || random() < 0.2) return [hit];
     const ms = Math.round(2_000 + random() * random() * 240_000);
     const engagement = { ms, scroll: Math.min(100, Math.round(15 + random() * 95)) };
     const { page, domain } = hit.body;
@@ -61,6 +101,7 @@ export async function replayDemoTraffic(
     visitorsPerDay: 30,
   })
     .filter((hit) => hit.req.now <= Date.now())
+    .map(asTrackerEvent(rng(7)))
     .flatMap(withEngagement(rng(49)));
   log(`Loading 90 days of sample traffic (${hits.length} hits) through the hit pipeline…`);
   const started = Date.now();

@@ -88,3 +88,18 @@ export function logError(event: string, context: LogContext, err: unknown): void
   }
   console.error({ event, ...safe, error: describeError(err) });
 }
+
+/**
+ * What a scheduled step did, as one line: its counts that are not zero (`reports: sent=2
+ * queries=31`), or that it had nothing to do. One line in `wrangler dev`'s output and in
+ * Workers Logs alike.
+ */
+export function logSummary(event: string, counts: Record<string, number | string>): void {
+  const done = Object.entries(counts).filter(([key, n]) => n !== 0 && key !== 'queries');
+  const queries = counts.queries === undefined ? '' : ` (${counts.queries} queries)`;
+  console.log(
+    done.length === 0
+      ? `${event}: nothing to do${queries}`
+      : `${event}: ${done.map(([key, n]) => `${key}=${n}`).join(' ')}${queries}`,
+  );
+}

@@ -15,7 +15,7 @@ import { metered, QueryBudget } from '../db/query-budget.ts';
 import type { Env } from '../env.ts';
 import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { sweepImports } from '../imports/sweep.ts';
-import { logError } from '../lib/log.ts';
+import { logError, logSummary } from '../lib/log.ts';
 import { mailerOf } from '../lib/mail.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
@@ -89,7 +89,7 @@ export async function runScheduled(
     const compacted = await compactMonths(metered(db, share), now, { queries: share });
     return { websitesCompacted: compacted.websites, monthsCompacted: compacted.months };
   });
-  console.log('maintenance', { cron: controller.cron, ...maintenance, queries: queries.used });
+  logSummary('maintenance', { ...maintenance, queries: queries.used });
 
   const sending = mailerOf(env);
   if (!sending || !env.PUBLIC_URL) {
@@ -106,7 +106,7 @@ export async function runScheduled(
       websites: options.alerts?.websites,
       trafficOf: (site, hours, end) => trafficOf(env, db, site, hours, end),
     });
-    console.log('alerts', { ...alerts, queries: queries.used });
+    logSummary('alerts', { ...alerts, queries: queries.used });
   } catch (err) {
     // The alerts due could not be read; the next run checks them again.
     logError('alerts failed', {}, err);
@@ -124,7 +124,7 @@ export async function runScheduled(
         goalsOf: (websiteId, period) => topGoals(env, db, websiteId, period),
       },
     );
-    console.log('reports', { ...reports, queries: queries.used });
+    logSummary('reports', { ...reports, queries: queries.used });
   } catch (err) {
     // The websites owing a report could not be read; the next run tries again.
     logError('reports failed', {}, err);

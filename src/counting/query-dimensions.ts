@@ -46,6 +46,11 @@ export type QueryDimension = {
   /** A filter on it keeps page views only (API v1's `page`: a custom event's page is none). */
   pageViews?: true;
   /**
+   * A custom event has a value of its own (its name, its properties): a grouping by it reads
+   * the custom events too, whatever its metrics (src/event-log/query-sql.ts).
+   */
+  events?: true;
+  /**
    * Several stored values may read alike (cities of one name; an empty text and none; the
    * days of a week), so groups are added together by what they read.
    */
@@ -104,7 +109,7 @@ export const QUERY_DIMENSIONS = new Map<string, QueryDimension>([
   ['event:page', text('hit', 'page', { session: 'landing', label: nonEmpty })],
   [GOAL, { level: 'hit', sql: 'goal', kind: 'goal' }],
   ['event:hostname', text('hit', 'hostname', { session: 'landing_host', none: NOT_SET })],
-  ['event:name', text('hit', 'name')],
+  ['event:name', text('hit', 'name', { events: true })],
   ['visit:entry_page', text('visit', 'landing')],
   ['visit:entry_page_hostname', text('visit', 'landing_host', { none: NOT_SET })],
   ['visit:exit_page', text('visit', 'page', { exit: 'page' })],
@@ -206,6 +211,7 @@ function propertyDimension(key: string): QueryDimension | undefined {
   return {
     level: 'hit',
     kind: 'text',
+    events: true,
     // By name, a question is checked and planned; only by id is it read (src/event-log).
     sql: byId ? `json_extract(props, '$."${byId[2]}"')` : 'NULL',
     ...(v1 ? {} : { none: NONE }),

@@ -194,15 +194,17 @@ function groupArms(outer: Context, shape: Shape, plan: GroupPlan): Arms {
   const sameKeys = visitSide.length === 0 || keysOf('sql').join() === keysOf('session').join();
   if (!ctx.onHit && sameKeys) {
     // One GROUP BY gives every sum: the kept page views are the visits' page views. When no
-    // sum reads a custom event, they are left out before grouping.
+    // sum and no dimension reads a custom event (its name, its properties), they are left out
+    // before grouping.
     const sums = only({ ...hitSums(ctx, dimensions), ...VIEW_SUMS }, wanted);
     const firstViews =
       wholeVisitsOf(ctx, dimensions) && [...wanted].every((p) => FIRST_VIEWS_SUMS.has(p));
+    const ofEvents = wanted.has('ev') || wanted.has('ce') || dimensions.some((d) => d.events);
     const views = firstViews
       ? 'kind = 0 AND (firsts <> 0 OR visit_views <= 2)'
-      : !wanted.has('ev') && !wanted.has('ce')
-        ? 'kind = 0'
-        : undefined;
+      : ofEvents
+        ? undefined
+        : 'kind = 0';
     return {
       arms: [armOf(withExits('kept'), keysOf('sql'), sums, views)],
       reads: { kept: 1, views: 0 },

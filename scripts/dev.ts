@@ -7,6 +7,7 @@
  * Extra arguments go to `wrangler dev` (e.g. `-- --port 9000`).
  */
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { count } from 'drizzle-orm';
 import { owners } from '../src/db/schema.ts';
 import { root, withDatabase } from './lib/d1.ts';
@@ -45,10 +46,22 @@ const child = spawn(
   ],
   {
     cwd: root,
-    stdio: 'inherit',
+    stdio: ['inherit', 'pipe', 'inherit'],
     env: { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', ...process.env },
   },
 );
+/**
+ * A request that went well, as wrangler logs each one (`[wrangler:info] GET /stats 200 OK
+ * (12ms)`): left out of the output, which shows the requests that failed (4xx, 5xx) and
+ * everything else.
+ */
+const QUIET = /^\[wrangler:info\] [A-Z]+ \S+ [23]\d\d /;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes
+const COLOURS = /\x1b\[[0-9;]*m/g;
+if (child.stdout)
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (!QUIET.test(line.replace(COLOURS, ''))) process.stdout.write(`${line}\n`);
+  });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));
 

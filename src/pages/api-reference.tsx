@@ -279,6 +279,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:var(--
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;border-bottom:1px solid var(--line);padding:.35rem .5rem;vertical-align:top}
 .method{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;background:var(--accent);color:var(--bg);text-align:center}
 .req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}nav li{margin:.15rem 0}
+body{overflow-wrap:break-word}a,code,td{overflow-wrap:anywhere}@media (max-width:40rem){table{display:block;overflow-x:auto}}
 `;
 
 /** The pages' security headers, with this page's one inline style allowed by its hash. */

@@ -5,6 +5,7 @@
  * each; any serious or critical violation fails. Then the overview by keyboard alone: every
  * control is reached with Tab, a group's tabs switch with the arrow keys (in place, the
  * address following), the chart's points give their values on focus, and the shortcuts work.
+ * And at a phone's 390 px, no page is wider than the screen.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -212,5 +213,29 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     expect(await page.textContent('.chart figcaption')).toContain('Previous period (dotted)');
     await Promise.all([page.waitForURL(/range=7d/), page.keyboard.press('w')]);
     expect(new URL(page.url()).searchParams.get('compare')).toBe('previous');
+  });
+
+  it('fits a phone: no page is wider than a 390 px screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide: Record<string, number> = {};
+    for (const path of [
+      '/websites',
+      '/websites/new',
+      `/websites/${websiteId}`,
+      '/account',
+      '/account/api-key',
+      `/stats/${DOMAIN}?range=30d`,
+      `/stats/${DOMAIN}/page?range=30d`,
+      `/stats/${DOMAIN}/referrer?range=30d`,
+      `/stats/${DOMAIN}/journeys?page=/&range=30d`,
+      `/stats/${DOMAIN}?range=30d&filter[browser]=Chrome&compare=previous`,
+      '/api/v1/docs',
+    ]) {
+      expect((await page.goto(`${base}${path}`))?.status(), path).toBe(200);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 390) wide[path] = width;
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(wide).toEqual({});
   });
 });

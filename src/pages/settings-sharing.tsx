@@ -82,6 +82,16 @@ const LinkTable: FC<{
   </table>
 );
 
+/** A link just made, at the top of the settings page, where the person is: shown only this once. */
+export const SharedLinkMade: FC<{ created: { url: string; embed: string } }> = ({ created }) => (
+  <div class="notice" role="status">
+    <p>Link made. Copy it now: it is shown only once (it is listed under Shared links).</p>
+    <pre id="shared-link-url">{created.url}</pre>
+    <p>To embed the statistics in a page (a link without a password):</p>
+    <pre id="shared-link-embed">{embedSnippet(created.embed)}</pre>
+  </div>
+);
+
 export const SharingSection: FC<{
   site: WebsiteRow;
   links: SharedLinkRecord[];
@@ -98,14 +108,6 @@ export const SharingSection: FC<{
       admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as
       the owner's).
     </p>
-    {state.created ? (
-      <div class="notice" role="status">
-        <p>Link made. Copy it now: it is shown only once.</p>
-        <pre id="shared-link-url">{state.created.url}</pre>
-        <p>To embed the statistics in a page (a link without a password):</p>
-        <pre id="shared-link-embed">{embedSnippet(state.created.embed)}</pre>
-      </div>
-    ) : null}
     {links.length > 0 ? (
       <LinkTable site={site} links={links} segments={segments} csrf={csrf} />
     ) : (

@@ -42,6 +42,7 @@ import {
 } from './settings-members.tsx';
 import {
   registerSharingPages,
+  SharedLinkMade,
   SharingSection,
   type SharingState,
   sharedLinksOf,
@@ -68,6 +69,46 @@ function SnippetSection({ origin }: { origin: string }) {
     </section>
   );
 }
+
+/** The settings page's sections, in order, as its navigation names them. */
+const SECTIONS = [
+  ['snippet-title', 'Snippet'],
+  ['general', 'General and tracking'],
+  ['goals', 'Goals'],
+  ['funnels', 'Funnels'],
+  ['imports', 'Imports and exports'],
+  ['sharing', 'Sharing'],
+  ['members', 'Members'],
+  ['alerts', 'Traffic alerts'],
+  ['storage', 'Storage'],
+  ['danger', 'Danger zone'],
+] as const;
+
+const SectionNav = ({ site }: { site: WebsiteRow }) => (
+  <nav class="sections" aria-label="Settings sections">
+    <a href={`/stats/${site.domain}`}>Statistics →</a>
+    {SECTIONS.map(([id, name]) => (
+      <a href={`#${id}`}>{name}</a>
+    ))}
+  </nav>
+);
+
+/** Deleting the website: its owner's, on a page of its own that asks first. */
+const DangerZone = ({ site, owner }: { site: WebsiteRow; owner: boolean }) => (
+  <section aria-labelledby="danger" class="card danger-zone">
+    <h2 id="danger">Danger zone</h2>
+    {owner ? (
+      <p>
+        <a href={`/websites/${site.id}/delete`} class="button danger">
+          Delete {site.domain}…
+        </a>{' '}
+        The website and all of its statistics; the next page asks first.
+      </p>
+    ) : (
+      <p class="hint">Only the website's owner may delete it.</p>
+    )}
+  </section>
+);
 
 /** What the settings page says was done: a goal or a funnel added or deleted, or saved. */
 function savedNotice(c: Context<AppEnv>): string {
@@ -129,8 +170,18 @@ async function editPage(
               {savedNotice(c)}
             </p>
           ) : null}
+          {sharing?.state.created ? (
+            <SharedLinkMade created={sharing.state.created} />
+          ) : null}
+          {imports ? (
+            <p class="error" role="alert">
+              The import failed: {imports.error} (the form is under{' '}
+              <a href="#imports">Imports and exports</a>).
+            </p>
+          ) : null}
+          <SectionNav site={site} />
           <SnippetSection origin={new URL(c.req.url).origin} />
-          <h2>Settings</h2>
+          <h2 id="general">General and tracking</h2>
           <WebsiteForm
             action={`/websites/${site.id}`}
             csrf={csrf}
@@ -179,6 +230,7 @@ async function editPage(
             state={alerts?.state}
           />
           <StorageSection storage={await storageRecordOf(c.env, site)} />
+          <DangerZone site={site} owner={site.ownerId === signedInOwner(c).id} />
         </>
       ),
     },

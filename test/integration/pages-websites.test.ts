@@ -515,3 +515,36 @@ describe('hostile data is escaped', () => {
     }
   });
 });
+
+describe("a website's settings page as one moves around it", () => {
+  it('has a navigation of its sections and a danger zone; a link made shows at the top; the statistics are one click away', async () => {
+    const { owner, b } = await ownerSession('pages-sections');
+    const site = await makeWebsite(owner.key, { domain: 'sections.example.com' });
+    const page = await b.get(`/websites/${site.id}`);
+    const nav = page.text.match(/<nav class="sections"[^>]*>([\s\S]*?)<\/nav>/)?.[1] ?? '';
+    const targets = [...nav.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
+    expect(targets).toEqual([
+      'snippet-title',
+      'general',
+      'goals',
+      'funnels',
+      'imports',
+      'sharing',
+      'members',
+      'alerts',
+      'storage',
+      'danger',
+    ]);
+    for (const id of targets) expect(page.text, id).toContain(`id="${id}"`);
+    expect(nav).toContain(`href="/stats/sections.example.com"`);
+    expect(page.text).toContain(`href="/websites/${site.id}/delete"`);
+    const made = await b.post(`/websites/${site.id}/shared-links`, {
+      _csrf: csrfFrom(page.text),
+      name: 'Board',
+    });
+    expect(made.status).toBe(200);
+    const url = made.text.indexOf('id="shared-link-url"');
+    expect(url).toBeGreaterThan(0);
+    expect(url).toBeLessThan(made.text.indexOf('class="sections"'));
+  });
+});

@@ -305,7 +305,9 @@ async function journeysCsv(c: Context<AppEnv>) {
 export const FlowsPanel: FC<{
   funnels: { id: number; name: string }[];
   view: View;
-}> = ({ funnels, view }) => (
+  /** Where the funnels are made (the website's settings), for those who may make them. */
+  made?: string | undefined;
+}> = ({ funnels, view, made }) => (
   <section class="card panel" aria-labelledby="panel-flows">
     <h2 id="panel-flows">Funnels and journeys</h2>
     {funnels.length > 0 ? (
@@ -319,6 +321,11 @@ export const FlowsPanel: FC<{
     ) : (
       <p class="hint">No funnels yet: the website's settings page adds them.</p>
     )}
+    {made ? (
+      <p>
+        <a href={made}>{funnels.length > 0 ? 'Change the funnels' : 'Make a funnel'}</a>
+      </p>
+    ) : null}
     <form method="get" action={`${view.base}/journeys`} class="actions search">
       <HiddenFields params={viewParams(view)} />
       <label for="flows-page">Where visitors went from the page</label>

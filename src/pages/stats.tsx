@@ -47,6 +47,7 @@ import {
   viewHref,
   viewParams,
 } from './stats-view.tsx';
+import { statsReader, websiteLinks } from './website-switcher.tsx';
 
 /** What the figures are compared with, in a sentence: `vs previous period`. */
 const comparedWords = (c: Comparison) =>
@@ -237,12 +238,15 @@ async function overviewPage(c: Context<AppEnv>) {
   const segmentMenu = await segmentMenuOf(c, db, site);
   const notes = await listAnnotations(db, site.id, range);
   const annotator = await annotatorOf(c);
+  const reader = statsReader(c);
+  const links = reader ? await websiteLinks(db, reader, site, 'stats') : null;
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
       <>
         <div class="actions">
           <h1>{site.domain}</h1>
+          {links}
           {/* The visitors of the last minutes are every visitor's: not for a segment's link. */}
           {isUnavailable(overview) || c.get('linkSegment') ? null : (
             <p class="live" role="status" data-live={`${path}/live.json`}>
@@ -301,7 +305,11 @@ async function overviewPage(c: Context<AppEnv>) {
                 view={view}
                 keep={keep}
               />
-              <FlowsPanel funnels={funnels} view={view} />
+              <FlowsPanel
+                funnels={funnels}
+                view={view}
+                made={reader?.admin ? `/websites/${site.id}#funnels` : undefined}
+              />
             </div>
           </>
         )}

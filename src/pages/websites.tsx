@@ -51,6 +51,7 @@ import {
 import { StorageSection, storageRecordOf } from './settings-storage.tsx';
 import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
 import { addWebsite, listPage, newPage } from './website-list.tsx';
+import { websiteLinks } from './website-switcher.tsx';
 
 /** The snippet for a website, pointing at this Sightline. */
 function snippet(origin: string): string {
@@ -153,7 +154,17 @@ async function editPage(
       title: site.domain,
       children: (
         <>
-          <h1>{site.domain}</h1>
+          <div class="actions">
+            <h1>{site.domain}</h1>
+            {
+              await websiteLinks(
+                createDb(c.env.DB),
+                { id: signedInOwner(c).id, admin: true },
+                site,
+                'settings',
+              )
+            }
+          </div>
           {c.req.query('created') ? (
             <p class="notice" role="status">
               Website added. Paste the snippet below into every page of your site.
@@ -170,9 +181,7 @@ async function editPage(
               {savedNotice(c)}
             </p>
           ) : null}
-          {sharing?.state.created ? (
-            <SharedLinkMade created={sharing.state.created} />
-          ) : null}
+          {sharing?.state.created ? <SharedLinkMade created={sharing.state.created} /> : null}
           {imports ? (
             <p class="error" role="alert">
               The import failed: {imports.error} (the form is under{' '}

@@ -548,3 +548,23 @@ describe("a website's settings page as one moves around it", () => {
     expect(url).toBeLessThan(made.text.indexOf('class="sections"'));
   });
 });
+
+describe('one click between a website\'s statistics and settings, and between websites', () => {
+  it('links the statistics to the settings for the owner, lists the other websites, and shows nothing of it to others', async () => {
+    const { owner, b } = await ownerSession('pages-switch');
+    const one = await makeWebsite(owner.key, { domain: 'switch-one.example.com', privacy: '0' });
+    const two = await makeWebsite(owner.key, { domain: 'switch-two.example.com' });
+    const stats = (await b.get('/stats/switch-one.example.com')).text;
+    const links = stats.match(/<nav class="website-links"[^>]*>([\s\S]*?)<\/nav>/)?.[1] ?? '';
+    expect(links).toContain(`href="/websites/${one.id}"`);
+    expect(links).toContain('href="/stats/switch-two.example.com"');
+    expect(links).not.toContain('href="/stats/switch-one.example.com"');
+    expect(stats).toContain(`href="/websites/${one.id}#funnels"`);
+    const settings = (await b.get(`/websites/${one.id}`)).text;
+    expect(settings).toContain(`href="/websites/${two.id}"`);
+    // A stranger reading the public page: no settings, no other website.
+    const anonymous = (await newBrowser().get('/stats/switch-one.example.com')).text;
+    expect(anonymous).not.toContain('class="website-links"');
+    expect(anonymous).not.toContain('switch-two');
+  });
+});

@@ -821,15 +821,12 @@ describe('content', () => {
     expect(panelRows(res.text, 'page')).toEqual([
       { value: '/', count: '2', href: `https://${D}/` },
       { value: '/pricing', count: '2', href: `https://${D}/pricing` },
-      {
-        value: '/blog?utm_campaign=spring',
-        count: '1',
-        href: `https://${D}/blog?utm_campaign=spring`,
-      },
+      // The campaign tag is the visit's campaign, not part of the page.
+      { value: '/blog', count: '1', href: `https://${D}/blog` },
     ]);
     expect(panelRows(res.text, 'landing_page').map((r) => [r.value, r.count])).toEqual([
       ['/', '2'],
-      ['/blog?utm_campaign=spring', '1'],
+      ['/blog', '1'],
       ['/pricing', '1'],
     ]);
     expect(panelRows(res.text, 'referrer')).toEqual([

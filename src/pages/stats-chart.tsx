@@ -4,6 +4,7 @@ import type { SeriesUnit } from '../lib/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { type ChartNote, NoteMarks } from './stats-annotations.tsx';
+import { Lines, type Shown } from './stats-chart-lines.tsx';
 
 const METRIC_TITLES: Record<ChartMetric, string> = {
   overview: 'Visitors and page views',
@@ -100,8 +101,6 @@ const ChartTable: FC<{
     </table>
   </details>
 );
-
-type Shown = Exclude<ChartMetric, 'overview'>;
 
 /**
  * The chart's scale for `values` over `n` points: its round ticks (the highest the first round
@@ -269,7 +268,24 @@ export const Chart: FC<{
   notes?: ChartNote[];
   /** The range's first date: each point says its own (`data-date`), for the annotation form. */
   from: string;
-}> = ({ points, previous, unit, metric, comparedTo, comparing, hrefFor, notes = [], from }) => {
+  /**
+   * The point under way (`pointUnderWay`): drawn dotted from the one before, as partial;
+   * the points after it are still to come, and not drawn. Undefined: every point is over.
+   */
+  underWay?: number | undefined;
+}> = ({
+  points: slots,
+  previous,
+  unit,
+  metric,
+  comparedTo,
+  comparing,
+  hrefFor,
+  notes = [],
+  from,
+  underWay,
+}) => {
+  const points = underWay === undefined ? slots : slots.slice(0, underWay + 1);
   const width = 800;
   const height = 220;
   const pad = 28;
@@ -282,7 +298,7 @@ export const Chart: FC<{
   const before = previous?.slice(0, points.length) ?? [];
   const { max, ticks, left, x, y } = scaleOf(
     [...points, ...before].flatMap((p) => shown.map((key) => value(p, key))),
-    points.length,
+    slots.length,
     { width, height, pad },
   );
   const tickText = (v: number) =>
@@ -295,9 +311,9 @@ export const Chart: FC<{
     const then = before[i];
     return `${p.label}: ${values(p)}${then ? ` (${then.label}: ${values(then)})` : ''}`;
   };
-  const slot = points.length > 1 ? (width - left - pad) / (points.length - 1) : width - left - pad;
-  const line = (series: SeriesPoint[], key: Shown) =>
-    series.map((p, i) => `${x(i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
+  const slot = slots.length > 1 ? (width - left - pad) / (slots.length - 1) : width - left - pad;
+  const line = (series: SeriesPoint[], key: Shown, first = 0) =>
+    series.map((p, i) => `${x(first + i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
   const summary = chartSummary(points, unit, metric, max);
   return (
     <figure class="chart">
@@ -308,20 +324,19 @@ export const Chart: FC<{
         <g class="drawing">
           <Grid
             ticks={ticks}
-            labels={points.map((p) => p.label)}
+            labels={slots.map((p) => p.label)}
             box={{ left, right: width - pad, bottom: height - 8 }}
             x={x}
             y={y}
             tickText={tickText}
           />
-          {before.length > 0
-            ? drawn.map((key) => (
-                <polyline class={`${colour(key)} previous`} points={line(before, key)} />
-              ))
-            : null}
-          {drawn.map((key) => (
-            <polyline class={colour(key)} points={line(points, key)} />
-          ))}
+          <Lines
+            keys={drawn.map((key) => [key, colour(key)] as const)}
+            points={points}
+            before={before}
+            partial={underWay !== undefined}
+            line={line}
+          />
         </g>
         {/* Each point's values on hover and on keyboard focus (one tab stop: the arrow keys
             move between points when JavaScript runs; the table below has them all). */}

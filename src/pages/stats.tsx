@@ -16,7 +16,7 @@ import { realtimeVisitors } from '../event-log/client.ts';
 import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
-import { seriesUnitOf } from '../lib/dates.ts';
+import { localDateHour, seriesUnitOf } from '../lib/dates.ts';
 import { type Comparison, comparisonOf } from '../stats/comparison.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
@@ -34,6 +34,7 @@ import {
   registerAnnotationPages,
 } from './stats-annotations.tsx';
 import { Chart, CompareForm, type CompareParams, chartMetric } from './stats-chart.tsx';
+import { pointUnderWay } from './stats-chart-lines.tsx';
 import { statisticCsv, statisticPage } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
@@ -56,6 +57,34 @@ const comparedWords = (c: Comparison) =>
     : c.mode === 'year'
       ? 'the same period a year before'
       : `${c.from} – ${c.to}`;
+
+/** The overview's chart: the point under way (today, the hour under way) drawn as partial. */
+const OverviewChart: FC<{
+  overview: Overview;
+  range: { from: string; to: string };
+  timeZone: string;
+  metric: ChartMetric;
+  /** What the page compares with; null: nothing. */
+  compared: Comparison | null;
+  hrefFor: Parameters<typeof Chart>[0]['hrefFor'];
+  notes: Awaited<ReturnType<typeof listAnnotations>>;
+}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes }) => {
+  const unit = seriesUnitOf(range);
+  return (
+    <Chart
+      points={overview.series}
+      previous={overview.previousSeries}
+      unit={unit}
+      metric={metric}
+      comparedTo={compared ? comparedTitle(compared) : null}
+      comparing={compared ? compared.mode : null}
+      hrefFor={hrefFor}
+      notes={chartNotes(notes, overview.series, unit, range)}
+      from={range.from}
+      underWay={pointUnderWay(overview.series, unit, range, localDateHour(Date.now(), timeZone))}
+    />
+  );
+};
 
 /** The compared range as the chart's key names it. */
 const comparedTitle = (c: Comparison) =>
@@ -80,6 +109,8 @@ const FigureChange: FC<{ figure: string; now: number; before: number; versus: st
 }) => {
   const moved = now === before || before === 0 ? null : now > before === upIsGood(figure);
   const meaning = moved === null ? '' : moved ? 'better' : 'worse';
+  // Nothing to compare with: said so, not "new".
+  if (before === 0 && now !== 0) return <p class="hint">none in {versus} to compare with</p>;
   return (
     <p class={meaning ? `hint change ${meaning}` : 'hint'}>
       {change(now, before)} vs {versus}
@@ -240,6 +271,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const annotator = await annotatorOf(c);
   const reader = statsReader(c);
   const links = reader ? await websiteLinks(db, reader, site, 'stats') : null;
+  const funnelsMade = reader?.admin ? `/websites/${site.id}#funnels` : undefined;
   return render(c, {
     title: `${site.domain} statistics`,
     children: (
@@ -278,16 +310,14 @@ async function overviewPage(c: Context<AppEnv>) {
                 hrefFor: chartHref,
               }}
             />
-            <Chart
-              points={overview.series}
-              previous={overview.previousSeries}
-              unit={seriesUnitOf(range)}
+            <OverviewChart
+              overview={overview}
+              range={range}
+              timeZone={site.timezone}
               metric={metric}
-              comparedTo={compare ? comparedTitle(compared) : null}
-              comparing={compare ? compared.mode : null}
+              compared={compare ? compared : null}
               hrefFor={chartHref}
-              notes={chartNotes(notes, overview.series, seriesUnitOf(range), range)}
-              from={range.from}
+              notes={notes}
             />
             <CompareForm
               action={path}
@@ -305,11 +335,7 @@ async function overviewPage(c: Context<AppEnv>) {
                 view={view}
                 keep={keep}
               />
-              <FlowsPanel
-                funnels={funnels}
-                view={view}
-                made={reader?.admin ? `/websites/${site.id}#funnels` : undefined}
-              />
+              <FlowsPanel funnels={funnels} view={view} made={funnelsMade} />
             </div>
           </>
         )}

@@ -8,18 +8,71 @@ import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { csrfToken, formBody, signedInOwner } from '../http/session.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
+import { logError } from '../lib/log.ts';
+import { formatNumber } from '../stats/overview.ts';
+import { type Recent, recentTraffic } from '../stats/recent.ts';
 import { assetSuffixes } from '../websites/public-suffixes.ts';
 import { listWebsites, mayActAs, type Role } from '../websites/queries.ts';
 import { createWebsite } from '../websites/service.ts';
 import { render } from './layout.tsx';
 import { type FormValues, fieldsOf, formValues, PRIVACY, WebsiteForm } from './website-form.tsx';
 
+/** Websites whose last 24 hours the list shows (each is a read of its event log). */
+const WITH_RECENT = 50;
+
+/** A trend line of 24 hourly counts, 96 × 24 px, drawn to the busiest hour. */
+function Trend({ hourly }: { hourly: number[] }) {
+  const top = Math.max(1, ...hourly);
+  const points = hourly
+    .map(
+      (n, i) =>
+        `${((i * 96) / (hourly.length - 1)).toFixed(1)},${(22 - (n / top) * 20).toFixed(1)}`,
+    )
+    .join(' ');
+  return (
+    <svg class="trend" viewBox="0 0 96 24" width="96" height="24" aria-hidden="true">
+      <polyline points={points} />
+    </svg>
+  );
+}
+
+/** A website's visitors of the last 24 hours with their trend, opening today's statistics. */
+function RecentCell({ domain, last }: { domain: string; last: Recent | null | undefined }) {
+  if (!last) return <>—</>;
+  return (
+    <a href={`/stats/${domain}?range=today`} class="recent">
+      {formatNumber(last.visitors)} <Trend hourly={last.hourly} />
+    </a>
+  );
+}
+
+/** The last 24 hours of the first websites, in the list's order; null where the log did not answer. */
+async function recentOf(
+  c: Context<AppEnv>,
+  rows: WebsiteRow[],
+): Promise<Map<number, Recent | null>> {
+  const db = createDb(c.env.DB);
+  const read = await Promise.all(
+    rows.slice(0, WITH_RECENT).map(async (site) => {
+      try {
+        return [site.id, await recentTraffic(c.env, db, site)] as const;
+      } catch (err) {
+        logError('recent traffic not read', { websiteId: site.id }, err);
+        return [site.id, null] as const;
+      }
+    }),
+  );
+  return new Map(read);
+}
+
 function WebsiteTable({
   rows,
   csrf,
+  recent,
 }: {
   rows: (WebsiteRow & { role: Role | null })[];
   csrf: string;
+  recent: Map<number, Recent | null>;
 }) {
   return (
     <table>
@@ -27,6 +80,9 @@ function WebsiteTable({
       <thead>
         <tr>
           <th scope="col">Domain</th>
+          <th scope="col" class="num">
+            Visitors, last 24 hours
+          </th>
           <th scope="col">Statistics page</th>
           <th scope="col">Time zone</th>
           <th scope="col">Your role</th>
@@ -38,7 +94,12 @@ function WebsiteTable({
       <tbody>
         {rows.map(({ role, ...site }) => (
           <tr>
-            <td>{site.domain}</td>
+            <td>
+              <a href={`/stats/${site.domain}`}>{site.domain}</a>
+            </td>
+            <td class="num">
+              <RecentCell domain={site.domain} last={recent.get(site.id)} />
+            </td>
             <td>{PRIVACY[site.privacy] ?? ''}</td>
             <td>{site.timezone}</td>
             <td>{role}</td>
@@ -106,7 +167,7 @@ export async function listPage(c: Context<AppEnv>) {
         {rows.length === 0 ? (
           <p>No websites yet. Add one to get its tracking snippet.</p>
         ) : (
-          <WebsiteTable rows={rows} csrf={await csrfToken(c)} />
+          <WebsiteTable rows={rows} csrf={await csrfToken(c)} recent={await recentOf(c, rows)} />
         )}
       </>
     ),

@@ -106,7 +106,7 @@ describe('visitors and visits', () => {
     const r = await rollups(s.id);
     expect(r.pageviews).toEqual({ '2025-05-14': 3 });
     expect(r.campaign).toEqual({ spring: 2 });
-    expect(r.landing_page).toEqual({ '/?utm_campaign=spring': 2 });
+    expect(r.landing_page).toEqual({ '/': 2 });
   });
 
   it('a different User-Agent or a different IP is a different visitor', async () => {

@@ -549,7 +549,7 @@ describe("a website's settings page as one moves around it", () => {
   });
 });
 
-describe('one click between a website\'s statistics and settings, and between websites', () => {
+describe("one click between a website's statistics and settings, and between websites", () => {
   it('links the statistics to the settings for the owner, lists the other websites, and shows nothing of it to others', async () => {
     const { owner, b } = await ownerSession('pages-switch');
     const one = await makeWebsite(owner.key, { domain: 'switch-one.example.com', privacy: '0' });

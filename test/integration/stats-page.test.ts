@@ -690,7 +690,13 @@ describe('content', () => {
         '5',
         '+150% vs previous period, better',
       ],
-      ['?range=yesterday', '2', 'new vs previous period', '2', 'new vs previous period'],
+      [
+        '?range=yesterday',
+        '2',
+        'none in previous period to compare with',
+        '2',
+        'none in previous period to compare with',
+      ],
       [
         '?range=7d',
         '6',
@@ -698,7 +704,13 @@ describe('content', () => {
         '7',
         '+600% vs previous period, better',
       ],
-      ['', '7', 'new vs previous period', '8', 'new vs previous period'],
+      [
+        '',
+        '7',
+        'none in previous period to compare with',
+        '8',
+        'none in previous period to compare with',
+      ],
       [
         '?range=custom&from=2026-03-02&to=2026-03-02',
         '0',
@@ -981,8 +993,10 @@ describe('content', () => {
     ];
     for (const [query, expected] of cases) {
       const rows = chartRows((await get(query)).text);
+      // Today (NOW is 12:00 UTC): the hours so far, the one under way included; a past day: 24.
+      const hours = query === '?range=today' ? 13 : 24;
       expect(rows.map((r) => r[0])).toEqual(
-        Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')),
+        Array.from({ length: hours }, (_, h) => String(h).padStart(2, '0')),
       );
       for (const [label, visitors, pageviews] of rows)
         expect([visitors, pageviews], `${query} ${label}`).toEqual(expected[label] ?? [0, 0]);

@@ -1,0 +1,60 @@
+/**
+ * The chart's lines (./stats-chart.tsx), and which point of a range is under way: today's, or
+ * the hour under way of today, drawn as partial, with the points after it not drawn at all.
+ */
+import type { FC } from 'hono/jsx';
+import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
+import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
+
+/** A metric the chart draws a line of. */
+export type Shown = Exclude<ChartMetric, 'overview'>;
+
+/**
+ * The index of the point that holds today (the hour under way, for a day's hours) when the range
+ * holds today; undefined when every point of the range is over.
+ */
+export function pointUnderWay(
+  points: SeriesPoint[],
+  unit: SeriesUnit,
+  range: { from: string; to: string },
+  now: { date: string; hour: string },
+): number | undefined {
+  if (now.date < range.from || now.date > range.to) return undefined;
+  const label = unit === 'hour' ? now.hour : seriesLabel(now.date, unit, range.from);
+  const at = points.findIndex((p) => p.label === label);
+  return at < 0 ? undefined : at;
+}
+
+/**
+ * The chart's lines: the compared period's (dotted), and the range's — the point under way
+ * (`partial`) joined to the last whole one by a dotted line of its own.
+ */
+export const Lines: FC<{
+  keys: (readonly [Shown, string])[];
+  points: SeriesPoint[];
+  before: SeriesPoint[];
+  partial: boolean;
+  line: (series: SeriesPoint[], key: Shown, first?: number) => string;
+}> = ({ keys, points, before, partial, line }) => {
+  const whole = partial && points.length >= 2 ? points.slice(0, -1) : points;
+  return (
+    <>
+      {before.length > 0
+        ? keys.map(([key, colour]) => (
+            <polyline class={`${colour} previous`} points={line(before, key)} />
+          ))
+        : null}
+      {keys.map(([key, colour]) => (
+        <polyline class={colour} points={line(whole, key)} />
+      ))}
+      {whole.length < points.length
+        ? keys.map(([key, colour]) => (
+            <polyline
+              class={`${colour} partial`}
+              points={line(points.slice(-2), key, points.length - 2)}
+            />
+          ))
+        : null}
+    </>
+  );
+};

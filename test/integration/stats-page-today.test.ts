@@ -1,0 +1,42 @@
+/**
+ * Honest time on the statistics page: today's chart draws the hours so far — the hour under
+ * way dotted, as partial, and none of the hours to come; a range that ends today draws today
+ * dotted; a past range draws every point whole. A figure with nothing before it says so.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeOwner, makeWebsite } from '../support/api.ts';
+import { newBrowser } from '../support/browser-session.ts';
+import { sendHit } from '../support/hits.ts';
+import { freezeAt } from '../support/ingest-fixtures.ts';
+
+afterAll(() => freezeAt(Date.now()));
+
+const points = (html: string) => html.match(/<g class="pt"/g)?.length ?? 0;
+const partial = (html: string) => html.match(/class="[a-z]+ partial"/g)?.length ?? 0;
+
+describe("today's chart", () => {
+  it('draws the hours so far, the one under way as partial', async () => {
+    const owner = await makeOwner('today');
+    const site = await makeWebsite(owner.key, {
+      domain: `today-${crypto.randomUUID().slice(0, 6)}.example.com`,
+      privacy: '0',
+    });
+    freezeAt('2026-11-28T10:30:00Z');
+    expect((await sendHit({ name: 'pageview', url: `https://${site.domain}/` })).status).toBe(202);
+    const b = newBrowser();
+    const today = (await b.get(`/stats/${site.domain}?range=today`)).text;
+    expect(points(today)).toBe(11); // 00:00 … 10:00
+    expect(partial(today)).toBe(2); // visitors and page views, each dotted to 10:00
+    expect(today).toContain('none in previous period to compare with');
+    const week = (await b.get(`/stats/${site.domain}?range=7d`)).text;
+    const yesterday = (await b.get(`/stats/${site.domain}?range=yesterday`)).text;
+    expect(points(yesterday)).toBe(24);
+    expect(partial(yesterday)).toBe(0);
+    // "Last 7 days" ends today: its last day is drawn dotted.
+    expect(points(week)).toBe(7);
+    expect(partial(week)).toBe(2);
+    const custom = (await b.get(`/stats/${site.domain}?from=2026-11-20&to=2026-11-30`)).text;
+    expect(points(custom)).toBe(9); // November 20 … 28: the days to come are not drawn
+    expect(partial(custom)).toBe(2);
+  });
+});

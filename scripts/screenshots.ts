@@ -1,8 +1,9 @@
 /**
- * `npm run screenshots`: renders the main pages with the demo data in Chromium and saves
- * them under docs/screenshots/ (shown in the README and docs/GUIDE.md). Needs Chromium
- * (CHROMIUM_PATH or /usr/bin/chromium). Uses its own temporary database; the local one is
- * left alone.
+ * `npm run screenshots`: renders every page with the demo data in Chromium — at 1280 × 800
+ * and at a phone's 390 × 844, in light and in dark — and saves them under docs/screenshots/
+ * as `{page}-{desktop|phone}-{light|dark}.png` (the README and docs/GUIDE.md show some), and
+ * the README's and GUIDE's whole-page shots. Needs Chromium (CHROMIUM_PATH or
+ * /usr/bin/chromium). Uses its own temporary database; the local one is left alone.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,10 +55,44 @@ try {
   await page.screenshot({ path: join(out, 'stats-filtered.png') });
   await page.goto(`${base}/stats/${DEMO.domain}/page?range=30d&search=blog`);
   await page.screenshot({ path: join(out, 'stats-pages.png') });
+  /** Each page at both sizes in both themes: `{page}-{desktop|phone}-{light|dark}.png`. */
+  const shootEach = async (list: [name: string, path: string][]) => {
+    for (const [size, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      for (const theme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: theme });
+        for (const [name, path] of list) {
+          await page.goto(`${base}${path}`);
+          await page.screenshot({ path: join(out, `${name}-${size}-${theme}.png`) });
+        }
+      }
+    }
+  };
+  const pages: [name: string, path: string][] = [
+    ['websites', '/websites'],
+    ['website-new', '/websites/new'],
+    ['website', '/websites/1'],
+    ['account', '/account'],
+    ['api-key', '/account/api-key'],
+    ['stats', `/stats/${DEMO.domain}?range=30d`],
+    ['stats-today', `/stats/${DEMO.domain}?range=today`],
+    ['stats-filtered', `/stats/${DEMO.domain}?range=30d&filter[page]=/pricing&compare=previous`],
+    ['stats-full', `/stats/${DEMO.domain}/page?range=30d`],
+    ['funnel', `/stats/${DEMO.domain}/funnels/1?range=30d`],
+    ['journeys', `/stats/${DEMO.domain}/journeys?page=/&range=30d`],
+    ['api-docs', '/api/v1/docs'],
+  ];
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${base}/stats/${DEMO.domain}?range=7d`);
   await page.screenshot({ path: join(out, 'stats-phone-dark.png') });
+  await shootEach(pages);
+  // Signed out: the log-in page.
+  await page.context().clearCookies();
+  await shootEach([['login', '/login']]);
   console.log(`Screenshots written to ${out}`);
 } finally {
   await browser.close();

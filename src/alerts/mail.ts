@@ -4,6 +4,7 @@
  * the alert itself (sent by the cron, ./check.ts). Plain text: every value in them is a
  * number, a checked address or domain, or a page or source shown as text.
  */
+import { personOf } from '../accounts/owners.ts';
 import { consumeAttempt } from '../accounts/throttle.ts';
 import type { Database } from '../db/client.ts';
 import type { AlertRow } from '../db/sharing-schema.ts';
@@ -14,6 +15,9 @@ import { mimeMessage } from '../lib/mime.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
 import { withoutControlCharacters } from '../lib/text.ts';
 import { type AlertInput, type AlertKind, alertToken, createAlert, deleteAlert } from './alerts.ts';
+
+/** Who asks for a confirmation (the e-mail names them), and where its link starts. */
+export type Sender = { personId: number; origin: string };
 
 /** Confirmation e-mails one address may get a day, from every website together. */
 const CONFIRMATIONS = { limit: 3, windowMs: 24 * 3_600_000 };
@@ -60,8 +64,7 @@ export async function sendConfirmation(
   db: Database,
   site: { id: number; domain: string },
   alert: AlertRow,
-  origin: string,
-  inviter: string,
+  by: Sender,
 ): Promise<void> {
   if (!(await withinLimit(env, 'RATE_LIMIT_FORMS', ['alert', String(site.id)])))
     throw tooManyRequests();
@@ -78,7 +81,8 @@ export async function sendConfirmation(
       undefined,
       { 'Retry-After': String(wait) },
     );
-  const link = `${origin}/alerts/confirm#${alert.id}.${await alertToken(db, 'confirm', alert)}`;
+  const inviter = (await personOf(db, by.personId)).email;
+  const link = `${by.origin}/alerts/confirm#${alert.id}.${await alertToken(db, 'confirm', alert)}`;
   const text = [
     `${inviter} asks Sightline to e-mail this address when ${site.domain} has a ${KIND_NAME[alert.kind as AlertKind]}: ${conditionOf(alert)}; at most one e-mail ${everyText(alert.everyHours)}.`,
     '',
@@ -152,20 +156,19 @@ export function alertMessage(
 }
 
 /**
- * Adds `input`'s alert to `site`, made by `by`, and sends its address the confirmation (links
- * under `origin`): the alert is kept only when the e-mail went out.
+ * Adds `input`'s alert to `site`, made by `by`, and sends its address the confirmation: the
+ * alert is kept only when the e-mail went out.
  */
 export async function addAlert(
   env: Env,
   db: Database,
   site: { id: number; domain: string },
   input: AlertInput,
-  by: { id: number; email: string },
-  origin: string,
+  by: Sender,
 ): Promise<AlertRow> {
-  const row = await createAlert(db, site.id, by.id, input);
+  const row = await createAlert(db, site.id, by.personId, input);
   try {
-    await sendConfirmation(env, db, site, row, origin, by.email);
+    await sendConfirmation(env, db, site, row, by);
   } catch (err) {
     await deleteAlert(db, site.id, row.id);
     throw err;

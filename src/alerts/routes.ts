@@ -5,7 +5,6 @@
  * `…/alerts/{alert_id}/confirmation` sends that e-mail again.
  */
 import type { Context } from 'hono';
-import { personOf } from '../accounts/owners.ts';
 import type { AppEnv } from '../env.ts';
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { linkOrigin } from '../http/origin.ts';
@@ -26,7 +25,7 @@ import {
   toAlertRecord,
   updateAlert,
 } from './alerts.ts';
-import { addAlert, sendConfirmation } from './mail.ts';
+import { addAlert, type Sender, sendConfirmation } from './mail.ts';
 
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Alerts'];
@@ -188,6 +187,12 @@ const routes = {
   }),
 };
 
+/** The key's person, and where this Sightline's links start. */
+const senderOf = (c: Context<AppEnv>): Sender => ({
+  personId: c.get('ownerId'),
+  origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
+});
+
 const noSuchAlert = () => new ApiError(404, 'No alert with this id.');
 
 export function registerAlertRoutes(api: ApiApp) {
@@ -208,10 +213,7 @@ export function registerAlertRoutes(api: ApiApp) {
 
   serveRoute(api, routes.create, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const input = alertInput(body);
-    const by = await personOf(db, c.get('ownerId'));
-    const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
-    const row = await addAlert(c.env, db, website, input, by, origin);
+    const row = await addAlert(c.env, db, website, alertInput(body), senderOf(c));
     return c.json({ data: toAlertRecord(row), status: 201 }, 201);
   });
 
@@ -236,15 +238,7 @@ export function registerAlertRoutes(api: ApiApp) {
   serveRoute(api, routes.confirmation, async (c, { id }) => {
     const { db, website, row } = await alertFor(c, id);
     if (row.confirmedAt !== null) throw new ApiError(409, 'This address has confirmed already.');
-    const by = await personOf(db, c.get('ownerId'));
-    await sendConfirmation(
-      c.env,
-      db,
-      website,
-      row,
-      linkOrigin(c.env.PUBLIC_URL, c.req.url),
-      by.email,
-    );
+    await sendConfirmation(c.env, db, website, row, senderOf(c));
     return c.json({ sent: true, status: 202 }, 202);
   });
 }

@@ -17,7 +17,7 @@ import { createIngestRoutes } from '../ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from '../lib/errors.ts';
 import { createMcpRoutes } from '../mcp/routes.ts';
 import { createAccountPages } from '../pages/account.tsx';
-import { createAlertPages } from '../pages/alerts.tsx';
+import { createAlertPages } from '../pages/alert-links.tsx';
 import { createAssetRoutes } from '../pages/assets.ts';
 import { createAuthPages } from '../pages/auth.tsx';
 import { renderErrorPage } from '../pages/error-page.tsx';

@@ -6,7 +6,6 @@
  */
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import { personOf } from '../accounts/owners.ts';
 import {
   ALERT_BOUNDS,
   ALERT_DEFAULTS,
@@ -193,6 +192,10 @@ export function registerAlertPages(
   formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
   reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
 ) {
+  const senderOf = (c: Context<AppEnv>) => ({
+    personId: signedInOwner(c).id,
+    origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
+  });
   const settings = (site: WebsiteRow, done: string) => `/websites/${site.id}?alert=${done}#alerts`;
   /** A refusal the section shows (with its status), or the error itself. */
   const shown = (err: unknown) =>
@@ -213,9 +216,7 @@ export function registerAlertPages(
     ) as AlertFormValues;
     const db = createDb(c.env.DB);
     try {
-      const by = await personOf(db, signedInOwner(c).id);
-      const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
-      await addAlert(c.env, db, site, alertInput(values), by, origin);
+      await addAlert(c.env, db, site, alertInput(values), senderOf(c));
     } catch (err) {
       const refused = shown(err);
       if (!refused) throw err;
@@ -230,15 +231,7 @@ export function registerAlertPages(
     const db = createDb(c.env.DB);
     if (row.confirmedAt === null) {
       try {
-        const by = await personOf(db, signedInOwner(c).id);
-        await sendConfirmation(
-          c.env,
-          db,
-          site,
-          row,
-          linkOrigin(c.env.PUBLIC_URL, c.req.url),
-          by.email,
-        );
+        await sendConfirmation(c.env, db, site, row, senderOf(c));
       } catch (err) {
         const refused = shown(err);
         if (!refused) throw err;

@@ -93,7 +93,9 @@ const seen: number[] = [];
 
 /** The id of the last import begun, in the local D1's file (0 before any). */
 function lastImport(): number {
-  const db = new DatabaseSync(d1File(state), { readOnly: true });
+  // While an import writes, the file may be locked for a moment (longer on a busy machine):
+  // the read waits for it rather than taking the table for missing.
+  const db = new DatabaseSync(d1File(state), { readOnly: true, timeout: 10_000 });
   try {
     return Number(db.prepare('SELECT max(id) AS id FROM imports').get()?.id ?? 0);
   } catch {

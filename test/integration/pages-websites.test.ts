@@ -99,7 +99,7 @@ describe('adding a website', () => {
     expect(labelFor(page.text, 'privacy')).toContain('<option value="2" selected="">');
     expect(page.text).toContain(escapeHtml('# office\n203.0.113.7\n2001:db8::/32'));
     const list = await b.get('/websites');
-    expect(list.text).toContain('<td>form-made.example.com</td>');
+    expect(list.text).toContain('<a href="/stats/form-made.example.com">form-made.example.com</a>');
     expect(list.text).toContain(`href="/websites/${id}"`);
   });
 

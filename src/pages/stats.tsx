@@ -17,7 +17,7 @@ import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { localDateHour, seriesUnitOf } from '../lib/dates.ts';
-import { type Comparison, comparisonOf } from '../stats/comparison.ts';
+import { type Comparison, comparisonOf, sameHoursAsToday } from '../stats/comparison.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
@@ -215,16 +215,25 @@ async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, vi
  * without one (or with one that cannot be used), the figures' changes are against the period
  * before.
  */
-function comparisonAsked(c: Context<AppEnv>, range: { from: string; to: string }) {
+function comparisonAsked(
+  c: Context<AppEnv>,
+  range: { from: string; to: string },
+  timeZone: string,
+) {
   const asked = comparisonOf(range, {
     compare: c.req.query('compare'),
     from: c.req.query('compare_from'),
     to: c.req.query('compare_to'),
   });
+  const hours = (compared: Comparison) => sameHoursAsToday(compared, range, Date.now(), timeZone);
   if ('errors' in asked || c.req.query('compare') === undefined)
-    return { compare: false, compared: comparisonOf(range, {}) as Comparison, comparing: {} };
+    return {
+      compare: false,
+      compared: hours(comparisonOf(range, {}) as Comparison),
+      comparing: {},
+    };
   const custom = asked.mode === 'custom' ? { compare_from: asked.from, compare_to: asked.to } : {};
-  return { compare: true, compared: asked, comparing: { compare: asked.mode, ...custom } };
+  return { compare: true, compared: hours(asked), comparing: { compare: asked.mode, ...custom } };
 }
 
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
@@ -235,7 +244,7 @@ async function overviewPage(c: Context<AppEnv>) {
   const { view, refused } = await viewOf(c, site, db);
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
-  const { compare, compared, comparing } = comparisonAsked(c, range);
+  const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
   const path = view.base;
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, PANEL_NAMES, {
     compare,

@@ -4,14 +4,47 @@
  * (`year`: 29 February's is the 28th), or any range (`custom`, `compare_from`–`compare_to`).
  * API v1's summary and the statistics page take the same parameters.
  */
-import { daysBetween, isCalendarDate, MAX_RANGE_DAYS, previousPeriod } from '../lib/dates.ts';
+import {
+  daysBetween,
+  isCalendarDate,
+  localDateHour,
+  MAX_RANGE_DAYS,
+  previousPeriod,
+  zonedInstant,
+} from '../lib/dates.ts';
 import type { FieldErrors } from '../lib/errors.ts';
 
 export const COMPARE_MODES = ['previous', 'year', 'custom'] as const;
 type CompareMode = (typeof COMPARE_MODES)[number];
 
-/** A comparison: how it was chosen, and its dates. */
-export type Comparison = { mode: CompareMode; from: string; to: string };
+/**
+ * A comparison: how it was chosen, and its dates; `between`: only these instants of them (the
+ * same hours as today's so far: `sameHoursAsToday`).
+ */
+export type Comparison = {
+  mode: CompareMode;
+  from: string;
+  to: string;
+  between?: [number, number];
+};
+
+/**
+ * Today, a day not yet over, compared with a whole day would always look like a fall: a
+ * comparison of one day with today is narrowed to the same hours of that day, midnight to
+ * the time of day it is now (`timeZone`'s). Any other comparison is as it was.
+ */
+export function sameHoursAsToday(
+  compared: Comparison,
+  range: { from: string; to: string },
+  now: number,
+  timeZone: string,
+): Comparison {
+  const today = localDateHour(now, timeZone).date;
+  if (range.from !== today || range.to !== today || compared.from !== compared.to) return compared;
+  const sinceMidnight = now - zonedInstant(today, '00:00:00', timeZone);
+  const start = zonedInstant(compared.from, '00:00:00', timeZone);
+  return { ...compared, between: [start, start + sinceMidnight] };
+}
 
 /** The same date a year before; 29 February's is the 28th. */
 export function yearBefore(date: string): string {

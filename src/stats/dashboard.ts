@@ -102,7 +102,10 @@ export async function overviewOf(
   {
     compare = false,
     compared = previousPeriod(range),
-  }: { compare?: boolean; compared?: { from: string; to: string } } = {},
+  }: {
+    compare?: boolean;
+    compared?: { from: string; to: string; between?: [number, number] };
+  } = {},
 ): Promise<Overview | Unavailable> {
   const goals = await listGoals(db, websiteId);
   const source = await sourceOf(env, db, websiteId, filters, goals);

@@ -47,7 +47,8 @@ import { type Goal, goalSplits, withGoals } from './goals.ts';
 
 export { isUnavailable, type Unavailable };
 
-type Dates = { from: string; to: string };
+/** Local dates, inclusive; `between`: only the instants within them (today's hours so far). */
+type Dates = { from: string; to: string; between?: [number, number] };
 
 /**
  * A page of one statistic, without the website (the source knows it), or of a custom
@@ -140,6 +141,7 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
     answer(reader, {
       from: range.from,
       to: range.to,
+      ...(range.between ? { between: range.between } : {}),
       filters: [...engineFilters, ...more],
       groups,
       ...(currency ? { currency } : {}),

@@ -7,12 +7,35 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeOwner, makeWebsite } from '../support/api.ts';
 import { newBrowser } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
+import { totalsOf } from '../support/html.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
 
 afterAll(() => freezeAt(Date.now()));
 
 const points = (html: string) => html.match(/<g class="pt"/g)?.length ?? 0;
 const partial = (html: string) => html.match(/class="[a-z]+ partial"/g)?.length ?? 0;
+
+describe("today's figures", () => {
+  it('compare with the same hours of yesterday, not the whole of it', async () => {
+    const owner = await makeOwner('today-hours');
+    const site = await makeWebsite(owner.key, {
+      domain: `today-hours-${crypto.randomUUID().slice(0, 6)}.example.com`,
+      privacy: '0',
+    });
+    const visit = async (at: string, ip: string) => {
+      freezeAt(at);
+      const res = await sendHit({ name: 'pageview', url: `https://${site.domain}/` }, { ip });
+      expect(res.status).toBe(202);
+    };
+    await visit('2026-11-27T09:00:00Z', '203.0.113.1'); // yesterday, before 10:30
+    await visit('2026-11-27T20:00:00Z', '203.0.113.2'); // yesterday, after 10:30
+    await visit('2026-11-28T08:00:00Z', '203.0.113.3'); // today
+    freezeAt('2026-11-28T10:30:00Z');
+    const today = (await newBrowser().get(`/stats/${site.domain}?range=today`)).text;
+    // One visitor today against one by 10:30 yesterday (two over the whole day).
+    expect(totalsOf(today).visitors).toEqual({ value: '1', change: '0% vs previous period' });
+  });
+});
 
 describe("today's chart", () => {
   it('draws the hours so far, the one under way as partial', async () => {

@@ -683,12 +683,13 @@ describe('content', () => {
   it('shows totals and their change vs the previous period', async () => {
     const cases: [string, string, string, string, string][] = [
       // query, visitors, change, page views, change
+      // Today (NOW 12:00) against yesterday's same hours: 1 visitor and 1 page view by noon.
       [
         '?range=today',
         '4',
-        '+100% vs previous period, better',
+        '+300% vs previous period, better',
         '5',
-        '+150% vs previous period, better',
+        '+400% vs previous period, better',
       ],
       [
         '?range=yesterday',

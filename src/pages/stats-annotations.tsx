@@ -163,15 +163,17 @@ export const NoteMarks: FC<{
   top: number;
   bottom: number;
   width: number;
-}> = ({ notes, x, top, bottom, width }) => (
+  /** What its ids begin with (the chart is drawn twice: ./stats-chart.tsx). */
+  idPrefix?: string;
+}> = ({ notes, x, top, bottom, width, idPrefix = '' }) => (
   <>
     {notes.map((n, k) => (
       // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: an annotation's mark is an image of its text that keyboard users reach by focus; it does nothing when activated
-      <g class="note" tabindex={0} role="img" aria-labelledby={`note${k}`}>
+      <g class="note" tabindex={0} role="img" aria-labelledby={`${idPrefix}note${k}`}>
         <line x1={x(n.index).toFixed(1)} y1={top} x2={x(n.index).toFixed(1)} y2={bottom} />
         <circle cx={x(n.index).toFixed(1)} cy={top - 12} r="6" />
         <text
-          id={`note${k}`}
+          id={`${idPrefix}note${k}`}
           class={x(n.index) > width / 2 ? 'val end' : 'val'}
           x={(x(n.index) + (x(n.index) > width / 2 ? -10 : 10)).toFixed(1)}
           y={top - 8}

@@ -4,7 +4,7 @@ import type { SeriesUnit } from '../lib/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
 import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
 import { type ChartNote, NoteMarks } from './stats-annotations.tsx';
-import { Lines, type Shown } from './stats-chart-lines.tsx';
+import { ChartKey, Lines, type Shown } from './stats-chart-parts.tsx';
 
 const METRIC_TITLES: Record<ChartMetric, string> = {
   overview: 'Visitors and page views',
@@ -131,54 +131,6 @@ export type CompareParams = { compare: string; compare_from?: string; compare_to
 /** The page's address for a metric, with a comparison, without one (false), or as it is. */
 type HrefFor = (metric: ChartMetric, comparison?: CompareParams | false) => string;
 
-/** The chart's key: a colour per line, and the compared range's dotted lines when comparing. */
-const ChartKey: FC<{ lines: [string, string][]; comparedTo: string | null; compared: boolean }> = ({
-  lines,
-  comparedTo,
-  compared,
-}) => (
-  <figcaption>
-    {lines.map(([colour, title]) => (
-      <>
-        <span class={`key ${colour}`}>{title}</span>{' '}
-      </>
-    ))}
-    {comparedTo ? (
-      compared ? (
-        <span class="key previous">{comparedTo} (dotted)</span>
-      ) : (
-        <span class="hint">{comparedTo} has no data to compare with.</span>
-      )
-    ) : null}
-  </figcaption>
-);
-
-/**
- * A range of one's own to compare with (`compare=custom`): two dates, the view's other
- * parameters kept (`params`, a comparison's own left out).
- */
-export const CompareForm: FC<{
-  action: string;
-  params: [string, string][];
-  compared: { mode: string; from: string; to: string } | null;
-}> = ({ action, params, compared }) => (
-  <form method="get" action={action} class="compare-custom">
-    {params
-      .filter(([name]) => !name.startsWith('compare'))
-      .map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
-    <input type="hidden" name="compare" value="custom" />
-    <label>
-      Compare with <input type="date" name="compare_from" value={compared?.from ?? ''} required />
-    </label>
-    <label>
-      to <input type="date" name="compare_to" value={compared?.to ?? ''} required />
-    </label>
-    <button type="submit">Compare</button>
-  </form>
-);
-
 /**
  * The metrics the chart can draw, each a link; the comparison's toggle (`x`: the period
  * before), the same period a year before, and a range of one's own.
@@ -247,6 +199,126 @@ const Grid: FC<{
   </>
 );
 
+/** What a drawing of the chart shows: the range's points, those drawn so far, the compared. */
+type DrawingProps = {
+  slots: SeriesPoint[];
+  points: SeriesPoint[];
+  before: SeriesPoint[];
+  unit: SeriesUnit;
+  metric: ChartMetric;
+  shown: Shown[];
+  colour: (key: string) => string;
+  notes: ChartNote[];
+  from: string;
+  underWay: number | undefined;
+  /** Its box, and what its elements' ids begin with (two drawings are in one page). */
+  size: { width: number; height: number; id: string };
+};
+
+/** The chart as an SVG of one size: grid, lines, each point's values, annotations. */
+const Drawing: FC<DrawingProps> = ({
+  slots,
+  points,
+  before,
+  unit,
+  metric,
+  shown,
+  colour,
+  notes,
+  from,
+  underWay,
+  size,
+}) => {
+  const { width, height, id } = size;
+  const pad = 28;
+  const drawn = [...shown].reverse();
+  const value = (p: SeriesPoint, key: Shown) => p[key];
+  const { max, ticks, left, x, y } = scaleOf(
+    [...points, ...before].flatMap((p) => shown.map((key) => value(p, key))),
+    slots.length,
+    { width, height, pad },
+  );
+  const tickText = (v: number) =>
+    metric === 'overview' ? formatNumber(v) : formatFigure(metric, v);
+  const values = (p: SeriesPoint) =>
+    shown
+      .map((key) => `${formatFigure(key, p[key])} ${METRIC_TITLES[key].toLowerCase()}`)
+      .join(', ');
+  const pointText = (p: SeriesPoint, i: number) => {
+    const then = before[i];
+    return `${p.label}: ${values(p)}${then ? ` (${then.label}: ${values(then)})` : ''}`;
+  };
+  const slot = slots.length > 1 ? (width - left - pad) / (slots.length - 1) : width - left - pad;
+  const line = (series: SeriesPoint[], key: Shown, first = 0) =>
+    series.map((p, i) => `${x(first + i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
+  const summary = chartSummary(points, unit, metric, max);
+  return (
+    <svg
+      class={id ? 'narrow' : 'wide'}
+      viewBox={`0 0 ${width} ${height}`}
+      aria-labelledby={`${id}chart-title ${id}chart-desc`}
+    >
+      <title id={`${id}chart-title`}>{METRIC_TITLES[metric]}</title>
+      <desc id={`${id}chart-desc`}>{summary}</desc>
+      <g class="drawing">
+        <Grid
+          ticks={ticks}
+          labels={slots.map((p) => p.label)}
+          box={{ left, right: width - pad, bottom: height - 8 }}
+          x={x}
+          y={y}
+          tickText={tickText}
+        />
+        <Lines
+          keys={drawn.map((key) => [key, colour(key)] as const)}
+          points={points}
+          before={before}
+          partial={underWay !== undefined}
+          line={line}
+        />
+      </g>
+      {/* Each point's values on hover and on keyboard focus (one tab stop: the arrow keys
+            move between points when JavaScript runs; the table below has them all). A
+            phone's drawing has none: there is no hover, and the table is right below. */}
+      {(id ? [] : points).map((p, i) => (
+        // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a point is an image of its values that keyboard users reach by focus; it does nothing when activated
+        <g
+          class="pt"
+          tabindex={i === 0 ? 0 : -1}
+          role="img"
+          aria-labelledby={`${id}pt${i}`}
+          data-date={pointDate(p.label, unit, from)}
+        >
+          <rect
+            class="hit"
+            x={(x(i) - slot / 2).toFixed(1)}
+            y={pad}
+            width={slot.toFixed(1)}
+            height={height - 2 * pad}
+          />
+          {drawn.map((key) => (
+            <circle
+              class={colour(key)}
+              cx={x(i).toFixed(1)}
+              cy={y(value(p, key)).toFixed(1)}
+              r="4"
+            />
+          ))}
+          <text
+            id={`${id}pt${i}`}
+            class={x(i) > width / 2 ? 'val end' : 'val'}
+            x={(x(i) + (x(i) > width / 2 ? -8 : 8)).toFixed(1)}
+            y={pad + 4}
+          >
+            {pointText(p, i)}
+          </text>
+        </g>
+      ))}
+      <NoteMarks notes={notes} x={x} top={pad} bottom={height - pad} width={width} idPrefix={id} />
+    </svg>
+  );
+};
+
 /**
  * The chart of a range: a line per metric shown (visitors and page views, or the one chosen),
  * and when comparing the period before as dotted lines, point for point.
@@ -286,96 +358,20 @@ export const Chart: FC<{
   underWay,
 }) => {
   const points = underWay === undefined ? slots : slots.slice(0, underWay + 1);
-  const width = 800;
-  const height = 220;
-  const pad = 28;
   const shown: Shown[] = metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
   // One line is drawn in the accent colour; with two, visitors on top of page views.
   const colour = (key: string) =>
     key === 'visitors' && shown.length > 1 ? 'visitors' : 'pageviews';
   const drawn = [...shown].reverse();
-  const value = (p: SeriesPoint, key: Shown) => p[key];
   const before = previous?.slice(0, points.length) ?? [];
-  const { max, ticks, left, x, y } = scaleOf(
-    [...points, ...before].flatMap((p) => shown.map((key) => value(p, key))),
-    slots.length,
-    { width, height, pad },
-  );
-  const tickText = (v: number) =>
-    metric === 'overview' ? formatNumber(v) : formatFigure(metric, v);
-  const values = (p: SeriesPoint) =>
-    shown
-      .map((key) => `${formatFigure(key, p[key])} ${METRIC_TITLES[key].toLowerCase()}`)
-      .join(', ');
-  const pointText = (p: SeriesPoint, i: number) => {
-    const then = before[i];
-    return `${p.label}: ${values(p)}${then ? ` (${then.label}: ${values(then)})` : ''}`;
-  };
-  const slot = slots.length > 1 ? (width - left - pad) / (slots.length - 1) : width - left - pad;
-  const line = (series: SeriesPoint[], key: Shown, first = 0) =>
-    series.map((p, i) => `${x(first + i).toFixed(1)},${y(value(p, key)).toFixed(1)}`).join(' ');
-  const summary = chartSummary(points, unit, metric, max);
+  const drawing = { slots, points, before, unit, metric, shown, colour, notes, from, underWay };
   return (
     <figure class="chart">
       <ChartNav hourly={unit === 'hour'} metric={metric} comparing={comparing} hrefFor={hrefFor} />
-      <svg viewBox={`0 0 ${width} ${height}`} aria-labelledby="chart-title chart-desc">
-        <title id="chart-title">{METRIC_TITLES[metric]}</title>
-        <desc id="chart-desc">{summary}</desc>
-        <g class="drawing">
-          <Grid
-            ticks={ticks}
-            labels={slots.map((p) => p.label)}
-            box={{ left, right: width - pad, bottom: height - 8 }}
-            x={x}
-            y={y}
-            tickText={tickText}
-          />
-          <Lines
-            keys={drawn.map((key) => [key, colour(key)] as const)}
-            points={points}
-            before={before}
-            partial={underWay !== undefined}
-            line={line}
-          />
-        </g>
-        {/* Each point's values on hover and on keyboard focus (one tab stop: the arrow keys
-            move between points when JavaScript runs; the table below has them all). */}
-        {points.map((p, i) => (
-          // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a point is an image of its values that keyboard users reach by focus; it does nothing when activated
-          <g
-            class="pt"
-            tabindex={i === 0 ? 0 : -1}
-            role="img"
-            aria-labelledby={`pt${i}`}
-            data-date={pointDate(p.label, unit, from)}
-          >
-            <rect
-              class="hit"
-              x={(x(i) - slot / 2).toFixed(1)}
-              y={pad}
-              width={slot.toFixed(1)}
-              height={height - 2 * pad}
-            />
-            {drawn.map((key) => (
-              <circle
-                class={colour(key)}
-                cx={x(i).toFixed(1)}
-                cy={y(value(p, key)).toFixed(1)}
-                r="4"
-              />
-            ))}
-            <text
-              id={`pt${i}`}
-              class={x(i) > width / 2 ? 'val end' : 'val'}
-              x={(x(i) + (x(i) > width / 2 ? -8 : 8)).toFixed(1)}
-              y={pad + 4}
-            >
-              {pointText(p, i)}
-            </text>
-          </g>
-        ))}
-        <NoteMarks notes={notes} x={x} top={pad} bottom={height - pad} width={width} />
-      </svg>
+      {/* Drawn twice: for wide screens, and taller for a phone's (the stylesheet shows one;
+          the phone's has no points to hover or focus). */}
+      <Drawing {...drawing} size={{ width: 800, height: 220, id: '' }} />
+      <Drawing {...drawing} size={{ width: 400, height: 280, id: 'n-' }} />
       <ChartKey
         lines={drawn.map((key) => [colour(key), METRIC_TITLES[key]])}
         comparedTo={comparedTo}

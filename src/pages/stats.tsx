@@ -33,8 +33,8 @@ import {
   chartNotes,
   registerAnnotationPages,
 } from './stats-annotations.tsx';
-import { Chart, CompareForm, type CompareParams, chartMetric } from './stats-chart.tsx';
-import { pointUnderWay } from './stats-chart-lines.tsx';
+import { Chart, type CompareParams, chartMetric } from './stats-chart.tsx';
+import { CompareForm, pointUnderWay } from './stats-chart-parts.tsx';
 import { statisticCsv, statisticPage } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';

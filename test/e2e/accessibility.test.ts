@@ -209,7 +209,7 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     // The shortcuts: `x` compares with the period before (dotted lines), `w` shows 7 days.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await Promise.all([page.waitForURL(/compare=previous/), page.keyboard.press('x')]);
-    expect(await page.locator('.chart polyline.previous').count()).toBe(2);
+    expect(await page.locator('.chart svg.wide polyline.previous').count()).toBe(2);
     expect(await page.textContent('.chart figcaption')).toContain('Previous period (dotted)');
     await Promise.all([page.waitForURL(/range=7d/), page.keyboard.press('w')]);
     expect(new URL(page.url()).searchParams.get('compare')).toBe('previous');
@@ -235,7 +235,21 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide[path] = width;
     }
+    // The chart a phone shows: its own drawing, tall enough, its text legible.
+    await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
+    const chart = await page.evaluate(() => {
+      const svg = document.querySelector('.chart svg.narrow');
+      const tick = svg?.querySelector('text.tick');
+      return {
+        shown: svg ? getComputedStyle(svg).display : 'none',
+        height: svg?.getBoundingClientRect().height ?? 0,
+        text: tick?.getBoundingClientRect().height ?? 0,
+      };
+    });
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(wide).toEqual({});
+    expect(chart.shown).toBe('block');
+    expect(chart.height).toBeGreaterThan(220);
+    expect(chart.text).toBeGreaterThanOrEqual(10);
   });
 });

@@ -768,7 +768,8 @@ describe('content', () => {
     expect(params(toggle)).toEqual({ range: '7d', compare: 'previous' });
     const compared = await get(`?${toggle?.searchParams.toString()}`);
     // Both lines of the period before, dotted, and its values in the chart's table.
-    expect(compared.text.match(/<polyline class="(visitors|pageviews) previous"/g)).toHaveLength(2);
+    // Two lines, in each of the chart's two drawings (wide, and a phone's).
+    expect(compared.text.match(/<polyline class="(visitors|pageviews) previous"/g)).toHaveLength(4);
     expect(compared.text).toContain('<span class="key previous">Previous period (dotted)</span>');
     expect(compared.text).toContain('<th scope="col">Previous period</th>');
     expect(params(linkNamed(compared.text, 'Stop comparing'))).toEqual({ range: '7d' });

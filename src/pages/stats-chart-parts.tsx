@@ -1,6 +1,7 @@
 /**
- * The chart's lines (./stats-chart.tsx), and which point of a range is under way: today's, or
- * the hour under way of today, drawn as partial, with the points after it not drawn at all.
+ * Parts of the chart (./stats-chart.tsx): its lines, its key, the form of a range to compare
+ * with, and which point of a range is under way — today's, or the hour under way of today,
+ * drawn as partial, with the points after it not drawn at all.
  */
 import type { FC } from 'hono/jsx';
 import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
@@ -58,3 +59,51 @@ export const Lines: FC<{
     </>
   );
 };
+
+/** The chart's key: a colour per line, and the compared range's dotted lines when comparing. */
+export const ChartKey: FC<{
+  lines: [string, string][];
+  comparedTo: string | null;
+  compared: boolean;
+}> = ({ lines, comparedTo, compared }) => (
+  <figcaption>
+    {lines.map(([colour, title]) => (
+      <>
+        <span class={`key ${colour}`}>{title}</span>{' '}
+      </>
+    ))}
+    {comparedTo ? (
+      compared ? (
+        <span class="key previous">{comparedTo} (dotted)</span>
+      ) : (
+        <span class="hint">{comparedTo} has no data to compare with.</span>
+      )
+    ) : null}
+  </figcaption>
+);
+
+/**
+ * A range of one's own to compare with (`compare=custom`): two dates, the view's other
+ * parameters kept (`params`, a comparison's own left out).
+ */
+export const CompareForm: FC<{
+  action: string;
+  params: [string, string][];
+  compared: { mode: string; from: string; to: string } | null;
+}> = ({ action, params, compared }) => (
+  <form method="get" action={action} class="compare-custom">
+    {params
+      .filter(([name]) => !name.startsWith('compare'))
+      .map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+    <input type="hidden" name="compare" value="custom" />
+    <label>
+      Compare with <input type="date" name="compare_from" value={compared?.from ?? ''} required />
+    </label>
+    <label>
+      to <input type="date" name="compare_to" value={compared?.to ?? ''} required />
+    </label>
+    <button type="submit">Compare</button>
+  </form>
+);

@@ -39,10 +39,17 @@ export function percentChange(now: number, before: number): string | null {
   return `${pct > 0 ? '+' : ''}${pct}%`;
 }
 
-/** A value as people read it: places are stored `US:United States` and read `United States`. */
+/** A value as people read it: places are stored `US:United States` and read `United States`; events `purchase:99:USD` read `purchase (99 USD)`. */
 export function valueLabel(name: string, value: string): string {
   if (name === 'country' || name === 'continent' || name === 'city')
     return value.slice(value.indexOf(':') + 1);
+  if (name === 'event') {
+    // `name:value:unit` as people name it: `purchase (99 USD)`; a name's own colons are
+    // stored as U+A789 (`storedEventName`, src/counting/statistics.ts) and read as colons.
+    const [event = '', ...more] = value.split(':');
+    const named = event.replace(/\uA789/g, ':');
+    return more.length > 0 ? `${named} (${more.join(' ')})` : named;
+  }
   return value;
 }
 

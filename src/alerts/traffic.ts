@@ -1,15 +1,12 @@
 /**
- * What a traffic alert asks the query engine (src/stats/engine/engine.ts): a website's
- * visitors over a window of whole hours ending at a cron's hour, with its top pages and
- * sources, and its visitors over the same hours a week before. A question of instants, so
- * the event log answers it, hits of the last minutes included; imported history is left out
- * (it has no hours).
+ * What a traffic alert asks the query engine: a website's visitors over a window of whole
+ * hours ending at a cron's hour, with its top pages and sources, and its visitors over the
+ * same hours a week before — questions of instants (`askBetween`, src/stats/recent.ts).
  */
 import type { GroupQuery } from '../counting/query.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { localDateHour } from '../lib/dates.ts';
-import { answer, isUnavailable, readerOf } from '../stats/engine/engine.ts';
+import { askBetween, VISITORS } from '../stats/recent.ts';
 
 const HOUR = 3_600_000;
 const WEEK = 7 * 24 * HOUR;
@@ -21,7 +18,6 @@ export type WindowTraffic = {
   topSources: { value: string; count: number }[];
 };
 
-const TOTAL: GroupQuery = { dimensions: [], metrics: ['visitors'], order: [], limit: 1, offset: 0 };
 const top = (dimension: string): GroupQuery => ({
   dimensions: [dimension],
   metrics: ['visitors'],
@@ -41,18 +37,12 @@ async function ask(
   env: Env,
   db: Database,
   site: { id: number; timezone: string },
-  [from, to]: [number, number],
+  window: [number, number],
   tops: boolean,
 ): Promise<WindowTraffic> {
-  const reader = readerOf(db, site.id, env, { imports: false });
-  const answers = await answer(reader, {
-    from: localDateHour(from, site.timezone).date,
-    to: localDateHour(to, site.timezone).date,
-    between: [from, to],
-    filters: [],
-    groups: tops ? [TOTAL, top('event:page'), top('visit:source')] : [TOTAL],
-  });
-  if (isUnavailable(answers)) return { visitors: 0, topPages: [], topSources: [] };
+  const groups = tops ? [VISITORS, top('event:page'), top('visit:source')] : [VISITORS];
+  const answers = await askBetween(env, db, site, window, groups);
+  if (!answers) return { visitors: 0, topPages: [], topSources: [] };
   const rows = (i: number) =>
     (answers[i]?.rows ?? []).map((r) => ({
       value: r.dimensions[0] ?? '',

@@ -8,9 +8,10 @@
  *
  * - `page`, `event`: the hits that match (page views of that page, custom events of that
  *   name or `name:value:unit`);
- * - `landing_page`, `exit_page`, `referrer`, `campaign`: every hit of the visits that have
- *   that value (their first page view's page, referrer and campaign; their last page view's
- *   page);
+ * - `landing_page`, `exit_page`, `referrer`, `campaign`, and the sources' listings
+ *   (`channel`, `source`, `utm_medium`, `utm_source`, `utm_term`, `utm_content`): every hit of
+ *   the visits that have that value (their first page view's page, referrer, campaign, channel,
+ *   source and tags; their last page view's page);
  * - `country`, `continent`, `city`, `language`, `browser`, `os`, `device`, `resolution`:
  *   every hit of the visitors that have it, that day (as their first page view of the day).
  */
@@ -33,7 +34,13 @@ export const FILTER_DIMENSIONS = [
   'device',
   'resolution',
   'event',
-] as const satisfies readonly StatName[];
+  'channel',
+  'source',
+  'utm_medium',
+  'utm_source',
+  'utm_term',
+  'utm_content',
+] as const satisfies readonly (StatName | SourceListing)[];
 
 export type FilterDimension = (typeof FILTER_DIMENSIONS)[number];
 
@@ -93,7 +100,7 @@ export const V1_FILTER_LABELS: Record<FilterDimension, { tab: string; chip: stri
   landing_page: { tab: 'Landing pages', chip: 'Landing page' },
   exit_page: { tab: 'Exit pages', chip: 'Exit page' },
   referrer: { tab: 'Referrers', chip: 'Referrer' },
-  campaign: { tab: 'Campaigns', chip: 'Campaign' },
+  campaign: { tab: 'UTM campaign', chip: 'Campaign' },
   country: { tab: 'Countries', chip: 'Country' },
   continent: { tab: 'Continents', chip: 'Continent' },
   city: { tab: 'Cities', chip: 'City' },
@@ -103,6 +110,12 @@ export const V1_FILTER_LABELS: Record<FilterDimension, { tab: string; chip: stri
   device: { tab: 'Device types', chip: 'Device' },
   resolution: { tab: 'Screen sizes', chip: 'Screen resolution' },
   event: { tab: 'Events', chip: 'Event' },
+  channel: { tab: 'Channels', chip: 'Channel' },
+  source: { tab: 'Sources', chip: 'Source' },
+  utm_medium: { tab: 'UTM medium', chip: 'UTM medium' },
+  utm_source: { tab: 'UTM source', chip: 'UTM source' },
+  utm_term: { tab: 'UTM term', chip: 'UTM term' },
+  utm_content: { tab: 'UTM content', chip: 'UTM content' },
 };
 
 /**
@@ -150,7 +163,31 @@ export const ENGAGEMENT_LISTINGS = {
   scroll_depth: { dimension: 'sl:page', metric: 'scroll_depth', title: 'Scroll depth (%)' },
 } as const;
 
-export type EngagementListing = keyof typeof ENGAGEMENT_LISTINGS;
+/**
+ * Where visits came from, beyond v1's `referrer` and `campaign` (`utm_campaign`): listings the
+ * event log alone answers, as the engagement's, and filters of the same names — a visit's
+ * channel and source as Plausible's `visit:channel` and `visit:source` read them, and each of
+ * its UTM tags (only the visits that carry one: no row for the others, as `campaign`). Each
+ * counts visits, as `referrer` and `campaign` do.
+ */
+export const SOURCE_LISTINGS = {
+  channel: { dimension: 'visit:channel', metric: 'visits', title: 'Channels' },
+  source: { dimension: 'visit:source', metric: 'visits', title: 'Sources' },
+  utm_medium: { dimension: 'sl:utm_medium', metric: 'visits', title: 'UTM mediums' },
+  utm_source: { dimension: 'sl:utm_source', metric: 'visits', title: 'UTM sources' },
+  utm_term: { dimension: 'sl:utm_term', metric: 'visits', title: 'UTM terms' },
+  utm_content: { dimension: 'sl:utm_content', metric: 'visits', title: 'UTM contents' },
+} as const;
+
+export type SourceListing = keyof typeof SOURCE_LISTINGS;
+
+/** What API v1 and the statistics page list beyond the recorded statistics: the log's listings. */
+export const LOG_LISTINGS = { ...ENGAGEMENT_LISTINGS, ...SOURCE_LISTINGS };
+
+export type LogListing = keyof typeof LOG_LISTINGS;
+
+/** Whether a name is one of the log's listings (./v1.ts `LOG_LISTINGS`). */
+export const isLogListing = (name: string): name is LogListing => Object.hasOwn(LOG_LISTINGS, name);
 
 /** The filters' dimensions as the engine names them. */
 const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
@@ -168,6 +205,12 @@ const V1_FILTER_DIMENSIONS: Record<FilterDimension, string> = {
   os: 'sl:os',
   device: 'sl:device',
   resolution: 'sl:resolution',
+  channel: SOURCE_LISTINGS.channel.dimension,
+  source: SOURCE_LISTINGS.source.dimension,
+  utm_medium: SOURCE_LISTINGS.utm_medium.dimension,
+  utm_source: SOURCE_LISTINGS.utm_source.dimension,
+  utm_term: SOURCE_LISTINGS.utm_term.dimension,
+  utm_content: SOURCE_LISTINGS.utm_content.dimension,
 };
 
 /** The engine's dimension of a v1 filter's: a custom property's is `sl:props:<name>`. */
@@ -192,16 +235,16 @@ function v1Property(name: string): { dimension: string; metric: string } {
  * values, by count or by value, searched.
  */
 export function v1Grouping(
-  name: StatName | EngagementListing | { property: string },
+  name: StatName | LogListing | { property: string },
   page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
   search?: string,
 ): GroupQuery {
   const { dimension, metric } =
     typeof name !== 'string'
       ? v1Property(name.property)
-      : name in ENGAGEMENT_LISTINGS
-        ? ENGAGEMENT_LISTINGS[name as EngagementListing]
-        : V1_STATISTICS[name as StatName];
+      : isLogListing(name)
+        ? LOG_LISTINGS[name]
+        : V1_STATISTICS[name];
   return {
     dimensions: [dimension],
     metrics: [metric],

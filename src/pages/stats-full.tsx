@@ -7,14 +7,14 @@ import type { Context } from 'hono';
 import { listAnnotations } from '../annotations/annotations.ts';
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
-import { isFilterDimension } from '../counting/v1.ts';
+import { isFilterDimension, SOURCE_LISTINGS, type SourceListing } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
 import { csvFile } from '../lib/csv.ts';
-import { formatNumber } from '../stats/overview.ts';
+import { formatNumber, valueLabel } from '../stats/overview.ts';
 import { isUnavailable, type PageEngagement, shareBaseOf, sourceOf } from '../stats/source.ts';
 import { render } from './layout.tsx';
 import { notFound } from './shared-access.tsx';
@@ -40,11 +40,15 @@ import {
   viewParams,
 } from './stats-view.tsx';
 
-/** The statistic named in the path (`:name`, `.csv` stripped), or the page's 404. */
-function statisticOf(c: Context<AppEnv>): StatName {
-  const name = (c.req.param('name') ?? '').replace(/\.csv$/, '');
-  if (!(STAT_NAMES as readonly string[]).includes(name)) throw notFound();
-  return name as StatName;
+/** The name in the path (`:name`), its `.csv` or `.json` stripped. */
+const nameOf = (c: Context<AppEnv>) => (c.req.param('name') ?? '').replace(/\.(csv|json)$/, '');
+
+/** The statistic or source listing named in the path, or the page's 404. */
+function statisticOf(c: Context<AppEnv>): StatName | SourceListing {
+  const name = nameOf(c);
+  if (!(STAT_NAMES as readonly string[]).includes(name) && !Object.hasOwn(SOURCE_LISTINGS, name))
+    throw notFound();
+  return name as StatName | SourceListing;
 }
 
 /**
@@ -53,7 +57,7 @@ function statisticOf(c: Context<AppEnv>): StatName {
  * page's 404.
  */
 function listedOf(c: Context<AppEnv>) {
-  const asked = (c.req.param('name') ?? '').replace(/\.csv$/, '');
+  const asked = nameOf(c);
   const property = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
   if (asked === 'goal') return { name: 'goal' } as const;
   if (asked === 'property' && property !== '') return { name: 'property', property } as const;
@@ -112,6 +116,37 @@ export async function statisticCsv(c: Context<AppEnv>) {
       answer.rows.map((r) => (dated ? [r.value, r.count, on(r.value)] : [r.value, r.count])),
     ),
   );
+}
+
+/** How many values the filter menu suggests (./stats-filter-menu.tsx). */
+const SUGGESTED = 10;
+
+/**
+ * `/stats/{domain}/{name}.json?search=…`: the values the filter menu suggests as one types —
+ * the first `SUGGESTED` of what the full view lists that contain the text, most counted first,
+ * under the view's filters and range (none when the log does not hold the range).
+ */
+export async function statisticValues(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  if (found instanceof Response) return found;
+  const { site, db } = found;
+  const which = listedOf(c);
+  const { view } = await viewOf(c, site, db);
+  const source = await listedSource(c, site, db, view, which);
+  const answer = await source.page({
+    ...which,
+    from: view.range.from,
+    to: view.range.to,
+    search: (c.req.query('search') ?? '').slice(0, 255) || undefined,
+    sortBy: 'count',
+    sort: 'desc',
+    limit: SUGGESTED,
+    offset: 0,
+  });
+  const rows = isUnavailable(answer) ? [] : answer.rows;
+  return c.json({
+    values: rows.map((r) => ({ value: r.value, label: valueLabel(which.name, r.value) })),
+  });
 }
 
 const PER_PAGE = 25;

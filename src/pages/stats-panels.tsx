@@ -51,7 +51,16 @@ const GROUPS: readonly Group[] = [
   {
     id: 'sources',
     title: 'Sources',
-    tabs: [tab('referrer'), tab('campaign')],
+    tabs: [
+      tab('channel'),
+      tab('source'),
+      tab('referrer'),
+      tab('utm_medium'),
+      tab('utm_source'),
+      tab('campaign'),
+      tab('utm_term'),
+      tab('utm_content'),
+    ],
   },
   {
     id: 'pages',
@@ -140,6 +149,10 @@ const StatisticTab: FC<
           {...(name === 'page' ? { engagement: overview.engagement } : {})}
         />
       </table>
+    ) : data === undefined && overview.logFrom ? (
+      <p class="hint">
+        The event log holds these from {overview.logFrom}: choose a range that starts then or later.
+      </p>
     ) : (
       <p class="hint">No data for this range.</p>
     )}

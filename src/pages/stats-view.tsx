@@ -5,6 +5,8 @@ import {
   type FilterDimension,
   filteredProperty,
   GOAL_FILTER,
+  LOG_LISTINGS,
+  type LogListing,
   SEGMENT_FILTER,
   V1_FILTER_LABELS,
   V1_STATISTICS,
@@ -74,12 +76,12 @@ export const FilterLink: FC<{
   </a>
 );
 
-/** What a full view lists: a statistic, the goals, or a custom property's values. */
-export type Listed = StatName | 'goal' | 'property';
+/** What a full view lists: a statistic, a log's listing, the goals, or a custom property's values. */
+export type Listed = StatName | LogListing | 'goal' | 'property';
 
-/** The title of each statistic's full view, and of the goals'. */
+/** The title of each statistic's and log listing's full view, and of the goals'. */
 export const TITLES = new Map<string, string>([
-  ...(Object.entries(V1_STATISTICS) as [StatName, { title: string }][]).map(
+  ...Object.entries({ ...V1_STATISTICS, ...LOG_LISTINGS }).map(
     ([name, { title }]): [string, string] => [name, title],
   ),
   ['goal', 'Goals'],

@@ -35,7 +35,8 @@ import {
 } from './stats-annotations.tsx';
 import { Chart, type CompareParams, chartMetric } from './stats-chart.tsx';
 import { CompareForm, pointUnderWay } from './stats-chart-parts.tsx';
-import { statisticCsv, statisticPage } from './stats-full.tsx';
+import { addedFilterHref, FilterMenu } from './stats-filter-menu.tsx';
+import { statisticCsv, statisticPage, statisticValues } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
 import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './stats-segments.tsx';
@@ -238,6 +239,8 @@ function comparisonAsked(
 
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
+  const added = addedFilterHref(c);
+  if (added) return c.redirect(added, 303);
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
@@ -302,6 +305,7 @@ async function overviewPage(c: Context<AppEnv>) {
           {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
         </p>
         <FilterChips path={path} view={view} keep={kept} refused={refused} />
+        <FilterMenu view={view} keep={kept} />
         {segmentMenu ? (
           <SegmentMenu path={path} view={view} keep={kept} menu={segmentMenu} />
         ) : null}
@@ -374,6 +378,7 @@ export function createStatsPages() {
   registerSegmentPages(pages);
   registerAnnotationPages(pages);
   pages.get('/:domain/:name{[a-z_]+\\.csv}', statisticCsv);
+  pages.get('/:domain/:name{[a-z_]+\\.json}', statisticValues);
   pages.get('/:domain/:name{[a-z_]+}', statisticPage);
   return pages;
 }

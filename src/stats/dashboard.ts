@@ -8,7 +8,7 @@
 
 import { conversionRate } from '../counting/query-metrics.ts';
 import type { StatName } from '../counting/statistics.ts';
-import type { Filter } from '../counting/v1.ts';
+import { type Filter, isLogListing, type LogListing } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
@@ -19,9 +19,11 @@ import type { StatsPage } from '../rollups/reads.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
 import {
   type Conversions,
+  type Dates,
   isGoalFilter,
   isUnavailable,
   type PageEngagement,
+  type Source,
   sourceOf,
   summaryOf,
   type Unavailable,
@@ -33,8 +35,13 @@ type Conversion = { rate: number; previous: number };
 export type Overview = {
   summary: Summary;
   series: SeriesPoint[];
-  /** The top values of each panel asked for, in the same order. */
-  panels: StatsPage[];
+  /**
+   * The top values of each panel asked for, in the same order; a log's listing's is missing
+   * when the range starts before the oldest date the log holds (`logFrom`).
+   */
+  panels: (StatsPage | undefined)[];
+  /** The oldest date the log holds, when it left its listings' panels out. */
+  logFrom?: string;
   /**
    * When comparing: the chart's points of the compared range (by default the period of equal
    * length just before), point for point (null when not comparing, or when the log holds none
@@ -92,13 +99,39 @@ export async function conversionOf(
   };
 }
 
+/**
+ * The top values of each panel: the statistics' in one question, the log's listings' in
+ * another, so that a range the log does not hold whole leaves out only theirs (`logFrom`).
+ */
+async function topsOf(
+  source: Source,
+  names: readonly (StatName | LogListing)[],
+  range: Dates,
+  limit: number,
+): Promise<{ pages: (StatsPage | undefined)[]; logFrom?: string } | Unavailable> {
+  const listings = names.filter(isLogListing);
+  const statistics = names.filter((n): n is StatName => !isLogListing(n));
+  const [kept, logged] = await Promise.all([
+    source.tops(statistics, range, limit),
+    listings.length > 0 ? source.tops(listings, range, limit) : [],
+  ]);
+  if (isUnavailable(kept)) return kept;
+  const byName = new Map<string, StatsPage>(statistics.map((n, i) => [n, kept[i] as StatsPage]));
+  if (!isUnavailable(logged))
+    for (const [i, n] of listings.entries()) byName.set(n, logged[i] as StatsPage);
+  return {
+    pages: names.map((n) => byName.get(n)),
+    ...(isUnavailable(logged) ? { logFrom: logged.firstDate } : {}),
+  };
+}
+
 export async function overviewOf(
   env: Env,
   db: Database,
   websiteId: number,
   range: { from: string; to: string },
   filters: Filter[],
-  panels: readonly StatName[],
+  panels: readonly (StatName | LogListing)[],
   {
     compare = false,
     compared = previousPeriod(range),
@@ -113,8 +146,8 @@ export async function overviewOf(
     summaryOf(source, range, compared),
     source.series(range),
     compare ? source.series(compared) : null,
-    source.tops(panels, range, PANEL_ROWS),
-    compare ? source.tops(panels, compared, COMPARED_ROWS) : null,
+    topsOf(source, panels, range, PANEL_ROWS),
+    compare ? topsOf(source, panels, compared, COMPARED_ROWS) : null,
     realtimeVisitors(env, websiteId, Date.now()),
     source.conversions(goals, range),
   ]);
@@ -126,18 +159,19 @@ export async function overviewOf(
   const previousPanels =
     before === null || isUnavailable(before)
       ? null
-      : before.map((page) => ({
-          counts: new Map(page.rows.map((r) => [r.value, r.count])),
-          complete: page.total <= page.rows.length,
+      : before.pages.map((page) => ({
+          counts: new Map((page?.rows ?? []).map((r) => [r.value, r.count])),
+          complete: page !== undefined && page.total <= page.rows.length,
         }));
-  const topPages = pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
+  const topPages = pages.pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
   const engagement = await source.engagement(topPages, range);
   const overview: Overview = {
     summary,
     series,
     previousSeries,
     previousPanels,
-    panels: pages,
+    panels: pages.pages,
+    ...(pages.logFrom ? { logFrom: pages.logFrom } : {}),
     live,
     goals: [],
     engagement: isUnavailable(engagement) ? {} : engagement,

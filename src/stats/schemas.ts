@@ -2,11 +2,10 @@
 
 import { MAX_PROP_NAME } from '../counting/query-dimensions.ts';
 import { STAT_NAMES } from '../counting/statistics.ts';
-import { ENGAGEMENT_LISTINGS } from '../counting/v1.ts';
+import { FILTER_DIMENSIONS, LOG_LISTINGS, type LogListing } from '../counting/v1.ts';
 
-const ENGAGEMENT_NAMES = Object.keys(ENGAGEMENT_LISTINGS) as (keyof typeof ENGAGEMENT_LISTINGS)[];
+const LOG_NAMES = Object.keys(LOG_LISTINGS) as LogListing[];
 
-import { FILTER_DIMENSIONS } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { isCalendarDate, isWrittenDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
 import { field, searchField, stringChoice, textField } from '../lib/fields.ts';
@@ -58,8 +57,8 @@ export const filterParameter = new Schema<never>(
 export const statsQuerySchema = s.object({
   name: stringChoice(
     'name',
-    [...STAT_NAMES, ...ENGAGEMENT_NAMES, 'property', 'goal'],
-    "The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events; `goal`: each goal's name and its converting visitors; `time_on_page`, `scroll_depth`: each page's seconds seen per visitor and average deepest scroll in percent (the figure in `count`).",
+    [...STAT_NAMES, ...LOG_NAMES, 'property', 'goal'],
+    "The statistic to return; `property`: the values of the custom property named by `property`, each with its page views and custom events; `goal`: each goal's name and its converting visitors; `time_on_page`, `scroll_depth`: each page's seconds seen per visitor and average deepest scroll in percent (the figure in `count`); `channel`, `source`, `utm_medium`, `utm_source`, `utm_term`, `utm_content`: the visits of each channel, source or UTM tag (`campaign` is `utm_campaign`).",
   ),
   property: textField(
     'property',

@@ -12,9 +12,10 @@ import { GOAL } from '../counting/query-dimensions.ts';
 import type { StatName } from '../counting/statistics.ts';
 import {
   ENGAGEMENT_LISTINGS,
-  type EngagementListing,
   type Filter,
   GOAL_FILTER,
+  LOG_LISTINGS,
+  type LogListing,
   V1_STATISTICS,
   v1Filters,
   v1Grouping,
@@ -48,14 +49,14 @@ import { type Goal, goalSplits, withGoals } from './goals.ts';
 export { isUnavailable, type Unavailable };
 
 /** Local dates, inclusive; `between`: only the instants within them (today's hours so far). */
-type Dates = { from: string; to: string; between?: [number, number] };
+export type Dates = { from: string; to: string; between?: [number, number] };
 
 /**
  * A page of one statistic, without the website (the source knows it), or of a custom
  * property's values (`name: 'property'`, `property` its name).
  */
 type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
-  ({ name: StatName | EngagementListing | 'goal' } | { name: 'property'; property: string });
+  ({ name: StatName | LogListing | 'goal' } | { name: 'property'; property: string });
 
 /**
  * What a website's numbers are read from, as API v1's statistics (src/counting/v1.ts):
@@ -66,8 +67,12 @@ type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
 export type Source<U = Unavailable> = {
   /** One page of a statistic. */
   page(q: PageQuery): Promise<StatsPage | U>;
-  /** The first page (`limit` values by count) of each of several statistics. */
-  tops(names: readonly StatName[], range: Dates, limit: number): Promise<StatsPage[] | U>;
+  /** The first page (`limit` values by count) of each of several statistics or listings. */
+  tops(
+    names: readonly (StatName | LogListing)[],
+    range: Dates,
+    limit: number,
+  ): Promise<StatsPage[] | U>;
   /** The figures of a range (`FIGURES`, ./figures.ts). */
   figures(range: Dates): Promise<Figures | U>;
   /** The chart's points of a range: per hour for one day, else per day, week or month. */
@@ -291,10 +296,15 @@ export async function summaryOf(
  * conversion rate), which then needs no figures at all.
  */
 export function shareBaseOf(
-  name: StatName | EngagementListing | 'goal' | 'property',
+  name: StatName | LogListing | 'goal' | 'property',
 ): ((figures: Figures) => number) | null {
   if (name === 'goal' || name in ENGAGEMENT_LISTINGS) return null;
-  const metric = name === 'property' ? 'events' : V1_STATISTICS[name as StatName].metric;
+  const metric =
+    name === 'property'
+      ? 'events'
+      : name in LOG_LISTINGS
+        ? LOG_LISTINGS[name as LogListing].metric
+        : V1_STATISTICS[name as StatName].metric;
   switch (metric) {
     case 'pageviews':
       return (f) => f.pageviews;

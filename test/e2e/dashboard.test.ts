@@ -223,7 +223,25 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
     expect(await dash.locator('.totals .big').allTextContents()).toEqual(BOTH);
     expect(await panelValues('browser')).toEqual(['Chrome', 'Safari']);
 
+    // The filter menu suggests the range's values as one types, and adds the filter chosen.
+    await dash.click('.filter-menu summary');
+    await dash.selectOption('#add-filter', 'referrer');
+    await dash.fill('#add-value', 'goo');
+    await expect
+      .poll(() =>
+        dash
+          .locator('#add-value-list option')
+          .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)),
+      )
+      .toEqual(['www.google.com']);
+    await dash.fill('#add-value', 'www.google.com');
+    await follow('.filter-menu button[type="submit"]');
+    expect(new URL(dash.url()).searchParams.get('filter[referrer]')).toBe('www.google.com');
+    expect(await dash.locator('.totals .big').allTextContents()).toEqual(ONE_VISIT);
+    await dash.goto(`${base}/stats/${SHOP}?range=7d`);
+
     // A click on a referrer narrows the whole page to the visit it brought.
+    await dash.click('#tab-referrer');
     await follow('#panel-referrer table a.filter-link:text-is("www.google.com")');
     const filtered = new URL(dash.url());
     expect(filtered.searchParams.get('filter[referrer]')).toBe('www.google.com');

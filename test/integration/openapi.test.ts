@@ -137,7 +137,7 @@ describe('OpenAPI document and reference page', () => {
     );
 
     const stats = at(doc, 'paths', '/stats/{id}', 'get');
-    expect(at(parameter(stats, 'name'), 'schema', 'enum')).toHaveLength(26);
+    expect(at(parameter(stats, 'name'), 'schema', 'enum')).toHaveLength(32);
     expect(at(parameter(stats, 'property'), 'schema', 'maxLength')).toBe(300);
     const examples = at(stats, 'responses', '200', 'content', 'application/json', 'examples');
     expect(keysAt(examples)).toEqual(['browser', 'pageviews']);

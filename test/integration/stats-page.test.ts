@@ -178,8 +178,14 @@ const GROUP_TABS: [string, [string, string][]][] = [
   [
     'Sources',
     [
+      ['channel', 'Channels'],
+      ['source', 'Sources'],
       ['referrer', 'Referrers'],
-      ['campaign', 'Campaigns'],
+      ['utm_medium', 'UTM medium'],
+      ['utm_source', 'UTM source'],
+      ['campaign', 'UTM campaign'],
+      ['utm_term', 'UTM term'],
+      ['utm_content', 'UTM content'],
     ],
   ],
   [

@@ -35,6 +35,12 @@ describe('the dimensions of filters', () => {
       os: ['visitor', 'os'],
       device: ['visitor', 'device'],
       resolution: ['visitor', 'resolution'],
+      channel: ['visit', 'channel'],
+      source: ['visit', 'source'],
+      utm_medium: ['visit', 'utm_medium'],
+      utm_source: ['visit', 'utm_source'],
+      utm_term: ['visit', 'utm_term'],
+      utm_content: ['visit', 'utm_content'],
     });
   });
 

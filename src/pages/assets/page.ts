@@ -8,9 +8,9 @@
  * per range, `x` compares, `?` lists them; the arrow keys move between the chart's points and
  * a group's tabs), its tabs switched in place, its realtime figure asked for again every
  * 30 seconds while the page is shown, and the secret after a link's `#` put into its page's
- * form (../fragment-form.tsx): progressive enhancement, everything works without it (the
- * upload is then a plain form post, a tab a link, the figure as of the page's load, the
- * secret pasted into the form's field).
+ * form (../fragment-form.tsx), the filter menu's suggested values: progressive enhancement,
+ * everything works without it (the upload is then a plain form post, a tab a link, the figure
+ * as of the page's load, the secret pasted into the form's field, a value typed whole).
  *
  * Listeners are on the document, so they serve whatever the page holds; the order they are
  * added in matters (the shortcuts' listener sees a key before the chart's and the tabs').
@@ -280,5 +280,57 @@ function refreshLiveFigure(): void {
   }, 30000);
 }
 
+/** A value the filter menu suggests (`{path}/{name}.json`): as filtered by, and as read. */
+interface Suggested {
+  value: string;
+  label: string;
+}
+
+/**
+ * The filter menu's suggestions (`form[data-suggest]`, ../stats-filter-menu.tsx): as one types
+ * a value, or chooses another dimension, the range's values of that dimension containing the
+ * text are asked for (after a pause of 200 ms) and offered in the field's list; a failed
+ * request leaves the list as it was.
+ */
+function suggestFilterValues(): void {
+  const form = document.querySelector<HTMLFormElement>('form[data-suggest]');
+  const list = document.getElementById('add-value-list');
+  if (!form || !list || !window.fetch) return;
+  const dimension = form.elements.namedItem('add_filter') as HTMLSelectElement;
+  const field = form.elements.namedItem('add_value') as HTMLInputElement;
+  let asked = '';
+  let timer = 0;
+  const ask = () => {
+    const key = `${dimension.value}\u0000${field.value}`;
+    if (key === asked) return;
+    asked = key;
+    const params = new URLSearchParams(new FormData(form) as unknown as Record<string, string>);
+    for (const name of ['add_filter', 'add_operator', 'add_value']) params.delete(name);
+    params.set('search', field.value);
+    fetch(`${form.dataset.suggest}/${dimension.value}.json?${params.toString()}`, {
+      credentials: 'same-origin',
+    })
+      .then((res) => (res.ok ? (res.json() as Promise<{ values: Suggested[] }>) : null))
+      .then((answer) => {
+        if (!answer || asked !== key) return;
+        list.replaceChildren(
+          ...answer.values.map((v) => new Option(v.label === v.value ? '' : v.label, v.value)),
+        );
+      })
+      .catch(() => {});
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(ask, 200);
+  };
+  field.addEventListener('input', later);
+  field.addEventListener('focus', ask);
+  dimension.addEventListener('change', () => {
+    list.replaceChildren();
+    later();
+  });
+}
+
 fillFragmentForm();
 refreshLiveFigure();
+suggestFilterValues();

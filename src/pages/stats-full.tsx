@@ -22,6 +22,7 @@ import { readableSite, viewOf } from './stats-access.tsx';
 import {
   csvDownload,
   EngagementHeaders,
+  EventHeaders,
   pageNumber,
   ShareHeader,
   UnavailableNotice,
@@ -230,6 +231,7 @@ function ValueTable(props: {
             <th scope="col" aria-sort={ariaSort('value')}>
               <a href={sortLink('value')}>{title}</a>
             </th>
+            {name === 'event' ? <EventHeaders /> : null}
             {isFilterDimension(name) ? (
               <th scope="col">
                 <span class="sr-only">Exclude</span>

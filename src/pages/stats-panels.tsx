@@ -14,12 +14,13 @@ import type { FC } from 'hono/jsx';
 import { type FilterDimension, V1_FILTER_LABELS } from '../counting/v1.ts';
 import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
-import { formatNumber } from '../stats/overview.ts';
+import { formatMoney, formatNumber } from '../stats/overview.ts';
 import { shareBaseOf } from '../stats/source.ts';
 import {
   BarCell,
   ChangeHeader,
   EngagementHeaders,
+  EventHeaders,
   ShareHeader,
   shareText,
   ValueRows,
@@ -130,6 +131,7 @@ const StatisticTab: FC<
         <thead>
           <tr>
             <th scope="col">{label}</th>
+            {name === 'event' ? <EventHeaders /> : null}
             <th scope="col" class="num">
               Count
             </th>
@@ -164,10 +166,6 @@ const StatisticTab: FC<
     </p>
   </>
 );
-
-/** An amount of a currency, as people read it (`€1,234.50`). */
-const money = (amount: number, currency: string) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
 
 /**
  * The goals' tab: each goal with conversions — its converting visitors, completions,
@@ -210,7 +208,7 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
               <td class="num">{formatNumber(g.visitors)}</td>
               <td class="num">{formatNumber(g.events)}</td>
               <td class="num">{g.rate}%</td>
-              <td class="num">{g.goal.currency ? money(g.revenue, g.goal.currency) : ''}</td>
+              <td class="num">{g.goal.currency ? formatMoney(g.revenue, g.goal.currency) : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -8,7 +8,7 @@ import { isFilterDimension } from '../counting/v1.ts';
 import type { AppEnv } from '../env.ts';
 import type { Range } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
-import { formatNumber, valueLabel } from '../stats/overview.ts';
+import { eventParts, formatNumber, valueLabel } from '../stats/overview.ts';
 import type { PageEngagement, Unavailable } from '../stats/source.ts';
 import {
   change,
@@ -39,7 +39,8 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; k
   view,
   keep,
 }) => {
-  const text = valueLabel(name, value);
+  // An event's value and unit have columns of their own (`EventHeaders`).
+  const text = name === 'event' ? eventParts(value).name : valueLabel(name, value);
   if (!isFilterDimension(name)) return <>{text}</>;
   const href = linkFor(name, value, domain);
   return (
@@ -131,6 +132,14 @@ export const EngagementHeaders: FC = () => (
   </>
 );
 
+/** The header cells of an event's value and unit (`ValueRows` of `event`). */
+export const EventHeaders: FC = () => (
+  <>
+    <th scope="col">Value</th>
+    <th scope="col">Unit</th>
+  </>
+);
+
 /**
  * A row's change against the compared range (`before`: its counts there): `+12%`, `new`, or a
  * dash when the value was past what was read of it; its meaning in words too (more is better).
@@ -167,7 +176,8 @@ export const ShareHeader: FC = () => (
 
 /**
  * The body of a statistic's table: one row per value with its count, a bar behind it as long
- * as its count (the largest of the rows the whole cell) and, with a `base`, its share of it.
+ * as its count (the largest of the rows the whole cell) and, with a `base`, its share of it;
+ * an event's value and unit in two columns after its name.
  */
 export const ValueRows: FC<{
   name: Listed;
@@ -193,6 +203,12 @@ export const ValueRows: FC<{
           <BarCell count={row.count} max={max}>
             <ValueCell name={name} value={row.value} domain={domain} view={view} keep={keep} />
           </BarCell>
+          {name === 'event' ? (
+            <>
+              <td>{eventParts(row.value).value}</td>
+              <td>{eventParts(row.value).unit}</td>
+            </>
+          ) : null}
           {exclude && isFilterDimension(name) ? (
             <td>
               <a

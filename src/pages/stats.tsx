@@ -20,7 +20,7 @@ import { localDateHour, seriesUnitOf } from '../lib/dates.ts';
 import { type Comparison, comparisonOf, sameHoursAsToday } from '../stats/comparison.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
-import { chartMetricsFor, formatFigure, formatNumber, SHOWN_FIGURES } from '../stats/overview.ts';
+import { chartMetricsFor, formatNumber } from '../stats/overview.ts';
 import { propertyNamesOf } from '../stats/properties.ts';
 import { isUnavailable, needsGoals, sourceOf } from '../stats/source.ts';
 import { FlowsPanel, registerFlowPages } from './flows.tsx';
@@ -40,8 +40,8 @@ import { statisticCsv, statisticPage, statisticValues } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
 import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './stats-segments.tsx';
+import { Totals } from './stats-totals.tsx';
 import {
-  change,
   FilterChips,
   ImportedNotice,
   RangeNav,
@@ -94,92 +94,6 @@ const comparedTitle = (c: Comparison) =>
     : c.mode === 'year'
       ? 'A year before'
       : `${c.from} – ${c.to}`;
-
-/** Whether a figure going up is good news: every one but the bounce rate. */
-const upIsGood = (figure: string) => figure !== 'bounce_rate';
-
-/**
- * A figure's change, its direction and what it means — in words as well as colour (`better`,
- * `worse`), since a colour alone says nothing to some readers.
- */
-const FigureChange: FC<{ figure: string; now: number; before: number; versus: string }> = ({
-  figure,
-  now,
-  before,
-  versus,
-}) => {
-  const moved = now === before || before === 0 ? null : now > before === upIsGood(figure);
-  const meaning = moved === null ? '' : moved ? 'better' : 'worse';
-  // Nothing to compare with: said so, not "new".
-  if (before === 0 && now !== 0) return <p class="hint">none in {versus} to compare with</p>;
-  return (
-    <p class={meaning ? `hint change ${meaning}` : 'hint'}>
-      {change(now, before)} vs {versus}
-      {meaning ? `, ${meaning}` : ''}
-    </p>
-  );
-};
-
-/**
- * The range's figures, each with its change against the compared range, and the conversion
- * rate; a figure the chart can draw is a link that charts it (the one drawn is marked), as the
- * metric links above the chart do.
- */
-function Totals({
-  overview,
-  chart,
-  versus,
-}: {
-  overview: Overview;
-  /** What the figures are compared with, as a hint says it: `previous period`. */
-  versus: string;
-  chart: {
-    metric: ChartMetric;
-    drawable: readonly ChartMetric[];
-    hrefFor: (m: ChartMetric) => string;
-  };
-}) {
-  const drawable = (key: string): key is ChartMetric =>
-    (chart.drawable as readonly string[]).includes(key);
-  return (
-    <section class="totals" aria-label="Totals">
-      {SHOWN_FIGURES.map(([key, title]) => (
-        <div class={chart.metric === key ? 'card charted' : 'card'}>
-          <h2>
-            {drawable(key) ? (
-              <a
-                href={chart.hrefFor(key)}
-                aria-current={chart.metric === key ? 'true' : undefined}
-                title={`Chart ${title.toLowerCase()}`}
-              >
-                {title}
-              </a>
-            ) : (
-              title
-            )}
-          </h2>
-          <p class="big">{formatFigure(key, overview.summary.data[key])}</p>
-          <FigureChange
-            figure={key}
-            now={overview.summary.data[key]}
-            before={overview.summary.previous[key]}
-            versus={versus}
-          />
-        </div>
-      ))}
-      {overview.conversion ? (
-        <div class="card">
-          <h2>Conversion rate</h2>
-          <p class="big">{overview.conversion.rate}%</p>
-          <p class="hint">
-            {overview.conversion.previous}%{' '}
-            {versus === 'previous period' ? 'in the previous period' : `vs ${versus}`}
-          </p>
-        </div>
-      ) : null}
-    </section>
-  );
-}
 
 /**
  * The overview's custom properties, when the address asks for them — a property by its name

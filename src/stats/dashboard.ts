@@ -29,8 +29,19 @@ import {
   type Unavailable,
 } from './source.ts';
 
-/** Visitors who matched the filters in percent of all visitors of the range, one decimal. */
-type Conversion = { rate: number; previous: number };
+/**
+ * With an `event` or goal filter: the visitors who matched in percent of all visitors of the
+ * range (one decimal), and the period before's; the completions (`total`: the page views and
+ * custom events the filters keep) and the period before's; and a goal's revenue in its
+ * currency, when the filter is on one goal that has a currency.
+ */
+type Conversion = {
+  rate: number;
+  previous: number;
+  total: number;
+  previousTotal: number;
+  revenue?: { amount: number; currency: string };
+};
 
 export type Overview = {
   summary: Summary;
@@ -83,7 +94,7 @@ export async function conversionOf(
   summary: Summary,
   converting: (f: Filter) => boolean,
   compared: { from: string; to: string } = previousPeriod(range),
-): Promise<(Conversion & { base: number }) | Unavailable> {
+): Promise<(Pick<Conversion, 'rate' | 'previous'> & { base: number }) | Unavailable> {
   const others = filters.filter((f) => !converting(f));
   // Converting visitors are Sightline's own (the log's): so are those they are divided by.
   const all = await summaryOf(
@@ -195,7 +206,17 @@ export async function overviewOf(
     );
     if (!isUnavailable(conversion)) {
       base = conversion.base;
-      overview.conversion = { rate: conversion.rate, previous: conversion.previous };
+      const goal = filters.find((f) => isGoalFilter(f) && f.operator === 'is')?.value;
+      const converted = conversions.find((c) => c.goal.displayName === goal && c.goal.currency);
+      overview.conversion = {
+        rate: conversion.rate,
+        previous: conversion.previous,
+        total: summary.data.pageviews + summary.data.events,
+        previousTotal: summary.previous.pageviews + summary.previous.events,
+        ...(converted?.goal.currency
+          ? { revenue: { amount: converted.revenue, currency: converted.goal.currency } }
+          : {}),
+      };
     }
   }
   // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.

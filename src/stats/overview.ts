@@ -15,6 +15,10 @@ export const SHOWN_FIGURES: readonly [key: Exclude<keyof Figures, 'events'>, tit
   ['visit_duration', 'Visit duration'],
 ];
 
+/** An amount of a currency, as people read it (`€1,234.50`). */
+export const formatMoney = (amount: number, currency: string) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+
 /** A figure as people read it: `1,204`, `2.31`, `48%`, `1m 05s`. */
 export function formatFigure(key: keyof Figures, n: number): string {
   if (key === 'bounce_rate') return `${n}%`;
@@ -44,13 +48,22 @@ export function valueLabel(name: string, value: string): string {
   if (name === 'country' || name === 'continent' || name === 'city')
     return value.slice(value.indexOf(':') + 1);
   if (name === 'event') {
-    // `name:value:unit` as people name it: `purchase (99 USD)`; a name's own colons are
-    // stored as U+A789 (`storedEventName`, src/counting/statistics.ts) and read as colons.
-    const [event = '', ...more] = value.split(':');
-    const named = event.replace(/\uA789/g, ':');
-    return more.length > 0 ? `${named} (${more.join(' ')})` : named;
+    // `name:value:unit` as people name it: `purchase (99 USD)`.
+    const event = eventParts(value);
+    const more = [event.value, event.unit].filter((p) => p !== '');
+    return more.length > 0 ? `${event.name} (${more.join(' ')})` : event.name;
   }
   return value;
+}
+
+/**
+ * An event of API v1's `event` statistic (`name:value:unit`) in its parts, '' for a part it
+ * has not; a name's own colons are stored as U+A789 (`storedEventName`,
+ * src/counting/statistics.ts) and read as colons.
+ */
+export function eventParts(stored: string): { name: string; value: string; unit: string } {
+  const [name = '', value = '', ...unit] = stored.split(':');
+  return { name: name.replace(/\uA789/g, ':'), value, unit: unit.join(':') };
 }
 
 /** A count as people read it: `1,204`. */

@@ -150,7 +150,17 @@ describe('the overview under filters', () => {
       value: '33.3%',
       change: '0% in the previous period',
     });
-    expect(figures(html).slice(0, 3)).toEqual(['1', '1', '0']);
+    // The figures of a conversion: unique and total conversions first, then the visits; the
+    // page views are 0, and say why.
+    const shown = [...html.matchAll(/<p class="big">([^<]*)<\/p>/g)].map((m) => m[1]);
+    expect(shown.slice(0, 5)).toEqual(['1', '1', '33.3%', '1', '0']);
+    expect(html).not.toMatch(/<h2>(<a [^>]*>)?Visitors</);
+    expect(totalCard(html, 'Unique conversions').value).toBe('1');
+    expect(totalCard(html, 'Total conversions').value).toBe('1');
+    expect(totalCard(html, 'Page views').change).toBe(
+      'its conversions are custom events, which are not page views',
+    );
+    expect(html).not.toContain('<h2>Revenue</h2>');
   });
 
   it('shows the goals panel, links each goal to its filter, and rates it against the other filters', async () => {
@@ -198,7 +208,11 @@ describe('the overview under filters', () => {
     const filtered = await page(s.domain, '', 'filter[goal]=Visit%20/pricing');
     expect(chips(filtered)).toEqual(['Goal is Visit /pricing']);
     expect(totalCard(filtered, 'Conversion rate').value).toBe('66.7%');
-    expect(figures(filtered)[0]).toBe('2');
+    expect(totalCard(filtered, 'Unique conversions').value).toBe('2');
+    expect(totalCard(filtered, 'Total conversions').value).toBe('2');
+    // A goal with a currency: its revenue in it.
+    const signup = await page(s.domain, '', 'filter[goal]=signup');
+    expect(totalCard(signup, 'Revenue')).toEqual({ value: '€0.00', change: 'in EUR, this range' });
     // With Chrome too (Ann and Cy): both of the two converted.
     const chrome = await page(s.domain, '', 'filter[goal]=Visit%20/pricing&filter[browser]=Chrome');
     expect(totalCard(chrome, 'Conversion rate').value).toBe('100%');

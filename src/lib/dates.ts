@@ -151,18 +151,35 @@ export function resolveRange(
 }
 
 /**
- * What one point of a range's chart sums: an hour for one day, a day up to about three
- * months, a week (from Monday) up to two years, a month beyond; so no chart has more than
- * about a hundred and twenty points, however long its range.
+ * What one point of a range's chart sums: by default an hour for one day, a day up to about
+ * three months, a week (from Monday) up to two years, a month beyond; so no chart has more
+ * than about a hundred and twenty points, however long its range. One may choose another of
+ * `seriesUnitsOf` (`asked`: the statistics page's `interval`).
  */
 export type SeriesUnit = 'hour' | 'day' | 'week' | 'month';
 
-export function seriesUnitOf(range: { from: string; to: string }): SeriesUnit {
+export function seriesUnitOf(range: { from: string; to: string }, asked?: string): SeriesUnit {
+  const chosen = seriesUnitsOf(range).find((unit) => unit === asked);
+  if (chosen) return chosen;
   const days = daysBetween(range.from, range.to);
   if (days === 1) return 'hour';
   if (days <= 92) return 'day';
   if (days <= 731) return 'week';
   return 'month';
+}
+
+/**
+ * The units a range's chart can be drawn in: hours for one day; days up to a year, weeks from
+ * two weeks, months from eight weeks (so a chart has from two to about four hundred points).
+ */
+export function seriesUnitsOf(range: { from: string; to: string }): SeriesUnit[] {
+  const days = daysBetween(range.from, range.to);
+  if (days === 1) return ['hour'];
+  const units: SeriesUnit[] = [];
+  if (days <= 366) units.push('day');
+  if (days >= 14) units.push('week');
+  if (days >= 56) units.push('month');
+  return units;
 }
 
 /** The label of the chart point a date falls in: itself, its week's first date in the range, its month. */

@@ -1,10 +1,10 @@
 /**
  * Parts of the chart (./stats-chart.tsx): its lines, its key, the form of a range to compare
- * with, and which point of a range is under way — today's, or the hour under way of today,
+ * with, the interval its points sum, and which point of a range is under way — today's, or the hour under way of today,
  * drawn as partial, with the points after it not drawn at all.
  */
 import type { FC } from 'hono/jsx';
-import { type SeriesUnit, seriesLabel } from '../lib/dates.ts';
+import { type SeriesUnit, seriesLabel, seriesUnitsOf } from '../lib/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../stats/figures.ts';
 
 /** A metric the chart draws a line of. */
@@ -107,3 +107,33 @@ export const CompareForm: FC<{
     <button type="submit">Compare</button>
   </form>
 );
+
+const UNIT_NAMES: Record<SeriesUnit, string> = {
+  hour: 'Hours',
+  day: 'Days',
+  week: 'Weeks',
+  month: 'Months',
+};
+
+/**
+ * The chart's interval: a link per unit its range allows (`seriesUnitsOf`: days, weeks,
+ * months), the one drawn marked; nothing for a range with only one (a day's hours).
+ */
+export const IntervalNav: FC<{
+  range: { from: string; to: string };
+  unit: SeriesUnit;
+  hrefFor: (unit: SeriesUnit) => string;
+}> = ({ range, unit, hrefFor }) => {
+  const units = seriesUnitsOf(range);
+  if (units.length < 2) return null;
+  return (
+    <nav class="chart-metrics intervals" aria-label="Interval">
+      <span class="hint">Points of</span>
+      {units.map((u) => (
+        <a href={hrefFor(u)} aria-current={u === unit ? 'true' : undefined}>
+          {UNIT_NAMES[u]}
+        </a>
+      ))}
+    </nav>
+  );
+};

@@ -16,7 +16,7 @@ import { realtimeVisitors } from '../event-log/client.ts';
 import { listFunnels } from '../flows/funnels.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
-import { localDateHour, seriesUnitOf } from '../lib/dates.ts';
+import { localDateHour, type SeriesUnit, seriesUnitOf } from '../lib/dates.ts';
 import { type Comparison, comparisonOf, sameHoursAsToday } from '../stats/comparison.ts';
 import { type Overview, overviewOf } from '../stats/dashboard.ts';
 import type { ChartMetric } from '../stats/figures.ts';
@@ -34,7 +34,7 @@ import {
   registerAnnotationPages,
 } from './stats-annotations.tsx';
 import { Chart, type CompareParams, chartMetric } from './stats-chart.tsx';
-import { CompareForm, pointUnderWay } from './stats-chart-parts.tsx';
+import { CompareForm, IntervalNav, pointUnderWay } from './stats-chart-parts.tsx';
 import { addedFilterHref, FilterMenu } from './stats-filter-menu.tsx';
 import { statisticCsv, statisticPage, statisticValues } from './stats-full.tsx';
 import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
@@ -69,8 +69,8 @@ const OverviewChart: FC<{
   compared: Comparison | null;
   hrefFor: Parameters<typeof Chart>[0]['hrefFor'];
   notes: Awaited<ReturnType<typeof listAnnotations>>;
-}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes }) => {
-  const unit = seriesUnitOf(range);
+  unit: SeriesUnit;
+}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes, unit }) => {
   return (
     <Chart
       points={overview.series}
@@ -163,13 +163,17 @@ async function overviewPage(c: Context<AppEnv>) {
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
   const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
   const path = view.base;
+  const unit = seriesUnitOf(range, c.req.query('interval'));
   const overview = await overviewOf(c.env, db, site.id, range, view.filters, PANEL_NAMES, {
     compare,
     compared,
+    unit,
   });
-  // What the overview's links keep besides the view: the chart, the comparison, the tabs.
+  // What the overview's links keep besides the view: the chart and its interval, the
+  // comparison, the tabs.
   const keep = {
     chart: metric === 'overview' ? undefined : metric,
+    interval: unit === seriesUnitOf(range) ? undefined : unit,
     ...comparing,
     ...chosenTabs(
       (name) => c.req.query(name),
@@ -245,6 +249,17 @@ async function overviewPage(c: Context<AppEnv>) {
               compared={compare ? compared : null}
               hrefFor={chartHref}
               notes={notes}
+              unit={unit}
+            />
+            <IntervalNav
+              range={range}
+              unit={unit}
+              hrefFor={(u) =>
+                viewHref(path, view, {
+                  ...kept,
+                  interval: u === seriesUnitOf(range) ? undefined : u,
+                })
+              }
             />
             <CompareForm
               action={path}

@@ -14,7 +14,7 @@ import type { Env } from '../env.ts';
 import { realtimeVisitors } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
 import { importsWithin } from '../imports/store.ts';
-import { previousPeriod } from '../lib/dates.ts';
+import { previousPeriod, type SeriesUnit } from '../lib/dates.ts';
 import type { StatsPage } from '../rollups/reads.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
 import {
@@ -146,17 +146,20 @@ export async function overviewOf(
   {
     compare = false,
     compared = previousPeriod(range),
+    unit,
   }: {
     compare?: boolean;
     compared?: { from: string; to: string; between?: [number, number] };
+    /** The chart's unit, when one other than the range's own is chosen (`seriesUnitOf`). */
+    unit?: SeriesUnit;
   } = {},
 ): Promise<Overview | Unavailable> {
   const goals = await listGoals(db, websiteId);
   const source = await sourceOf(env, db, websiteId, filters, goals);
   const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
     summaryOf(source, range, compared),
-    source.series(range),
-    compare ? source.series(compared) : null,
+    source.series(range, unit),
+    compare ? source.series(compared, unit) : null,
     topsOf(source, panels, range, PANEL_ROWS),
     compare ? topsOf(source, panels, compared, COMPARED_ROWS) : null,
     realtimeVisitors(env, websiteId, Date.now()),

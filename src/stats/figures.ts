@@ -7,7 +7,7 @@
  */
 import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
 import { noPartials, queryMetric } from '../counting/query-metrics.ts';
-import { addDays, daysBetween, seriesLabel, seriesUnitOf } from '../lib/dates.ts';
+import { addDays, daysBetween, type SeriesUnit, seriesLabel, seriesUnitOf } from '../lib/dates.ts';
 
 /** The six figures of a period, and its custom events (docs/ARCHITECTURE.md, The counting model). */
 export type Figures = {
@@ -110,14 +110,14 @@ export function seriesQuestions(range: { from: string; to: string }): GroupQuery
 
 /**
  * The chart's points, zero-filled, from the answers to `seriesQuestions`: a long range's days
- * summed into weeks or months (`seriesUnitOf`), each point's rates made from its sums by the
+ * summed into weeks or months (`seriesUnitOf`, or `unit` when one is chosen), each point's rates made from its sums by the
  * metrics' own definitions.
  */
 export function seriesFrom(
   range: { from: string; to: string },
   answers: readonly GroupAnswer[],
+  unit: SeriesUnit = seriesUnitOf(range),
 ): SeriesPoint[] {
-  const unit = seriesUnitOf(range);
   const labelOf = (value: string) => seriesLabel(value, unit, range.from);
   const labels =
     unit === 'hour'

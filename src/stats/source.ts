@@ -24,7 +24,7 @@ import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
 import { flushBeforeReading } from '../event-log/client.ts';
 import { listGoals } from '../goals/goals.ts';
-import { previousPeriod } from '../lib/dates.ts';
+import { previousPeriod, type SeriesUnit } from '../lib/dates.ts';
 import { firstImportedDate } from '../rollups/imported.ts';
 import { firstRollupDate, type StatsPage, type StatsQuery } from '../rollups/reads.ts';
 import {
@@ -75,8 +75,11 @@ export type Source<U = Unavailable> = {
   ): Promise<StatsPage[] | U>;
   /** The figures of a range (`FIGURES`, ./figures.ts). */
   figures(range: Dates): Promise<Figures | U>;
-  /** The chart's points of a range: per hour for one day, else per day, week or month. */
-  series(range: Dates): Promise<SeriesPoint[] | U>;
+  /**
+   * The chart's points of a range: per hour for one day, else per day, week or month (the
+   * range's own unit, `seriesUnitOf`, unless `unit` is another it allows).
+   */
+  series(range: Dates, unit?: SeriesUnit): Promise<SeriesPoint[] | U>;
   /** Each goal's conversions over a range: unique (visitors), total, and its revenue. */
   conversions(goals: Goal[], range: Dates): Promise<Conversions[] | U>;
   /** These pages' time on page and scroll depth over a range (the event log's). */
@@ -199,9 +202,9 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
       const answers = await ask(range, [FIGURES]);
       return isUnavailable(answers) ? answers : figuresFrom(answers[0]?.rows[0]);
     },
-    async series(range) {
+    async series(range, unit) {
       const answers = await ask(range, seriesQuestions(range));
-      return isUnavailable(answers) ? answers : seriesFrom(range, answers);
+      return isUnavailable(answers) ? answers : seriesFrom(range, answers, unit);
     },
   };
 }

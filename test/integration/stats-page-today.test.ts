@@ -65,3 +65,38 @@ describe("today's chart", () => {
     expect(partial(custom)).toBe(2);
   });
 });
+
+describe("the chart's interval", () => {
+  it('is chosen among those the range allows, and kept by the range links', async () => {
+    const owner = await makeOwner('interval');
+    const site = await makeWebsite(owner.key, {
+      domain: `interval-${crypto.randomUUID().slice(0, 6)}.example.com`,
+      privacy: '0',
+    });
+    freezeAt('2026-11-28T10:30:00Z');
+    expect((await sendHit({ name: 'pageview', url: `https://${site.domain}/` })).status).toBe(202);
+    const b = newBrowser();
+    const base = `/stats/${site.domain}`;
+    const intervals = (html: string) =>
+      [
+        ...(html.match(/<nav class="chart-metrics intervals"[\s\S]*?<\/nav>/)?.[0] ?? '').matchAll(
+          /<a href="([^"]*)"( aria-current="true")?>([^<]*)<\/a>/g,
+        ),
+      ].map((m) => `${m[3]}${m[2] ? ' (shown)' : ''}`);
+    const month = (await b.get(`${base}?range=30d`)).text;
+    expect(points(month)).toBe(30);
+    expect(intervals(month)).toEqual(['Days (shown)', 'Weeks']);
+    const weeks = (await b.get(`${base}?range=30d&interval=week`)).text;
+    // 2026-10-30 (a Friday) to 2026-11-28: the first week from the range's first day, then
+    // the weeks from 2 November, 9, 16 and 23.
+    expect(points(weeks)).toBe(5);
+    expect(intervals(weeks)).toEqual(['Days', 'Weeks (shown)']);
+    expect(weeks).toMatch(/href="[^"]*range=7d[^"]*interval=week/);
+    // An interval the range does not allow is its own.
+    expect(points((await b.get(`${base}?range=30d&interval=month`)).text)).toBe(30);
+    const year = (await b.get(`${base}?range=12mo`)).text;
+    expect(intervals(year)).toEqual(['Days', 'Weeks (shown)', 'Months']);
+    expect(points((await b.get(`${base}?range=12mo&interval=month`)).text)).toBe(12);
+    expect(intervals((await b.get(`${base}?range=today`)).text)).toEqual([]);
+  });
+});

@@ -42,6 +42,7 @@ import { UnavailableNotice } from './stats-rows.tsx';
 import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './stats-segments.tsx';
 import { Totals } from './stats-totals.tsx';
 import {
+  type Extra,
   FilterChips,
   ImportedNotice,
   RangeNav,
@@ -59,7 +60,10 @@ const comparedWords = (c: Comparison) =>
       ? 'the same period a year before'
       : `${c.from} – ${c.to}`;
 
-/** The overview's chart: the point under way (today, the hour under way) drawn as partial. */
+/**
+ * The overview's chart: the point under way (today, the hour under way) drawn as partial; under
+ * it, the units it can be drawn in.
+ */
 const OverviewChart: FC<{
   overview: Overview;
   range: { from: string; to: string };
@@ -70,8 +74,10 @@ const OverviewChart: FC<{
   hrefFor: Parameters<typeof Chart>[0]['hrefFor'];
   notes: Awaited<ReturnType<typeof listAnnotations>>;
   unit: SeriesUnit;
-}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes, unit }) => {
-  return (
+  /** The address of the overview with its chart in another unit. */
+  intervalHref: (unit: SeriesUnit) => string;
+}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes, unit, intervalHref }) => (
+  <>
     <Chart
       points={overview.series}
       previous={overview.previousSeries}
@@ -84,8 +90,17 @@ const OverviewChart: FC<{
       from={range.from}
       underWay={pointUnderWay(overview.series, unit, range, localDateHour(Date.now(), timeZone))}
     />
-  );
-};
+    <IntervalNav range={range} unit={unit} hrefFor={intervalHref} />
+  </>
+);
+
+/** The visitors of the last 5 minutes, asked for again every 30 seconds (`{path}/live.json`). */
+const LiveFigure: FC<{ path: string; live: number }> = ({ path, live }) => (
+  <p class="live" role="status" data-live={`${path}/live.json`}>
+    <strong>{formatNumber(live)}</strong>{' '}
+    <span data-unit>{live === 1 ? 'visitor' : 'visitors'}</span> in the last 5 minutes
+  </p>
+);
 
 /** The compared range as the chart's key names it. */
 const comparedTitle = (c: Comparison) =>
@@ -151,6 +166,32 @@ function comparisonAsked(
   return { compare: true, compared: hours(asked), comparing: { compare: asked.mode, ...custom } };
 }
 
+/**
+ * What the overview's links keep besides the view: the chart and its interval, the
+ * comparison, the tabs chosen.
+ */
+function keptOf(
+  c: Context<AppEnv>,
+  shown: {
+    range: { from: string; to: string };
+    metric: ChartMetric;
+    unit: SeriesUnit;
+    comparing: Extra;
+    overview: Awaited<ReturnType<typeof overviewOf>>;
+  },
+) {
+  const { range, metric, unit, comparing, overview } = shown;
+  return {
+    chart: metric === 'overview' ? undefined : metric,
+    interval: unit === seriesUnitOf(range) ? undefined : unit,
+    ...comparing,
+    ...chosenTabs(
+      (name) => c.req.query(name),
+      !isUnavailable(overview) && overview.goals.length > 0,
+    ),
+  };
+}
+
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
   const added = addedFilterHref(c);
@@ -169,17 +210,7 @@ async function overviewPage(c: Context<AppEnv>) {
     compared,
     unit,
   });
-  // What the overview's links keep besides the view: the chart and its interval, the
-  // comparison, the tabs.
-  const keep = {
-    chart: metric === 'overview' ? undefined : metric,
-    interval: unit === seriesUnitOf(range) ? undefined : unit,
-    ...comparing,
-    ...chosenTabs(
-      (name) => c.req.query(name),
-      !isUnavailable(overview) && overview.goals.length > 0,
-    ),
-  };
+  const keep = keptOf(c, { range, metric, unit, comparing, overview });
   const property = await propertyOf(c, site, db, view);
   const kept = {
     ...keep,
@@ -211,11 +242,7 @@ async function overviewPage(c: Context<AppEnv>) {
           {links}
           {/* The visitors of the last minutes are every visitor's: not for a segment's link. */}
           {isUnavailable(overview) || c.get('linkSegment') ? null : (
-            <p class="live" role="status" data-live={`${path}/live.json`}>
-              <strong>{formatNumber(overview.live)}</strong>{' '}
-              <span data-unit>{overview.live === 1 ? 'visitor' : 'visitors'}</span> in the last 5
-              minutes
-            </p>
+            <LiveFigure path={path} live={overview.live} />
           )}
         </div>
         <RangeNav path={path} view={view} keep={kept} chart />
@@ -250,11 +277,7 @@ async function overviewPage(c: Context<AppEnv>) {
               hrefFor={chartHref}
               notes={notes}
               unit={unit}
-            />
-            <IntervalNav
-              range={range}
-              unit={unit}
-              hrefFor={(u) =>
+              intervalHref={(u) =>
                 viewHref(path, view, {
                   ...kept,
                   interval: u === seriesUnitOf(range) ? undefined : u,

@@ -163,7 +163,10 @@ const ChartNav: FC<{
   </nav>
 );
 
-/** The chart's grid: a line and a value at each round tick, and dates along its axis. */
+/**
+ * The chart's grid: a line and a value at each round tick, and dates along its axis (three on
+ * a phone's narrow drawing, six on the wide one).
+ */
 const Grid: FC<{
   ticks: number[];
   labels: string[];
@@ -187,7 +190,7 @@ const Grid: FC<{
         </text>
       </>
     ))}
-    {labelledIndexes(labels.length).map((i) => (
+    {labelledIndexes(labels.length, box.right < 600 ? 3 : 6).map((i) => (
       <text
         class={i === 0 ? 'tick' : i === labels.length - 1 ? 'tick end' : 'tick mid'}
         x={x(i).toFixed(1)}

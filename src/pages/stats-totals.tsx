@@ -29,7 +29,9 @@ const FigureChange: FC<{ figure: string; now: number; before: number; versus: st
   if (before === 0 && now !== 0) return <p class="hint">none in {versus} to compare with</p>;
   return (
     <p class={meaning ? `hint change ${meaning}` : 'hint'}>
-      {change(now, before)} vs {versus}
+      {change(now, before)}
+      {/* A phone's narrow cards leave the compared period to screen readers. */}
+      <span class="versus"> vs {versus}</span>
       {meaning ? `, ${meaning}` : ''}
     </p>
   );

@@ -216,8 +216,19 @@ export const RangeNav: FC<{ path: string; view: View; keep?: Extra; chart?: bool
               {RANGE_LABELS[r]}
             </a>
           ))}
+          {/* A phone folds the custom range's form away until this opens it. */}
+          {range.name === 'custom' ? null : (
+            <a href={`${viewHref(path, view, keep)}#custom-range`} class="custom-link">
+              Custom dates
+            </a>
+          )}
         </span>
-        <form method="get" action={path} class="custom-range">
+        <form
+          method="get"
+          action={path}
+          class={range.name === 'custom' ? 'custom-range' : 'custom-range folded'}
+          id="custom-range"
+        >
           <input type="hidden" name="range" value="custom" />
           <HiddenFields params={kept} />
           <label>

@@ -236,21 +236,31 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide[path] = width;
     }
-    // The chart a phone shows: its own drawing, tall enough, its text legible.
+    // The chart a phone shows: its own drawing, tall enough, its text legible, and in the
+    // first screen (the custom dates folded behind a link that opens them).
     await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
     const chart = await page.evaluate(() => {
       const svg = document.querySelector('.chart svg.narrow');
       const tick = svg?.querySelector('text.tick');
+      const box = svg?.getBoundingClientRect();
       return {
         shown: svg ? getComputedStyle(svg).display : 'none',
-        height: svg?.getBoundingClientRect().height ?? 0,
+        height: box?.height ?? 0,
+        bottom: box?.bottom ?? Number.POSITIVE_INFINITY,
         text: tick?.getBoundingClientRect().height ?? 0,
       };
     });
+    const formHeight = () =>
+      page.evaluate(() => document.getElementById('custom-range')?.getBoundingClientRect().height);
+    const folded = (await formHeight()) === 0;
+    await page.click('.custom-link');
+    const opened = ((await formHeight()) ?? 0) > 40;
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(wide).toEqual({});
     expect(chart.shown).toBe('block');
     expect(chart.height).toBeGreaterThan(220);
+    expect(chart.bottom).toBeLessThanOrEqual(844);
     expect(chart.text).toBeGreaterThanOrEqual(10);
+    expect([folded, opened]).toEqual([true, true]);
   });
 });

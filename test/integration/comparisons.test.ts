@@ -131,7 +131,7 @@ describe('the statistics page', () => {
     );
     expect(page.status).toBe(200);
     expect(page.text).toMatch(
-      /<p class="hint change better">\+50% vs the same period a year before, better<\/p>/,
+      /<p class="hint change better">\+50%<span class="versus"> vs the same period a year before<\/span>, better<\/p>/,
     );
     expect(page.text).toContain('A year before (dotted)');
     expect(page.text).toMatch(/<polyline class="[a-z]+ previous"/);

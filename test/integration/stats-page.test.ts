@@ -894,7 +894,9 @@ describe('content', () => {
     expect(currentRange(res.text)).toBe(`/stats/${D}?range=7d`);
     for (const r of ['today', 'yesterday', '7d', '30d', 'this_month', 'last_month'])
       expect(hrefs(res.text)).toContain(`/stats/${D}?range=${r}`);
-    expect(res.text).toContain(`<form method="get" action="/stats/${D}" class="custom-range">`);
+    expect(res.text).toContain(
+      `<form method="get" action="/stats/${D}" class="custom-range folded" id="custom-range">`,
+    );
     expect(res.text).toMatch(/<input type="date" name="from" value="2026-03-04"/);
     expect(res.text).toMatch(/<input type="date" name="to" value="2026-03-10"/);
     expect(rangeHint(res.text)).toBe('2026-03-04 – 2026-03-10 (UTC)');

@@ -88,13 +88,14 @@ export function totalCard(html: string, title: string) {
   const m = html.match(
     // The title is a link when the chart can draw the figure.
     new RegExp(
-      `<h2>(?:<a [^>]*>)?${title}(?:</a>)?</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint[^"]*">([^<]*)</p>`,
+      `<h2>(?:<a [^>]*>)?${title}(?:</a>)?</h2>\\s*<p class="big">([^<]*)</p>\\s*<p class="hint[^"]*">([\\s\\S]*?)</p>`,
     ),
   );
   if (!m) throw new Error(`no totals card ${title}`);
   return {
     value: m[1],
-    change: unescapeHtml(m[2] ?? '')
+    // (the compared period is a span of its own: a phone leaves it to screen readers)
+    change: unescapeHtml((m[2] ?? '').replace(/<[^>]*>/g, ''))
       .replace(/\s+/g, ' ')
       .trim(),
   };

@@ -165,12 +165,13 @@ const Responses: FC<{ doc: Document; op: Operation }> = ({ doc, op }) => (
               ([name, example]) => (
                 <>
                   <p>Example: {example.summary ?? name}</p>
-                  <pre>{JSON.stringify(example.value, null, 2)}</pre>
+                  <pre tabindex={0}>{JSON.stringify(example.value, null, 2)}</pre>
                 </>
               ),
             )}
             {response.content?.['application/json']?.examples ? null : (
-              <pre>
+              // A block wider than the screen scrolls: the keyboard reaches it too.
+              <pre tabindex={0}>
                 {JSON.stringify(
                   exampleOf(doc, response.content?.['application/json']?.schema),
                   null,
@@ -266,7 +267,7 @@ const StatsApiV2: FC = () => (
       with offsets, in the website's time zone.
     </p>
     <h3>Example</h3>
-    <pre>{JSON.stringify(V2_EXAMPLE, null, 2)}</pre>
+    <pre tabindex={0}>{JSON.stringify(V2_EXAMPLE, null, 2)}</pre>
   </section>
 );
 

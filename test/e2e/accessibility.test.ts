@@ -63,6 +63,7 @@ let browser: BrowserContext;
 let page: Page;
 let base: string;
 let websiteId: number;
+let funnelId: number;
 let embedUrl: string;
 
 describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
@@ -96,6 +97,12 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
         body: JSON.stringify(body),
       });
     expect((await api('/goals', { event: 'signup' })).status).toBe(201);
+    const funnel = await api('/funnels', {
+      name: 'Signup',
+      steps: [{ page: '/' }, { page: '/pricing' }],
+    });
+    expect(funnel.status).toBe(201);
+    funnelId = ((await funnel.json()) as { data: { id: number } }).data.id;
     const link = await api('/shared-links', { name: 'Board' });
     expect(link.status).toBe(201);
     const { data } = (await link.json()) as { data: { embed_url: string } };
@@ -110,18 +117,30 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     if (state) await rm(state, { recursive: true, force: true });
   });
 
-  it('finds no serious or critical violation on six pages, light and dark', async () => {
+  it('finds no serious or critical violation on any page, light and dark, wide and on a phone', async () => {
     const found: Record<string, Violation[]> = {};
-    /** `landing`: where the page sends itself on (a link's page posts the token after `#`). */
-    const check = async (name: string, url: string, landing?: string) => {
-      for (const scheme of ['light', 'dark'] as const) {
+    /**
+     * `landing`: where the page sends itself on (a link's page posts the token after `#`);
+     * `status`: the page's own, when it is no 200 (a page that is not there).
+     */
+    const check = async (name: string, url: string, landing?: string, status = 200) => {
+      for (const [scheme, width] of [
+        ['light', 1280],
+        ['dark', 1280],
+        ['light', 390],
+      ] as const) {
         await page.emulateMedia({ colorScheme: scheme });
+        await page.setViewportSize({ width, height: 800 });
         const res = await page.goto(url);
-        expect(res?.status(), `${name} (${scheme})`).toBe(200);
+        const named = `${name} (${scheme}${width < 1280 ? ', phone' : ''})`;
+        expect(res?.status(), named).toBe(status);
         if (landing) await page.waitForURL(landing);
-        found[`${name} (${scheme})`] = await violations(page);
+        found[named] = await violations(page);
       }
+      await page.setViewportSize({ width: 1280, height: 800 });
     };
+    // (closed on this instance: the page says so)
+    await check('registration', `${base}/register`, undefined, 403);
     await check('login page', `${base}/login`);
     // The check itself finds what it should: an image without a text alternative is one.
     await page.evaluate(
@@ -131,13 +150,29 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     await page.fill('#email', EMAIL);
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL('**/websites'), page.click('main button[type=submit]')]);
+    await check('websites', `${base}/websites`);
+    await check('new website', `${base}/websites/new`);
     await check('settings page', `${base}/websites/${websiteId}`);
+    await check('website deletion', `${base}/websites/${websiteId}/delete`);
+    await check('account', `${base}/account`);
+    await check('new API key', `${base}/account/api-key`);
     await check('overview', `${base}/stats/${DOMAIN}?range=30d`);
+    await check('today', `${base}/stats/${DOMAIN}?range=today`);
     await check('full view', `${base}/stats/${DOMAIN}/page?range=30d`);
     await check(
       'filtered and compared view',
       `${base}/stats/${DOMAIN}?range=30d&filter[browser]=Chrome&compare=previous&devices=os`,
     );
+    await check('goal filtered', `${base}/stats/${DOMAIN}?range=30d&filter[goal]=signup`);
+    await check('sources tab', `${base}/stats/${DOMAIN}?range=30d&sources=utm_source`);
+    await check('funnel', `${base}/stats/${DOMAIN}/funnels/${funnelId}?range=30d`);
+    await check('journeys', `${base}/stats/${DOMAIN}/journeys?page=/&range=30d`);
+    await check('API reference', `${base}/api/v1/docs`);
+    await check('not found', `${base}/stats/nothing-here.example.com`, undefined, 404);
+    await check('alert confirmation', `${base}/alerts/confirm`);
+    await check('alert unsubscription', `${base}/alerts/unsubscribe`);
+    await check('report unsubscription', `${base}/reports/unsubscribe`);
+    await check('invitation', `${base}/invitations`);
     await check('embed', embedUrl, '**/embed/*?range=30d');
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
   });
@@ -230,6 +265,12 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       `/stats/${DOMAIN}/referrer?range=30d`,
       `/stats/${DOMAIN}/journeys?page=/&range=30d`,
       `/stats/${DOMAIN}?range=30d&filter[browser]=Chrome&compare=previous`,
+      `/stats/${DOMAIN}?range=today`,
+      `/stats/${DOMAIN}?range=30d&filter[goal]=signup&sources=utm_source`,
+      `/stats/${DOMAIN}/funnels/${funnelId}?range=30d`,
+      `/websites/${websiteId}/delete`,
+      '/alerts/confirm',
+      '/invitations',
       '/api/v1/docs',
     ]) {
       expect((await page.goto(`${base}${path}`))?.status(), path).toBe(200);

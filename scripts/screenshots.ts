@@ -80,10 +80,16 @@ try {
     ['stats', `/stats/${DEMO.domain}?range=30d`],
     ['stats-today', `/stats/${DEMO.domain}?range=today`],
     ['stats-filtered', `/stats/${DEMO.domain}?range=30d&filter[page]=/pricing&compare=previous`],
+    ['stats-goal', `/stats/${DEMO.domain}?range=30d&filter[goal]=Purchases&sources=utm_source`],
+    ['stats-months', `/stats/${DEMO.domain}?range=12mo&interval=month`],
+    ['stats-events', `/stats/${DEMO.domain}?range=30d&events=event#events`],
     ['stats-full', `/stats/${DEMO.domain}/page?range=30d`],
     ['funnel', `/stats/${DEMO.domain}/funnels/1?range=30d`],
     ['journeys', `/stats/${DEMO.domain}/journeys?page=/&range=30d`],
     ['api-docs', '/api/v1/docs'],
+    ['website-delete', '/websites/1/delete'],
+    ['alert-confirm', '/alerts/confirm'],
+    ['invitation', '/invitations'],
   ];
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -1,8 +1,8 @@
 /**
  * The statistics page's figures (./stats.tsx): the range's six, each with its change against
  * the compared range in words as well as colour; with an `event` or goal filter, the figures
- * of conversions instead of visitors — unique and total conversions, the conversion rate and a
- * goal's revenue — and why page views read 0 when the conversions are custom events.
+ * of a conversion instead — unique and total conversions, the conversion rate and a goal's
+ * revenue — and the page views, saying why they read 0 when the conversions are custom events.
  */
 import type { FC } from 'hono/jsx';
 import type { Overview } from '../stats/dashboard.ts';
@@ -76,8 +76,9 @@ const Card: FC<{
 /**
  * The range's figures, each with its change against the compared range; a figure the chart can
  * draw is a link that charts it (the one drawn is marked), as the metric links above the chart
- * do. With a conversion (an `event` or goal filter), the visitors are its unique conversions,
- * followed by the total conversions, the conversion rate and a goal's revenue.
+ * do. With a conversion (an `event` or goal filter), Plausible's figures of one instead: the
+ * unique conversions (the visitors), the total conversions, the conversion rate and a goal's
+ * revenue, then the page views.
  */
 export function Totals({
   overview,
@@ -106,7 +107,9 @@ export function Totals({
         {figures}
       </section>
     );
-  const [, ...others] = figures;
+  // The page views stay, to say why they read 0 when the conversions are custom events: the
+  // chart draws them.
+  const pageViews = figures[SHOWN_FIGURES.findIndex(([key]) => key === 'pageviews')];
   return (
     <section class="totals" aria-label="Totals">
       <Card
@@ -145,7 +148,7 @@ export function Totals({
           <p class="hint">in {conversion.revenue.currency}, this range</p>
         </Card>
       ) : null}
-      {others}
+      {pageViews}
     </section>
   );
 }

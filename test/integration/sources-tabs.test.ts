@@ -4,11 +4,12 @@
  * names (`name=utm_source`, `filter[channel]=Email`), and each has its full view and CSV.
  */
 import { describe, expect, it } from 'vitest';
-import { call, listOf, makeOwner, makeWebsite } from '../support/api.ts';
+import { call, listOf, makeOwner, makeWebsite, oneOf } from '../support/api.ts';
 import { newBrowser } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';
 import { panelRows, rowsOf, totalsOf, unescapeHtml } from '../support/html.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';
+import { openSharedLink } from '../support/tokens.ts';
 
 describe('the Sources tabs', () => {
   it('find a tagged visit under its channel, source and tags, and filter by each', async () => {
@@ -126,6 +127,27 @@ describe('the Sources tabs', () => {
       domain: `closed-${crypto.randomUUID().slice(0, 6)}.example.com`,
     });
     expect((await b.get(`/stats/${closed.domain}/utm_source.json?range=today`)).status).toBe(404);
+    // A shared link's readers have the menu and its suggestions, under the link's address.
+    expect(
+      (
+        await sendHit(
+          { name: 'pageview', url: `https://${closed.domain}/?utm_source=partner` },
+          { ip: '203.0.113.9' },
+        )
+      ).status,
+    ).toBe(202);
+    const link = await call(`/api/v1/websites/${closed.id}/shared-links`, {
+      method: 'POST',
+      key: owner.key,
+      body: { json: { name: 'Board' } },
+    });
+    const reader = newBrowser();
+    const shared = await openSharedLink(reader, String(oneOf(link).data.url), 'range=today');
+    const suggestAt = shared.text.match(/data-suggest="([^"]*)"/)?.[1] ?? '';
+    expect(suggestAt).toMatch(/^\/share\/[^/]+$/);
+    const values = await reader.get(`${suggestAt}/utm_source.json?range=today&search=part`);
+    expect(values.status).toBe(200);
+    expect(JSON.parse(values.text)).toEqual({ values: [{ value: 'partner', label: 'partner' }] });
   });
 
   it('are API v1 statistics and filters', async () => {

@@ -140,6 +140,17 @@ export const EventHeaders: FC = () => (
   </>
 );
 
+/** An event's value and unit (`name:value:unit`), each in its cell. */
+const EventCells: FC<{ value: string }> = ({ value }) => {
+  const parts = eventParts(value);
+  return (
+    <>
+      <td>{parts.value}</td>
+      <td>{parts.unit}</td>
+    </>
+  );
+};
+
 /**
  * A row's change against the compared range (`before`: its counts there): `+12%`, `new`, or a
  * dash when the value was past what was read of it; its meaning in words too (more is better).
@@ -203,12 +214,7 @@ export const ValueRows: FC<{
           <BarCell count={row.count} max={max}>
             <ValueCell name={name} value={row.value} domain={domain} view={view} keep={keep} />
           </BarCell>
-          {name === 'event' ? (
-            <>
-              <td>{eventParts(row.value).value}</td>
-              <td>{eventParts(row.value).unit}</td>
-            </>
-          ) : null}
+          {name === 'event' ? <EventCells value={row.value} /> : null}
           {exclude && isFilterDimension(name) ? (
             <td>
               <a

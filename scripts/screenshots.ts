@@ -96,9 +96,14 @@ try {
   await page.goto(`${base}/stats/${DEMO.domain}?range=7d`);
   await page.screenshot({ path: join(out, 'stats-phone-dark.png') });
   await shootEach(pages);
-  // Signed out: the log-in page.
+  // Signed out: the log-in and registration pages, and the e-mails' links' pages.
   await page.context().clearCookies();
-  await shootEach([['login', '/login']]);
+  await shootEach([
+    ['login', '/login'],
+    ['register', '/register'],
+    ['report-unsubscribe', '/reports/unsubscribe'],
+    ['alert-unsubscribe', '/alerts/unsubscribe'],
+  ]);
   console.log(`Screenshots written to ${out}`);
 } finally {
   await browser.close();

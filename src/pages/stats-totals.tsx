@@ -92,7 +92,7 @@ export function Totals({
 }) {
   const { data, previous } = overview.summary;
   const conversion = overview.conversion;
-  const figures = SHOWN_FIGURES.map(([key, title]) => (
+  const figure = ([key, title]: (typeof SHOWN_FIGURES)[number]) => (
     <Card figure={key} title={title} value={formatFigure(key, data[key])} chart={chart}>
       {conversion && key === 'pageviews' && data.pageviews === 0 && data.events > 0 ? (
         <p class="hint">its conversions are custom events, which are not page views</p>
@@ -100,16 +100,13 @@ export function Totals({
         <FigureChange figure={key} now={data[key]} before={previous[key]} versus={versus} />
       )}
     </Card>
-  ));
+  );
   if (!conversion)
     return (
       <section class="totals" aria-label="Totals">
-        {figures}
+        {SHOWN_FIGURES.map(figure)}
       </section>
     );
-  // The page views stay, to say why they read 0 when the conversions are custom events: the
-  // chart draws them.
-  const pageViews = figures[SHOWN_FIGURES.findIndex(([key]) => key === 'pageviews')];
   return (
     <section class="totals" aria-label="Totals">
       <Card
@@ -148,7 +145,9 @@ export function Totals({
           <p class="hint">in {conversion.revenue.currency}, this range</p>
         </Card>
       ) : null}
-      {pageViews}
+      {/* The page views stay, saying why they read 0 when the conversions are custom
+      events: the chart draws them. */}
+      {figure(['pageviews', 'Page views'])}
     </section>
   );
 }

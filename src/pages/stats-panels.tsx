@@ -11,7 +11,7 @@
  * between a group's tabs.
  */
 import type { FC } from 'hono/jsx';
-import { type FilterDimension, V1_FILTER_LABELS } from '../counting/v1.ts';
+import { type FilterDimension, isLogListing, V1_FILTER_LABELS } from '../counting/v1.ts';
 import type { StatsPage } from '../rollups/reads.ts';
 import type { Overview } from '../stats/dashboard.ts';
 import { formatMoney, formatNumber } from '../stats/overview.ts';
@@ -53,9 +53,9 @@ const GROUPS: readonly Group[] = [
     id: 'sources',
     title: 'Sources',
     tabs: [
+      tab('referrer'),
       tab('channel'),
       tab('source'),
-      tab('referrer'),
       tab('utm_medium'),
       tab('utm_source'),
       tab('campaign'),
@@ -89,6 +89,17 @@ const GROUPS: readonly Group[] = [
 export const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
   g.tabs.flatMap(([name]) => (name === 'goal' ? [] : [name])),
 );
+
+/**
+ * The panels an overview asks for: every statistic's, and of the log's listings only the one
+ * the Sources card shows (`sources=channel`): each load of the page would otherwise make a
+ * pass over the log's rows of the range for tabs seldom looked at. Another is a link that
+ * loads the page with it chosen (`data-load`: the page's script follows it).
+ */
+export function panelsAsked(query: (name: string) => string | undefined): FilterDimension[] {
+  const shown = query('sources');
+  return PANEL_NAMES.filter((name) => !isLogListing(name) || name === shown);
+}
 
 /** A group's tabs on this overview: the goals only when the range has conversions. */
 const tabsOf = (group: Group, hasGoals: boolean) =>
@@ -225,10 +236,14 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
  * A group's card: its title, a tab per statistic (links that choose it; the page's script
  * switches in place) and a tab panel each, the chosen one shown.
  */
-const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | undefined> }> = (
-  props,
-) => {
-  const { group, data, overview, view, keep } = props;
+const GroupCard: FC<
+  PanelsProps & {
+    group: Group;
+    data: Map<string, StatsPage | undefined>;
+    asked: readonly FilterDimension[];
+  }
+> = (props) => {
+  const { group, data, overview, view, keep, asked } = props;
   const tabs = tabsOf(group, overview.goals.length > 0);
   const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
   const hrefOf = (name: string) =>
@@ -259,8 +274,13 @@ const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | 
           // A group of one statistic has no tabs: its panel is the card's content.
           {...(tabs.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `tab-${name}` } : {})}
           hidden={name !== chosen}
+          {...(name !== 'goal' && !asked.includes(name) ? { 'data-load': '' } : {})}
         >
-          {name === 'goal' ? (
+          {name !== 'goal' && !asked.includes(name) ? (
+            <p class="hint">
+              <a href={hrefOf(name)}>Show {label.toLowerCase().replace('utm', 'UTM')}</a>
+            </p>
+          ) : name === 'goal' ? (
             <GoalsTab goals={overview.goals} view={view} keep={keep} />
           ) : (
             <StatisticTab
@@ -268,7 +288,7 @@ const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | 
               name={name}
               label={label}
               data={data.get(name)}
-              before={overview.previousPanels?.[PANEL_NAMES.indexOf(name)]}
+              before={overview.previousPanels?.[asked.indexOf(name)]}
             />
           )}
         </div>
@@ -277,9 +297,9 @@ const GroupCard: FC<PanelsProps & { group: Group; data: Map<string, StatsPage | 
   );
 };
 
-/** The overview's groups of panels; `overview.panels` are the `PANEL_NAMES`' top values. */
-export const PanelGroups: FC<PanelsProps> = (props) => {
-  const data = new Map(PANEL_NAMES.map((name, i) => [name, props.overview.panels[i]]));
+/** The overview's groups of panels; `overview.panels` are the `asked` panels' top values. */
+export const PanelGroups: FC<PanelsProps & { asked: readonly FilterDimension[] }> = (props) => {
+  const data = new Map(props.asked.map((name, i) => [name, props.overview.panels[i]]));
   return (
     <>
       {GROUPS.map((group) => (

@@ -37,7 +37,7 @@ import { Chart, type CompareParams, chartMetric } from './stats-chart.tsx';
 import { CompareForm, IntervalNav, pointUnderWay } from './stats-chart-parts.tsx';
 import { addedFilterHref, FilterMenu } from './stats-filter-menu.tsx';
 import { statisticCsv, statisticPage, statisticValues } from './stats-full.tsx';
-import { chosenTabs, PANEL_NAMES, PanelGroups, PropertiesPanel } from './stats-panels.tsx';
+import { chosenTabs, PanelGroups, PropertiesPanel, panelsAsked } from './stats-panels.tsx';
 import { UnavailableNotice } from './stats-rows.tsx';
 import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './stats-segments.tsx';
 import { Totals } from './stats-totals.tsx';
@@ -205,7 +205,8 @@ async function overviewPage(c: Context<AppEnv>) {
   const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
   const path = view.base;
   const unit = seriesUnitOf(range, c.req.query('interval'));
-  const overview = await overviewOf(c.env, db, site.id, range, view.filters, PANEL_NAMES, {
+  const asked = panelsAsked((name) => c.req.query(name));
+  const overview = await overviewOf(c.env, db, site.id, range, view.filters, asked, {
     compare,
     compared,
     unit,
@@ -291,7 +292,13 @@ async function overviewPage(c: Context<AppEnv>) {
             />
             <AnnotationsSection path={path} view={view} notes={notes} annotator={annotator} />
             <div class="panels">
-              <PanelGroups overview={overview} domain={site.domain} view={view} keep={kept} />
+              <PanelGroups
+                overview={overview}
+                domain={site.domain}
+                view={view}
+                keep={kept}
+                asked={asked}
+              />
               <PropertiesPanel
                 property={property.name}
                 names={property.names}

@@ -201,36 +201,43 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     await page.evaluate(() => {
       (window as unknown as { samePage: boolean }).samePage = true;
     });
-    await page.focus('#tab-channel');
+    await page.focus('#tab-country');
     await page.keyboard.press('ArrowRight');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-source');
-    expect(await page.getAttribute('#tab-source', 'aria-selected')).toBe('true');
-    expect(await page.isVisible('#panel-source')).toBe(true);
-    expect(await page.isVisible('#panel-channel')).toBe(false);
-    expect(new URL(page.url()).searchParams.get('sources')).toBe('source');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-city');
+    expect(await page.getAttribute('#tab-city', 'aria-selected')).toBe('true');
+    expect(await page.isVisible('#panel-city')).toBe(true);
+    expect(await page.isVisible('#panel-country')).toBe(false);
+    expect(new URL(page.url()).searchParams.get('locations')).toBe('city');
     // The page's other links and forms keep the choice, as the server writes them.
     expect(
       new URL((await page.getAttribute('a[data-key="w"]', 'href')) ?? '', base).searchParams.get(
-        'sources',
+        'locations',
       ),
-    ).toBe('source');
-    expect(await page.getAttribute('form.custom-range input[name="sources"]', 'value')).toBe(
-      'source',
+    ).toBe('city');
+    expect(await page.getAttribute('form.custom-range input[name="locations"]', 'value')).toBe(
+      'city',
     );
     await page.keyboard.press('ArrowLeft');
-    expect(await page.isVisible('#panel-channel')).toBe(true);
+    expect(await page.isVisible('#panel-country')).toBe(true);
     expect(
       new URL((await page.getAttribute('a[data-key="w"]', 'href')) ?? '', base).searchParams.has(
-        'sources',
+        'locations',
       ),
     ).toBe(false);
-    expect(await page.locator('form.custom-range input[name="sources"]').count()).toBe(0);
+    expect(await page.locator('form.custom-range input[name="locations"]').count()).toBe(0);
     await page.focus('#tab-os');
     await page.keyboard.press('Enter');
     expect(await page.isVisible('#panel-os')).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(
       true,
     );
+    // A tab the page did not read (a log's listing: UTM source) is its link: a new page, with
+    // the tab shown and read.
+    await Promise.all([page.waitForEvent('load'), page.click('#tab-utm_source')]);
+    expect(new URL(page.url()).searchParams.get('sources')).toBe('utm_source');
+    expect(await page.isVisible('#panel-utm_source')).toBe(true);
+    expect(await page.locator('#panel-utm_source[data-load]').count()).toBe(0);
+    await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
 
     // The chart: one tab stop; the arrow keys move between points, each saying its values.
     await page.focus('.chart .pt');

@@ -178,9 +178,9 @@ const GROUP_TABS: [string, [string, string][]][] = [
   [
     'Sources',
     [
+      ['referrer', 'Referrers'],
       ['channel', 'Channels'],
       ['source', 'Sources'],
-      ['referrer', 'Referrers'],
       ['utm_medium', 'UTM medium'],
       ['utm_source', 'UTM source'],
       ['campaign', 'UTM campaign'],
@@ -219,6 +219,10 @@ const PANEL_TITLES: [string, string][] = [
   ...GROUP_TABS.flatMap(([, tabs]) => tabs),
   ['event', 'Events'],
 ];
+/** The log's listings: read only while their tab is the one shown (`sources=channel`). */
+const LOG_TABS = ['channel', 'source', 'utm_medium', 'utm_source', 'utm_term', 'utm_content'];
+/** The panels every overview reads. */
+const READ_PANELS = PANEL_TITLES.filter(([name]) => !LOG_TABS.includes(name));
 
 // ---------------------------------------------------------------------------------------
 // Traffic.
@@ -810,15 +814,26 @@ describe('content', () => {
           i === 0 ? { range: 'today' } : { range: 'today', [groupId]: name },
         );
         expect(res.text).toContain(
-          `<div id="panel-${name}" role="tabpanel" aria-labelledby="tab-${name}"${i === 0 ? '' : ' hidden=""'}>`,
+          `<div id="panel-${name}" role="tabpanel" aria-labelledby="tab-${name}"${i === 0 ? '' : ' hidden=""'}${LOG_TABS.includes(name) ? ' data-load=""' : ''}>`,
         );
       });
     }
     expect(res.text).toContain('<h2 id="group-events">Goals and events</h2>');
-    for (const [name] of PANEL_TITLES) {
+    for (const [name] of READ_PANELS) {
       const section = panel(res.text, name);
       expect(section).toContain(`href="/stats/${D}/${name}?range=today"`);
       expect(section).toContain(`href="/stats/${D}/${name}.csv?range=today"`);
+    }
+    // A log's listing is read when its tab is shown; until then its panel is its tab's link.
+    for (const name of LOG_TABS) {
+      expect(res.text).toContain(
+        `<div id="panel-${name}" role="tabpanel" aria-labelledby="tab-${name}" hidden="" data-load="">`,
+      );
+      const shown = await get(`?range=today&sources=${name}`);
+      expect(panel(shown.text, name)).toContain(`href="/stats/${D}/${name}?range=today"`);
+      expect(shown.text).toContain(
+        `<div id="panel-${name}" role="tabpanel" aria-labelledby="tab-${name}">`,
+      );
     }
     const order = PANEL_TITLES.map(([name]) => res.text.indexOf(`id="panel-${name}"`));
     expect(order).toEqual([...order].sort((x, y) => x - y));
@@ -886,7 +901,7 @@ describe('content', () => {
 
   it('says so when a range has no data', async () => {
     const res = await get('?range=custom&from=2026-01-01&to=2026-01-31');
-    expect(res.text.match(/No data for this range\./g)).toHaveLength(PANEL_TITLES.length);
+    expect(res.text.match(/No data for this range\./g)).toHaveLength(READ_PANELS.length);
   });
 
   it('keeps the range in every link', async () => {
@@ -909,7 +924,7 @@ describe('content', () => {
     expect(custom.text).toMatch(/<input type="date" name="to" value="2026-03-09"/);
     expect(totalsOf(custom.text).visitors.value).toBe('3');
     expect(totalsOf(custom.text).pageviews.value).toBe('3');
-    for (const [name] of PANEL_TITLES) {
+    for (const [name] of READ_PANELS) {
       for (const suffix of ['', '.csv']) {
         const link = hrefs(custom.text).find((h) => h.startsWith(`/stats/${D}/${name}${suffix}?`));
         expect(params(new URL(link ?? '/', ORIGIN))).toEqual({

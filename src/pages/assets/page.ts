@@ -149,12 +149,16 @@ document.addEventListener('keydown', (event) => {
 });
 
 /**
- * Shows a group's tab in place (../stats-panels.tsx): every tab's table is in the page, so the
- * chosen one is shown and the others hidden. The address becomes the tab's link, and the
+ * Shows a group's tab in place (../stats-panels.tsx): every tab's table is in the page (but a
+ * log's listing not read: then its link is followed), so the chosen one is shown and the
+ * others hidden. The address becomes the tab's link, and the
  * links and GET forms to this page carry the group's parameter (`sources=campaign`) as the
  * server would have rendered them, so a range or a filter chosen next keeps the tab.
  */
 function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
+  // A tab whose rows the page did not read (`data-load`) is its link.
+  if (document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load'))
+    return void (location.href = tab.href);
   const list = tab.parentNode as ParentNode;
   // The group's section's id is the parameter naming its chosen tab.
   const group = (tab.closest('section') as HTMLElement).id;
@@ -325,10 +329,7 @@ function suggestFilterValues(): void {
   };
   field.addEventListener('input', later);
   field.addEventListener('focus', ask);
-  dimension.addEventListener('change', () => {
-    list.replaceChildren();
-    later();
-  });
+  dimension.addEventListener('change', later);
 }
 
 fillFragmentForm();

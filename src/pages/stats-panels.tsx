@@ -86,7 +86,7 @@ const GROUPS: readonly Group[] = [
 ];
 
 /** Every statistic the overview's tabs show, in the order of the groups. */
-export const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
+const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
   g.tabs.flatMap(([name]) => (name === 'goal' ? [] : [name])),
 );
 

@@ -192,6 +192,17 @@ function keptOf(
   };
 }
 
+/** The overview's address with the chart drawing `m` (and another comparison, or none). */
+const chartHrefOf =
+  (view: View, kept: Extra) => (m: ChartMetric, comparison?: CompareParams | false) =>
+    viewHref(view.base, view, {
+      ...kept,
+      ...(comparison === undefined
+        ? {}
+        : { compare: undefined, compare_from: undefined, compare_to: undefined, ...comparison }),
+      chart: m === 'overview' ? undefined : m,
+    });
+
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
   const added = addedFilterHref(c);
@@ -206,11 +217,8 @@ async function overviewPage(c: Context<AppEnv>) {
   const path = view.base;
   const unit = seriesUnitOf(range, c.req.query('interval'));
   const asked = panelsAsked((name) => c.req.query(name));
-  const overview = await overviewOf(c.env, db, site.id, range, view.filters, asked, {
-    compare,
-    compared,
-    unit,
-  });
+  const asking = { compare, compared, unit };
+  const overview = await overviewOf(c.env, db, site.id, range, view.filters, asked, asking);
   const keep = keptOf(c, { range, metric, unit, comparing, overview });
   const property = await propertyOf(c, site, db, view);
   const kept = {
@@ -218,14 +226,7 @@ async function overviewPage(c: Context<AppEnv>) {
     property: property.asked || undefined,
     properties: property.listed && !property.asked ? 1 : undefined,
   };
-  const chartHref = (m: ChartMetric, comparison?: CompareParams | false) =>
-    viewHref(path, view, {
-      ...kept,
-      ...(comparison === undefined
-        ? {}
-        : { compare: undefined, compare_from: undefined, compare_to: undefined, ...comparison }),
-      chart: m === 'overview' ? undefined : m,
-    });
+  const chartHref = chartHrefOf(view, kept);
   const funnels = await listFunnels(db, site.id);
   const imported = await importsWithin(db, site.id, range);
   const segmentMenu = await segmentMenuOf(c, db, site);

@@ -157,8 +157,10 @@ document.addEventListener('keydown', (event) => {
  */
 function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
   // A tab whose rows the page did not read (`data-load`) is its link.
-  if (document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load'))
-    return void (location.href = tab.href);
+  if (document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load')) {
+    location.href = tab.href;
+    return;
+  }
   const list = tab.parentNode as ParentNode;
   // The group's section's id is the parameter naming its chosen tab.
   const group = (tab.closest('section') as HTMLElement).id;

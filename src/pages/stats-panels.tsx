@@ -278,7 +278,7 @@ const GroupCard: FC<
         >
           {name !== 'goal' && !asked.includes(name) ? (
             <p class="hint">
-              <a href={hrefOf(name)}>Show {label.toLowerCase().replace('utm', 'UTM')}</a>
+              <a href={hrefOf(name)}>Show {label}</a>
             </p>
           ) : name === 'goal' ? (
             <GoalsTab goals={overview.goals} view={view} keep={keep} />

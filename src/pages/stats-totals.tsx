@@ -139,10 +139,12 @@ export function Totals({
       {conversion.revenue ? (
         <Card
           title="Revenue"
-          value={formatMoney(conversion.revenue.amount, conversion.revenue.currency)}
+          value={formatMoney(conversion.revenue.amount, conversion.revenue.currency, true)}
           chart={chart}
         >
-          <p class="hint">in {conversion.revenue.currency}, this range</p>
+          <p class="hint">
+            {formatMoney(conversion.revenue.amount, conversion.revenue.currency)} in this range
+          </p>
         </Card>
       ) : null}
       {/* The page views stay, saying why they read 0 when the conversions are custom

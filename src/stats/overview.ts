@@ -15,9 +15,20 @@ export const SHOWN_FIGURES: readonly [key: Exclude<keyof Figures, 'events'>, tit
   ['visit_duration', 'Visit duration'],
 ];
 
-/** An amount of a currency, as people read it (`€1,234.50`). */
-export const formatMoney = (amount: number, currency: string) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+/**
+ * An amount of a currency, as people read it (`€1,234.50`); `short`, as a figure's card has
+ * room for it: whole from a thousand (`€1,235`), compact from a hundred thousand (`€123.5K`).
+ */
+export const formatMoney = (amount: number, currency: string, short = false) =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    ...(short && amount >= 100_000
+      ? { notation: 'compact', maximumFractionDigits: 1 }
+      : short && amount >= 1_000
+        ? { maximumFractionDigits: 0 }
+        : {}),
+  }).format(amount);
 
 /** A figure as people read it: `1,204`, `2.31`, `48%`, `1m 05s`. */
 export function formatFigure(key: keyof Figures, n: number): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storedEventName } from '../../src/counting/statistics.ts';
-import { eventParts, valueLabel } from '../../src/stats/overview.ts';
+import { eventParts, formatMoney, valueLabel } from '../../src/stats/overview.ts';
 
 describe('valueLabel', () => {
   it.each([
@@ -26,5 +26,18 @@ describe('eventParts', () => {
     [`${storedEventName('a:b')}::kg`, { name: 'a:b', value: '', unit: 'kg' }],
   ])('%j is %j', (stored, parts) => {
     expect(eventParts(stored)).toEqual(parts);
+  });
+});
+
+describe('formatMoney', () => {
+  it.each([
+    [99, false, '$99.00'],
+    [1923, false, '$1,923.00'],
+    [1923, true, '$1,923'],
+    [999.5, true, '$999.50'],
+    [123_456, true, '$123.5K'],
+    [2_500_000, true, '$2.5M'],
+  ])('%d (short: %s) reads %j', (amount, short, read) => {
+    expect(formatMoney(amount, 'USD', short)).toBe(read);
   });
 });

@@ -286,7 +286,7 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       const width = await page.evaluate(() =>
         Math.max(
           document.documentElement.scrollWidth,
-          ...[...document.querySelectorAll('main > *, .card, .totals > *, .chip')].map((e) =>
+          ...Array.from(document.querySelectorAll('main > *, .card, .totals > *, .chip')).map((e) =>
             Math.ceil(e.getBoundingClientRect().right),
           ),
         ),

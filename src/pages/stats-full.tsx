@@ -78,6 +78,33 @@ async function listedSource(
   return sourceOf(c.env, db, site.id, view.filters, goals);
 }
 
+/**
+ * The first `limit` values of what a full view lists, most counted first, over the view's
+ * range and under its filters, searched as the address's `search` asks (a CSV, suggestions).
+ */
+async function mostCounted(
+  c: Context<AppEnv>,
+  {
+    site,
+    db,
+    view,
+    which,
+  }: { site: WebsiteRow; db: Database; view: View; which: ReturnType<typeof listedOf> },
+  limit: number,
+) {
+  const source = await listedSource(c, site, db, view, which);
+  return source.page({
+    ...which,
+    from: view.range.from,
+    to: view.range.to,
+    search: (c.req.query('search') ?? '').slice(0, 255) || undefined,
+    sortBy: 'count',
+    sort: 'desc',
+    limit,
+    offset: 0,
+  });
+}
+
 /** `/stats/{domain}/{name}.csv`: every value of what a full view lists, over the view's range. */
 export async function statisticCsv(c: Context<AppEnv>) {
   const found = await readableSite(c);
@@ -86,17 +113,7 @@ export async function statisticCsv(c: Context<AppEnv>) {
   const which = listedOf(c);
   const name = which.name === 'property' ? `property-${which.property}` : which.name;
   const { view } = await viewOf(c, site, db);
-  const source = await listedSource(c, site, db, view, which);
-  const answer = await source.page({
-    ...which,
-    from: view.range.from,
-    to: view.range.to,
-    search: c.req.query('search') || undefined,
-    sortBy: 'count',
-    sort: 'desc',
-    limit: 100_000,
-    offset: 0,
-  });
+  const answer = await mostCounted(c, { site, db, view, which }, 100_000);
   if (isUnavailable(answer)) throw unavailableCsv(answer);
   // A statistic by date says each date's annotations too, when the range has any
   // (src/annotations/).
@@ -133,17 +150,7 @@ export async function statisticValues(c: Context<AppEnv>) {
   const { site, db } = found;
   const which = listedOf(c);
   const { view } = await viewOf(c, site, db);
-  const source = await listedSource(c, site, db, view, which);
-  const answer = await source.page({
-    ...which,
-    from: view.range.from,
-    to: view.range.to,
-    search: (c.req.query('search') ?? '').slice(0, 255) || undefined,
-    sortBy: 'count',
-    sort: 'desc',
-    limit: SUGGESTED,
-    offset: 0,
-  });
+  const answer = await mostCounted(c, { site, db, view, which }, SUGGESTED);
   const rows = isUnavailable(answer) ? [] : answer.rows;
   return c.json({
     values: rows.map((r) => ({ value: r.value, label: valueLabel(which.name, r.value) })),

@@ -16,7 +16,7 @@ import { createDb } from '../db/client.ts';
 import { websites } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
-import { CODE_FIELD, FragmentForm, postedCode, smallForms } from './fragment-form.tsx';
+import { CodeForm, FragmentForm, postedCode, smallForms } from './fragment-form.tsx';
 import { render } from './layout.tsx';
 
 const CODE = /^([1-9][0-9]{0,15})\.([0-9a-f]{32})$/;
@@ -63,18 +63,7 @@ const ACTIONS = { confirm: '/alerts/confirm', unsubscribe: '/alerts/unsubscribe'
 const unsubscribeForm = (code?: string) => (
   <>
     <h1>Stop this traffic alert?</h1>
-    {code === undefined ? (
-      <FragmentForm
-        action={ACTIONS.unsubscribe}
-        label="The code of the link (after # in its address)"
-        button="Stop this alert"
-      />
-    ) : (
-      <form method="post" action={ACTIONS.unsubscribe} class="actions">
-        <input type="hidden" name={CODE_FIELD} value={code} />
-        <button type="submit">Stop this alert</button>
-      </form>
-    )}
+    <CodeForm action={ACTIONS.unsubscribe} button="Stop this alert" code={code} />
   </>
 );
 

@@ -37,6 +37,28 @@ export const FragmentForm: FC<{
   </form>
 );
 
+/**
+ * An e-mail link's confirmation: the code is the address's fragment (`FragmentForm`), or, when
+ * the page was opened with it in its path (`code`, an older link's form), a button that posts it.
+ */
+export const CodeForm: FC<{ action: string; button: string; code?: string | undefined }> = ({
+  action,
+  button,
+  code,
+}) =>
+  code === undefined ? (
+    <FragmentForm
+      action={action}
+      label="The code of the link (after # in its address)"
+      button={button}
+    />
+  ) : (
+    <form method="post" action={action} class="actions">
+      <input type="hidden" name={CODE_FIELD} value={code} />
+      <button type="submit">{button}</button>
+    </form>
+  );
+
 /** The code a form posted; '' for a body that is no form. */
 export async function postedCode(c: Context<AppEnv>): Promise<string> {
   try {

@@ -13,7 +13,7 @@ import type { AppEnv } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError } from '../lib/errors.ts';
 import { unsubscribe, unsubscribeToken } from '../reports/send.ts';
-import { CODE_FIELD, FragmentForm, postedCode, smallForms } from './fragment-form.tsx';
+import { CodeForm, postedCode, smallForms } from './fragment-form.tsx';
 import { render } from './layout.tsx';
 
 const invalid = () =>
@@ -42,18 +42,7 @@ export function createUnsubscribePages() {
   const confirm = (code?: string) => (
     <>
       <h1>Stop e-mail reports?</h1>
-      {code === undefined ? (
-        <FragmentForm
-          action={ACTION}
-          label="The code of the link (after # in its address)"
-          button="Stop the reports for this website"
-        />
-      ) : (
-        <form method="post" action={ACTION} class="actions">
-          <input type="hidden" name={CODE_FIELD} value={code} />
-          <button type="submit">Stop the reports for this website</button>
-        </form>
-      )}
+      <CodeForm action={ACTION} button="Stop the reports for this website" code={code} />
     </>
   );
 

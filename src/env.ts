@@ -1,3 +1,5 @@
+import type { Filter } from './counting/v1.ts';
+
 /** Bindings and variables the Worker receives (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
@@ -57,8 +59,11 @@ export type AppEnv = {
     statsBase?: string;
     /** A shared link's embed (`/embed`, `/embed/{id}`): shown without the header, framed by any page. */
     embedded?: boolean;
-    /** The saved segment a shared link is limited to: every number of its pages is of it. */
-    linkSegment?: number;
+    /**
+     * The saved segment a shared link is limited to, as its filter: every number of its pages
+     * is of it.
+     */
+    linkSegment?: Filter;
     /** On a statistics page, the reader when they are the website's owner or a member. */
     teamReader?: { id: number; admin: boolean };
   };

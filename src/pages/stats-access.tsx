@@ -19,7 +19,7 @@ import { RETRY_AFTER_SECONDS, withinReadLimits } from '../lib/rate-limit.ts';
 import { filterParam, parseV1Filters } from '../stats/filters.ts';
 import { namesGoal } from '../stats/goals.ts';
 import { firstDateOf, isGoalFilter } from '../stats/source.ts';
-import { withSavedSegments } from '../stats/v2/segments.ts';
+import { segmentFilter, withSavedSegments } from '../stats/v2/segments.ts';
 import {
   guessStatsPassword,
   linkCookieName,
@@ -84,12 +84,16 @@ async function sharedSite(
 ): Promise<{ site: WebsiteRow; db: Database } | Response> {
   const held = await heldLink(c, db, mount);
   if (held instanceof Response) return held;
-  const { link, site } = held;
+  const { link, site, segment } = held;
+  // A link limited to a segment shows it or nothing: one whose filters no longer parse opens
+  // nothing (src/sharing/links.ts finds no link whose segment is gone or not a site one).
+  const limited = segment ? segmentFilter(segment) : null;
+  if (segment && !limited) throw notFound();
   const base = `/${mount}/${link.id}`;
   if (!(await linkUnlocked(db, link, getCookie(c, linkCookieName(link)))))
     return passwordPage(c, site, undefined, 200, `${base}/password`);
   c.set('statsBase', base);
-  if (link.segmentId !== null) c.set('linkSegment', link.segmentId);
+  if (limited) c.set('linkSegment', limited);
   return { site, db };
 }
 
@@ -223,22 +227,15 @@ export async function viewOf(
   // A shared link limited to a segment adds it, whatever the address says (the reader cannot
   // remove it); a segment the reader does not see is said it could not be used.
   const limited = c.get('linkSegment');
-  const asked = limited
-    ? [
-        { dimension: SEGMENT_FILTER, operator: 'is', value: String(limited) } as const,
-        ...parsed.filters.filter((f) => f.dimension !== SEGMENT_FILTER),
-      ]
-    : parsed.filters;
-  // Only the website's owner and members use saved segments (a link's is its own).
+  // Only the website's owner and members use saved segments; a link's is its own, read with
+  // the link (sharedSite), and no address removes or replaces it.
   const reader = c.get('teamReader');
-  const usable = asked.filter(
-    (f) => f.dimension !== SEGMENT_FILTER || reader || f.value === String(limited),
-  );
-  for (const f of asked) if (!usable.includes(f)) refused.push(filterParam(f));
+  const usable = parsed.filters.filter((f) => f.dimension !== SEGMENT_FILTER || reader);
+  for (const f of parsed.filters) if (!usable.includes(f) && !limited) refused.push(filterParam(f));
   const read = await withSavedSegments(db, site.id, reader?.id ?? 0, usable);
   for (const f of read.unknown) refused.push(filterParam(f));
   // A goal filter names one of the website's goals, or it is said it could not be used.
-  let filters = read.filters;
+  let filters = limited ? [limited, ...read.filters] : read.filters;
   let goals: GoalRow[] | undefined;
   if (filters.some(isGoalFilter)) {
     const named = await listGoals(db, site.id);
@@ -260,7 +257,7 @@ export async function viewOf(
       range: resolveRange(query, site.timezone, Date.now(), first),
       filters,
       base: c.get('statsBase') ?? `/stats/${site.domain}`,
-      ...(limited ? { locked: String(limited) } : {}),
+      ...(limited ? { locked: limited.value } : {}),
     },
     refused,
     ...(goals ? { goals } : {}),

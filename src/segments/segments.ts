@@ -8,7 +8,7 @@
  */
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { type SegmentRow, segments } from '../db/sharing-schema.ts';
+import { type SegmentRow, segments, sharedLinks } from '../db/sharing-schema.ts';
 import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { hasControlCharacter } from '../lib/text.ts';
@@ -185,6 +185,7 @@ export async function updateSegment(
 ): Promise<SegmentRow> {
   const row = await changeable(db, websiteId, asker, id);
   mayKeep(asker, input.type);
+  if (input.type === 'personal' && row.type === 'site') await notShared(db, row.id);
   // A personal segment made for everyone keeps its maker as its owner.
   const updated = await db
     .update(segments)
@@ -194,6 +195,26 @@ export async function updateSegment(
     .get();
   if (!updated) throw new ApiError(404, 'No segment with this id.');
   return updated;
+}
+
+/**
+ * A segment that shared links are limited to stays a site segment (a link's readers see it):
+ * a 422 naming the links, which must be revoked first.
+ */
+async function notShared(db: Database, id: number): Promise<void> {
+  const links = await db
+    .select({ id: sharedLinks.id, name: sharedLinks.name })
+    .from(sharedLinks)
+    .where(eq(sharedLinks.segmentId, id))
+    .orderBy(asc(sharedLinks.id))
+    .all();
+  if (links.length === 0) return;
+  const named = links.map((l) => `${l.name} (${l.id})`).join(', ');
+  throw validationFailed({
+    type: [
+      `The segment stays for everyone while shared links show it: ${named}. Revoke them first.`,
+    ],
+  });
 }
 
 /** Deletes a segment (and the shared links limited to it). */

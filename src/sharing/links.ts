@@ -5,7 +5,7 @@
  * shown once, after the `#` of the link's `url` (docs/ARCHITECTURE.md, "Secrets out of
  * addresses"), and kept only as its SHA-256.
  */
-import { and, asc, count, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, or, type SQL } from 'drizzle-orm';
 import { hashPassword } from '../accounts/password.ts';
 import type { Database } from '../db/client.ts';
 import { owners, type WebsiteRow, websites } from '../db/schema.ts';
@@ -154,19 +154,52 @@ export async function deleteSharedLink(
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** The link `where` names, with its website, while its maker may still make links there. */
-async function linkWhere(db: Database, where: SQL | undefined) {
+/**
+ * The link `where` names, with its website and segment, while its maker may still make links
+ * there and its segment (if any) is still one of the website's site segments: a link whose
+ * segment is gone, another website's or personal opens nothing, never a wider view.
+ */
+async function linkWhere(db: Database, where: SQL | undefined): Promise<OpenLink | undefined> {
   const row = await db
-    .select({ link: sharedLinks, site: websites })
+    .select({
+      link: sharedLinks,
+      site: websites,
+      segmentName: segments.name,
+      segmentFilters: segments.filters,
+    })
     .from(sharedLinks)
     .innerJoin(websites, eq(websites.id, sharedLinks.websiteId))
-    .where(and(where, makerMayAct(sharedLinks.createdBy, sharedLinks.websiteId)))
+    .leftJoin(
+      segments,
+      and(
+        eq(segments.id, sharedLinks.segmentId),
+        eq(segments.websiteId, sharedLinks.websiteId),
+        eq(segments.type, 'site'),
+      ),
+    )
+    .where(
+      and(
+        where,
+        makerMayAct(sharedLinks.createdBy, sharedLinks.websiteId),
+        or(isNull(sharedLinks.segmentId), isNotNull(segments.id)),
+      ),
+    )
     .get();
-  return row ?? undefined;
+  if (!row) return undefined;
+  const { link, site, segmentName, segmentFilters } = row;
+  const segment =
+    link.segmentId !== null && segmentName !== null && segmentFilters !== null
+      ? { id: link.segmentId, name: segmentName, filters: segmentFilters }
+      : null;
+  return { link, site, segment };
 }
 
-/** A link with its website. */
-export type OpenLink = { link: SharedLinkRow; site: WebsiteRow };
+/** A link with its website, and the site segment it is limited to (null: none). */
+export type OpenLink = {
+  link: SharedLinkRow;
+  site: WebsiteRow;
+  segment: { id: number; name: string; filters: string } | null;
+};
 
 /**
  * The link a token opens, with its website; undefined for a token that opens nothing — also

@@ -100,13 +100,27 @@ export async function withSavedSegments(
   const unknown: Filter[] = [];
   for (const f of filters) {
     const row = f.dimension === SEGMENT_FILTER ? read.get(Number(f.value)) : undefined;
-    const nodes = row ? parsedOrNull(row.filters) : null;
+    const filter = row ? segmentFilter(row) : null;
     if (f.dimension !== SEGMENT_FILTER) known.push(f);
-    else if (row && nodes)
-      known.push({ ...f, segment: { name: row.name, nodes, saved: JSON.parse(row.filters) } });
+    else if (filter) known.push({ ...f, ...filter });
     else unknown.push(f);
   }
   return { filters: known, unknown };
+}
+
+/**
+ * The filter `filter[segment]=<id>` of a saved segment, its filters parsed; null when they no
+ * longer pass the rules they were saved by.
+ */
+export function segmentFilter(row: { id: number; name: string; filters: string }): Filter | null {
+  const nodes = parsedOrNull(row.filters);
+  if (!nodes) return null;
+  return {
+    dimension: SEGMENT_FILTER,
+    operator: 'is',
+    value: String(row.id),
+    segment: { name: row.name, nodes, saved: JSON.parse(row.filters) },
+  };
 }
 
 /** A segment's filters parsed, or null when they no longer pass the rules they were saved by. */

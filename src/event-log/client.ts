@@ -5,7 +5,7 @@
  * a number, and "When a website outgrows one object").
  */
 import type { Env } from '../env.ts';
-import { tryAgainSoon } from '../lib/errors.ts';
+import { ApiError, tryAgainSoon } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
 import type { LogHit } from './events.ts';
 import type { PartRead } from './log-types.ts';
@@ -88,17 +88,21 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
 
 /**
  * Writes an engagement onto its page view in its website's log (./engagement.ts), through
- * the partitions as a hit goes; whether the log found the page view. A failure throws (the
- * caller answers 503).
+ * the partitions as a hit goes: `engaged`, or why not — no such page view, or all it brought
+ * cut (a time past the page view's age). A failure throws (the caller answers 503).
  */
-export async function engageInLog(env: Env, hit: LogHit): Promise<boolean> {
+export async function engageInLog(
+  env: Env,
+  hit: LogHit,
+): Promise<'engaged' | 'no_page_view' | 'engagement_cut'> {
   const limit = partitionLimit(env);
   const answer = await inOpenPartition(env, hit.websiteId, async (log, number, back) => {
     const engaged = await log.engage({ ...hit, partition: { number, limit, back } });
     if (!engaged.ok && !('moved' in engaged)) throw new LogRefused('store the engagement');
     return engaged;
   });
-  return answer.ok && answer.engaged;
+  if (!answer.ok || !answer.engaged) return 'no_page_view';
+  return answer.cut ? 'engagement_cut' : 'engaged';
 }
 
 /** Commits a staged hit, trying again on a failure; its outcome, or the last failure thrown. */
@@ -297,15 +301,19 @@ export async function readLog<T, R>(
   merge: (values: T[], many: boolean) => R | Promise<R>,
   over?: OverClosed<T, R>,
 ): Promise<{ ok: true; value: R; rowsRead: number } | { ok: false; firstDate: string }> {
+  let answer: Awaited<ReturnType<typeof askParts<T, R>>>;
   try {
-    const answer = await askParts(env, websiteId, range, read, merge, over);
-    if (answer.ok) return answer;
-    if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
-    throw new LogRefused('read');
+    answer = await askParts(env, websiteId, range, read, merge, over);
   } catch (err) {
     logError('event log not reached', { websiteId }, err);
     throw tryAgainSoon('The statistics could not be read; try again in a moment.');
   }
+  if (answer.ok) return answer;
+  // A question the log would not take (its patterns' work): the asker's to change.
+  if (answer.refused) throw new ApiError(400, answer.refused);
+  if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
+  logError('event log not reached', { websiteId }, new LogRefused('read'));
+  throw tryAgainSoon('The statistics could not be read; try again in a moment.');
 }
 
 /** The only value of a read of one partition (a read that is not added up). */

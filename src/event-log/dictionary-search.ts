@@ -13,12 +13,19 @@ import type { LogDb } from './log-db.ts';
 import type { Step } from './read-lane.ts';
 
 /**
- * The work of one turn: characters a pattern is matched over (its time is linear in them;
- * 20 to 500 million a second here, so at most some 50 ms), a text a cheap test rules out
+ * The work of one turn: the states a pattern's automaton visits (src/lib/pattern.ts `steps`:
+ * some 170 million a second here, so a turn is some 6 ms, and at most some 25 ms when its
+ * last text is the longest under the largest program), a text a cheap test rules out
  * counting one, and a text an SQL condition reads `SQL_TEXT_WORK`.
  */
 const TURN_WORK = 1_000_000;
 const SQL_TEXT_WORK = 20;
+/**
+ * The patterns' work one search may take, at most (40 turns, some 0.25 s of the object's time):
+ * past it the question is refused, naming the costliest pattern, so that four readers asking
+ * the costliest patterns at once are each answered or refused within 2 s (docs/SECURITY.md).
+ */
+export const PATTERN_WORK = 40 * TURN_WORK;
 /** Texts read from the dictionary at a time (fewer when many SQL conditions read each). */
 const PAGE = 2_000;
 /** The ids all remembered values may hold together, and the values remembered at most. */
@@ -28,6 +35,8 @@ const REMEMBERED_VALUES = 10_000;
 /** One value of a leaf, compared with the dictionary's texts as its dimension reads them. */
 export type Lookup = {
   key: string;
+  /** A `matches` value's pattern: its work counts against `PATTERN_WORK`. */
+  pattern?: string;
   /** SQL over `dict.value` that keeps every text found (and maybe more); null: no SQL. */
   where: { text: string; params: (string | number)[] } | null;
   /** Whether a text (as stored) is found, and the work of finding it out. */
@@ -106,8 +115,27 @@ export function patternTest(pattern: string, label: QueryDimension['label']) {
     if (needs && !(read.startsWith(needs.prefix) && needs.runs.every((r) => read.includes(r))))
       return { found: false, work: 1 };
     re ??= new Pattern(pattern);
-    return { found: re.test(read), work: read.length + 1 };
+    const found = re.test(read);
+    return { found, work: re.steps + 1 };
   };
+}
+
+/** A question whose patterns would take more work than a search may (`PATTERN_WORK`). */
+export class TooCostly extends Error {
+  constructor(pattern: string) {
+    super(
+      `The pattern '${pattern}' takes more work than a question may over this website's texts. Make it simpler: fewer or smaller repetitions, or a literal start after ^.`,
+    );
+  }
+}
+
+/** The pattern of the lookup that has taken the most work. */
+function costliest(lookups: Lookup[], spent: Map<string, number>): string {
+  let most: Lookup | undefined;
+  for (const l of lookups)
+    if (l.pattern !== undefined && (spent.get(l.key) ?? 0) > (most ? (spent.get(most.key) ?? 0) : -1))
+      most = l;
+  return most?.pattern ?? '';
 }
 
 /** A value found, and where the dictionary's note of added texts stood when it was. */
@@ -148,10 +176,11 @@ export class DictionarySearch {
     // Each page's SQL conditions read its texts once each: pages are as small as a turn needs.
     const sql = lookups.filter((l) => l.where !== null).length;
     const size = Math.max(100, Math.min(PAGE, Math.floor(TURN_WORK / (SQL_TEXT_WORK * sql))));
+    const work = new Map<string, number>();
     if (cold.length > 0) {
       // Texts added while the pass goes on are compared after it.
       marks.push(this.dict.notedAt());
-      await this.pass(cold, found, step, this.dictionaryPages(size));
+      await this.pass(cold, found, step, this.dictionaryPages(size), work);
     }
     const upTo = this.dict.notedAt();
     const start = marks.reduce<(typeof marks)[number] | undefined>(
@@ -159,7 +188,8 @@ export class DictionarySearch {
       undefined,
     );
     const added = start ? this.dict.addedSince(start) : [];
-    if (added && added.length > 0) await this.pass(lookups, found, step, this.pagesOf(added, size));
+    if (added && added.length > 0)
+      await this.pass(lookups, found, step, this.pagesOf(added, size), work);
     const out = new Map<string, number[]>();
     for (const l of lookups) {
       const ids = [...(found.get(l.key) ?? [])];
@@ -199,14 +229,17 @@ export class DictionarySearch {
   /**
    * Compares the texts of `pages` with `lookups`, adding what each finds to `found`: each
    * page's SQL conditions in the turn that reads it, its texts compared until the turn's work
-   * is done, the rest in the turns after.
+   * is done, the rest in the turns after. The patterns' work is added up in `spent`; past
+   * `PATTERN_WORK` the search stops, refused (`TooCostly`).
    */
   private async pass(
     lookups: Lookup[],
     found: Map<string, Set<number>>,
     step: Step,
     pages: () => { id: number; value: string }[],
+    spent: Map<string, number>,
   ): Promise<void> {
+    let patterns = [...spent.values()].reduce((a, b) => a + b, 0);
     let page: { id: number; value: string }[] = [];
     let at = 0;
     let done = false;
@@ -234,6 +267,10 @@ export class DictionarySearch {
             const result = l.test(entry.value);
             work += result.work;
             if (result.found) found.get(l.key)?.add(entry.id);
+            if (l.pattern === undefined) continue;
+            spent.set(l.key, (spent.get(l.key) ?? 0) + result.work);
+            patterns += result.work;
+            if (patterns > PATTERN_WORK) throw new TooCostly(costliest(lookups, spent));
           }
         }
       });

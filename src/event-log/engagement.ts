@@ -9,8 +9,11 @@
  * page is the sum of its rows' times per visitor, its scroll depth the mean of the rows that
  * carry one. Sightline's tracker sends each page view's totals so far, kept as the maximum of
  * what arrived (a repeat or a late one changes nothing); Plausible's sends the time since its
- * last send (`added`), added up. The engaged time of a visit's last page view counts in the
- * visit's duration as well, so a visit of one page lasts as long as it was seen.
+ * last send (`added`), added up. Either way a page view is never engaged longer than it has
+ * existed — the time from its hit to the engagement's, on the server's clock — so late or
+ * excess engagement is cut there. The engaged time of a visit's last page view counts in the
+ * visit's duration as well, so a visit of one page lasts as long as it was seen (and no longer
+ * than since its first hit).
  */
 import { dateOfDay } from '../lib/dates.ts';
 import { forgetAnswers } from './answers.ts';
@@ -23,29 +26,34 @@ import { type VisitState, visitUnderWay } from './visits.ts';
 const lastPageView = (visit: VisitState) => visit.pages.get(visit.page)?.last;
 
 /**
- * Writes an engagement onto the page views it belongs to (`visit`'s); false when the visit
+ * Writes an engagement onto the page views it belongs to (`visit`'s); null when the visit
  * has no page view of its page. One row written when the page was viewed once in the visit
  * (the first and last view are one), two otherwise. On the visit's last page view, the
  * engaged time's whole seconds count in the visit's duration too (`visit_seconds`): when
  * that row is rolled up already, the change waits for the flush as a row of
  * `late_durations` under `id` (its position among the events). Answers the duration's new
- * tail, for the visit's state, and whether it wrote that row.
+ * tail, for the visit's state, whether it wrote that row, and whether all it brought was cut
+ * (`cut`: a time past the page view's age, and no scroll).
  */
 function engage(
   db: LogDb,
   visit: VisitState | undefined,
   hit: LogHit,
   id: number,
-): { tail?: number; late: boolean } | null {
+): { tail?: number; late: boolean; cut: boolean } | null {
   const at = visit?.pages.get(hit.page);
   const e = hit.engagement;
   if (!visit || !at || !e) return null;
-  const row = db.one<{ engaged: number | null; day: number }>(
-    'SELECT engaged, day FROM log WHERE id = ?',
+  const row = db.one<{ engaged: number | null; day: number; time: number }>(
+    'SELECT engaged, day, time FROM log WHERE id = ?',
     at.last,
   );
   const before = row.engaged ?? 0;
-  const ms = e.added ? before + e.ms : Math.max(before, e.ms);
+  const asked = e.added ? before + e.ms : Math.max(before, e.ms);
+  // Never engaged longer than the page view has existed (both times the server's).
+  const ms = Math.min(asked, Math.max(before, hit.time - row.time));
+  const cut = ms === before && asked > before && e.scroll === null;
+  if (cut) return { late: false, cut };
   const last = lastPageView(visit) === at.last;
   const seconds = last ? Math.floor(ms / 1000) - Math.floor(before / 1000) : 0;
   const scroll = 'max(coalesce(scroll, 0), ?)';
@@ -77,13 +85,17 @@ function engage(
       seconds,
       hit.time,
     );
-  return last ? { tail: Math.floor(ms / 1000), late } : { late };
+  return last ? { tail: Math.floor(ms / 1000), late, cut } : { late, cut };
 }
 
-/** What an engagement answers: whether it found its page view, and the rows it cost. */
+/**
+ * What an engagement answers: whether it found its page view, whether all it brought was cut
+ * (a time past the page view's age), and the rows it cost.
+ */
 export type Engaged = {
   ok: true;
   engaged: boolean;
+  cut?: true;
   /** Its change to the visit's duration waits for the flush as a row of its own (`engage`). */
   late?: true;
   cost: { rowsRead: number; rowsWritten: number };
@@ -119,12 +131,18 @@ export function engaged(
     if (done && forgetsAnswers(hit, log.latest)) forgetAnswers(db);
     return done;
   });
-  if (found && visit) {
+  if (found && visit && !found.cut) {
     visit.engagedAt = Math.max(visit.engagedAt ?? 0, hit.time);
     if (found.tail !== undefined) visit.tail = found.tail;
   }
   const cost = db.since(before);
-  return { ok: true, engaged: found !== null, cost, ...(found?.late ? { late: true } : {}) };
+  return {
+    ok: true,
+    engaged: found !== null,
+    cost,
+    ...(found?.late ? { late: true } : {}),
+    ...(found?.cut ? { cut: true } : {}),
+  };
 }
 
 /** A change to a visit's duration the flush has yet to roll up (`engage`). */

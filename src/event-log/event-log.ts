@@ -5,6 +5,7 @@ import { forgetAnswers } from './answers.ts';
 import { convertAtUpgrade, convertLegacy } from './convert.ts';
 import { latestDate, newestDate, noteDayStart } from './days.ts';
 import { Dictionary } from './dictionary.ts';
+import { TooCostly } from './dictionary-search.ts';
 import { type Engaged, engaged } from './engagement.ts';
 import { daySalt, type LogHit, visitorHash } from './events.ts';
 import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
@@ -154,7 +155,10 @@ export class EventLog {
       const log = { db: this.db, transaction: this.transaction, latest: this.dates.latest };
       const id = this.nextId();
       const done = engaged(log, this.visitStates(), hit, hash, before, id);
-      if (done.late) await this.waitFor(id, hit.time);
+      // Sent back to a closed partition, as a hit may be (./partitions.ts): rolled up at once,
+      // since readers no longer flush a partition that has flushed since it closed.
+      if (done.late && hit.partition?.back && isClosed(this.db)) await this.flush();
+      else if (done.late) await this.waitFor(id, hit.time);
       return done;
     });
   }
@@ -227,6 +231,7 @@ export class EventLog {
     try {
       return await work();
     } catch (err) {
+      if (err instanceof TooCostly) return { ok: false, refused: err.message };
       logError(failure, { website: this.hasTables ? this.db.meta('website') : 0 }, err);
       return { ok: false };
     }

@@ -34,7 +34,12 @@ function lookupsOf(
   for (const value of leaf.values) {
     const key = (kind: string) => [kind, leaf.dimension, leaf.caseSensitive, value].join('\u0000');
     if (leaf.op === 'matches' || leaf.op === 'matches_not') {
-      lookups.push({ key: key('matches'), where: null, test: patternTest(value, label) });
+      lookups.push({
+        key: key('matches'),
+        pattern: value,
+        where: null,
+        test: patternTest(value, label),
+      });
       continue;
     }
     const contains = leaf.op === 'contains' || leaf.op === 'contains_not';

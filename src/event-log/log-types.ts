@@ -7,11 +7,12 @@ import type { Flushed } from './flush.ts';
 
 /**
  * What a read of the log answered: its value, rows read and chunks (./log-reads.ts); or, for a range that starts
- * before the oldest date it holds, that date (`firstDate`); or a failure (logged).
+ * before the oldest date it holds, that date (`firstDate`); or a question refused for what it
+ * would cost, saying why (`refused`: ./dictionary-search.ts); or a failure (logged).
  */
 export type LogRead<T> =
   | { ok: true; value: T; rowsRead: number; chunks: number }
-  | { ok: false; firstDate?: string };
+  | { ok: false; firstDate?: string; refused?: string };
 
 /** A partition as its reads describe it: closed or not, and its first and last dates. */
 export type PartState = { closed: boolean; from: string | null; to: string | null };
@@ -19,8 +20,11 @@ export type PartState = { closed: boolean; from: string | null; to: string | nul
 /** A read's answer with its partition's state (./reads.ts adds it; ./parts.ts reads it). */
 export type PartRead<T> = LogRead<T> & { part?: PartState };
 
-/** A hit the log could not store (the failure is logged by the object). */
-export type NotStored = { ok: false };
+/**
+ * What the log could not do: a failure (logged by the object), or a question refused for what
+ * it would cost (`refused`, the reason).
+ */
+export type NotStored = { ok: false; refused?: string };
 
 /** What `record` decided, and the rows its statements read and wrote (exact). */
 export type Recorded = {

@@ -202,7 +202,10 @@ async function combined<T, R>(
   noteParts(websiteId, numbers, answers);
   if (answers.at(-1)?.part?.closed) return undefined;
   const failures = answers.filter((a) => !a.ok);
-  const failed = failures.find((a) => !a.firstDate) ?? failures.at(-1);
+  const failed =
+    failures.find((a) => !a.ok && a.refused) ??
+    failures.find((a) => !a.firstDate) ??
+    failures.at(-1);
   if (failed && !failed.ok) return failed;
   const values: T[] = [];
   let rowsRead = 0;

@@ -85,10 +85,11 @@ export async function ingestCall(
     // An engagement updates its page view (each website's on its own: it adds no hit).
     const engagements = writes.filter((w) => w.kind === 'engagement');
     const counted = writes.filter((w) => w.kind !== 'engagement');
-    const found = await Promise.all(engagements.map((e) => engageInLog(env, e)));
+    const engaged = await Promise.all(engagements.map((e) => engageInLog(env, e)));
     await storeInLogs(env, counted);
     for (const write of writes) facts.touched?.add(write.websiteId);
-    return counted.length > 0 || found.some(Boolean) ? null : 'no_page_view';
+    if (counted.length > 0 || engaged.includes('engaged')) return null;
+    return engaged.includes('engagement_cut') ? 'engagement_cut' : 'no_page_view';
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // Nothing of this call was counted (a call naming several websites stages all first;

@@ -32,6 +32,11 @@ export type DropReason =
   | 'not_counted'
   /** An engagement whose page view its visitor's visit under way does not hold. */
   | 'no_page_view'
+  /**
+   * An engagement all of whose time was cut — its page view has not existed that long — and
+   * that brought no scroll (src/event-log/engagement.ts).
+   */
+  | 'engagement_cut'
   /** Over the rate limit of its client IP and website: answered 429, not 202. */
   | 'rate_limited';
 

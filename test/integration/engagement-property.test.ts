@@ -5,7 +5,8 @@
  * view), in Sightline's shape (totals so far, the largest kept) or Plausible's (time since the
  * last send, added up) — and engagements of pages never viewed. The reference follows the
  * hits in the order they arrived: an engagement's time goes to the visit's last view of its
- * page so far, its scroll to the visit's first; then per page the seconds per visitor and
+ * page so far (never more than the time since that page view arrived), its scroll to the
+ * visit's first; then per page the seconds per visitor and
  * the average of the visits' deepest scrolls, as the Stats API v2 answers them. A visit's
  * duration counts the gaps between its page views, each at least the engaged time of the
  * page view before it, and its last page view's engaged time — from the roll-ups, which
@@ -107,7 +108,8 @@ function reference(sent: Sent[]): {
   pages: Record<string, [number, number, number | null]>;
   day: [number, number];
 } {
-  type Row = { page: string; ms: number; scroll: number | null };
+  /** A page view: `at` its arrival. */
+  type Row = { page: string; ms: number; scroll: number | null; at: number };
   /** A visitor's visit: its pages, last page view (`at`: its arrival), seconds and tail. */
   type Open = {
     seen: Map<string, { first: Row; last: Row }>;
@@ -124,7 +126,7 @@ function reference(sent: Sent[]): {
     visits.set(hit.visitor, visit);
     const e = hit.engagement;
     if (!e) {
-      const row: Row = { page: hit.page, ms: 0, scroll: null };
+      const row: Row = { page: hit.page, ms: 0, scroll: null, at: i };
       rows.push(row);
       const known = visit.seen.get(hit.page);
       visit.seen.set(hit.page, { first: known?.first ?? row, last: row });
@@ -136,7 +138,9 @@ function reference(sent: Sent[]): {
     const at = visit.seen.get(hit.page);
     // An engagement of a page its visit has not viewed (yet) counts nothing.
     if (!at) continue;
-    at.last.ms = e.plausible ? at.last.ms + e.ms : Math.max(at.last.ms, e.ms);
+    const asked = e.plausible ? at.last.ms + e.ms : Math.max(at.last.ms, e.ms);
+    // Never more than the page view has existed.
+    at.last.ms = Math.min(asked, Math.max(at.last.ms, (i - at.last.at) * STEP_MS));
     if (e.scroll !== null) at.first.scroll = Math.max(at.first.scroll ?? 0, e.scroll);
     // The visit's last page view: its engaged time counts in the visit's duration.
     if (at.last === visit.last) {

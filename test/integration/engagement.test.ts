@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, errorOf, listOf } from '../support/api.ts';
 import { sendHit } from '../support/hits.ts';
-import { freezeAt, site } from '../support/ingest-fixtures.ts';
+import { advance, freezeAt, site } from '../support/ingest-fixtures.ts';
 
 type Site = Awaited<ReturnType<typeof site>>;
 let s: Site;
@@ -21,14 +21,17 @@ async function send(body: Record<string, unknown>, ip: string) {
 }
 
 const view = (path: string, ip: string) => send({ page: `https://${s.domain}${path}` }, ip);
-const engage = (path: string, ip: string, ms: number, scroll?: number) =>
-  send(
+/** An engagement, sent ten seconds after the hit before it (never longer than its page view's age). */
+const engage = (path: string, ip: string, ms: number, scroll?: number) => {
+  advance(10_000);
+  return send(
     {
       page: `https://${s.domain}${path}`,
       engagement: { ms, ...(scroll === undefined ? {} : { scroll }) },
     },
     ip,
   );
+};
 
 const A = '198.51.100.1';
 const B = '198.51.100.2';
@@ -214,5 +217,66 @@ describe('a page goal with a scroll threshold', () => {
     expect(
       (steps.json as { data: { steps: { visitors: number }[] } }).data.steps.map((x) => x.visitors),
     ).toEqual([2, 1]);
+  });
+});
+
+describe('an engagement longer than its page view has existed', () => {
+  it('is cut to the page view’s age: twenty days sent after one view add up to its age', async () => {
+    const t = await site('engagement-cut', { privacy: '0' });
+    freezeAt('2026-08-05T10:00:00Z');
+    const ip = '198.51.100.20';
+    expect((await sendHit({ page: `https://${t.domain}/long` }, { ip })).status).toBe(202);
+    advance(90_000);
+    const day = { n: 'engagement', u: `https://${t.domain}/long`, d: t.domain, e: 86_400_000 };
+    // The first is cut to the 90 s the page view has existed; the rest bring nothing.
+    expect(await sendHit(day, { ip })).toMatchObject({ status: 202, dropReason: null });
+    for (let i = 0; i < 19; i++)
+      expect(await sendHit(day, { ip })).toMatchObject({
+        status: 202,
+        dropReason: 'engagement_cut',
+      });
+    // Sightline's own shape keeps the largest total, cut the same way; a scroll still counts.
+    const own = (ms: number, scroll?: number) =>
+      sendHit(
+        {
+          page: `https://${t.domain}/long`,
+          engagement: { ms, ...(scroll === undefined ? {} : { scroll }) },
+        },
+        { ip },
+      );
+    expect(await own(86_400_000)).toMatchObject({ dropReason: 'engagement_cut' });
+    expect(await own(86_400_000, 40)).toMatchObject({ dropReason: null });
+    advance(30_000);
+    expect(await own(100_000)).toMatchObject({ dropReason: null });
+    const res = await call('/api/v2/query', {
+      method: 'POST',
+      key: t.key,
+      body: {
+        json: {
+          site_id: t.domain,
+          date_range: ['2026-08-05', '2026-08-05'],
+          metrics: ['visitors', 'time_on_page', 'scroll_depth'],
+          dimensions: ['event:page'],
+        },
+      },
+    });
+    // 100 s: the last total, under the 120 s the page view has existed.
+    expect((res.json as { results: unknown[] }).results).toEqual([
+      { dimensions: ['/long'], metrics: [1, 100, 40] },
+    ]);
+    const visit = await call('/api/v2/query', {
+      method: 'POST',
+      key: t.key,
+      body: {
+        json: {
+          site_id: t.domain,
+          date_range: ['2026-08-05', '2026-08-05'],
+          metrics: ['visits', 'visit_duration'],
+        },
+      },
+    });
+    expect((visit.json as { results: unknown[] }).results).toEqual([
+      { dimensions: [], metrics: [1, 100] },
+    ]);
   });
 });

@@ -57,7 +57,8 @@ export function problemOf(schema: Schema, value: unknown, path = 'arguments'): s
     for (const name of schema.required ?? [])
       if (object[name] === undefined) return `${path}.${name} is required`;
     for (const [name, field] of Object.entries(object)) {
-      const known = schema.properties[name];
+      // The tool's own arguments only: never a name the object's prototype answers.
+      const known = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
       if (!known) {
         if (schema.additionalProperties === false) return `${path}.${name} is not an argument`;
         continue;

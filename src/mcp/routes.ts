@@ -7,6 +7,7 @@
  * rebinding), 405 for other methods, 413 for a body over 64 KB, never a 5xx.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { findOwnerIdByApiKey } from '../accounts/api-keys.ts';
 import { createDb } from '../db/client.ts';
 import type { AppEnv } from '../env.ts';
@@ -114,6 +115,15 @@ async function answer(asker: Asker, method: string, params: Record<string, unkno
 
 export function createMcpRoutes() {
   const mcp = new Hono<AppEnv>();
+  // At most 64 KB of any body, read no further (a chunked one without Content-Length too).
+  mcp.post(
+    '/',
+    bodyLimit({
+      maxSize: BODY_LIMIT,
+      onError: () =>
+        json(errorMessage(null, ERRORS.invalidRequest, 'Request too large: at most 64 KB.'), 413),
+    }),
+  );
   mcp.all('/', async (c) => {
     if (!allowed(c.req.raw, c.req.header('cf-connecting-ip'), c.env.PUBLIC_URL))
       return json(
@@ -165,13 +175,7 @@ export function createMcpRoutes() {
         errorMessage(null, ERRORS.invalidRequest, 'Unsupported Media Type: send application/json.'),
         415,
       );
-    const length = Number(c.req.header('content-length') ?? 0);
-    const text = length > BODY_LIMIT ? null : await c.req.text();
-    if (text === null || new TextEncoder().encode(text).length > BODY_LIMIT)
-      return json(
-        errorMessage(null, ERRORS.invalidRequest, 'Request too large: at most 64 KB.'),
-        413,
-      );
+    const text = await c.req.text();
     let value: unknown;
     try {
       value = JSON.parse(text);

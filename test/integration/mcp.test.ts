@@ -2,6 +2,7 @@
  * The MCP server at `/mcp` (src/mcp/): the protocol's messages and errors, each tool's answer
  * against the API's own, the roles of members, and bad input — never a 5xx.
  */
+import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { members } from '../../src/db/schema.ts';
 import { PROTOCOL_VERSIONS } from '../../src/mcp/protocol.ts';
@@ -174,6 +175,43 @@ describe('the protocol', () => {
     });
     expect(big.status).toBe(413);
     expect((big.json as unknown as Rpc).error?.code).toBe(-32600);
+  });
+
+  it("takes the tool's own arguments only: no name of an object's prototype", async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_websites","arguments":{"${name}":1}}}`;
+      const res = await post(body);
+      expect(res.status, name).toBe(200);
+      const error = (res.json as unknown as Rpc).error;
+      expect(error?.code, name).toBe(-32602);
+      expect(error?.message, name).toContain(`arguments.${name} is not an argument`);
+    }
+  });
+
+  it('reads at most 64 KB of a body: a chunked one that never ends gets its 413', async () => {
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 4096;
+        controller.enqueue(new TextEncoder().encode(' '.repeat(4096)));
+      },
+    });
+    const res = await exports.default.fetch(
+      new Request('https://sightline.test/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${owner.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: endless,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as Rpc).error?.code).toBe(-32600);
+    // Read up to the limit and a chunk past it, never the rest.
+    expect(sent).toBeLessThanOrEqual(64 * 1024 + 3 * 4096);
   });
 
   it('asks for a key (401), refuses a foreign origin (403), other methods (405) and versions (400)', async () => {

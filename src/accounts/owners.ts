@@ -12,8 +12,29 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
+/**
+ * An e-mail address in the one form Sightline keeps and compares, so that one inbox is one
+ * address for every check and limit (owners, members, alerts, reports): trimmed, in lower
+ * case, its domain without the trailing dots of a fully qualified name and in its ASCII
+ * (IDNA) form — `Victim@Example.org.` and `victim@example.org` are one, as are
+ * `a@bücher.example` and `a@xn--bcher-kva.example`.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  const lower = email.trim().toLowerCase();
+  const at = lower.lastIndexOf('@');
+  if (at < 0) return lower;
+  const domain = lower.slice(at + 1).replace(/\.+$/, '');
+  return `${lower.slice(0, at)}@${asciiDomain(domain)}`;
+}
+
+/** A domain's ASCII form (`xn--…` labels for others), or the domain as it is when it is none. */
+function asciiDomain(domain: string): string {
+  if (/^[\x21-\x7e]*$/.test(domain)) return domain;
+  try {
+    return new URL(`http://${domain}/`).hostname;
+  } catch {
+    return domain;
+  }
 }
 
 /** What is wrong with an e-mail address (undefined when it is a valid one). */

@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
 import { readableForm } from '../http/form.ts';
 import { formRateLimit } from '../http/form-limit.ts';
-import { pageSecurityHeaders } from '../http/security-headers.ts';
+import { pageSecurityHeaders, privateAnswers } from '../http/security-headers.ts';
 import { loadSession } from '../http/session.ts';
 import { floorHit } from '../ingest/floor.ts';
 import { replayHits } from '../ingest/replay.ts';
@@ -98,6 +98,7 @@ export function createApp() {
   app.post('/__replay', replayHits);
   // The benchmark only (BENCH=on, localhost): a hit's floor, everything but Sightline's work.
   app.post('/__floor', floorHit);
+  for (const path of ['/api/v1/*', '/api/v2/*', '/mcp', '/mcp/*']) app.use(path, privateAnswers);
   app.route('/api/v1', createApi());
   app.route('/api/v2', createApiV2());
   app.route('/mcp', createMcpRoutes());

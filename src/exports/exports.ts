@@ -18,7 +18,7 @@ export type ExportFormat = { format: 'plausible' | 'events'; as?: 'ndjson' | 'cs
 const download = (type: string, name: string) => ({
   'content-type': type,
   'content-disposition': `attachment; filename="${name}"`,
-  'cache-control': 'no-store',
+  'cache-control': 'private, no-store',
 });
 
 /** The download of a website's data in a format. */

@@ -37,6 +37,19 @@ export const pageSecurityHeaders = ({ inlineStyles = [] }: { inlineStyles?: stri
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'same-origin');
     if (!embedded) c.header('X-Frame-Options', 'DENY');
-    c.header('Cache-Control', 'no-store');
+    c.header('Cache-Control', PRIVATE);
   });
 };
+
+/** Neither a shared cache nor the browser's keeps it: an answer with someone's figures. */
+const PRIVATE = 'private, no-store';
+
+/**
+ * `Cache-Control: private, no-store` on every answer of a route that answers someone's figures
+ * or settings (API v1, the Stats API v2, MCP): never kept by a cache on the way, nor by the
+ * browser.
+ */
+export const privateAnswers = createMiddleware<AppEnv>(async function privateAnswers(c, next) {
+  await next();
+  c.header('Cache-Control', PRIVATE);
+});

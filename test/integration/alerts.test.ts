@@ -219,6 +219,11 @@ describe('alerts through the API', () => {
       (await addAlert(other.id, { kind: 'spike', email: 'stranger@example.com', threshold: 5 }))
         .status,
     ).toBe(429);
+    // One inbox is one address: its spellings share the limit (a trailing dot, capitals, IDNA).
+    for (const email of ['stranger@example.com.', 'Stranger@EXAMPLE.com..']) {
+      const spelled = await addAlert(other.id, { kind: 'spike', email, threshold: 5 });
+      expect(spelled.status, email).toBe(429);
+    }
     expect(box.mails.filter((m) => m.to === 'stranger@example.com')).toHaveLength(3);
   });
 });

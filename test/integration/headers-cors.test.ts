@@ -343,7 +343,7 @@ function expectPageSecurityHeaders(res: { headers: Headers }, label: string) {
   expect(res.headers.get('x-content-type-options'), label).toBe('nosniff');
   expect(res.headers.get('referrer-policy'), label).toBe('same-origin');
   expect(res.headers.get('x-frame-options'), label).toBe('DENY');
-  expect(res.headers.get('cache-control'), label).toBe('no-store');
+  expect(res.headers.get('cache-control'), label).toBe('private, no-store');
 }
 
 async function sha256Base64(text: string): Promise<string> {

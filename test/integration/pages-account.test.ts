@@ -42,7 +42,7 @@ describe('rotating the API key', () => {
     expect(newKey).not.toBe(owner.key);
     expect(res.text).toContain('The previous key, if any, no longer works.');
     // A page holding a secret must not be kept in any cache.
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
 
     expect(await keyWorks(owner.key)).toBe(401);
     expect(await keyWorks(newKey as string)).toBe(200);

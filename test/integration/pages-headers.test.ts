@@ -84,7 +84,7 @@ describe.each(PAGES)('%s', (name) => {
     expect(csp).not.toContain('unsafe-eval');
     expect(page().headers.get('x-content-type-options')).toBe('nosniff');
     expect(page().headers.get('referrer-policy')).toBe('same-origin');
-    expect(page().headers.get('cache-control')).toBe('no-store');
+    expect(page().headers.get('cache-control')).toBe('private, no-store');
   });
 
   it('has no inline scripts, styles or event handlers', () => {

@@ -57,7 +57,7 @@ describe('/register before anyone has an account', () => {
     const apiKey = res.text.match(/<pre id="api-key">(sl_[A-Za-z0-9_-]{43})<\/pre>/)?.[1];
     expect(apiKey).toBeDefined();
     expect(res.text.split('sl_').length - 1).toBe(1);
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
 
     const cookies = res.headers.getSetCookie();
     expect(cookies).toHaveLength(1);

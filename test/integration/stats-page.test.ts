@@ -482,7 +482,7 @@ describe('access', () => {
       const overview = await client.get(statsUrl(site.domain));
       expect(overview.status).toBe(200);
       // Figures behind a password are never kept by a shared cache.
-      expect(overview.headers.get('cache-control')).toBe('no-store');
+      expect(overview.headers.get('cache-control')).toBe('private, no-store');
       expect(overview.text).toContain(site.secret);
       expect(totalsOf(overview.text).pageviews.value).toBe('1');
       const full = await client.get(statsUrl(site.domain, '/page?range=today'));
@@ -491,7 +491,7 @@ describe('access', () => {
       const csv = await client.get(statsUrl(site.domain, '/page.csv?range=today'));
       expect(csv.status).toBe(200);
       expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-      expect(csv.headers.get('cache-control')).toBe('no-store');
+      expect(csv.headers.get('cache-control')).toBe('private, no-store');
       expect(csv.text).toBe(`value,count\r\n/${site.secret},1\r\n`);
     });
 

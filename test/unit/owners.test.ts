@@ -22,6 +22,12 @@ describe('normalizeEmail', () => {
     ['\r\n ME@EXAMPLE.COM \r\n', 'me@example.com'],
     ['', ''],
     ['   ', ''],
+    // One inbox, one address: a fully qualified domain's trailing dots, and IDNA.
+    ['victim@example.org.', 'victim@example.org'],
+    ['Victim@Example.Org..', 'victim@example.org'],
+    ['a@Bücher.example', 'a@xn--bcher-kva.example'],
+    ['a@xn--bcher-kva.example', 'a@xn--bcher-kva.example'],
+    ['a@münchen.de.', 'a@xn--mnchen-3ya.de'],
   ])('normalizeEmail(%j) → %j', (email, normalised) => {
     expect(normalizeEmail(email)).toBe(normalised);
   });

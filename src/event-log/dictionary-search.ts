@@ -133,7 +133,10 @@ export class TooCostly extends Error {
 function costliest(lookups: Lookup[], spent: Map<string, number>): string {
   let most: Lookup | undefined;
   for (const l of lookups)
-    if (l.pattern !== undefined && (spent.get(l.key) ?? 0) > (most ? (spent.get(most.key) ?? 0) : -1))
+    if (
+      l.pattern !== undefined &&
+      (spent.get(l.key) ?? 0) > (most ? (spent.get(most.key) ?? 0) : -1)
+    )
       most = l;
   return most?.pattern ?? '';
 }

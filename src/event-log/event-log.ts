@@ -13,7 +13,7 @@ import { LogDb } from './log-db.ts';
 import { insertEvent } from './log-rows.ts';
 import { createTables, nextEventId, upgradeTables } from './log-schema.ts';
 import type { FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from './log-types.ts';
-import { forgetsAnswers, isClosed, type Moved, movedFrom } from './partitions.ts';
+import { forgetsAnswers, isClosed, type Moved, movedFrom, sentBack } from './partitions.ts';
 import { LogReads } from './reads.ts';
 import {
   Forgetting,
@@ -37,9 +37,8 @@ import {
  * roll-ups again within minutes, without a D1 read for every reader (./flush.ts).
  */
 const VERIFY_INTERVAL_MS = 300_000;
-/** A failed flush is tried again after this long. */
+/** A failed flush is tried again after this long; a retention with more to delete goes on after this. */
 const RETRY_DELAY_MS = 30_000;
-/** A retention that has more to delete goes on this much later (./retention.ts). */
 const RETENTION_PAUSE_MS = 1_000;
 
 /** What `storeNow` stored, for `stored` to note in memory once committed. */
@@ -137,8 +136,7 @@ export class EventLog {
       const before = { ...this.db.io };
       const recorded = await this.storeIf(hit, await this.hashOf(hit), () => true, before);
       if (!recorded) throw new Error('the hit was not stored');
-      // A closed partition rolls up a hit sent back to it at once: readers flush it no more.
-      if (hit.partition?.back && isClosed(this.db)) await this.flush();
+      if (sentBack(this.db, hit)) await this.flush();
       return recorded;
     });
   }
@@ -155,10 +153,7 @@ export class EventLog {
       const log = { db: this.db, transaction: this.transaction, latest: this.dates.latest };
       const id = this.nextId();
       const done = engaged(log, this.visitStates(), hit, hash, before, id);
-      // Sent back to a closed partition, as a hit may be (./partitions.ts): rolled up at once,
-      // since readers no longer flush a partition that has flushed since it closed.
-      if (done.late && hit.partition?.back && isClosed(this.db)) await this.flush();
-      else if (done.late) await this.waitFor(id, hit.time);
+      if (done.late) await (sentBack(this.db, hit) ? this.flush() : this.waitFor(id, hit.time));
       return done;
     });
   }
@@ -223,9 +218,9 @@ export class EventLog {
   }
 
   /**
-   * Runs a method's work and answers; a failure is an answer (`{ok: false}`, logged here), not
-   * an exception: an exception would cross the RPC boundary as an uncaught error of the
-   * object. The caller decides what a failure means (the hit endpoints answer 503).
+   * Runs a method's work and answers; a failure is an answer (`{ok: false}`, logged here; a
+   * question refused for its cost says why), not an exception, which would cross the RPC
+   * boundary as an uncaught error. The caller decides what a failure means.
    */
   private async answer<T>(failure: string, work: () => Promise<T>): Promise<T | NotStored> {
     try {

@@ -78,3 +78,9 @@ export const forgetsAnswers = (hit: LogHit, latest: string | null) =>
 
 /** Whether this partition is closed. */
 export const isClosed = (db: LogDb) => db.meta('closed') === 1;
+
+/**
+ * Whether a hit (or an engagement) was sent back to this partition, closed: it is rolled up at
+ * once, since readers no longer flush a partition that has flushed since it closed.
+ */
+export const sentBack = (db: LogDb, hit: LogHit) => hit.partition?.back === true && isClosed(db);

@@ -78,7 +78,10 @@ describe('a pattern counted by its real work', () => {
         };
         const refused = await search
           .find([{ key: pattern, pattern, where: null, test: counted }], step)
-          .then(() => null, (err: unknown) => err);
+          .then(
+            () => null,
+            (err: unknown) => err,
+          );
         expect(refused, pattern).toBeInstanceOf(TooCostly);
         expect((refused as Error).message).toContain(`'${pattern}'`);
         const total = perTurn.reduce((a, b) => a + b, 0);

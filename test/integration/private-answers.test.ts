@@ -76,7 +76,10 @@ it('on pages behind a password or a shared link, their CSVs and JSON too', async
     body: { json: { name: 'Cached?' } },
   });
   const reader = newBrowser();
-  const opened = await openSharedLink(reader, String((link.json as { data: { url: string } }).data.url));
+  const opened = await openSharedLink(
+    reader,
+    String((link.json as { data: { url: string } }).data.url),
+  );
   expect(opened.status).toBe(200);
   const base = opened.path.split('?')[0];
   for (const path of ['', '/page', '/page.csv', '/page.json?search=/'])

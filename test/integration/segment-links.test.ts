@@ -59,7 +59,10 @@ async function limitedLink() {
   });
   expect(made.status, made.text).toBe(201);
   const segment = Number(oneOf(made).data.id);
-  const link = await api('/shared-links', owner.key, 'POST', { name: 'Phones', segment_id: segment });
+  const link = await api('/shared-links', owner.key, 'POST', {
+    name: 'Phones',
+    segment_id: segment,
+  });
   expect(link.status, link.text).toBe(201);
   const data = oneOf(link).data as { id: number; url: string; embed_url: string };
   const opened: { browser: Browser; base: string }[] = [];
@@ -76,7 +79,8 @@ async function limitedLink() {
 async function statuses(opened: { browser: Browser; base: string }[]) {
   const out: Record<string, number> = {};
   for (const { browser, base } of opened)
-    for (const route of ROUTES()) out[`${base}${route}`] = (await browser.get(`${base}${route}`)).status;
+    for (const route of ROUTES())
+      out[`${base}${route}`] = (await browser.get(`${base}${route}`)).status;
   return out;
 }
 

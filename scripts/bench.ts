@@ -53,9 +53,10 @@ import { runImport } from '../src/imports/run.ts';
 import { filterParam } from '../src/stats/filters.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
-import { dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
+import { dictionarySize, dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
 import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
 import { createBenchSite, d1File, loadedEvents, loadInParallel } from './bench/load.ts';
+import { hitsUnderPatterns } from './bench/patterns.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
 import { importScaled, type ScaleReport, type ScaleSizeReport } from './bench/scale.ts';
@@ -115,7 +116,7 @@ const config = {
   durationSeconds: num(args.duration, quick ? 3 : 15),
   concurrency: num(args.concurrency, 16),
   costDays: num(args['cost-days'], quick ? 2 : 7),
-  importSessions: num(args['import-sessions'], quick ? 50_000 : 1_000_000),
+  importSessions: num(args['import-sessions'], quick ? 20_000 : 1_000_000),
 };
 /**
  * The default run measures a website's log in one object (its year is loaded into the first
@@ -830,6 +831,7 @@ async function main() {
     let transfer: Awaited<ReturnType<typeof exportAndImport>> | undefined;
     let imports: BenchReport['imports'];
     let underGoals: Awaited<ReturnType<typeof hitsUnderGoals>> | undefined;
+    let underPatterns: Awaited<ReturnType<typeof hitsUnderPatterns>> | undefined;
     try {
       const base = `http://127.0.0.1:${dev.port}`;
       const hitPool: GeneratedHit[] = [];
@@ -995,7 +997,7 @@ async function main() {
       log('  sizes measured');
       transfer = await exportAndImport(base, benchSiteId, benchSite.apiKey);
       log('  exports and the API import measured');
-      const widened = await widenDictionary(state, (i, path) => {
+      const widened = await widenDictionary(state, dictionarySize(quick), (i, path) => {
         const { body, req } = hitPool[i % hitPool.length] as GeneratedHit;
         return fetch(`${base}/api/event`, {
           method: 'POST',
@@ -1017,11 +1019,24 @@ async function main() {
         seconds: config.durationSeconds,
         hit: (i) => event(2_000_000 + i),
       });
+      log('  a hit while four clients ask the costliest patterns');
+      underPatterns = await hitsUnderPatterns({
+        base,
+        domain: BENCH_DOMAIN,
+        apiKey: benchSite.apiKey,
+        seconds: config.durationSeconds,
+        hit: (i) => event(2_500_000 + i),
+      });
     } finally {
       await dev.stop();
     }
     if (underGoals && throughput)
       throughput.hitLatencyUnderGoals = { ...underGoals, dictionaryTexts: dictionaryTexts(state) };
+    if (underPatterns && throughput)
+      throughput.hitLatencyUnderPatterns = {
+        ...underPatterns,
+        dictionaryTexts: dictionaryTexts(state),
+      };
     if (transfer) {
       imports = {
         ...transfer.figures,

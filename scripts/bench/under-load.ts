@@ -82,8 +82,8 @@ export function benchConfig(root: string, dir: string): string {
   return file;
 }
 
-/** p50 and p99 of a list of milliseconds. */
-function spread(ms: number[]) {
+/** p50, p99 and the largest of a list of milliseconds. */
+export function spread(ms: number[]) {
   const sorted = [...ms].sort((a, b) => a - b);
   return {
     samples: sorted.length,

@@ -21,11 +21,12 @@ import type { Step } from './read-lane.ts';
 const TURN_WORK = 1_000_000;
 const SQL_TEXT_WORK = 20;
 /**
- * The patterns' work one search may take, at most (40 turns, some 0.25 s of the object's time):
- * past it the question is refused, naming the costliest pattern, so that four readers asking
- * the costliest patterns at once are each answered or refused within 2 s (docs/SECURITY.md).
+ * The patterns' work one search may take, at most (25 turns, some 0.15 s of the object's time;
+ * a plain pattern over some 100,000 texts): past it the question is refused, naming the
+ * costliest pattern, so that four readers asking the costliest patterns at once are each
+ * answered or refused within 2 s (docs/SECURITY.md).
  */
-export const PATTERN_WORK = 40 * TURN_WORK;
+export const PATTERN_WORK = 25 * TURN_WORK;
 /** Texts read from the dictionary at a time (fewer when many SQL conditions read each). */
 const PAGE = 2_000;
 /** The ids all remembered values may hold together, and the values remembered at most. */

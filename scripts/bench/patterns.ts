@@ -8,12 +8,7 @@
 import { spread } from './under-load.ts';
 
 /** Pathological patterns: `matches` filters of the page that cost most per character. */
-const PATHOLOGICAL = [
-  '(.*){400}x',
-  '(?:a?){300}a{300}',
-  '[a-z/-]{1,300}#',
-  '(?:a?){999}a{999}',
-];
+const PATHOLOGICAL = ['(.*){400}x', '(?:a?){300}a{300}', '[a-z/-]{1,300}#', '(?:a?){999}a{999}'];
 
 /**
  * One client sends hits, one after another, for `seconds`, while four clients ask the v2

@@ -44,13 +44,13 @@ import type { Unstable_DevWorker } from 'wrangler';
 import type { FunnelStep, JourneyQuery } from '../src/counting/flow-queries.ts';
 import type { FilterNode } from '../src/counting/query.ts';
 import { STAT_NAMES, type StatName } from '../src/counting/statistics.ts';
-import type { Filter } from '../src/counting/v1.ts';
-import { V1_STATISTICS, v1Filters } from '../src/counting/v1.ts';
 import { createDb } from '../src/db/client.ts';
-import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/event-log/flush.ts';
 import { funnelQuestion } from '../src/flows/questions.ts';
 import { runImport } from '../src/imports/run.ts';
-import { filterParam } from '../src/stats/filters.ts';
+import type { Filter } from '../src/query/parse/v1.ts';
+import { V1_STATISTICS, v1Filters } from '../src/query/parse/v1.ts';
+import { filterParam } from '../src/query/parse/v1-filters.ts';
+import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/website-log/object/flush.ts';
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
 import { dictionarySize, dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
@@ -137,6 +137,8 @@ const end = Math.floor(Date.now() / DAY) * DAY;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 const lastDay = isoDay(end - DAY);
 const BENCH_DOMAIN = 'bench.example.com';
+/** The real Worker with the benchmark's floor route (not in the deployed bundle). */
+const FLOOR_ENTRY = 'scripts/bench/floor.ts';
 /** A desktop Chrome's user agent, for the benchmark's own hits. */
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -351,7 +353,7 @@ const FILTERED: { name: StatName; filters: Filter[] }[] = [
 ];
 
 /**
- * Questions of the Stats API v2 (src/stats/v2/) whose speed issue #31 names, asked of the
+ * Questions of the Stats API v2 (src/query/parse/v2/) whose speed issue #31 names, asked of the
  * query engine as `POST /api/v2/query` asks: the top line over a year (the roll-ups), the
  * sources with three metrics over a month, and pages by country under a filter over a year
  * (the log).
@@ -817,14 +819,10 @@ async function main() {
       await bench.stop();
     }
 
-    // 3. Throughput and sizes, against `wrangler dev` serving the real Worker.
+    // 3. Throughput and sizes, against `wrangler dev` serving the real Worker (with the
+    // floor added: scripts/bench/floor.ts).
     log('starting the Worker under wrangler dev');
-    const dev = await startWorker(
-      state,
-      'src/index.ts',
-      { BENCH: 'on', ...ONE_OBJECT },
-      benchConfig(root, state),
-    );
+    const dev = await startWorker(state, FLOOR_ENTRY, ONE_OBJECT, benchConfig(root, state));
     let throughput: BenchReport['throughput'];
     let readLatency: BenchReport['readYourWrites'];
     let size: BenchReport['sizes'];
@@ -1291,12 +1289,7 @@ async function scaleMain() {
     }
     await bench.stop();
     // Hits under readers, against the real Worker.
-    const dev = await startWorker(
-      state,
-      'src/index.ts',
-      { BENCH: 'on', ...vars },
-      benchConfig(root, state),
-    );
+    const dev = await startWorker(state, FLOOR_ENTRY, vars, benchConfig(root, state));
     try {
       const base = `http://${dev.address}:${dev.port}`;
       for (const [i, site] of sites.entries()) {

@@ -6,7 +6,11 @@
  * - no `src/…` path named in the source, the tests, the scripts or the docs that does not
  *   exist, nor a `./…` or `../…` file a source file's comment names;
  * - no cycle between src/'s folders: the imports run one way (docs/ARCHITECTURE.md, "The
- *   pieces"), which the layer rules of biome.json keep from each side.
+ *   pieces"), which the layer rules of biome.json keep from each side;
+ * - no folder of src/ with more than `MAX_FILES` source files: a file that outgrows the
+ *   line bound moves down into a folder of its own, not sideways into a prefix;
+ * - no base name of a module in src/ used twice, but those docs/ARCHITECTURE.md lists under
+ *   "Names used more than once", each with why.
  *
  * Run: `npx tsx scripts/check-source.ts` (exits 1 naming each problem).
  */
@@ -15,6 +19,8 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MAX_LINES = 400;
+/** Source files (`.ts`, `.tsx`; generated ones aside) a folder of src/ holds at most. */
+export const MAX_FILES = 12;
 
 /** Files under `dir` (relative to `root`) whose names end with one of `endings`. */
 function filesUnder(root: string, dir: string, endings: string[]): string[] {
@@ -83,7 +89,51 @@ export function missingPaths(root: string, files: { path: string; text: string }
   return out;
 }
 
-/** The folder (or root file) of src/ a file belongs to: that of `src/stats/v2/…` is `stats`. */
+/** Folders of src/ with more than `MAX_FILES` source files, with their counts. */
+export function crowded(paths: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const path of paths) {
+    if (!/\.tsx?$/.test(path) || path.includes('.generated.')) continue;
+    const folder = path.slice(0, path.lastIndexOf('/'));
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return [...counts]
+    .filter(([, n]) => n > MAX_FILES)
+    .map(([folder, n]) => `${folder}/: ${n} source files (at most ${MAX_FILES}: make folders)`);
+}
+
+/** A module's base name: `src/query/parse/v1.ts` → `v1`. */
+const baseName = (path: string) => (path.split('/').at(-1) as string).replace(/\.tsx?$/, '');
+
+/**
+ * Base names of src/'s modules used more than once and not among `allowed` (the names
+ * docs/ARCHITECTURE.md justifies), each with its files.
+ */
+export function sharedNames(paths: string[], allowed: Set<string>): string[] {
+  const byName = new Map<string, string[]>();
+  for (const path of paths) {
+    if (!/\.tsx?$/.test(path) || path.includes('.generated.')) continue;
+    const name = baseName(path);
+    byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  return [...byName]
+    .filter(([name, files]) => files.length > 1 && !allowed.has(name))
+    .map(([name, files]) => `${name}: the name of ${files.length} modules (${files.join(', ')})`);
+}
+
+/**
+ * The base names docs/ARCHITECTURE.md allows more than once: those its section "Names used
+ * more than once" names in backticks as files (`routes.ts`).
+ */
+export function allowedNames(architecture: string): Set<string> {
+  const start = architecture.indexOf('### Names used more than once');
+  if (start < 0) return new Set();
+  const end = architecture.indexOf('\n#', start + 4);
+  const section = architecture.slice(start, end < 0 ? undefined : end);
+  return new Set([...section.matchAll(/`([\w-]+)\.tsx?`/g)].map((m) => m[1] as string));
+}
+
+/** The folder (or root file) of src/ a file belongs to: that of `src/query/parse/v2/…` is `stats`. */
 const folderOf = (path: string) => path.split('/')[1] as string;
 
 /** Each src/ folder's imports of other src/ folders. */
@@ -141,8 +191,12 @@ function main(): void {
       .map(read),
     read('README.md'),
   ];
+  const modules = source.map((f) => f.path);
+  const allowed = allowedNames(read('docs/ARCHITECTURE.md').text);
   const problems = [
     ...tooLong(source),
+    ...crowded(modules),
+    ...sharedNames(modules, allowed).map((s) => `a module name used for different jobs: ${s}`),
     ...missingPaths(root, texts),
     ...cycles(folderGraph(source.filter((f) => !f.path.endsWith('.css')))).map(
       (loop) => `src/'s folders import each other: ${loop}`,

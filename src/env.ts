@@ -1,24 +1,20 @@
-import type { Filter } from './counting/v1.ts';
-
 /** Bindings and variables the Worker receives (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
   /** Static files the Worker reads itself: the Public Suffix List (src/websites/public-suffixes.ts). */
   ASSETS: Fetcher;
   /**
-   * One event log per website: a Durable Object with SQLite storage (src/event-log/), reached
-   * through `websiteLog` (src/event-log/client.ts), which knows its class.
+   * One event log per website: a Durable Object with SQLite storage (src/website-log/), reached
+   * through `websiteLog` (src/website-log/worker/calls.ts), which knows its class.
    */
   WEBSITE_LOG: DurableObjectNamespace;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
   /** `on` (set by `npm run dev`, never in wrangler.toml): `localhost` may be added as a website (src/websites/service.ts). */
   DEVELOPMENT?: string;
-  /** `on` (set by `npm run bench`, never in wrangler.toml) enables `POST /__floor` for localhost (src/ingest/floor.ts). */
-  BENCH?: string;
   /**
    * Events past which the open partition of a website's log closes at the next local date,
-   * and a new one begins (src/event-log/partitions.ts); unset: one partition.
+   * and a new one begins (src/website-log/object/partition.ts); unset: one partition.
    */
   LOG_PARTITION_EVENTS?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
@@ -60,10 +56,10 @@ export type AppEnv = {
     /** A shared link's embed (`/embed`, `/embed/{id}`): shown without the header, framed by any page. */
     embedded?: boolean;
     /**
-     * The saved segment a shared link is limited to, as its filter: every number of its pages
-     * is of it.
+     * The saved segment a shared link is limited to (its id, name and filters as saved): every
+     * number of its pages is of it.
      */
-    linkSegment?: Filter;
+    linkSegment?: { id: number; name: string; filters: string };
     /** On a statistics page, the reader when they are the website's owner or a member. */
     teamReader?: { id: number; admin: boolean };
   };

@@ -3,7 +3,7 @@ import { createApp } from './app/app.tsx';
 import type { Env } from './env.ts';
 import { runScheduled } from './maintenance/scheduled.ts';
 
-export { WebsiteLog } from './event-log/website-log.ts';
+export { WebsiteLog } from './website-log/object/durable-object.ts';
 
 const app = createApp();
 

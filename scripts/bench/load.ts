@@ -1,6 +1,6 @@
 /**
  * Bulk-loading the benchmark site: a year of generated traffic goes through the one
- * ingestion entry point (`ingestCall`: every step, and the real `EventLog` flushing the same
+ * ingestion entry point (`ingestCall`: every step, and the real `WebsiteLogCore` flushing the same
  * roll-up statements as the Worker's) into the local D1 database file, on Node's SQLite
  * instead of workerd's; the logs flush at the end of every day. Nothing forgets visitor
  * hashes or salts here (no alarms run). Each process's log of the benchmark site is kept in
@@ -20,10 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
-import { EventLog } from '../../src/event-log/event-log.ts';
-import type { LogEnv } from '../../src/event-log/log-types.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
+import type { LogEnv } from '../../src/website-log/answers.ts';
+import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { suffixesOnDisk } from '../lib/public-suffixes.ts';
 import { type TrafficOptions, trafficDays } from '../lib/traffic.ts';
@@ -75,18 +75,18 @@ export async function createBenchSite(
 }
 
 /**
- * Websites' event logs in this process: the real `EventLog` over Node's SQLite, reached the
+ * Websites' event logs in this process: the real `WebsiteLogCore` over Node's SQLite, reached the
  * way the Worker reaches its Durable Objects (`WEBSITE_LOG.idFromName(…)`, `get(…)`); the
  * first website's log in the file `path`, any other in memory.
  */
 function localLogs(env: LogEnv, path: string) {
-  const logs = new Map<string, EventLog>();
+  const logs = new Map<string, WebsiteLogCore>();
   const namespace = {
     idFromName: (name: string) => ({ name, toString: () => name }),
     get: (id: { name: string }) => {
       let log = logs.get(id.name);
       if (!log) {
-        log = new EventLog(sqliteLogStorage(logs.size === 0 ? path : ':memory:'), env);
+        log = new WebsiteLogCore(sqliteLogStorage(logs.size === 0 ? path : ':memory:'), env);
         logs.set(id.name, log);
       }
       return log;

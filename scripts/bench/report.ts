@@ -192,8 +192,8 @@ filter of the page, one pattern after another — ${p.patterns.map((x) => `\`${x
 near the largest a pattern may compile to (1,000 states), which visit hundreds of states a
 character, and one too large to compile — over the website's ${n(p.dictionaryTexts)} texts, while one
 client sends hits for ${p.seconds} s. A pattern's work is counted in the states its automaton visits,
-each turn of the read lane bounded by it, and a question past its share (25 turns) is refused
-with a \`400\` naming the pattern (src/event-log/dictionary-search.ts).
+each turn of the read lane bounded by it, and a question past its share (20 turns) is refused
+with a \`400\` naming the pattern (src/website-log/object/read/filters/dictionary-search.ts).
 
 | | Samples | p50 ms | p99 ms | max ms |
 |---|---|---|---|---|
@@ -222,7 +222,7 @@ grouping by goals, one read of the log).
 | Pages meanwhile (target ≤ 2,000 each) | ${n(g.reads.samples)} | ${g.reads.p50Ms} | ${g.reads.p99Ms} | **${g.reads.maxMs}** |
 
 The patterns are matched in one pass over the dictionary, in turns of the read lane of bounded
-work, and what each found is remembered as texts are added (src/event-log/dictionary-search.ts),
+work, and what each found is remembered as texts are added (src/website-log/object/read/filters/dictionary-search.ts),
 so the first page pays for the pass and the others compare only the texts added since.${
     g.reads.maxMs > 2000
       ? `
@@ -407,7 +407,7 @@ types, 13 places, custom events and a share of bots.
 | Loading time | ${n(r.data.loadSeconds)} s |
 
 Every hit went through the one ingestion entry point — \`ingestCall\` — into the real event
-log (\`EventLog\`, the same code as the websites' Durable Objects), whose flush wrote the
+log (\`WebsiteLogCore\`, the same code as the websites' Durable Objects), whose flush wrote the
 roll-ups; the logs were flushed at the end of every day of traffic. For speed the load runs
 outside workerd, over Node's SQLite (the logs and the local D1 database file), one process per
 core (days are independent: visitor hashes are salted per day). Nothing is written by hand;
@@ -420,7 +420,7 @@ for each hit — SQLite's own counts — plus the D1 rows of its flushes (\`meta
 \`meta.rows_read\`). The benchmark's website, its year already in its log (a website in use:
 its pages and places mostly seen before), takes one more day of its traffic
 (${n(w.pageviews)} page views, ${n(w.events)} events, ${n(w.dropped)} dropped hits) at each rate, the hits' own clock
-paced so; the log flushes when its policy says (\`flushDueAt\`, src/event-log/flush.ts): once
+paced so; the log flushes when its policy says (\`flushDueAt\`, src/website-log/object/flush.ts): once
 ${n(w.flushPolicy.events)} events wait, or once the oldest has waited ${hours(w.flushPolicy.withinMs)}. Readers flush first anyway
 (read-your-writes), so the policy decides only how many page views share a flush's D1 rows.
 
@@ -505,11 +505,11 @@ ${readRows.join('\n')}
 
 Reads grow with the roll-up rows of the range, not with the traffic as such: the small
 statistics (hours, browsers, countries, devices, events) read a few thousand rows even for two
-years. A range is cut into the fewest pieces the roll-ups hold (src/lib/dates.ts
+years. A range is cut into the fewest pieces the roll-ups hold (src/lib/time/dates.ts
 \`piecesOf\`): whole years and months from the month and year roll-ups, days only at its
 ends, so the long tail (\`page\`, \`landing_page\`, \`exit_page\`: ${n(r.data.distinctPages)} distinct pages,
 most (page, day) pairs counted a few times) is read once per month rather than once per day.
-The cost model (src/rollups/reads.ts, tested in test/integration/stats-cost.test.ts) is at
+The cost model (src/rollups/sums.ts, tested in test/integration/stats-cost.test.ts) is at
 most R + 3G + K + 2 rows for R roll-up rows in K keys (days, months, years) and G distinct
 values: each key is read in value order and the keys are merged so, with no grouping sorter
 (whose rows D1 would count a second time); statistics of dates or hours read their R rows
@@ -559,7 +559,7 @@ never cross a local date.
 ## 3b. Questions of the Stats API v2
 
 The query engine (docs/ARCHITECTURE.md, "The query engine") asked as \`POST /api/v2/query\`
-asks, inside workerd (\`answer\`, src/stats/engine/engine.ts), ${r.config.runs} times each: the top
+asks, inside workerd (\`answer\`, src/query/run/reader.ts), ${r.config.runs} times each: the top
 line from the roll-ups (no filter, no dimension), the others from the website's log in chunks.
 Rows read are D1's for the roll-ups, the object's for the log.
 
@@ -569,7 +569,7 @@ ${(r.v2Reads ?? []).map((q) => `| ${q.title} (\`v2Reads.${q.key}\`) | ${q.days} 
 
 ## 3c. Funnels and journeys
 
-Asked of the website's log inside workerd (src/event-log/flow-reads.ts), ${r.config.runs} times each,
+Asked of the website's log inside workerd (src/website-log/object/read/flows.ts), ${r.config.runs} times each,
 in the chunks of whole dates every read of the log takes (hits come between them). For a funnel,
 "returned / in all" is its steps / the first step's visitors; for a journey, the paths on the
 first page / the paths in all.
@@ -589,7 +589,7 @@ wrangler.toml in place; each request from its own client address), ${r.throughpu
 ${r.throughput.seconds} s, compared with \`GET /health\` of the same Worker in the same run (no database: the
 floor of the platform on this machine) and with \`POST /__floor\` (the same two rate limits and
 one call to the website's object that does nothing, then 202: the floor of a hit, without
-Sightline's own work; src/ingest/floor.ts). The load generator runs on the same 2 cores.
+Sightline's own work; scripts/bench/floor.ts, not in the deployed Worker). The load generator runs on the same 2 cores.
 
 | Route | Requests/s | p50 ms | p99 ms | Answers |
 |---|---|---|---|---|
@@ -675,16 +675,16 @@ What the largest dependencies weighed, and where they went (each measured as wra
 gzipped upload size before and after): **zod with its OpenAPI layer** (@hono/zod-openapi,
 zod-to-openapi) was 104 KiB of it, 375 → 271 KiB — measured alone, minified and gzipped, zod
 was 95 KB (39 KB of them its 40-odd locales, which could not be tree-shaken) and the OpenAPI
-layer over it 10 KB: the API's schemas are now src/lib/schema.ts and src/http/openapi.ts (3 KiB
+layer over it 10 KB: the API's schemas are now src/lib/json-schema.ts and src/http/openapi.ts (3 KiB
 minified), which write the same OpenAPI document, and the fields kept their own checks. **The
 Public Suffix List** (tldts, for refusing a website on \`co.uk\` or \`github.io\`) was 47 KiB,
 271 → 224 KiB: it is now a static asset the Worker reads when a website is added
 (static/public-suffixes.txt, 50 KB gzipped, not part of the script). mimetext, with the
-core-js it pulled in, was 21 KiB (src/lib/mime.ts writes the e-mails). **re2js** (RE2's
+core-js it pulled in, was 21 KiB (src/lib/text/mime.ts writes the e-mails). **re2js** (RE2's
 syntax matched in linear time, for the \`matches\` filters and page goals) was 147 KiB of the
 minified script, about 45 KiB gzipped: with saved segments and annotations added, the Worker
 measured 250.5 KiB gzipped with it (wrangler's \`--dry-run\`), past the budget. The patterns are
-now src/lib/pattern.ts, a Thompson automaton of Sightline's own that takes RE2's syntax but its
+now src/lib/pattern/pattern.ts, a Thompson automaton of Sightline's own that takes RE2's syntax but its
 Unicode classes, held to re2js's answers by a property test (re2js is a test dependency only);
 on 35,000 page texts here it matched 25–78 million characters a second, 1.5–3 times re2js's
 speed. What is left is Sightline's own code, drizzle-orm, hono and bowser.

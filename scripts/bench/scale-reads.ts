@@ -22,12 +22,12 @@ import { answerOf, type GroupReads, mergeGroupReads } from '../../src/counting/g
 import type { LogQuery } from '../../src/counting/query.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
-import { onlyOne, readLog } from '../../src/event-log/client.ts';
-import type { PartRead } from '../../src/event-log/log-types.ts';
-import type { OverClosed } from '../../src/event-log/parts.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
 import { funnelQuestion, journeyReads } from '../../src/flows/questions.ts';
-import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
+import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
+import type { PartRead } from '../../src/website-log/answers.ts';
+import { onlyOne, readLog } from '../../src/website-log/worker/calls.ts';
+import type { OverClosed } from '../../src/website-log/worker/fan-out.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 
 export type ScaleAsk = {
   websiteId: number;

@@ -12,7 +12,7 @@
  * `LOG_PARTITION_EVENTS`, as the log closes it, and the directory (D1's `log_positions`)
  * lists each as its flushes would.
  */
-import { dateOfDay } from '../../src/lib/dates.ts';
+import { dateOfDay } from '../../src/lib/time/dates.ts';
 import type { ImportedEvent } from './worker.ts';
 
 /** A question's figures at one size (scripts/bench/scale-reads.ts says how each is measured). */

@@ -1,12 +1,12 @@
 /**
- * A website's event-log storage (`LogStorage` of src/event-log/event-log.ts) over Node's
- * built-in SQLite, so that the benchmark's bulk loader runs the real `EventLog` — the same
+ * A website's event-log storage (`LogStorage` of src/website-log/object/core.ts) over Node's
+ * built-in SQLite, so that the benchmark's bulk loader runs the real `WebsiteLogCore` — the same
  * statements, decisions and flush as the Durable Object — outside workerd. Alarms are not
  * needed there: the loader flushes itself. Only for loading (its events are then imported into
  * the benchmark site's real object: `importEvents`, scripts/bench/worker.ts).
  */
 import { DatabaseSync } from 'node:sqlite';
-import type { LogStorage } from '../../src/event-log/log-types.ts';
+import type { LogStorage } from '../../src/website-log/answers.ts';
 
 type Value = string | number | bigint | null | Uint8Array;
 

@@ -26,11 +26,11 @@
  * - `POST /bench/scale`: a question asked of a website whose log is spread over partitions:
  *   the whole answer, the critical path, or the same question again (./scale-reads.ts).
  * - `POST /bench/engine` `{websiteId, question, runs}`: asks the query engine a question
- *   (src/stats/engine/engine.ts `answer`: the roll-ups or the website's real object, as the
+ *   (src/query/run/reader.ts `answer`: the roll-ups or the website's real object, as the
  *   Stats APIs ask) `runs` times; answers the first grouping's rows read (D1's or the
  *   object's), rows returned and rows in all, and every run's latency in milliseconds.
  * - `POST /bench/flows` `{websiteId, funnel | journey, runs}`: asks the website's log a
- *   funnel's or a journey's question (src/event-log/flow-reads.ts) `runs` times; answers the
+ *   funnel's or a journey's question (src/website-log/object/read/flows.ts) `runs` times; answers the
  *   rows read, the steps or paths returned, the first step's visitors or the paths in all,
  *   and every run's latency.
  */
@@ -40,23 +40,26 @@ import type { LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env as WorkerEnv } from '../../src/env.ts';
-import { forgetAnswers } from '../../src/event-log/answers.ts';
-import { noteDayStart } from '../../src/event-log/days.ts';
-import { Dictionary } from '../../src/event-log/dictionary.ts';
-import type { LogHit } from '../../src/event-log/events.ts';
-import { flushDueAt, type Waiting } from '../../src/event-log/flush.ts';
-import { LogDb } from '../../src/event-log/log-db.ts';
-import { insertEvent, type VisitorValues } from '../../src/event-log/log-rows.ts';
-import { createTables, nextEventId } from '../../src/event-log/log-schema.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import { WebsiteLog as SightlineWebsiteLog } from '../../src/event-log/website-log.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
-import { dateOfDay } from '../../src/lib/dates.ts';
+import { dateOfDay } from '../../src/lib/time/dates.ts';
+import { rollupSource } from '../../src/query/present/numbers.ts';
+import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
 import { compactMonths } from '../../src/rollups/compaction.ts';
-import { queryStats, type StatsPage } from '../../src/rollups/reads.ts';
-import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
-import { rollupSource } from '../../src/stats/source.ts';
+import { queryStats, type StatsPage } from '../../src/rollups/sums.ts';
+import type { LogHit } from '../../src/website-log/events.ts';
+import {
+  logOver,
+  WebsiteLog as SightlineWebsiteLog,
+} from '../../src/website-log/object/durable-object.ts';
+import { flushDueAt, type Waiting } from '../../src/website-log/object/flush.ts';
+import { forgetAnswers } from '../../src/website-log/object/read/answer-cache.ts';
+import { noteDayStart } from '../../src/website-log/object/tables/days.ts';
+import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
+import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
+import { insertEvent, type VisitorValues } from '../../src/website-log/object/tables/rows.ts';
+import { createTables, nextEventId } from '../../src/website-log/object/tables/versions.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { type ScaleAsk, scaleRead } from './scale-reads.ts';
 
 type Env = WorkerEnv;
@@ -215,7 +218,7 @@ export class WebsiteLog extends SightlineWebsiteLog {
       if (into?.close) db.setMeta('closed', 1);
     });
     // The object's memory (its next id above all) is read again from what was written.
-    this.open();
+    this.log = logOver(this.ctx, this.env);
     return { imported: rows.length, position: db.meta('flushed'), bytes: db.bytes };
   }
 

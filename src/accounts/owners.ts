@@ -4,7 +4,7 @@ import type { Database } from '../db/client.ts';
 import { owners } from '../db/schema.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import type { FieldErrors } from '../lib/errors.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
 import { apiKeyUpsert, generateApiKey } from './api-keys.ts';
 import { hashPassword } from './password.ts';
 

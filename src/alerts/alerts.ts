@@ -13,8 +13,8 @@ import type { Database } from '../db/client.ts';
 import { hmacHex, serverSecret } from '../db/secrets.ts';
 import { type AlertRow, alerts } from '../db/sharing-schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
 
 export const ALERT_KINDS = ['spike', 'drop'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];

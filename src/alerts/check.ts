@@ -17,12 +17,12 @@ import type { Database } from '../db/client.ts';
 import { metered, type QueryBudget } from '../db/query-budget.ts';
 import { reportSends, websites } from '../db/schema.ts';
 import { type AlertRow, alerts } from '../db/sharing-schema.ts';
-import { zonedIso } from '../lib/dates.ts';
 import { logError } from '../lib/log.ts';
 import type { Mailer } from '../lib/mail.ts';
+import { zonedIso } from '../lib/time/dates.ts';
 import { ONCE_QUERIES, type Outcome, sendOnce } from '../reports/once.ts';
+import { alertMessage } from './alert-mail.ts';
 import { type AlertKind, alertToken } from './alerts.ts';
-import { alertMessage } from './mail.ts';
 import { type WindowTraffic, windowOf } from './traffic.ts';
 
 const HOUR = 3_600_000;

@@ -12,8 +12,9 @@ import { deletedResponse, errorResponses, jsonContent } from '../http/responses.
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
+import { addAlert, type Sender, sendConfirmation } from './alert-mail.ts';
 import {
   ALERT_BOUNDS,
   ALERT_DEFAULTS,
@@ -25,7 +26,6 @@ import {
   toAlertRecord,
   updateAlert,
 } from './alerts.ts';
-import { addAlert, type Sender, sendConfirmation } from './mail.ts';
 
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Alerts'];

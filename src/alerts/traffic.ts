@@ -1,12 +1,12 @@
 /**
  * What a traffic alert asks the query engine: a website's visitors over a window of whole
  * hours ending at a cron's hour, with its top pages and sources, and its visitors over the
- * same hours a week before — questions of instants (`askBetween`, src/stats/recent.ts).
+ * same hours a week before — questions of instants (`askBetween`, src/query/present/recent.ts).
  */
 import type { GroupQuery } from '../counting/query.ts';
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { askBetween, VISITORS } from '../stats/recent.ts';
+import { askBetween, VISITORS } from '../query/present/recent.ts';
 
 const HOUR = 3_600_000;
 const WEEK = 7 * 24 * HOUR;

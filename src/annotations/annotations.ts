@@ -7,9 +7,9 @@
 import { and, asc, count, eq, gte, isNull, lte, or } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { type AnnotationRow, annotations } from '../db/sharing-schema.ts';
-import { apiTimestamp, isCalendarDate } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
+import { apiTimestamp, isCalendarDate } from '../lib/time/dates.ts';
 
 /** At most this many annotations a website, of this many characters each. */
 const MAX_ANNOTATIONS = 5_000;

@@ -8,8 +8,8 @@ import { deletedResponse, errorResponses, jsonContent } from '../http/responses.
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { ApiError, validationFailed } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
-import { s } from '../lib/schema.ts';
-import { dateField } from '../stats/schemas.ts';
+import { s } from '../lib/json-schema.ts';
+import { dateField } from '../query/api/v1/schemas.ts';
 import { websiteOf } from '../websites/http.ts';
 import {
   annotationInput,

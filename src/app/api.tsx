@@ -2,22 +2,21 @@
  * API v1 (docs/ARCHITECTURE.md, The HTTP contract): wire-compatible with phpAnalytics' API v1. The OpenAPI document
  * and the reference page are public; every other route needs a Bearer key.
  */
-import { bodyLimit } from 'hono/body-limit';
 import { bearerAuth } from '../accounts/http.ts';
 import { registerAlertRoutes } from '../alerts/routes.ts';
 import { registerAnnotationRoutes } from '../annotations/routes.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
+import { defaultBodyLimit } from '../http/body-limits.ts';
 import { ApiApp, openApiDocument } from '../http/openapi.ts';
-import { IMPORT_BODY_LIMIT, registerImportRoutes } from '../imports/routes.ts';
-import { ApiError } from '../lib/errors.ts';
+import { registerImportRoutes } from '../imports/routes.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerMemberRoutes } from '../members/routes.ts';
-import { ReferencePage, referencePageHeaders } from '../pages/api-reference.tsx';
+import { ReferencePage, referencePageHeaders } from '../pages/reference/api-reference.tsx';
+import { registerStatsRoutes } from '../query/api/v1/routes.ts';
 import { registerSegmentRoutes } from '../segments/routes.ts';
 import { registerSharingRoutes } from '../sharing/routes.ts';
-import { registerStatsRoutes } from '../stats/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
 
 /** Largest API request body; website fields are far smaller (docs/ARCHITECTURE.md, The HTTP contract: 64 KB). */
@@ -52,21 +51,8 @@ export function createApi() {
   // Counted per client address before any key is looked up (random keys cost a D1 read).
   api.use('*', addressRateLimit('api'));
   api.use('*', bearerAuth());
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError(413, 'The request body is too large.');
-      },
-    });
-  const fields = limit(API_BODY_LIMIT);
-  const files = limit(IMPORT_BODY_LIMIT);
-  // An import's body is a file; every other body is fields.
-  api.use('*', (c, next) =>
-    c.req.method === 'POST' && /\/websites\/[^/]+\/imports$/.test(c.req.path)
-      ? files(c, next)
-      : fields(c, next),
-  );
+  // Every body is fields, but where a route sets its own limit (an import's file).
+  api.use('*', defaultBodyLimit(API_BODY_LIMIT, 'The request body is too large.'));
   registerWebsiteRoutes(api);
   registerGoalRoutes(api);
   registerFlowRoutes(api);

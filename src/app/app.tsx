@@ -3,31 +3,29 @@
  * errors from all of them go through the one `onError`.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from '../env.ts';
+import { defaultBodyLimit } from '../http/body-limits.ts';
 import { readableForm } from '../http/form.ts';
 import { formRateLimit } from '../http/form-limit.ts';
 import { pageSecurityHeaders, privateAnswers } from '../http/security-headers.ts';
 import { loadSession } from '../http/session.ts';
-import { floorHit } from '../ingest/floor.ts';
 import { replayHits } from '../ingest/replay.ts';
 import { createIngestRoutes } from '../ingest/routes.ts';
 import { ApiError, errorAnswer, formNotVerified } from '../lib/errors.ts';
 import { createMcpRoutes } from '../mcp/routes.ts';
-import { createAccountPages } from '../pages/account.tsx';
-import { createAlertPages } from '../pages/alert-links.tsx';
-import { createAssetRoutes } from '../pages/assets.ts';
-import { createAuthPages } from '../pages/auth.tsx';
-import { renderErrorPage } from '../pages/error-page.tsx';
-import { createInvitationPages } from '../pages/invitations.tsx';
-import { UPLOAD_LIMIT } from '../pages/settings-imports.tsx';
-import { registerLinkOpeners } from '../pages/shared-access.tsx';
-import { createStatsPages } from '../pages/stats.tsx';
-import { createUnsubscribePages } from '../pages/unsubscribe.tsx';
-import { createWebsitePages } from '../pages/websites.tsx';
-import { createApiV2 } from '../stats/v2/routes.ts';
+import { createAccountPages } from '../pages/account/account.tsx';
+import { createAuthPages } from '../pages/account/auth.tsx';
+import { createAssetRoutes } from '../pages/assets/serve.ts';
+import { renderErrorPage } from '../pages/layout/error-page.tsx';
+import { createAlertPages } from '../pages/mail-links/alert-links.tsx';
+import { createInvitationPages } from '../pages/mail-links/invitations.tsx';
+import { createUnsubscribePages } from '../pages/mail-links/unsubscribe.tsx';
+import { registerLinkOpeners } from '../pages/sharing/link-access.tsx';
+import { createStatsPages } from '../pages/statistics/overview-page.tsx';
+import { createWebsitePages } from '../pages/websites/websites.tsx';
+import { createApiV2 } from '../query/api/v2/routes.ts';
 import { createTrackerRoutes } from '../tracker/routes.ts';
 import { createApi } from './api.tsx';
 
@@ -48,24 +46,8 @@ function createPages() {
       throw err instanceof HTTPException && err.status === 403 ? formNotVerified() : err;
     }
   });
-  const formLimit = (maxSize: number, message: string) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError(413, message);
-      },
-    });
-  const forms = formLimit(64 * 1024, 'The form is too large.');
-  const uploads = formLimit(
-    UPLOAD_LIMIT,
-    'The file is larger than 50 MB: import it with npm run import.',
-  );
-  // An import's upload carries a file; every other form is fields.
-  pages.use('*', (c, next) =>
-    c.req.method === 'POST' && /^\/websites\/[^/]+\/imports$/.test(c.req.path)
-      ? uploads(c, next)
-      : forms(c, next),
-  );
+  // Every form is fields, but where a route sets its own limit (an import's upload).
+  pages.use('*', defaultBodyLimit(64 * 1024, 'The form is too large.'));
   pages.use('*', readableForm());
   pages.post('/login', formRateLimit('login'));
   pages.post('/register', formRateLimit('register'));
@@ -80,7 +62,7 @@ function createPages() {
   pages.route('/account', createAccountPages());
   pages.route('/invitations', createInvitationPages());
   pages.route('/stats', createStatsPages());
-  // A shared link's statistics: the same pages, under its address (src/pages/shared-access.tsx).
+  // A shared link's statistics: the same pages, under its address (src/pages/sharing/link-access.tsx).
   registerLinkOpeners(pages);
   pages.route('/share', createStatsPages());
   pages.route('/embed', createStatsPages());
@@ -96,8 +78,6 @@ export function createApp() {
   app.route('/api', createIngestRoutes());
   // Local development only (REPLAY=on, localhost): demo traffic through the real pipeline.
   app.post('/__replay', replayHits);
-  // The benchmark only (BENCH=on, localhost): a hit's floor, everything but Sightline's work.
-  app.post('/__floor', floorHit);
   for (const path of ['/api/v1/*', '/api/v2/*', '/mcp', '/mcp/*']) app.use(path, privateAnswers);
   app.route('/api/v1', createApi());
   app.route('/api/v2', createApiV2());

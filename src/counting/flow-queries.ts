@@ -5,7 +5,7 @@
  * every hit of those visits counts.
  */
 import type { FilterNode } from './query.ts';
-import { byCodePoint } from './rows.ts';
+import { byCodePoint } from './row-order.ts';
 
 /** A saved funnel's step: a page or pattern (`*` within a segment, `**` across), a custom event, a goal. */
 export type FunnelStep = { page: string } | { event: string } | { goal: string };

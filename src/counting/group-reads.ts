@@ -9,7 +9,7 @@
 import type { GroupAnswer, GroupQuery, ResultRow } from './query.ts';
 import { queryDimension } from './query-dimensions.ts';
 import { noPartials, type PartialName, type Partials, queryMetric } from './query-metrics.ts';
-import { type Ordered, ranked, sortRows } from './rows.ts';
+import { type Ordered, ranked, sortRows } from './row-order.ts';
 
 /** A group as it reads: its dimensions' texts, its sums, and its goal (by goals). */
 export type GroupRead = { dimensions: string[]; sums: Partials; goal?: number };
@@ -90,7 +90,7 @@ export const indexed = (reads: GroupReads): IndexedGroupReads => ({
 /**
  * `base` with `more` added, as `mergeGroupReads([base, more])` answers it (the same groups in
  * the same order) but copying only the groups `more` adds to: what the open partition does
- * with the closed partitions' groups it keeps (src/event-log/reads.ts), many, and its own.
+ * with the closed partitions' groups it keeps (src/website-log/object/read/methods.ts), many, and its own.
  */
 export function addedTo(base: IndexedGroupReads, more: GroupReads): GroupReads {
   const groups = base.reads.groups.slice();

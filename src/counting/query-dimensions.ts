@@ -47,7 +47,7 @@ export type QueryDimension = {
   pageViews?: true;
   /**
    * A custom event has a value of its own (its name, its properties): a grouping by it reads
-   * the custom events too, whatever its metrics (src/event-log/query-sql.ts).
+   * the custom events too, whatever its metrics (src/website-log/object/read/question-sql.ts).
    */
   events?: true;
   /**

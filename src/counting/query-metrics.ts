@@ -13,7 +13,7 @@
  * - `time_on_page`: the seconds the group's page views were seen (visible and focused, as
  *   their engagements said), per visitor of the group, whole; `scroll_depth`: the deepest
  *   scroll of each visit's views of a page, averaged over the visits that sent one, whole
- *   percent (null without any) — both need a page to be about (src/stats/v2/query.ts);
+ *   percent (null without any) — both need a page to be about (src/query/parse/v2/question.ts);
  * - `percentage`: the group's visitors in percent of all visitors (one decimal);
  * - `total_revenue`, `average_revenue`: the revenue of the group's custom events in the
  *   question's currency (`LogQuery.currency`), summed or averaged over those events; events
@@ -28,7 +28,7 @@
  * visits, the bounces (+1 at a visit's first page view, −1 at its second), the seconds and
  * the page views; the revenue in millionths of the question's currency, and the events that
  * carry it; the milliseconds its page views were seen (`eng`), and the deepest scrolls of its
- * visits' pages, added up (`sds`) and counted (`sdn`: src/event-log/engagement.ts).
+ * visits' pages, added up (`sds`) and counted (`sdn`: src/website-log/object/write/engagement.ts).
  */
 export const PARTIALS = [
   'pv',

@@ -1,5 +1,5 @@
 /**
- * A question to a website's event log, as the query engine (src/stats/engine) hands it over
+ * A question to a website's event log, as the query engine (src/query/run/reader.ts) hands it over
  * (docs/ARCHITECTURE.md, "The query engine"): a range of local dates (within instants, for a
  * range of date-times), filters, and one or more groupings of the hits the filters keep —
  * each its dimensions (./query-dimensions.ts), metrics (./query-metrics.ts), order and page.
@@ -40,8 +40,8 @@ export type FilterNode =
 
 /**
  * The page views whose visit scrolled their page at least `at` percent (a page goal's scroll
- * threshold: src/stats/goals.ts; the deepest scroll is the visit's first view's,
- * src/event-log/engagement.ts). Made by goals only: no request names it.
+ * threshold: src/query/parse/goal-filters.ts; the deepest scroll is the visit's first view's,
+ * src/website-log/object/write/engagement.ts). Made by goals only: no request names it.
  */
 type Scrolled = { op: 'scrolled'; at: number };
 

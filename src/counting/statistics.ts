@@ -34,6 +34,36 @@ export const STAT_NAMES = [
 export type StatName = (typeof STAT_NAMES)[number];
 
 /**
+ * What each roll-up statistic holds, in the query engine's terms: the grouping of one
+ * dimension by one metric whose rows are its values and counts (src/rollups/groupings.ts reads
+ * a grouping from the statistic that holds it).
+ */
+export const ROLLED_UP: Record<StatName, { dimension: string; metric: string }> = {
+  pageviews: { dimension: 'time:day', metric: 'pageviews' },
+  pageviews_hours: { dimension: 'sl:hour', metric: 'pageviews' },
+  visitors: { dimension: 'time:day', metric: 'visitors' },
+  visitors_hours: { dimension: 'sl:visitor_hour', metric: 'visitors' },
+  page: { dimension: 'sl:page', metric: 'pageviews' },
+  landing_page: { dimension: 'visit:entry_page', metric: 'visits' },
+  referrer: { dimension: 'sl:referrer', metric: 'visits' },
+  campaign: { dimension: 'sl:campaign', metric: 'visits' },
+  continent: { dimension: 'sl:continent', metric: 'visitors' },
+  country: { dimension: 'sl:country', metric: 'visitors' },
+  city: { dimension: 'sl:city', metric: 'visitors' },
+  language: { dimension: 'sl:language', metric: 'visitors' },
+  browser: { dimension: 'sl:browser', metric: 'visitors' },
+  os: { dimension: 'sl:os', metric: 'visitors' },
+  device: { dimension: 'sl:device', metric: 'visitors' },
+  resolution: { dimension: 'sl:resolution', metric: 'visitors' },
+  event: { dimension: 'sl:event', metric: 'sl:custom_events' },
+  visits: { dimension: 'time:day', metric: 'visits' },
+  visits_hours: { dimension: 'sl:visit_hour', metric: 'visits' },
+  bounces: { dimension: 'time:day', metric: 'sl:bounces' },
+  visit_duration: { dimension: 'time:day', metric: 'sl:duration' },
+  exit_page: { dimension: 'visit:exit_page', metric: 'visits' },
+};
+
+/**
  * The statistics whose values are times: a date of the range (`pageviews`, `visitors`,
  * `visits`, `bounces`, `visit_duration`) or an hour `00`–`23` (`…_hours`). They have at most
  * one value per date or hour, so a page of them is worked out from all their rows.
@@ -114,7 +144,7 @@ export type CountedEvent = EventDimensions & {
   /**
    * Whole seconds this page view adds to its visit's duration: since the page view before
    * (none for the first), less those that one's engaged time added, and its own engaged time
-   * while it is the visit's last (src/event-log/engagement.ts).
+   * while it is the visit's last (src/website-log/object/write/engagement.ts).
    */
   visitSeconds: number;
 };
@@ -175,7 +205,7 @@ function visitChanges(
     return [
       [['bounces', e.date], 1],
       [['exit_page', e.page], 1],
-      // A visit of one page lasts as long as it was seen (src/event-log/engagement.ts).
+      // A visit of one page lasts as long as it was seen (src/website-log/object/write/engagement.ts).
       ...(e.visitSeconds > 0
         ? [[['visit_duration', e.date], e.visitSeconds] as [Stat, number]]
         : []),

@@ -7,7 +7,7 @@
  * `stats` is `WITHOUT ROWID` (added by hand to its migration; drizzle-kit cannot express it):
  * an upsert writes its row in the primary-key B-tree alone. Keep it when a migration recreates it.
  *
- * Visitors, visits and salts are in each website's event log (src/event-log/), not here.
+ * Visitors, visits and salts are in each website's event log (src/website-log/), not here.
  * What readers keep and share — shared links, saved segments — is in ./sharing-schema.ts.
  */
 import {

@@ -1,16 +1,16 @@
 /**
  * A website's data as a download (docs/ARCHITECTURE.md, "Exports"), for the API and the
- * settings page alike: its own numbers as Plausible's CSV export (./plausible.ts), or its
- * event log as NDJSON or CSV (src/event-log/export-reads.ts), streamed.
+ * settings page alike: its own numbers as Plausible's CSV export (./plausible-export.ts), or its
+ * event log as NDJSON or CSV (src/website-log/object/read/event-lines.ts), streamed.
  */
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
-import { exportLog } from '../event-log/client.ts';
-import { localDateHour } from '../lib/dates.ts';
-import { rollupDates } from '../rollups/reads.ts';
-import { readerOf } from '../stats/engine/engine.ts';
-import { plausibleExport, plausibleZipName } from './plausible.ts';
+import { localDateHour } from '../lib/time/dates.ts';
+import { readerOf } from '../query/run/reader.ts';
+import { rollupDates } from '../rollups/sums.ts';
+import { exportLog } from '../website-log/worker/calls.ts';
+import { plausibleExport, plausibleZipName } from './plausible-export.ts';
 
 export type ExportFormat = { format: 'plausible' | 'events'; as?: 'ndjson' | 'csv' | undefined };
 

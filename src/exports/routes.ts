@@ -1,14 +1,14 @@
 /**
  * Exports through the API: `GET …/websites/{id}/export?format=plausible` (the website's own
- * numbers as Plausible's CSV export, ./plausible.ts) and `format=events` (its event log, NDJSON
- * or, with `as=csv`, CSV: src/event-log/export-reads.ts), each streamed as a download.
+ * numbers as Plausible's CSV export, ./plausible-export.ts) and `format=events` (its event log, NDJSON
+ * or, with `as=csv`, CSV: src/website-log/object/read/event-lines.ts), each streamed as a download.
  */
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { errorResponses } from '../http/responses.ts';
 import { idParam, serveRoute } from '../http/route.ts';
 import { stringChoice } from '../lib/fields.ts';
-import { s } from '../lib/schema.ts';
-import { readableWebsite } from '../stats/routes.ts';
+import { s } from '../lib/json-schema.ts';
+import { readableWebsite } from '../query/api/v1/routes.ts';
 import { exportResponse } from './exports.ts';
 
 const file = (type: string, description: string) => ({

@@ -11,9 +11,9 @@ import { and, asc, count, eq } from 'drizzle-orm';
 import { FUNNEL_STEPS, type FunnelStep } from '../counting/flow-queries.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type FunnelRow, funnels, goals } from '../db/schema.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
 
 const MAX_FUNNELS = 100;
 const MAX_NAME = 120;

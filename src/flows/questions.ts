@@ -1,9 +1,9 @@
 /**
  * Funnels and journeys as API v1 and the statistics page answer them (docs/ARCHITECTURE.md,
  * "Funnels and journeys"): a saved funnel's steps made filters of the hits that take them (a
- * page pattern's page views, a custom event, a goal's conversions: src/stats/goals.ts), asked of the
+ * page pattern's page views, a custom event, a goal's conversions: src/query/parse/goal-filters.ts), asked of the
  * website's event log under v1's filters, which choose the visits; the log counts
- * (src/event-log/flow-reads.ts), the rates are worked out here.
+ * (src/website-log/object/read/flows.ts), the rates are worked out here.
  */
 
 import {
@@ -16,13 +16,7 @@ import {
 } from '../counting/flow-queries.ts';
 import type { FilterNode } from '../counting/query.ts';
 import { percentOf } from '../counting/query-metrics.ts';
-import { type Filter, v1Filters } from '../counting/v1.ts';
 import type { Env } from '../env.ts';
-import { onlyOne } from '../event-log/client.ts';
-import type { PartRead } from '../event-log/log-types.ts';
-import type { websiteLog } from '../event-log/stub.ts';
-
-import { fromLog, type Unavailable } from '../stats/engine/engine.ts';
 import {
   eventFilter,
   type Goal,
@@ -30,7 +24,12 @@ import {
   NO_HIT,
   pageFilter,
   withGoals,
-} from '../stats/goals.ts';
+} from '../query/parse/goal-filters.ts';
+import { type Filter, v1Filters } from '../query/parse/v1.ts';
+import { fromLog, type Unavailable } from '../query/run/reader.ts';
+import type { PartRead } from '../website-log/answers.ts';
+import { onlyOne } from '../website-log/worker/calls.ts';
+import type { websiteLog } from '../website-log/worker/stub.ts';
 
 type Dates = { from: string; to: string };
 
@@ -113,7 +112,7 @@ export async function funnelOf(
 /**
  * How a journey is asked of a website's log: each partition's paths (a visit lies in one),
  * added up and paged — by the open partition itself, with the closed ones' paths it keeps,
- * for a journey asked again (src/event-log/parts.ts).
+ * for a journey asked again (src/website-log/worker/fan-out.ts).
  */
 export function journeyReads(question: JourneyQuery) {
   const whole = { ...question, offset: 0, limit: Number.MAX_SAFE_INTEGER };

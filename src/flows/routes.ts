@@ -4,7 +4,7 @@
  * replaced and deleted (./funnels.ts) — and the answers, `GET /api/v1/stats/{id}/funnels/{funnel_id}`
  * (a saved funnel's visitors per step over a range, with their conversion and drop-off) and
  * `GET /api/v1/stats/{id}/journeys` (the paths visits took from or to a page), which take the
- * statistics' dates, filters and errors (src/stats/routes.ts) and are read from the website's
+ * statistics' dates, filters and errors (src/query/api/v1/routes.ts) and are read from the website's
  * event log (./questions.ts). Another owner's website, a funnel of another website and an id
  * that names nothing are the same 404.
  */
@@ -25,16 +25,16 @@ import { deletedResponse, errorResponses, jsonContent } from '../http/responses.
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
 import {
   checkedQuery,
   FILTERS_DOCUMENTATION,
   goalFilterFailure,
   readableWebsite,
   unavailable,
-} from '../stats/routes.ts';
-import { summaryQuerySchema } from '../stats/schemas.ts';
-import { isUnavailable, needsGoals } from '../stats/source.ts';
+} from '../query/api/v1/routes.ts';
+import { summaryQuerySchema } from '../query/api/v1/schemas.ts';
+import { isUnavailable, needsGoals } from '../query/present/numbers.ts';
 import { websiteOf } from '../websites/http.ts';
 import { createFunnel, deleteFunnel, findFunnel, pageOfFunnels, updateFunnel } from './funnels.ts';
 import { funnelOf, journeysOf } from './questions.ts';

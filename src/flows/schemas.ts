@@ -1,11 +1,11 @@
 /** Funnel and journey answers' parameters and responses (./routes.ts), for validation and OpenAPI. */
 
 import { JOURNEY_STEPS } from '../counting/flow-queries.ts';
-import { MAX_FILTER_LENGTH } from '../counting/v1.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
 import { field, stringChoice, textField } from '../lib/fields.ts';
-import { s } from '../lib/schema.ts';
-import { dateField, filterParameter } from '../stats/schemas.ts';
+import { s } from '../lib/json-schema.ts';
+import { dateField, filterParameter } from '../query/api/v1/schemas.ts';
+import { MAX_FILTER_LENGTH } from '../query/parse/v1.ts';
 
 const stepSchema = s
   .object({

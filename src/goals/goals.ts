@@ -12,7 +12,7 @@ import { and, asc, count, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { type GoalRow, goals } from '../db/schema.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
 
 const MAX_GOALS = 1000;
 const MAX_EVENT_NAME = 120;

@@ -1,11 +1,11 @@
 /**
  * The OpenAPI 3.1 document of API v1, built from the routes' definitions (./route.ts) as they
- * are served: every schema a route names (src/lib/schema.ts) is written once under
+ * are served: every schema a route names (src/lib/json-schema.ts) is written once under
  * `components.schemas` and referred to wherever it is used.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
-import type { AnySchema, JsonSchema, RefOf } from '../lib/schema.ts';
+import type { AnySchema, JsonSchema, RefOf } from '../lib/json-schema.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** An object schema whose fields are parameters. */

@@ -1,6 +1,6 @@
 /** Pagination shared by the list endpoints (page numbers, per-page choices, links). */
 import { field, intChoice } from '../lib/fields.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
 
 const PER_PAGE = [10, 25, 50, 100] as const;
 

@@ -1,5 +1,5 @@
 /** OpenAPI descriptions of the error bodies every API route can answer with. */
-import { type AnySchema, s } from '../lib/schema.ts';
+import { type AnySchema, s } from '../lib/json-schema.ts';
 
 const errorSchema = (status: number, message: string) =>
   s

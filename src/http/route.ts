@@ -8,13 +8,13 @@
  * service to validate with the route's body schema.
  */
 
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { readFields } from '../lib/body.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { type FieldsSchema, parseFields } from '../lib/fields.ts';
 import { parseId } from '../lib/ids.ts';
-import { type Infer, s } from '../lib/schema.ts';
+import { type Infer, s } from '../lib/json-schema.ts';
+import { readFields } from '../lib/text/body.ts';
 import type { ApiApp, RouteDefinition } from './openapi.ts';
 
 type QueryOf<R> = R extends { request: { query: infer Q extends FieldsSchema } }
@@ -48,7 +48,9 @@ function requiredFields(schema: FieldsSchema): string[] {
 
 /**
  * Registers `route` in the OpenAPI document and serves it with `handler`: the path id
- * checked, the body read, the query validated on demand, as the definition declares.
+ * checked, the body read, the query validated on demand, as the definition declares; `limit`
+ * is the route's own body limit (./body-limits.ts `routeBodyLimit`), if it takes more than the
+ * API's default.
  *
  * @example
  * serveRoute(api, showWebsiteRoute, async (c, { id }) => c.json(await show(id)));
@@ -57,6 +59,7 @@ export function serveRoute<R extends RouteDefinition>(
   api: ApiApp,
   route: R,
   handler: (c: Context<AppEnv>, input: RouteInput<R>) => Promise<Response> | Response,
+  limit?: MiddlewareHandler,
 ): void {
   api.definitions.push(route);
   const query = route.request?.query as FieldsSchema | undefined;
@@ -68,6 +71,7 @@ export function serveRoute<R extends RouteDefinition>(
   const readsFields = Object.keys(route.request?.body?.content ?? {}).some((type) =>
     /json|form/.test(type),
   );
+  if (limit) api.on(route.method.toUpperCase(), path, limit);
   api.on(route.method.toUpperCase(), path, async (c) => {
     let id = 0;
     if (route.request?.params) {

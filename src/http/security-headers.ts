@@ -30,7 +30,7 @@ export const pageSecurityHeaders = ({ inlineStyles = [] }: { inlineStyles?: stri
   return createMiddleware<AppEnv>(async function pageSecurityHeaders(c, next) {
     await next();
     policy ??= Promise.all(inlineStyles.map(hashSource)).then((sources) => directives(sources));
-    // A shared link's embed (`/embed`, `/embed/{id}`: src/pages/shared-access.tsx) may be
+    // A shared link's embed (`/embed`, `/embed/{id}`: src/pages/sharing/link-access.tsx) may be
     // framed by any page; every other response refuses frames.
     const embedded = c.get('embedded') === true;
     c.header('Content-Security-Policy', embedded ? directives([], '*') : await policy);

@@ -5,8 +5,8 @@
  * wrong at.
  */
 import { type Increment, storedEventName } from '../counting/statistics.ts';
-import { isCalendarDate, localDateHour, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
-import { asUrlPath, hasControlCharacter, withoutControlCharacters } from '../lib/text.ts';
+import { asUrlPath, hasControlCharacter, withoutControlCharacters } from '../lib/text/text.ts';
+import { isCalendarDate, localDateHour, MAX_DATE, MIN_DATE } from '../lib/time/dates.ts';
 
 /** A malformed file: where (file, line from 1, column by its header's name) and what. */
 export class ImportError extends Error {
@@ -35,7 +35,7 @@ export const keptValue = (value: string) =>
  * history"). So a value's sum over every date Sightline takes (2,932,532 days) stays under
  * 2.94 × 10^18, a third of D1's largest integer, whatever the website's own counts add, and
  * over the longest range a question asks (3,660 days) under 2^53, exact as a JavaScript
- * number; sums across values are read as floats, which never overflow (src/rollups/reads.ts
+ * number; sums across values are read as floats, which never overflow (src/rollups/sums.ts
  * `rollupSums`).
  */
 export const MAX_COUNT = 1_000_000_000_000;

@@ -15,7 +15,7 @@ import {
   ImportError,
   instantOf,
 } from './format.ts';
-import { referrerHost } from './plausible.ts';
+import { referrerHost } from './plausible-import.ts';
 import { deviceOfWidth, RAW_STATISTICS, type RawCounter } from './raw.ts';
 
 const COLUMNS = [

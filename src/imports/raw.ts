@@ -10,13 +10,13 @@
  * The rows need not come in order, and memory stays bounded (docs/ARCHITECTURE.md, "Imported
  * history"): it holds one small record per visitor-day and per visit, never the hits, and at
  * most `HELD_BYTES` of them. Past that, the records seen least recently are staged in D1
- * (./staging.ts) as they are — a visitor-day or visit seen again later starts a new partial
+ * (./d1-staging.ts) as they are — a visitor-day or visit seen again later starts a new partial
  * record — and once any was, every record is staged at the end and read back a local date at
  * a time, its partial records combined, and counted here. Both ways give the same rows,
  * whatever the order.
  */
 import { storedEventName } from '../counting/statistics.ts';
-import { localDateHour } from '../lib/dates.ts';
+import { localDateHour } from '../lib/time/dates.ts';
 import { keptValue, type Tally } from './format.ts';
 
 /** One hit of an export, as the importers read it. */
@@ -117,7 +117,7 @@ export const RAW_STATISTICS = [
 ];
 
 /**
- * Where records go when memory is full: the pending import's rows in D1 (./staging.ts), and
+ * Where records go when memory is full: the pending import's rows in D1 (./d1-staging.ts), and
  * what writes the tally's rows when it holds many (called while the staged records are
  * counted).
  */

@@ -5,16 +5,17 @@
  * that names nothing are the same 404.
  */
 
-import { flushBeforeReading } from '../event-log/client.ts';
+import { routeBodyLimit } from '../http/body-limits.ts';
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
 import { idParam, pathId, serveRoute } from '../http/route.ts';
-import { mediaType } from '../lib/body.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
 import { stringChoice, textField } from '../lib/fields.ts';
 import { parseId } from '../lib/ids.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
+import { mediaType } from '../lib/text/body.ts';
+import { flushBeforeReading } from '../website-log/worker/calls.ts';
 import { websiteOf } from '../websites/http.ts';
 import { packingOf } from './files.ts';
 import { ImportError } from './format.ts';
@@ -22,7 +23,7 @@ import { importFailed, runImport } from './run.ts';
 import { deleteImport, IMPORT_SOURCES, type ImportSource, listImports } from './store.ts';
 
 /** The largest import the API takes: what a Worker request may carry (Free and Pro plans). */
-export const IMPORT_BODY_LIMIT = 100 * 1024 * 1024;
+const IMPORT_BODY_LIMIT = 100 * 1024 * 1024;
 
 const security = [{ bearerAuth: [] }];
 const TAGS = ['Imports'];
@@ -133,30 +134,35 @@ const importRoutes = {
 };
 
 export function registerImportRoutes(api: ApiApp) {
-  serveRoute(api, importRoutes.create, async (c, { id, query }) => {
-    const { db, website } = await websiteOf(c, id, 'admin');
-    const q = query();
-    const packing = packingOf(mediaType(c.req), q.file_name);
-    if (!packing)
-      throw new ApiError(
-        415,
-        'The body must be a zip (application/zip), a gzip (application/gzip) or a CSV (text/csv).',
-      );
-    const body = c.req.raw.body;
-    if (!body) throw new ApiError(422, 'The body is empty.', { body: ['The body is empty.'] });
-    try {
-      const done = await runImport(db, website, body, {
-        source: q.source as ImportSource,
-        packing,
-        fileName: q.file_name,
-        overlap: q.overlap === 'own_wins',
-        flush: () => flushBeforeReading(c.env, website.id),
-      });
-      return c.json({ data: done.record, status: 201 }, 201);
-    } catch (err) {
-      throw err instanceof ImportError ? importFailed(err) : err;
-    }
-  });
+  serveRoute(
+    api,
+    importRoutes.create,
+    async (c, { id, query }) => {
+      const { db, website } = await websiteOf(c, id, 'admin');
+      const q = query();
+      const packing = packingOf(mediaType(c.req), q.file_name);
+      if (!packing)
+        throw new ApiError(
+          415,
+          'The body must be a zip (application/zip), a gzip (application/gzip) or a CSV (text/csv).',
+        );
+      const body = c.req.raw.body;
+      if (!body) throw new ApiError(422, 'The body is empty.', { body: ['The body is empty.'] });
+      try {
+        const done = await runImport(db, website, body, {
+          source: q.source as ImportSource,
+          packing,
+          fileName: q.file_name,
+          overlap: q.overlap === 'own_wins',
+          flush: () => flushBeforeReading(c.env, website.id),
+        });
+        return c.json({ data: done.record, status: 201 }, 201);
+      } catch (err) {
+        throw err instanceof ImportError ? importFailed(err) : err;
+      }
+    },
+    routeBodyLimit(IMPORT_BODY_LIMIT, 'The request body is too large.'),
+  );
 
   serveRoute(api, importRoutes.list, async (c, { id, query }) => {
     const { db, website } = await websiteOf(c, id, 'viewer');

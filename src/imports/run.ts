@@ -6,10 +6,11 @@
  * its rows are removed and the error names the file, the line and the column.
  */
 import type { Database } from '../db/client.ts';
-import { CsvError, CsvReader } from '../lib/csv.ts';
 import { ApiError, type FieldErrors } from '../lib/errors.ts';
 import { logError } from '../lib/log.ts';
+import { CsvError, CsvReader } from '../lib/text/csv.ts';
 import { ownDatesWithin } from '../rollups/imported.ts';
+import { ImportStaging } from './d1-staging.ts';
 import { filePieces, ImportFileError, type Packing } from './files.ts';
 import {
   CountTooLarge,
@@ -19,9 +20,8 @@ import {
   Tally,
 } from './format.ts';
 import { goatCounterReader } from './goatcounter.ts';
-import { plausibleReader } from './plausible.ts';
+import { plausibleReader } from './plausible-import.ts';
 import { RawCounter } from './raw.ts';
-import { ImportStaging } from './staging.ts';
 import {
   abandonImport,
   beginImport,
@@ -53,7 +53,7 @@ export type ImportResult = {
   values: number;
   /** The rows D1 wrote: the imported roll-up rows and the import's own. */
   rowsWritten: number;
-  /** Of them, the rows staging records that outgrew memory, written and deleted (./staging.ts). */
+  /** Of them, the rows staging records that outgrew memory, written and deleted (./d1-staging.ts). */
   staged: number;
 };
 

@@ -10,8 +10,8 @@ import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Increment } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { type ImportRow, imports } from '../db/schema.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError } from '../lib/errors.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
 import { completeImports, OWN_DATES_SQL } from '../rollups/imported.ts';
 import { CountTooLarge, MAX_COUNT, PAST_MAX_COUNT } from './format.ts';
 

@@ -8,12 +8,12 @@
  */
 import { createDb, type Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { engageInLog, storeInLogs } from '../event-log/client.ts';
-import type { LogHit } from '../event-log/events.ts';
 import { ApiError, tryAgainSoon } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { type LogContext, logError } from '../lib/log.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
+import type { LogHit } from '../website-log/events.ts';
+import { engageInLog, storeInLogs } from '../website-log/worker/calls.ts';
 import type { Translated } from './formats.ts';
 import { type Hit, parseHit } from './payload.ts';
 import {

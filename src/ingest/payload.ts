@@ -3,9 +3,9 @@
  * language?, domain?, event?, props?}`. Every field is bounded; a hit that fails here stores nothing.
  */
 import { storedEventName } from '../counting/statistics.ts';
-import type { Engagement } from '../event-log/events.ts';
-import type { Check } from '../lib/schema.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import type { Check } from '../lib/json-schema.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
+import type { Engagement } from '../website-log/events.ts';
 import { propsFrom } from './props.ts';
 import { type Revenue, revenueFrom } from './revenue.ts';
 

@@ -9,8 +9,8 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { websites } from '../db/schema.ts';
-import type { LogHit } from '../event-log/events.ts';
-import { localDateHour } from '../lib/dates.ts';
+import { localDateHour } from '../lib/time/dates.ts';
+import type { LogHit } from '../website-log/events.ts';
 import { cachedWebsite } from '../websites/cache.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
 import { eventLabel, type Hit } from './payload.ts';
@@ -34,7 +34,7 @@ export type DropReason =
   | 'no_page_view'
   /**
    * An engagement all of whose time was cut — its page view has not existed that long — and
-   * that brought no scroll (src/event-log/engagement.ts).
+   * that brought no scroll (src/website-log/object/write/engagement.ts).
    */
   | 'engagement_cut'
   /** Over the rate limit of its client IP and website: answered 429, not 202. */

@@ -13,8 +13,8 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { flushBeforeReading } from '../event-log/client.ts';
 import { ApiError } from '../lib/errors.ts';
+import { flushBeforeReading } from '../website-log/worker/calls.ts';
 import { fromEventBody } from './formats.ts';
 import { ingestCall } from './ingest.ts';
 import type { CfGeo } from './steps/geo.ts';
@@ -32,7 +32,7 @@ export type ReplayedHit = {
 export type ReplayResult = { stored: number; dropped: Record<string, number> };
 
 /** The hosts of requests the local-only routes answer. */
-export const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export async function replayHits(c: Context<AppEnv>): Promise<Response> {
   if (c.env.REPLAY !== 'on' || !LOCAL_HOSTS.has(new URL(c.req.url).hostname)) {

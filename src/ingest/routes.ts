@@ -12,10 +12,10 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../env.ts';
-import { mediaType } from '../lib/body.ts';
 import { ApiError } from '../lib/errors.ts';
 import { requestContext } from '../lib/log.ts';
 import { addressRateLimit } from '../lib/rate-limit.ts';
+import { mediaType } from '../lib/text/body.ts';
 import { fromEventBody, fromUmami } from './formats.ts';
 import { type CallFacts, ingestCall } from './ingest.ts';
 

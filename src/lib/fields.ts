@@ -1,14 +1,21 @@
 /**
  * Field validation shared by the domain services and the API. Each field is a schema
- * (./schema.ts) that validates (and normalises) a raw value as it arrives from a form,
+ * (./json-schema.ts) that validates (and normalises) a raw value as it arrives from a form,
  * multipart or JSON body or a query string, with a Laravel-style message, and carries the
  * OpenAPI description of the value it accepts: the same schema objects validate input in the
  * services (websites, statistics) and generate `/api/v1/openapi.json`. Nothing here knows
  * about HTTP.
  */
-import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from './contains-text.ts';
+
 import type { FieldErrors } from './errors.ts';
-import { type AnySchema, type Check, type Infer, type ObjectSchema, Schema } from './schema.ts';
+import {
+  type AnySchema,
+  type Check,
+  type Infer,
+  type ObjectSchema,
+  Schema,
+} from './json-schema.ts';
+import { MAX_FOLDED_LETTERS, needsTooManyFoldings } from './text/contains-text.ts';
 
 /** OpenAPI description of a field (type, enum, limits, description, example). */
 type OpenApiDoc = Partial<{
@@ -86,7 +93,7 @@ export function textField(name: string, max: number, description: string) {
 
 /**
  * A `search` term: a string of at most 255 characters whose letters can all be matched in
- * any case (see src/lib/contains-text.ts).
+ * any case (see src/lib/text/contains-text.ts).
  */
 export function searchField(description: string) {
   const base = textField('search', 255, description);

@@ -3,7 +3,7 @@
  * row and leaves a tombstone in `website_purges`; a site with years of roll-ups could hold
  * millions of rows, far more than one request should delete, so the hourly maintenance
  * removes at most `chunk` rows per statement and `rows` rows per run, from each table that
- * holds rows by website (its report claims, then its roll-ups: src/rollups/purge.ts), and
+ * holds rows by website (its report claims, then its roll-ups: src/rollups/deleted.ts), and
  * then the tombstone. The website's event log (its Durable Object) is destroyed first, so
  * that no flush of it can add roll-ups once they are being deleted.
  */
@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import { metered, QueryBudget, QueryBudgetExhausted } from '../db/query-budget.ts';
 import { reportSends, websitePurges } from '../db/schema.ts';
 import { logError } from '../lib/log.ts';
-import { ROLLUP_PURGES } from '../rollups/purge.ts';
+import { ROLLUP_PURGES } from '../rollups/deleted.ts';
 
 export type PurgeResult = { rowsDeleted: number; websitesFinished: number };
 
@@ -34,7 +34,7 @@ export async function purgeDeletedWebsites(
     chunk?: number;
     rows?: number;
     queries?: QueryBudget;
-    /** Deletes the website's event log (src/event-log/client.ts `destroyLog`). */
+    /** Deletes the website's event log (src/website-log/worker/calls.ts `destroyLog`). */
     destroyLog?: (websiteId: number) => Promise<void>;
   } = {},
 ): Promise<PurgeResult> {

@@ -13,14 +13,14 @@ import { trafficOf } from '../alerts/traffic.ts';
 import { createDb } from '../db/client.ts';
 import { metered, QueryBudget } from '../db/query-budget.ts';
 import type { Env } from '../env.ts';
-import { destroyLog, flushBeforeReading } from '../event-log/client.ts';
 import { sweepImports } from '../imports/sweep.ts';
 import { logError, logSummary } from '../lib/log.ts';
 import { mailerOf } from '../lib/mail.ts';
+import { topGoals } from '../query/present/overview.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../rollups/compaction.ts';
-import { topGoals } from '../stats/dashboard.ts';
+import { destroyLog, flushBeforeReading } from '../website-log/worker/calls.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 

@@ -14,6 +14,7 @@ import type { AppEnv } from '../env.ts';
 import { clientAddressKey } from '../lib/ip.ts';
 import { logError } from '../lib/log.ts';
 import { RETRY_AFTER_SECONDS, withinLimit } from '../lib/rate-limit.ts';
+import { answerText } from './answer-text.ts';
 import { problemOf } from './arguments.ts';
 import {
   ERRORS,
@@ -23,7 +24,6 @@ import {
   readMessage,
   resultMessage,
 } from './protocol.ts';
-import { answerText } from './text.ts';
 import { type Asker, TOOLS, ToolFailure } from './tools.ts';
 
 /** A message is small; the limit leaves room for long filters all the same. */
@@ -116,7 +116,7 @@ async function answer(asker: Asker, method: string, params: Record<string, unkno
 export function createMcpRoutes() {
   const mcp = new Hono<AppEnv>();
   // At most 64 KB of any body, read no further (a chunked one without Content-Length too).
-  mcp.post(
+  mcp.use(
     '/',
     bodyLimit({
       maxSize: BODY_LIMIT,

@@ -2,25 +2,25 @@
  * The tools Sightline's MCP server offers an assistant (docs/ARCHITECTURE.md, "Ask from an
  * assistant"): each a JSON Schema of its input, a description an assistant can act on, and a
  * read through the use cases the API itself calls — the websites a person may read (viewer
- * and up), the Stats API v2's questions (src/stats/v2/ask.ts), goals, funnels and their
+ * and up), the Stats API v2's questions (src/query/api/v2/ask.ts), goals, funnels and their
  * answers, journeys, realtime visitors. Read-only: no tool changes anything. A website the
  * person may not read answers as an unknown one.
  */
 import type { Database } from '../db/client.ts';
 import type { Env } from '../env.ts';
-import { realtimeVisitors } from '../event-log/client.ts';
 import { findFunnel, listFunnels } from '../flows/funnels.ts';
 import { funnelOf, journeysOf } from '../flows/questions.ts';
 import { listGoals, toGoalRecord } from '../goals/goals.ts';
 import { ApiError } from '../lib/errors.ts';
 import { withinReadLimits } from '../lib/rate-limit.ts';
+import { askV2, INVALID_KEY } from '../query/api/v2/ask.ts';
+import { filterParam, parseV1Filters } from '../query/parse/v1-filters.ts';
+import { resolveDateRange } from '../query/parse/v2/date-range.ts';
+import { QueryError } from '../query/parse/v2/query-error.ts';
+import { withSavedSegments } from '../query/parse/v2/saved-segments.ts';
+import { isUnavailable } from '../query/present/numbers.ts';
 import { listSegments, toSegmentRecord } from '../segments/segments.ts';
-import { filterParam, parseV1Filters } from '../stats/filters.ts';
-import { isUnavailable } from '../stats/source.ts';
-import { askV2, INVALID_KEY } from '../stats/v2/ask.ts';
-import { resolveDateRange } from '../stats/v2/date-range.ts';
-import { QueryError } from '../stats/v2/errors.ts';
-import { withSavedSegments } from '../stats/v2/segments.ts';
+import { realtimeVisitors } from '../website-log/worker/calls.ts';
 import { listWebsites, websiteAccessByDomain } from '../websites/queries.ts';
 import type { Schema } from './arguments.ts';
 

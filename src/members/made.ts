@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import { members, websites } from '../db/schema.ts';
 import { sharedLinks } from '../db/sharing-schema.ts';
 import { intChoice } from '../lib/fields.ts';
-import type { Check } from '../lib/schema.ts';
+import type { Check } from '../lib/json-schema.ts';
 
 /**
  * Revoke what the member made (null), or hand it over to this person — to the website's

@@ -22,8 +22,8 @@ import { hashPassword } from '../accounts/password.ts';
 import { type Database, isUniqueConflict } from '../db/client.ts';
 import { type MemberRow, members, owners, type WebsiteRow, websites } from '../db/schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
 import { MEMBER_ROLES, type MemberRole } from '../websites/queries.ts';
 import { type HandOver, madeByMember, makerMayAct, readHandOver } from './made.ts';
 

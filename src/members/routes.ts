@@ -16,11 +16,11 @@ import { deletedResponse, errorResponses, jsonContent } from '../http/responses.
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
-import { type AnySchema, s } from '../lib/schema.ts';
+import { type AnySchema, s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
 import { MEMBER_ROLES, mayActAs, roleTooLow } from '../websites/queries.ts';
+import { inviteByMail } from './invitation-mail.ts';
 import { handOverField } from './made.ts';
-import { inviteByMail } from './mail.ts';
 import {
   changeMemberRole,
   checkInvitation,

@@ -3,18 +3,18 @@
  * with their conversion rates (when the website has goals), the period's annotations, a link.
  */
 import { listAnnotations } from '../annotations/annotations.ts';
-import { V1_STATISTICS } from '../counting/v1.ts';
 import type { Database } from '../db/client.ts';
-import { withoutControlCharacters } from '../lib/text.ts';
-import type { Figures } from '../stats/figures.ts';
+import { withoutControlCharacters } from '../lib/text/text.ts';
+import { V1_STATISTICS } from '../query/parse/v1.ts';
+import type { Figures } from '../query/present/figures.ts';
+import { rollupSource, summaryOf } from '../query/present/numbers.ts';
 import {
   formatFigure,
   formatNumber,
   percentChange,
   SHOWN_FIGURES,
   valueLabel,
-} from '../stats/overview.ts';
-import { rollupSource, summaryOf } from '../stats/source.ts';
+} from '../query/present/readable.ts';
 import type { Period } from './period.ts';
 
 export type ReportData = {

@@ -3,7 +3,7 @@
  * calendar month before "now". A period is identified by its interval and first day, which
  * makes "this website's report for this period" a unique key.
  */
-import { addDays, localDateHour } from '../lib/dates.ts';
+import { addDays, localDateHour } from '../lib/time/dates.ts';
 
 export type Interval = 'weekly' | 'monthly';
 export type Period = { interval: Interval; from: string; to: string; key: string };

@@ -21,7 +21,7 @@ import { hmacHex, serverSecret } from '../db/secrets.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import type { Mailer } from '../lib/mail.ts';
-import { mimeMessage } from '../lib/mime.ts';
+import { mimeMessage } from '../lib/text/mime.ts';
 import {
   type GoalRows,
   htmlOf,

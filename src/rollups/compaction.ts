@@ -9,15 +9,15 @@
  * added to the month's and year's rows by the flush, in the transaction that adds it to its
  * day (./increments.ts). D1 runs one transaction at a time, so a flush is either
  * before a compaction (its day is summed) or after it (it sees `through` and adds to the
- * month): never both, never neither. Reads (./reads.ts) then take whole years and months
+ * month): never both, never neither. Reads (./sums.ts) then take whole years and months
  * from here and only the days at a range's ends from `stats`.
  */
 import { eq, sql } from 'drizzle-orm';
 import { STAT_NAMES } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { compactedMonths } from '../db/schema.ts';
-import { addMonths, lastDateOf, localDateHour, utcDate } from '../lib/dates.ts';
-import { firstRollupDate } from './reads.ts';
+import { addMonths, lastDateOf, localDateHour, utcDate } from '../lib/time/dates.ts';
+import { firstRollupDate } from './sums.ts';
 
 /** The last compacted month of a website (`YYYY-MM`), or null before its first compaction. */
 export async function compactedThrough(db: Database, websiteId: number): Promise<string | null> {

@@ -8,7 +8,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { imports } from '../db/schema.ts';
-import { addDays, isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/dates.ts';
+import { addDays, isCalendarDate, MAX_DATE, MIN_DATE } from '../lib/time/dates.ts';
 
 /** A run of dates for which one import's rows of some statistics count. */
 export type ImportedSegment = { importId: number; from: string; to: string; names: string[] };

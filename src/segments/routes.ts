@@ -11,7 +11,7 @@ import { deletedResponse, errorResponses, jsonContent } from '../http/responses.
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
 import { mayActAs } from '../websites/queries.ts';
 import {

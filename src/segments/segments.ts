@@ -4,17 +4,17 @@
  * reader of the website and changed by its admins; a `personal` one is seen and changed by the
  * person who made it alone. A question names segments by id (`["is", "segment", [id…]]` in
  * the Stats API v2, `segment=<id>` in API v1 and on the statistics page): they stand for
- * their filters (src/stats/v2/segments.ts).
+ * their filters (src/query/parse/v2/saved-segments.ts).
  */
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { type SegmentRow, segments, sharedLinks } from '../db/sharing-schema.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
-import { hasControlCharacter } from '../lib/text.ts';
-import { QueryError } from '../stats/v2/errors.ts';
-import { parseV2Filters } from '../stats/v2/filters.ts';
-import { visibleTo } from '../stats/v2/segments.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
+import { parseV2Filters } from '../query/parse/v2/filters.ts';
+import { QueryError } from '../query/parse/v2/query-error.ts';
+import { visibleTo } from '../query/parse/v2/saved-segments.ts';
 
 /** At most this many segments a website (every person's together). */
 const MAX_SEGMENTS = 500;

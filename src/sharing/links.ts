@@ -11,9 +11,9 @@ import type { Database } from '../db/client.ts';
 import { owners, type WebsiteRow, websites } from '../db/schema.ts';
 import { type SharedLinkRow, segments, sharedLinks } from '../db/sharing-schema.ts';
 import { randomBytes, sha256Hex, toBase64Url } from '../lib/crypto.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { parseId } from '../lib/ids.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
 import { makerMayAct } from '../members/made.ts';
 
 /** At most this many links a website. */

@@ -3,7 +3,7 @@
  * (`https://www.Example.com:8080/blog/`), and Sightline stores the bare host (`example.com`).
  */
 import { parseIPv4, parseIPv6 } from '../lib/ip.ts';
-import { hasControlCharacter } from '../lib/text.ts';
+import { hasControlCharacter } from '../lib/text/text.ts';
 
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
 

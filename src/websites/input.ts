@@ -5,11 +5,11 @@
  * request bodies with it.
  */
 import { field, intChoice } from '../lib/fields.ts';
-import { type Infer, s } from '../lib/schema.ts';
-import { canonicalTimeZone } from '../lib/timezone.ts';
+import { type Infer, s } from '../lib/json-schema.ts';
+import { canonicalTimeZone } from '../lib/time/timezone.ts';
 import { normalizeDomain } from './domain.ts';
-import { validateIpList } from './ip-list.ts';
-import { validateParamList } from './params-list.ts';
+import { validateIpList } from './lists/ip-list.ts';
+import { validateParamList } from './lists/params-list.ts';
 
 const LIST_MAX = 10_000;
 const SITE_PASSWORD_MIN = 8;

@@ -22,8 +22,8 @@ import {
 import { type AnySQLiteColumn, alias } from 'drizzle-orm/sqlite-core';
 import type { Database } from '../db/client.ts';
 import { members, type WebsiteRow, websitePurges, websites } from '../db/schema.ts';
-import { containsText } from '../lib/contains-text.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
+import { containsText } from '../lib/text/contains-text.ts';
 import { afterChange } from './cache.ts';
 import { isIpLiteral, normalizeDomain, parentDomains } from './domain.ts';
 

@@ -5,13 +5,13 @@
  */
 
 import { createDb } from '../db/client.ts';
-import { storageOf } from '../event-log/client.ts';
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { linksSchema, listPage, metaSchema } from '../http/pagination.ts';
 import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
 import { idParam, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
-import { s } from '../lib/schema.ts';
+import { s } from '../lib/json-schema.ts';
+import { storageOf } from '../website-log/worker/calls.ts';
 import { websiteInputSchema } from './input.ts';
 import { assetSuffixes } from './public-suffixes.ts';
 import { deleteWebsite, listWebsites, websiteFor } from './queries.ts';

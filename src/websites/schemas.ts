@@ -5,11 +5,11 @@
  */
 
 import type { WebsiteRow } from '../db/schema.ts';
-import type { LogStorage } from '../event-log/storage-reads.ts';
 import { pageField, perPageField } from '../http/pagination.ts';
-import { apiTimestamp } from '../lib/dates.ts';
 import { searchField, stringChoice } from '../lib/fields.ts';
-import { type Infer, s } from '../lib/schema.ts';
+import { type Infer, s } from '../lib/json-schema.ts';
+import { apiTimestamp } from '../lib/time/dates.ts';
+import type { LogStorage } from '../website-log/object/read/storage-used.ts';
 import type { Role } from './queries.ts';
 
 export const websiteListQuerySchema = s.object({

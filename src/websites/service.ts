@@ -8,7 +8,7 @@ import { type Database, isUniqueConflict } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
 import { type FieldErrors, notFound, validationFailed } from '../lib/errors.ts';
 import { parseFields } from '../lib/fields.ts';
-import type { Schema } from '../lib/schema.ts';
+import type { Schema } from '../lib/json-schema.ts';
 import { isIpLiteral, LOCALHOST } from './domain.ts';
 import { type WebsiteInput, websiteInputSchema } from './input.ts';
 import type { PublicSuffixes } from './public-suffixes.ts';

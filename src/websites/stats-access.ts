@@ -1,6 +1,6 @@
 /**
  * Who may read a website's statistics page (docs/ARCHITECTURE.md, The HTTP contract): the
- * policy, apart from the pages that render it (src/pages/stats-access.tsx). Public websites
+ * policy, apart from the pages that render it (src/pages/statistics/gate.tsx). Public websites
  * are open to anyone; private ones only to their owner and members (everyone else gets the
  * same 404 as for a missing site, and no figure leaks); password-protected ones ask for the
  * password once and then trust a per-site cookie signed with the server secret over the

@@ -1,5 +1,5 @@
 /**
- * The dashboard's stylesheet and script as the Worker serves them (src/pages/assets.ts, from
+ * The dashboard's stylesheet and script as the Worker serves them (src/pages/assets/serve.ts, from
  * static/assets/): the committed minified build is current with its sources in
  * src/pages/assets/, within its size budget, and versioned by the hash of what is served.
  */

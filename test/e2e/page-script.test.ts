@@ -1,5 +1,5 @@
 /**
- * The dashboard's script (src/pages/assets/page.ts, as built into static/assets/app.js) in
+ * The dashboard's script (src/pages/assets/page-script.ts, as built into static/assets/app.js) in
  * Chromium, on small pages served here with the markup the dashboard renders: the parts the
  * dashboard's own browser tests do not reach — copy buttons, an import's upload, the realtime
  * figure, a tab's parameter carried by the page's links and forms, and a secret after `#`.

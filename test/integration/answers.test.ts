@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
-import { LOG_LISTINGS } from '../../src/counting/v1.ts';
+import { LOG_LISTINGS } from '../../src/query/parse/v1.ts';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
 import { freezeAt } from '../support/ingest-fixtures.ts';

@@ -5,7 +5,7 @@
  * means in words, not colour alone.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { yearBefore } from '../../src/stats/comparison.ts';
+import { yearBefore } from '../../src/query/present/comparison.ts';
 import { call, errorOf, makeOwner, makeWebsite } from '../support/api.ts';
 import { signedIn } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';

@@ -1,11 +1,11 @@
 /**
  * Dates and ranges are bounded before anything is computed or asked of a database
- * (src/lib/dates.ts): a date after `MAX_DATE` or a range longer than `MAX_RANGE_DAYS` is a 422
+ * (src/lib/time/dates.ts): a date after `MAX_DATE` or a range longer than `MAX_RANGE_DAYS` is a 422
  * naming the field on the API and the page's notice on the statistics pages, never a 500 or
  * a long wait — for the owner and for anyone reading a public page.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_DATE, MAX_RANGE_DAYS } from '../../src/lib/dates.ts';
+import { MAX_DATE, MAX_RANGE_DAYS } from '../../src/lib/time/dates.ts';
 import { call, errorOf } from '../support/api.ts';
 import { site } from '../support/ingest-fixtures.ts';
 

@@ -9,8 +9,8 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EventLog } from '../../src/event-log/event-log.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
+import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';
@@ -245,7 +245,7 @@ describe('a log that keeps its events for a while (EVENT_RETENTION_DAYS)', () =>
     const recent = now - 86_400_000;
     const held = day(old + 86_400_000);
     await runInDurableObject(websiteLog(env, s.id), async (_instance, state) => {
-      const log = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '30' });
+      const log = new WebsiteLogCore(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '30' });
       for (const time of [old, recent])
         await record(log, logHit(s.id, { time, date: day(time), hour: '10' }));
       expect(await log.flush()).toMatchObject({ ok: true, events: 2 });

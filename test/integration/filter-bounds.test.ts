@@ -1,5 +1,5 @@
 /**
- * What a filtered question may cost (src/stats/filters.ts, src/event-log/log-reads.ts): the
+ * What a filtered question may cost (src/query/parse/v1-filters.ts, src/website-log/object/read/question-chunks.ts): the
  * letters it compares in any case are bounded for the whole question — its filters and its
  * search together — and anything within the bound runs (a question the object's SQLite
  * refuses would answer 503 for good: no retry could succeed). Beyond it, the API answers 422
@@ -10,13 +10,13 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
-import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/counting/v1.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
 import {
   foldingsOf,
   MAX_FOLDED_LETTERS,
   MAX_FOLDINGS_PER_QUESTION,
-} from '../../src/lib/contains-text.ts';
+} from '../../src/lib/text/contains-text.ts';
+import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/query/parse/v1.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, errorOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

@@ -1,5 +1,5 @@
 /**
- * The flush can always make progress (src/event-log/flush.ts, docs/ARCHITECTURE.md "The
+ * The flush can always make progress (src/website-log/object/flush.ts, docs/ARCHITECTURE.md "The
  * flush"): flushes queue behind each other however long their storage calls take, and a D1
  * that is behind the log — restored with Time Travel, or repaired by hand — gets the roll-ups
  * of every event the log still holds after its position, instead of refusing every flush (and
@@ -9,10 +9,10 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rollupOf } from '../../src/counting/statistics.ts';
-import { EventLog } from '../../src/event-log/event-log.ts';
-import type { LogStorage } from '../../src/event-log/log-types.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import type { LogStorage } from '../../src/website-log/answers.ts';
+import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
+import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';
@@ -51,11 +51,11 @@ describe('flushes queue behind each other', () => {
     const { id: websiteId } = await site('flush-queue');
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     await runInDurableObject(websiteLog(env, websiteId), async (_: WebsiteLog, state) => {
-      const recording = new EventLog(state.storage, { DB: env.DB });
+      const recording = new WebsiteLogCore(state.storage, { DB: env.DB });
       for (let i = 0; i < 3; i++) await record(recording, logHit(websiteId, { time: T0 + i }));
       // A log that has not read its alarm yet: setting the retry is storage calls (slow here).
       let armed: (() => void) | undefined;
-      const log = new EventLog(
+      const log = new WebsiteLogCore(
         slowStorage(state, 30, () => armed?.()),
         { DB: env.DB },
       );
@@ -77,7 +77,7 @@ describe('flushes queue behind each other', () => {
   it('every caller gets a flush that began after it asked, one at a time', async () => {
     const { id: websiteId } = await site('flush-queue-many');
     await runInDurableObject(websiteLog(env, websiteId), async (_: WebsiteLog, state) => {
-      const log = new EventLog(
+      const log = new WebsiteLogCore(
         slowStorage(state, 5, () => undefined),
         { DB: env.DB },
       );
@@ -175,7 +175,10 @@ describe('a D1 behind the log', () => {
     const old = now - 40 * 86_400_000;
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     await runInDurableObject(log, async (_: WebsiteLog, state) => {
-      const retaining = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '30' });
+      const retaining = new WebsiteLogCore(state.storage, {
+        DB: env.DB,
+        EVENT_RETENTION_DAYS: '30',
+      });
       for (const [i, time] of [old, old + 1000, now - 1000, now].entries())
         await record(retaining, logHit(s.id, { time, date: day(time), ip: `192.0.2.${i}` }));
       expect(await retaining.flush()).toMatchObject({ ok: true, events: 4 });

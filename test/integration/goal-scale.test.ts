@@ -2,16 +2,19 @@
  * Many goals and patterns (docs/ARCHITECTURE.md, "Goals" and "Filters"): a goal filter that
  * names more page goals than SQLite binds values answers on the API, the page and v2; a
  * grouping by goals is one read of the log, however many goals; and the dictionary search
- * that turns patterns into ids (src/event-log/dictionary-search.ts) works in turns of bounded
+ * that turns patterns into ids (src/website-log/object/read/filters/dictionary-search.ts) works in turns of bounded
  * work and remembers what it found.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Dictionary } from '../../src/event-log/dictionary.ts';
-import { DictionarySearch, type Lookup } from '../../src/event-log/dictionary-search.ts';
-import { LogDb } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
+import {
+  DictionarySearch,
+  type Lookup,
+} from '../../src/website-log/object/read/filters/dictionary-search.ts';
+import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
+import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, listOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { sendHit } from '../support/hits.ts';

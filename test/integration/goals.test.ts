@@ -6,8 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { topGoals } from '../../src/query/present/overview.ts';
 import { reportData, textOf } from '../../src/reports/content.ts';
-import { topGoals } from '../../src/stats/dashboard.ts';
 import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { DAY, threeVisitors } from '../support/three-visitors.ts';
 

@@ -8,9 +8,9 @@
 import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { beginImport, commitImport, writeImported } from '../../src/imports/store.ts';
-import { addDays } from '../../src/lib/dates.ts';
+import { addDays } from '../../src/lib/time/dates.ts';
 import { importedSegments } from '../../src/rollups/imported.ts';
-import { queryStats } from '../../src/rollups/reads.ts';
+import { queryStats } from '../../src/rollups/sums.ts';
 import { type Answer, call, db, makeOwner, makeWebsite } from '../support/api.ts';
 
 let key: string;

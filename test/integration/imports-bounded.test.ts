@@ -7,11 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { storedEventName } from '../../src/counting/statistics.ts';
+import { ImportStaging } from '../../src/imports/d1-staging.ts';
 import { Tally } from '../../src/imports/format.ts';
 import { RawCounter, type RawHit } from '../../src/imports/raw.ts';
-import { ImportStaging } from '../../src/imports/staging.ts';
 import { abandonImport, beginImport, writeImported } from '../../src/imports/store.ts';
-import { localDateHour } from '../../src/lib/dates.ts';
+import { localDateHour } from '../../src/lib/time/dates.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { newlineBomb } from '../support/bombs.ts';
 

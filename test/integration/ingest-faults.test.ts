@@ -8,9 +8,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { STAGE_TTL_MS } from '../../src/event-log/staging.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
+import { STAGE_TTL_MS } from '../../src/website-log/object/write/staged-calls.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';
 import {

@@ -1561,7 +1561,6 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
     '/__replay',
     'local development only: off unless REPLAY=on, localhost only (replay.test.ts)',
   ],
-  ['POST', '/__floor', 'the benchmark only: off unless BENCH=on, localhost only (replay.test.ts)'],
   ['GET', '/api/v1/openapi.json', 'the public API description'],
   ['GET', '/api/v1/docs', 'the public API reference'],
   ['GET', '/', 'a redirect by whether a session exists'],

@@ -1,6 +1,6 @@
 /**
  * Every call the Worker makes to a website's event log fails the same way
- * (src/event-log/client.ts): an object that cannot be reached, or that fails, makes the
+ * (src/website-log/worker/calls.ts): an object that cannot be reached, or that fails, makes the
  * request a 503 with Retry-After — JSON on the API, the error page on pages — never a 500;
  * and the hits of a call that could not be stored are counted nowhere.
  */

@@ -10,8 +10,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { answerOf, mergeGroupReads } from '../../src/counting/group-reads.ts';
 import type { GroupQuery, LogQuery } from '../../src/counting/query.ts';
-import type { LogHit } from '../../src/event-log/events.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
+import type { LogHit } from '../../src/website-log/events.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';
 

@@ -344,7 +344,7 @@ describe('redaction', () => {
 
   it('keeps what is needed to debug', () => {
     for (const text of [
-      '    at queryStats (src/rollups/reads.ts:88:17)',
+      '    at queryStats (src/rollups/sums.ts:88:17)',
       'at 2026-11-22T09:30:00.000Z, 10:20:30',
       'D1_ERROR: no such table: stats: SQLITE_ERROR',
       'select "id" from "websites" where "websites"."domain" = ?',

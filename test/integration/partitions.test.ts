@@ -13,10 +13,10 @@ import { createApp } from '../../src/app/app.tsx';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
-import { EventLog } from '../../src/event-log/event-log.ts';
-import { forgetPartitions, partitionNumbers } from '../../src/event-log/parts.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import { answer, isUnavailable, readerOf } from '../../src/stats/engine/engine.ts';
+import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
+import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
+import { forgetPartitions, partitionNumbers } from '../../src/website-log/worker/fan-out.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, oneOf } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';
@@ -355,7 +355,7 @@ describe('retention over partitions', () => {
     // Two days kept: the dates before 2026-07-03 go (the first two partitions, whole).
     const alarm = (id: number, partition: number) =>
       runInDurableObject(websiteLog(env, id, partition), async (_instance, state) => {
-        const log = new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '2' });
+        const log = new WebsiteLogCore(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: '2' });
         await log.alarm();
         return state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM log').one().n;
       });

@@ -1,6 +1,6 @@
 /**
  * No pattern holds a website's log (docs/SECURITY.md): a `matches` filter's work is the
- * automaton's real steps (src/lib/pattern.ts `steps`), counted against each turn of the read
+ * automaton's real steps (src/lib/pattern/pattern.ts `steps`), counted against each turn of the read
  * lane and against the whole search (`PATTERN_WORK`); a pattern whose program is too large is
  * refused before anything is read, and one that would take too long over the website's texts
  * is refused once it has taken its share — a 400 naming the pattern, in the Stats API v2 as on
@@ -9,16 +9,16 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { Dictionary } from '../../src/event-log/dictionary.ts';
+import { MAX_PROGRAM, Pattern } from '../../src/lib/pattern/pattern.ts';
 import {
   DictionarySearch,
   PATTERN_WORK,
   patternTest,
   TooCostly,
-} from '../../src/event-log/dictionary-search.ts';
-import { LogDb } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import { MAX_PROGRAM, Pattern } from '../../src/lib/pattern.ts';
+} from '../../src/website-log/object/read/filters/dictionary-search.ts';
+import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
+import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

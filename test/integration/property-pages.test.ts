@@ -9,7 +9,7 @@ import { exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
-import { RANGES } from '../../src/lib/dates.ts';
+import { RANGES } from '../../src/lib/time/dates.ts';
 import { flushAllLogs, makeOwner, makeWebsite, ORIGIN, snapshots } from '../support/api.ts';
 import {
   anyString,

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/client.ts';
-import { containsText } from '../../src/lib/contains-text.ts';
+import { containsText } from '../../src/lib/text/contains-text.ts';
 
 /** Does D1 find `term` in `value` the way the search of a list or a statistic does? */
 async function contains(value: string, term: string): Promise<boolean> {

@@ -8,8 +8,8 @@
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { LogDb } from '../../src/event-log/log-db.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
+import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { flushLog, site } from '../support/ingest-fixtures.ts';
 import { v1Reads } from '../support/log-reads.ts';

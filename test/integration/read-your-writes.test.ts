@@ -5,9 +5,9 @@
  */
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushBeforeReading } from '../../src/event-log/client.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
 import { sendReports } from '../../src/reports/send.ts';
+import { flushBeforeReading } from '../../src/website-log/worker/calls.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit } from '../support/event-log.ts';

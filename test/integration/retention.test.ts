@@ -1,5 +1,5 @@
 /**
- * A log that keeps its events for a while (`EVENT_RETENTION_DAYS`, src/event-log/retention.ts):
+ * A log that keeps its events for a while (`EVENT_RETENTION_DAYS`, src/website-log/object/retention.ts):
  * retention forgets whole dates of rolled-up events, found through the log's `days`, and never
  * stops the website — positions never go backwards, so a quiet website whose every event was
  * forgotten takes its next hits as any other: each 202, counted once, rolled up, filterable.
@@ -7,16 +7,15 @@
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../../src/event-log/event-log.ts';
-import { LogDb } from '../../src/event-log/log-db.ts';
-import { forgetExpired } from '../../src/event-log/retention.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import { addDays, utcDate } from '../../src/lib/dates.ts';
+import { addDays, utcDate } from '../../src/lib/time/dates.ts';
+import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
+import { forgetExpired } from '../../src/website-log/object/retention.ts';
+import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, errorOf, listOf } from '../support/api.ts';
-import { AS_VERSION_4, logHit, record } from '../support/event-log.ts';
+import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
 import { site } from '../support/ingest-fixtures.ts';
-import { v1Reads } from '../support/log-reads.ts';
 
 const DAY_MS = 86_400_000;
 const day = (ms: number) => utcDate(ms);
@@ -35,9 +34,15 @@ function held(state: DurableObjectState) {
 }
 
 /** Runs the log's hourly work with a retention of `days` days, as the object's alarm does. */
-function withRetention(websiteId: number, days: number, work: (log: EventLog) => Promise<void>) {
+function withRetention(
+  websiteId: number,
+  days: number,
+  work: (log: WebsiteLogCore) => Promise<void>,
+) {
   return runInDurableObject(websiteLog(env, websiteId), async (_instance, state) => {
-    await work(new EventLog(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: String(days) }));
+    await work(
+      new WebsiteLogCore(state.storage, { DB: env.DB, EVENT_RETENTION_DAYS: String(days) }),
+    );
   });
 }
 
@@ -144,51 +149,5 @@ describe('what retention deletes, and what it costs', () => {
       expect(forgetExpired(db, now, 30, (work) => state.storage.transactionSync(work))).toBe(2);
       expect(held(state).ids).toEqual([2, 4]);
     });
-  });
-});
-
-describe('a log an older Sightline pruned', () => {
-  it('holds whole dates from its oldest event on, its `days` without the runs it deleted', async () => {
-    const s = await site('retention-upgrade');
-    const log = websiteLog(env, s.id);
-    const at = (date: string, ip: string) =>
-      record(log, logHit(s.id, { time: Date.parse(`${date}T10:00:00Z`), date, ip }));
-    await at('2026-06-01', '203.0.113.1');
-    await at('2026-06-02', '203.0.113.2');
-    await at('2026-06-03', '203.0.113.3');
-    expect(await log.flush()).toMatchObject({ ok: true, events: 3 });
-    // Version 4's retention: events deleted by date, `days` left as it was, `pruned` noted.
-    await runInDurableObject(log, async (_instance, state) => {
-      // No alarm of the newer log's runs on these tables before the restart.
-      await state.storage.deleteAlarm();
-      state.storage.sql.exec(
-        `${AS_VERSION_4} DELETE FROM events WHERE date < '2026-06-02';
-        INSERT INTO meta (key, value) VALUES ('pruned', 1);
-        DELETE FROM meta WHERE key = 'kept_from';
-        UPDATE meta SET value = 4 WHERE key = 'schema'`,
-      );
-    });
-    await evictDurableObject(log);
-    const read = (from: string) =>
-      v1Reads(log).statistic({
-        name: 'pageviews',
-        from,
-        to: '2026-06-03',
-        filters: [],
-        sortBy: 'value',
-        sort: 'asc',
-        limit: 10,
-        offset: 0,
-      });
-    expect(await read('2026-06-01')).toEqual({ ok: false, firstDate: '2026-06-02' });
-    expect(await read('2026-06-02')).toMatchObject({ ok: true, value: { total: 2 } });
-    await runInDurableObject(log, (_instance, state) => {
-      expect(held(state).days.map((d) => d.date)).toEqual(['2026-06-02', '2026-06-03']);
-      expect(
-        state.storage.sql.exec("SELECT count(*) AS n FROM meta WHERE key = 'pruned'").one().n,
-      ).toBe(0);
-    });
-    // The next event comes after every id used before.
-    expect((await at('2026-06-03', '203.0.113.4')).id).toBe(4);
   });
 });

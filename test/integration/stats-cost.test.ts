@@ -1,16 +1,16 @@
 /**
  * What a stats query costs, in D1's exact `meta.rows_read`: it reads the roll-up rows of its
  * range (each key merged in value order, so no grouping sorter), never rows outside the range
- * and never raw traffic. See the cost model in src/rollups/reads.ts.
+ * and never raw traffic. See the cost model in src/rollups/sums.ts.
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type StatName, TIME_VALUED } from '../../src/counting/statistics.ts';
 import { fromEventBody } from '../../src/ingest/formats.ts';
 import { ingestCall } from '../../src/ingest/ingest.ts';
-import { daysBetween } from '../../src/lib/dates.ts';
+import { daysBetween } from '../../src/lib/time/dates.ts';
 import { compactMonths } from '../../src/rollups/compaction.ts';
-import { queryStats } from '../../src/rollups/reads.ts';
+import { queryStats } from '../../src/rollups/sums.ts';
 import { db, flushAllLogs, makeOwner, makeWebsite } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS, SAFARI_IPHONE } from '../support/hits.ts';
 

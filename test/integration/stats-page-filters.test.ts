@@ -1,5 +1,5 @@
 /**
- * Filters on the statistics page (src/pages/stats.tsx): the three visitors of
+ * Filters on the statistics page (src/pages/statistics/overview-page.tsx): the three visitors of
  * test/support/three-visitors.ts, read through the page's HTML and CSV with filters in the
  * address, compared with the answers worked out by hand there; every link of a filtered
  * page keeps its filters; a value links to the page filtered by it; filters the address

@@ -6,8 +6,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import { formatBytes } from '../../src/stats/overview.ts';
+import { formatBytes } from '../../src/query/present/readable.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import {
   call,
   errorOf,

@@ -4,11 +4,11 @@
  * back through the Stats API and compared with figures worked out by hand; and, for random
  * sequences of hits, with a reference computed directly from the hits.
  */
-import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { evictDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { websiteLog } from '../../src/event-log/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, errorOf, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';
@@ -191,42 +191,6 @@ describe('visits, bounces, duration and exit pages', () => {
       visit_duration: 0,
       events: 2,
     });
-  });
-});
-
-/** The tables of a log made by Sightline before visits were kept (version 1). */
-const VERSION_1 = `
-CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, time INTEGER NOT NULL,
-  date TEXT NOT NULL, hour TEXT NOT NULL, visitor INTEGER NOT NULL, visit INTEGER NOT NULL,
-  new_visitor INTEGER NOT NULL, new_visit INTEGER NOT NULL, page TEXT NOT NULL,
-  referrer TEXT NOT NULL, campaign TEXT, country TEXT, continent TEXT, city TEXT,
-  language TEXT, browser TEXT NOT NULL, os TEXT NOT NULL, device TEXT NOT NULL,
-  resolution TEXT, event TEXT);
-CREATE TABLE visitors (hash TEXT PRIMARY KEY, date TEXT NOT NULL, number INTEGER NOT NULL,
-  visit INTEGER NOT NULL, last_seen INTEGER NOT NULL, visit_referrer TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE salts (date TEXT PRIMARY KEY, salt TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE staged (token TEXT PRIMARY KEY, hit TEXT NOT NULL, staged_at INTEGER NOT NULL) WITHOUT ROWID;
-`;
-
-describe('a log made by the previous version', () => {
-  it('is brought up to date when its object starts, and counts visits from then on', async () => {
-    const s = await newSite();
-    const stub = websiteLog(env, s.id);
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec(VERSION_1);
-      state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('website', ?)", s.id);
-    });
-    await evictDurableObject(stub); // the object starts again, on the old tables
-    const date = '2026-03-10';
-    const t0 = Date.parse(`${date}T10:00:00Z`);
-    await record(stub, logHit(s.id, { time: t0 }));
-    await record(stub, logHit(s.id, { time: t0 + 90_000, page: '/next' }));
-    const r = await rollups(s.id, date);
-    expect(r.visits).toEqual({ [date]: 1 });
-    expect(r.visit_duration).toEqual({ [date]: 90 });
-    expect(r.exit_page).toEqual({ '/next': 1 });
-    expect(r.bounces).toBeUndefined();
   });
 });
 

@@ -13,17 +13,17 @@ import { describe, expect, it } from 'vitest';
 import { trafficDays } from '../../scripts/lib/traffic.ts';
 import type { WebsiteRow } from '../../src/db/schema.ts';
 import { websites } from '../../src/db/schema.ts';
-import { flushDueAt } from '../../src/event-log/flush.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit } from '../../src/ingest/pipeline.ts';
+import { flushDueAt } from '../../src/website-log/object/flush.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { db } from '../support/api.ts';
 import { record } from '../support/event-log.ts';
 import { site as ingestSite } from '../support/ingest-fixtures.ts';
 
 /** Rows written per page view over a week when `perSecond` page views arrive each second. */
 async function rowsPerPageview(perSecond: number) {
-  // A website D1 has: a flush writes only for those (src/event-log/flush.ts).
+  // A website D1 has: a flush writes only for those (src/website-log/object/flush.ts).
   const made = await ingestSite('cost');
   const site = (await db()
     .select()

@@ -1,5 +1,5 @@
 /**
- * A website's event log (src/event-log/): the Durable Object through its real binding —
+ * A website's event log (src/website-log/): the Durable Object through its real binding —
  * visitors and visits decided in arrival order, the exact rows it writes, and the flush into
  * D1's roll-ups exactly once, whatever fails or repeats.
  */
@@ -7,10 +7,10 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'c
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rollupOf } from '../../src/counting/statistics.ts';
-import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/event-log/staging.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
 import { appliedPosition, applyFlush } from '../../src/rollups/increments.ts';
+import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
+import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/website-log/object/write/staged-calls.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 
 /** A flush's figures for the directory, of a flush written by hand. */
 const NO_FIGURES = { firstDate: null, lastDate: null, events: 0, bytes: 0 };
@@ -22,7 +22,7 @@ import { MINUTE, site } from '../support/ingest-fixtures.ts';
 
 /**
  * A fresh website and its log. The log itself needs no website row, but its flush writes
- * only while D1 has the website (src/event-log/flush.ts).
+ * only while D1 has the website (src/website-log/object/flush.ts).
  */
 async function freshLog() {
   const { id: websiteId } = await site('log');

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { websiteLog } from '../../src/event-log/stub.ts';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { call, db, listOf, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
 import { runCron } from '../support/cron.ts';
 import { logHit, logTables } from '../support/event-log.ts';

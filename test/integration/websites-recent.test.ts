@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recentTraffic } from '../../src/stats/recent.ts';
+import { recentTraffic } from '../../src/query/present/recent.ts';
 import { db, makeOwner, makeWebsite } from '../support/api.ts';
 import { signedIn } from '../support/browser-session.ts';
 import { sendHit } from '../support/hits.ts';

@@ -4,7 +4,7 @@ import { env, exports } from 'cloudflare:workers';
 import { createOwner } from '../../src/accounts/owners.ts';
 import { hashPassword } from '../../src/accounts/password.ts';
 import { createDb } from '../../src/db/client.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
 import { OWNER_PASSWORD } from './owner-password.ts';
 
 export const ORIGIN = 'https://sightline.test';

@@ -16,7 +16,7 @@ export const D1_MESSAGE = 'D1_ERROR: no such table: stats: SQLITE_ERROR';
 const FRAMES = [
   '    at D1DatabaseSessionAlwaysPrimary._sendOrThrow (cloudflare-internal:d1-api:139:24)',
   '    at async D1PreparedStatement.all (cloudflare-internal:d1-api:336:24)',
-  '    at async queryStats (src/rollups/reads.ts:88:17)',
+  '    at async queryStats (src/rollups/sums.ts:88:17)',
 ].join('\n');
 
 export type FaultOptions = {

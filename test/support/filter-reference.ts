@@ -1,12 +1,12 @@
 /**
  * Filtered statistics worked out from the raw hits of a log, in plain code, as
  * docs/ARCHITECTURE.md ("Filters") defines them: the reference the log's reads are compared
- * with. Nothing here shares code with src/event-log/ but the types.
+ * with. Nothing here shares code with src/website-log/ but the types.
  */
 
 import type { StatName } from '../../src/counting/statistics.ts';
-import type { Filter } from '../../src/counting/v1.ts';
-import type { LoggedEvent } from '../../src/event-log/events.ts';
+import type { Filter } from '../../src/query/parse/v1.ts';
+import type { LoggedEvent } from '../../src/website-log/events.ts';
 
 type Visit = { start: LoggedEvent; views: LoggedEvent[] };
 

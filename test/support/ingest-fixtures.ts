@@ -2,9 +2,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
-import { visitorHash } from '../../src/event-log/events.ts';
-import { websiteLog } from '../../src/event-log/stub.ts';
-import type { WebsiteLog } from '../../src/event-log/website-log.ts';
+import { visitorHash } from '../../src/website-log/events.ts';
+import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
+import { websiteLog } from '../../src/website-log/worker/stub.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;

@@ -1,15 +1,15 @@
 /**
  * API v1's reads of a website's log, as the statistics page and the Stats API ask them: each
- * the engine's question API v1 asks (`v1Grouping`, `v1Filters`: src/counting/v1.ts), put to
+ * the engine's question API v1 asks (`v1Grouping`, `v1Filters`: src/query/parse/v1.ts), put to
  * the log's `query` directly.
- * For tests that ask the log directly (a Durable Object's stub, or the `EventLog` itself).
+ * For tests that ask the log directly (a Durable Object's stub, or the `WebsiteLogCore` itself).
  */
 
 import type { GroupAnswer, GroupQuery, LogQuery } from '../../src/counting/query.ts';
 import type { StatName } from '../../src/counting/statistics.ts';
-import type { Filter } from '../../src/counting/v1.ts';
-import { V1_STATISTICS, v1Filters, v1Grouping } from '../../src/counting/v1.ts';
-import type { LogRead } from '../../src/event-log/log-types.ts';
+import type { Filter } from '../../src/query/parse/v1.ts';
+import { V1_STATISTICS, v1Filters, v1Grouping } from '../../src/query/parse/v1.ts';
+import type { LogRead } from '../../src/website-log/answers.ts';
 
 type Queried = { query(q: LogQuery): Promise<LogRead<GroupAnswer[]>> };
 type Range = { from: string; to: string; filters: Filter[] };

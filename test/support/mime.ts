@@ -1,4 +1,4 @@
-/** Reading the raw MIME messages Sightline writes (src/lib/mime.ts), in tests. */
+/** Reading the raw MIME messages Sightline writes (src/lib/text/mime.ts), in tests. */
 
 /** The bytes of a binary string (one character a byte), as UTF-8 text. */
 const utf8 = (binary: string) =>

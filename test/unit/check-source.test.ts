@@ -5,11 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  allowedNames,
+  crowded,
   cycles,
   folderGraph,
   lineCount,
+  MAX_FILES,
   MAX_LINES,
   missingPaths,
+  sharedNames,
   tooLong,
 } from '../../scripts/check-source.ts';
 
@@ -30,7 +34,10 @@ describe('the source tree rules', () => {
 
   it('finds the paths a text names that do not exist, relative ones in src/ too', () => {
     const files = [
-      { path: 'src/lib/a.ts', text: '// see src/lib/dates.ts and src/lib/gone.ts, and ./nope.ts' },
+      {
+        path: 'src/lib/a.ts',
+        text: '// see src/lib/time/dates.ts and src/lib/gone.ts, and ./nope.ts',
+      },
     ];
     expect(missingPaths(process.cwd(), files)).toEqual([
       'src/lib/a.ts: names src/lib/gone.ts, which does not exist',
@@ -48,5 +55,23 @@ describe('the source tree rules', () => {
     expect(cycles(graph)).toEqual(['a → b → c → a']);
     graph.get('c')?.delete('a');
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('fails a folder of more source files than the bound, generated ones aside', () => {
+    const files = (n: number, folder = 'src/a') =>
+      Array.from({ length: n }, (_, i) => `${folder}/f${i}.ts`);
+    expect(crowded([...files(MAX_FILES), 'src/a/x.generated.ts', 'src/a/s.css'])).toEqual([]);
+    expect(crowded([...files(MAX_FILES + 1), ...files(3, 'src/a/b')])).toEqual([
+      `src/a/: ${MAX_FILES + 1} source files (at most ${MAX_FILES}: make folders)`,
+    ]);
+  });
+
+  it('names a module name used twice, unless the architecture says why', () => {
+    const doc = "### Names used more than once\n\n- `routes.ts`: each feature's routes.\n## Next";
+    const paths = ['src/a/routes.ts', 'src/b/routes.ts', 'src/a/reads.ts', 'src/b/reads.tsx'];
+    expect(sharedNames(paths, allowedNames(doc))).toEqual([
+      'reads: the name of 2 modules (src/a/reads.ts, src/b/reads.tsx)',
+    ]);
+    expect(sharedNames(paths, allowedNames('no such section'))).toHaveLength(2);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * The log's reads order values as SQLite's `BINARY` does — by UTF-8 bytes, that is by code
- * point — so that a filtered answer sorts exactly as the roll-ups' (src/event-log/log-reads.ts).
+ * point — so that a filtered answer sorts exactly as the roll-ups' (src/website-log/object/read/question-chunks.ts).
  * JavaScript's own comparison orders UTF-16 units, which differs for characters above U+FFFF
  * against those from U+E000.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byCodePoint } from '../../src/counting/rows.ts';
+import { byCodePoint } from '../../src/counting/row-order.ts';
 
 const utf8 = new TextEncoder();
 /** The order of two texts' UTF-8 bytes: negative, zero or positive. */

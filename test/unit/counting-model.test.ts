@@ -16,7 +16,7 @@ import {
   queryMetric,
   REVENUE_UNIT,
 } from '../../src/counting/query-metrics.ts';
-import { sortRows } from '../../src/counting/rows.ts';
+import { sortRows } from '../../src/counting/row-order.ts';
 import { type CountedEvent, rollupOf, STAT_NAMES } from '../../src/counting/statistics.ts';
 import {
   FILTER_DIMENSIONS,
@@ -24,15 +24,15 @@ import {
   V1_STATISTICS,
   v1Filters,
   v1Grouping,
-} from '../../src/counting/v1.ts';
+} from '../../src/query/parse/v1.ts';
+import { rollupsAnswer } from '../../src/rollups/groupings.ts';
 import {
   addedLogColumns,
   createLogTable,
   EXPORTED_TEXTS,
   LOG_COLUMN_NAMES,
   LOG_COLUMNS,
-} from '../../src/event-log/log-columns.ts';
-import { rollupsAnswer } from '../../src/rollups/answer.ts';
+} from '../../src/website-log/object/tables/columns.ts';
 
 const sums = (p: Partial<Partials>): Partials => ({ ...noPartials(), ...p });
 const value = (metric: string, p: Partial<Partials>, total: Partial<Partials> = p) =>

@@ -11,7 +11,7 @@ import {
   resolveRange,
   seriesLabel,
   seriesUnitOf,
-} from '../../src/lib/dates.ts';
+} from '../../src/lib/time/dates.ts';
 
 describe('monthsBetween', () => {
   it('counts the months of a range, both included', () => {

@@ -1,14 +1,14 @@
 /**
- * The dimensions a filter may name (src/counting/v1.ts), each one of the query
+ * The dimensions a filter may name (src/query/parse/v1.ts), each one of the query
  * engine's (src/counting/query-dimensions.ts) with its level and the SQL over the log it
  * reads: one fixed table, the only source of column names in SQL over the log; a dimension
  * not in it is an error everywhere, never taken for another kind.
  */
 import { describe, expect, it } from 'vitest';
 import { queryDimension } from '../../src/counting/query-dimensions.ts';
-import { FILTER_DIMENSIONS, v1Filters } from '../../src/counting/v1.ts';
-import { chunkStatement } from '../../src/event-log/query-sql.ts';
-import { parseV1Filters } from '../../src/stats/filters.ts';
+import { FILTER_DIMENSIONS, v1Filters } from '../../src/query/parse/v1.ts';
+import { parseV1Filters } from '../../src/query/parse/v1-filters.ts';
+import { chunkStatement } from '../../src/website-log/object/read/question-sql.ts';
 
 describe('the dimensions of filters', () => {
   it('each is a dimension of the engine, with a level and a column of the log', () => {

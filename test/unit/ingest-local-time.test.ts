@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDateHour } from '../../src/lib/dates.ts';
+import { localDateHour } from '../../src/lib/time/dates.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

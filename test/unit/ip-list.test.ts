@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIpEntry, validateIpList } from '../../src/websites/ip-list.ts';
+import { parseIpEntry, validateIpList } from '../../src/websites/lists/ip-list.ts';
 
 /** `[kind, canonical address, prefix bits]`, or null: comparable with toEqual. */
 function parsed(entry: string): [string, string, number] | null {

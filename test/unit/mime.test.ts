@@ -1,12 +1,12 @@
 /**
- * The raw MIME of Sightline's e-mails (src/lib/mime.ts): any text survives the header and
+ * The raw MIME of Sightline's e-mails (src/lib/text/mime.ts): any text survives the header and
  * body encodings unchanged, every line stays within the RFCs' lengths, and no value can start
  * a header or a part of its own.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { headerText, mimeMessage, quotedPrintable } from '../../src/lib/mime.ts';
-import { withoutControlCharacters } from '../../src/lib/text.ts';
+import { headerText, mimeMessage, quotedPrintable } from '../../src/lib/text/mime.ts';
+import { withoutControlCharacters } from '../../src/lib/text/text.ts';
 import { decodeQuotedPrintable, headerOf } from '../support/mime.ts';
 
 /** Any text, and text made of what the encodings treat specially (`=`, hex digits, spaces, line ends). */

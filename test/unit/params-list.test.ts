@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateParamList } from '../../src/websites/params-list.ts';
+import { validateParamList } from '../../src/websites/lists/params-list.ts';
 
 describe('validateParamList: accepted lists', () => {
   it.each([

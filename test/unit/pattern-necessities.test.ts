@@ -1,13 +1,13 @@
 /**
- * The cheap test before RE2's (src/event-log/dictionary-search.ts, `necessities`): what it
+ * The cheap test before RE2's (src/website-log/object/read/filters/dictionary-search.ts, `necessities`): what it
  * reads off a pattern is needed by every text the pattern matches, so it never rules out a
  * match — for page goals' patterns and for any other RE2 pattern.
  */
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
-import { necessities } from '../../src/event-log/dictionary-search.ts';
-import { pageFilter } from '../../src/stats/goals.ts';
+import { pageFilter } from '../../src/query/parse/goal-filters.ts';
+import { necessities } from '../../src/website-log/object/read/filters/dictionary-search.ts';
 
 const patternOf = (path: string) => {
   const filter = pageFilter(path);

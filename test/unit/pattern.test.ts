@@ -1,5 +1,5 @@
 /**
- * Sightline's patterns (src/lib/pattern.ts) against RE2's own answers (re2js, a port of RE2,
+ * Sightline's patterns (src/lib/pattern/pattern.ts) against RE2's own answers (re2js, a port of RE2,
  * kept for this comparison only): for random patterns of the syntax it takes and random
  * texts, a pattern matches a text exactly when RE2's does; what RE2 refuses is refused; and
  * a pattern that would backtrack for ever elsewhere takes time linear in the text.
@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
-import { Pattern, PatternError } from '../../src/lib/pattern.ts';
+import { Pattern, PatternError } from '../../src/lib/pattern/pattern.ts';
 
 const re2 = (pattern: string, text: string) => RE2JS.compile(pattern).matcher(text).find();
 

@@ -1,8 +1,8 @@
-/** The API's schemas (src/lib/schema.ts) as the OpenAPI document writes them (src/http/openapi.ts). */
+/** The API's schemas (src/lib/json-schema.ts) as the OpenAPI document writes them (src/http/openapi.ts). */
 import { describe, expect, it } from 'vitest';
 import { ApiApp, defineRoute, openApiDocument } from '../../src/http/openapi.ts';
 import { field } from '../../src/lib/fields.ts';
-import { type AnySchema, type JsonSchema, s } from '../../src/lib/schema.ts';
+import { type AnySchema, type JsonSchema, s } from '../../src/lib/json-schema.ts';
 
 /** The document of one route answering `schema`: its components and the schema as used. */
 function written(schema: AnySchema, query = s.object({})) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone } from '../../src/lib/timezone.ts';
+import { canonicalTimeZone } from '../../src/lib/time/timezone.ts';
 
 describe('canonicalTimeZone: valid zone names', () => {
   it.each([

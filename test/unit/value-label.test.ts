@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storedEventName } from '../../src/counting/statistics.ts';
-import { eventParts, formatMoney, valueLabel } from '../../src/stats/overview.ts';
+import { eventParts, formatMoney, valueLabel } from '../../src/query/present/readable.ts';
 
 describe('valueLabel', () => {
   it.each([

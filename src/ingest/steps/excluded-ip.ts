@@ -5,8 +5,8 @@
  */
 import type ipaddr from 'ipaddr.js';
 import { parseIPv4, parseIPv6 } from '../../lib/ip.ts';
-import { parseIpEntry } from '../../websites/ip-list.ts';
-import { listEntries } from '../../websites/line-list.ts';
+import { parseIpEntry } from '../../websites/lists/ip-list.ts';
+import { listEntries } from '../../websites/lists/line-list.ts';
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 

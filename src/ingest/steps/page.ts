@@ -5,7 +5,7 @@
  * `*`, "count the path only", removes every one), as people read it (UTF-8 decoded, see
  * `readable`), at most 255 characters.
  */
-import { listEntries } from '../../websites/line-list.ts';
+import { listEntries } from '../../websites/lists/line-list.ts';
 
 export const MAX_PAGE = 255;
 

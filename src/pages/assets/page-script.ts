@@ -1,0 +1,339 @@
+/**
+ * The dashboard's one script, served as `/assets/app.{hash}.js` (src/pages/assets/serve.ts) and
+ * loaded with `defer` by every page (src/pages/layout/layout.tsx). Built and minified by
+ * `npm run build:assets`; type-checked against the DOM by its own tsconfig.json (the Worker's
+ * has no DOM).
+ *
+ * Copy buttons, an import's upload progress, the statistics page's keyboard shortcuts (a key
+ * per range, `x` compares, `?` lists them; the arrow keys move between the chart's points and
+ * a group's tabs), its tabs switched in place, its realtime figure asked for again every
+ * 30 seconds while the page is shown, and the secret after a link's `#` put into its page's
+ * form (../layout/fragment-form.tsx), the filter menu's suggested values: progressive enhancement,
+ * everything works without it (the upload is then a plain form post, a tab a link, the figure
+ * as of the page's load, the secret pasted into the form's field, a value typed whole).
+ *
+ * Listeners are on the document, so they serve whatever the page holds; the order they are
+ * added in matters (the shortcuts' listener sees a key before the chart's and the tabs').
+ */
+
+// A module, so that its names stay its own; esbuild wraps the output in an IIFE.
+export {};
+
+/** An element that can take the focus: an HTML element, or an SVG one (a chart's point). */
+type Focusable = Element & HTMLOrSVGElement;
+
+/** The element the event happened on, when it is one (not the document, not a text node). */
+function elementOf(event: Event): Element | null {
+  return event.target instanceof Element ? event.target : null;
+}
+
+// A copy button (`data-copy="{id}"`) copies the text of the element with that id: an API key,
+// the tracker's snippet.
+document.addEventListener('click', (event) => {
+  const button = elementOf(event)?.closest('[data-copy]');
+  if (!button) return;
+  const source = document.getElementById(button.getAttribute('data-copy') ?? '');
+  if (source && navigator.clipboard) {
+    navigator.clipboard.writeText(source.textContent ?? '').then(() => {
+      button.textContent = 'Copied';
+    });
+  }
+});
+
+/**
+ * An import's form (`data-upload`, ../settings/imports-section.tsx) posted with XMLHttpRequest, whose upload
+ * reports its progress: the form's `<progress>` shows it, the button says what is happening.
+ * The answer replaces the page as a plain post's would: a redirect is followed to the imports'
+ * section, an error page (a 422 naming the file) is written in place of this one. Should the
+ * request fail, the form is posted the plain way.
+ */
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute('data-upload') || !window.FormData)
+    return;
+  event.preventDefault();
+  const progress = form.querySelector('progress');
+  const button = form.querySelector<HTMLButtonElement>('button[type=submit]');
+  const request = new XMLHttpRequest();
+  request.open('POST', form.action);
+  request.upload.onprogress = (sent) => {
+    if (sent.lengthComputable && progress) {
+      progress.hidden = false;
+      progress.value = Math.round((sent.loaded / sent.total) * 100);
+      progress.textContent = `${progress.value}%`;
+    }
+  };
+  request.upload.onload = () => {
+    if (button) button.textContent = 'Counting the imported rows…';
+  };
+  request.onload = () => {
+    if (request.status < 300 && request.responseURL) {
+      location.href = `${request.responseURL}#imports`;
+    } else {
+      document.open();
+      document.write(request.responseText);
+      document.close();
+    }
+  };
+  request.onerror = () => {
+    form.submit();
+  };
+  if (button) {
+    button.disabled = true;
+    button.textContent = 'Uploading…';
+  }
+  request.send(new FormData(form));
+});
+
+/**
+ * The statistics page's shortcuts (../statistics/view.tsx): `?` opens the dialog that lists them;
+ * a letter follows the link marked `data-key="{letter}"` (a range, `x` to compare) or focuses
+ * the field so marked (the custom range's first date). Never while a modifier is held, nor
+ * while typing into a field.
+ */
+document.addEventListener('keydown', (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  const target = event.target;
+  if (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
+  )
+    return;
+  const dialog = document.getElementById('shortcuts') as HTMLDialogElement | null;
+  // `showModal` is missing where the browser has no <dialog>.
+  if (event.key === '?' && dialog?.showModal) {
+    event.preventDefault();
+    if (!dialog.open) dialog.showModal();
+    return;
+  }
+  // Only printable keys: `ArrowLeft`, `Home`, … are left to the listeners below.
+  if (event.key.length !== 1) return;
+  const marked = document.querySelector<HTMLElement>(`[data-key="${event.key.toLowerCase()}"]`);
+  if (!marked) return;
+  event.preventDefault();
+  if (marked instanceof HTMLAnchorElement) location.href = marked.href;
+  else marked.focus();
+});
+
+// The chart's points (`.pt`, ../statistics/chart/chart.tsx) are one stop of the Tab key: the left and
+// right arrows move the focus, and that stop, to the point before or after.
+document.addEventListener('keydown', (event) => {
+  const point = elementOf(event);
+  if (!point?.classList.contains('pt')) return;
+  const next =
+    event.key === 'ArrowRight'
+      ? point.nextElementSibling
+      : event.key === 'ArrowLeft'
+        ? point.previousElementSibling
+        : null;
+  if (!next?.classList.contains('pt')) return;
+  event.preventDefault();
+  point.setAttribute('tabindex', '-1');
+  next.setAttribute('tabindex', '0');
+  (next as Focusable).focus();
+});
+
+// A click on a point of the chart (or Enter on it) dates the annotation form, for the
+// owner and admins who have one (../statistics/annotation-forms.tsx): "click a date, write the note".
+const annotateAt = (point: Element | null) => {
+  const date = point?.closest('.pt')?.getAttribute('data-date');
+  const form = document.querySelector<HTMLFormElement>('form.annotate');
+  const field = form?.querySelector<HTMLInputElement>('input[name="date"]');
+  if (!date || !field) return;
+  field.value = date;
+  form?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
+};
+document.addEventListener('click', (event) => annotateAt(event.target as Element | null));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') annotateAt(elementOf(event));
+});
+
+/**
+ * Shows a group's tab in place (../statistics/panels.tsx): every tab's table is in the page (but a
+ * log's listing not read: then its link is followed), so the chosen one is shown and the
+ * others hidden. The address becomes the tab's link, and the
+ * links and GET forms to this page carry the group's parameter (`sources=campaign`) as the
+ * server would have rendered them, so a range or a filter chosen next keeps the tab.
+ */
+function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
+  // A tab whose rows the page did not read (`data-load`) is its link.
+  if (document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load')) {
+    location.href = tab.href;
+    return;
+  }
+  const list = tab.parentNode as ParentNode;
+  // The group's section's id is the parameter naming its chosen tab.
+  const group = (tab.closest('section') as HTMLElement).id;
+  const value = new URL(tab.href).searchParams.get(group);
+  for (const other of list.querySelectorAll('[role=tab]')) {
+    const panel = document.getElementById(other.getAttribute('aria-controls') ?? '');
+    other.setAttribute('aria-selected', other === tab ? 'true' : 'false');
+    if (panel) panel.hidden = other !== tab;
+  }
+  if (history.replaceState) history.replaceState(null, '', tab.href);
+  keepTabInLinks(group, value);
+  keepTabInForms(group, value);
+  if (focus) tab.focus();
+}
+
+/** The links to this page (tabs aside) choose the group's tab `value` (none: the default). */
+function keepTabInLinks(group: string, value: string | null): void {
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('a[href]:not([role=tab])')) {
+    const url = new URL(link.href);
+    if (url.pathname !== location.pathname) continue;
+    if (value) url.searchParams.set(group, value);
+    else url.searchParams.delete(group);
+    link.href = url.href;
+  }
+}
+
+/** The GET forms to this page carry the group's tab `value` in a hidden field (none: no field). */
+function keepTabInForms(group: string, value: string | null): void {
+  for (const form of document.querySelectorAll<HTMLFormElement>('form[method=get]')) {
+    if (new URL(form.action).pathname !== location.pathname) continue;
+    let field = form.querySelector<HTMLInputElement>(`input[type=hidden][name="${group}"]`);
+    if (!value) {
+      if (field) field.remove();
+      continue;
+    }
+    if (!field) {
+      field = document.createElement('input');
+      field.type = 'hidden';
+      field.name = group;
+      form.appendChild(field);
+    }
+    field.value = value;
+  }
+}
+
+// A tab clicked is shown in place; a click with a modifier or another button still opens the
+// tab's link (in a new tab or window).
+document.addEventListener('click', (event) => {
+  const tab = elementOf(event)?.closest<HTMLAnchorElement>('[role=tab]');
+  if (!tab || event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)
+    return;
+  event.preventDefault();
+  selectTab(tab);
+});
+
+// A tab list's keys, as ARIA's tabs pattern has them: the arrows go to the tab before or after
+// (round the ends), Home to the first, End to the last; the tab reached is shown and focused.
+document.addEventListener('keydown', (event) => {
+  const tab = elementOf(event);
+  if (tab?.getAttribute('role') !== 'tab') return;
+  const tabs = [
+    ...(tab.parentNode as ParentNode).querySelectorAll<HTMLAnchorElement>('[role=tab]'),
+  ];
+  const i = tabs.indexOf(tab as HTMLAnchorElement);
+  const next =
+    event.key === 'ArrowRight'
+      ? tabs[(i + 1) % tabs.length]
+      : event.key === 'ArrowLeft'
+        ? tabs[(i + tabs.length - 1) % tabs.length]
+        : event.key === 'Home'
+          ? tabs[0]
+          : event.key === 'End'
+            ? tabs[tabs.length - 1]
+            : null;
+  if (!next) return;
+  event.preventDefault();
+  selectTab(next, true);
+});
+
+/**
+ * A page opened from a link whose secret is after `#` (a shared link, an invitation, a report's
+ * unsubscribe link: ../layout/fragment-form.tsx) puts the secret into its form's `data-fragment` field,
+ * takes it out of the address bar and hides the field; a form marked `data-auto` is posted at
+ * once.
+ */
+function fillFragmentForm(): void {
+  const field = document.querySelector<HTMLInputElement>('[data-fragment]');
+  const secret = location.hash.slice(1);
+  if (!field || !secret) return;
+  field.value = secret;
+  if (history.replaceState) history.replaceState(null, '', location.pathname + location.search);
+  const label = field.closest('label');
+  if (label) label.hidden = true;
+  const form = field.form as HTMLFormElement;
+  if (form.hasAttribute('data-auto')) form.submit();
+}
+
+/** The answer of the realtime figure's address (`{path}/live.json`). */
+interface Live {
+  visitors: number;
+  formatted: string;
+}
+
+/**
+ * The statistics page's realtime figure (`data-live="{address}"`, ../statistics/overview-page.tsx) asked for again
+ * every 30 seconds, while the page is shown; a failed request leaves the figure as it was.
+ */
+function refreshLiveFigure(): void {
+  const live = document.querySelector('[data-live]');
+  if (!live || !window.fetch) return;
+  setInterval(() => {
+    if (document.hidden) return;
+    fetch(live.getAttribute('data-live') ?? '', { credentials: 'same-origin' })
+      .then((res) => (res.ok ? (res.json() as Promise<Live>) : null))
+      .then((figure) => {
+        if (!figure) return;
+        const count = live.querySelector('strong');
+        const unit = live.querySelector('[data-unit]');
+        if (count) count.textContent = figure.formatted;
+        if (unit) unit.textContent = figure.visitors === 1 ? 'visitor' : 'visitors';
+      })
+      .catch(() => {});
+  }, 30000);
+}
+
+/** A value the filter menu suggests (`{path}/{name}.json`): as filtered by, and as read. */
+interface Suggested {
+  value: string;
+  label: string;
+}
+
+/**
+ * The filter menu's suggestions (`form[data-suggest]`, ../statistics/filter-menu.tsx): as one types
+ * a value, or chooses another dimension, the range's values of that dimension containing the
+ * text are asked for (after a pause of 200 ms) and offered in the field's list; a failed
+ * request leaves the list as it was.
+ */
+function suggestFilterValues(): void {
+  const form = document.querySelector<HTMLFormElement>('form[data-suggest]');
+  const list = document.getElementById('add-value-list');
+  if (!form || !list || !window.fetch) return;
+  const dimension = form.elements.namedItem('add_filter') as HTMLSelectElement;
+  const field = form.elements.namedItem('add_value') as HTMLInputElement;
+  let asked = '';
+  let timer = 0;
+  const ask = () => {
+    const key = `${dimension.value}\u0000${field.value}`;
+    if (key === asked) return;
+    asked = key;
+    const params = new URLSearchParams(new FormData(form) as unknown as Record<string, string>);
+    for (const name of ['add_filter', 'add_operator', 'add_value']) params.delete(name);
+    params.set('search', field.value);
+    fetch(`${form.dataset.suggest}/${dimension.value}.json?${params.toString()}`, {
+      credentials: 'same-origin',
+    })
+      .then((res) => (res.ok ? (res.json() as Promise<{ values: Suggested[] }>) : null))
+      .then((answer) => {
+        if (!answer || asked !== key) return;
+        list.replaceChildren(
+          ...answer.values.map((v) => new Option(v.label === v.value ? '' : v.label, v.value)),
+        );
+      })
+      .catch(() => {});
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(ask, 200);
+  };
+  field.addEventListener('input', later);
+  field.addEventListener('focus', ask);
+  dimension.addEventListener('change', later);
+}
+
+fillFragmentForm();
+refreshLiveFigure();
+suggestFilterValues();

@@ -1,0 +1,32 @@
+/**
+ * The dashboard's stylesheet and its one small script, served by the Worker itself (no CDN)
+ * under content-hashed URLs, so they can be cached for a year. Inline styles and scripts are
+ * not used at all: the Content-Security-Policy allows only these files. Their sources are
+ * ./style.css (with the parts it imports) and ./page-script.ts, minified by
+ * `npm run build:assets` into the Worker's static assets (static/assets/, read through the
+ * `ASSETS` binding, so they weigh nothing in the Worker's bundle), their versions into
+ * ./app.generated.ts.
+ */
+import { type Context, Hono } from 'hono';
+import type { AppEnv } from '../../env.ts';
+import { APP_CSS_VERSION, APP_JS_VERSION } from './app.generated.ts';
+
+/** URLs of the current assets, for the layout. */
+export async function assetUrls() {
+  return { css: `/assets/app.${APP_CSS_VERSION}.css`, js: `/assets/app.${APP_JS_VERSION}.js` };
+}
+
+export function createAssetRoutes() {
+  const assets = new Hono<AppEnv>();
+  const serve = (file: string, type: string) => async (c: Context<AppEnv>) => {
+    const res = await c.env.ASSETS.fetch(new Request(`https://assets.invalid/assets/${file}`));
+    if (!res.ok) throw new Error(`The dashboard's ${file} is missing (${res.status}).`);
+    c.header('Content-Type', type);
+    c.header('Cache-Control', 'public, max-age=31536000, immutable');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(await res.text());
+  };
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.css}', serve('app.css', 'text/css; charset=utf-8'));
+  assets.get('/:name{app\\.[0-9a-f]{12}\\.js}', serve('app.js', 'text/javascript; charset=utf-8'));
+  return assets;
+}

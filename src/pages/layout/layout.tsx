@@ -1,0 +1,126 @@
+/** The frame of every dashboard page: header, navigation, and the Worker's own assets. */
+import type { Context } from 'hono';
+import type { Child, FC } from 'hono/jsx';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../../env.ts';
+import { csrfToken } from '../../http/session.ts';
+import { assetUrls } from '../assets/serve.ts';
+
+type LayoutProps = {
+  title: string;
+  owner: { email: string } | null;
+  csrf?: string;
+  /** Without the site's header: a shared link's embed. */
+  bare?: boolean;
+  children?: Child;
+};
+
+const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
+  title,
+  owner,
+  csrf,
+  assets,
+  bare = false,
+  children,
+}) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="referrer" content="same-origin" />
+      <title>{`${title} · Sightline`}</title>
+      <link rel="stylesheet" href={assets.css} />
+      <script src={assets.js} defer />
+    </head>
+    <body>
+      {bare ? null : (
+        <header class="top">
+          <a class="brand" href="/">
+            Sightline
+          </a>
+          {owner ? (
+            <nav aria-label="Main">
+              <a href="/websites">Websites</a>
+              <a href="/account">Account</a>
+              <form method="post" action="/logout" class="inline">
+                <input type="hidden" name="_csrf" value={csrf ?? ''} />
+                <button type="submit" class="secondary">
+                  Log out
+                </button>
+              </form>
+            </nav>
+          ) : (
+            <nav aria-label="Main">
+              <a href="/login">Log in</a>
+            </nav>
+          )}
+        </header>
+      )}
+      <main id="main">{children}</main>
+    </body>
+  </html>
+);
+
+/** Renders a page inside the layout for the current request (its owner and CSRF token). */
+export async function render(
+  c: Context<AppEnv>,
+  props: { title: string; children?: Child },
+  status: ContentfulStatusCode = 200,
+) {
+  const owner = c.get('owner');
+  const html = (
+    <Layout
+      title={props.title}
+      owner={owner}
+      csrf={await csrfToken(c)}
+      assets={await assetUrls()}
+      bare={c.get('embedded') === true}
+    >
+      {props.children}
+    </Layout>
+  );
+  // Without a doctype browsers render in quirks mode.
+  return c.html(`<!DOCTYPE html>${await html}`, status);
+}
+
+/**
+ * A row's delete (or revoke) button: a form posting the page's CSRF token to `action`, its
+ * label naming the row for screen readers (`Delete` + ` Sign-ups`).
+ */
+export const DeleteButton: FC<{
+  action: string;
+  csrf: string;
+  label?: string;
+  what: string;
+  /** Fields of the form besides the button (a choice about what goes with it). */
+  children?: Child;
+}> = ({ action, csrf, label = 'Delete', what, children }) => (
+  <form method="post" action={action}>
+    <input type="hidden" name="_csrf" value={csrf} />
+    <button type="submit" class="danger">
+      {label}
+      <span class="sr-only"> {what}</span>
+    </button>
+    {children}
+  </form>
+);
+
+/** A labelled field with its error message, as every form shows them. */
+export const Field: FC<{
+  label: string;
+  name: string;
+  error?: string[] | undefined;
+  hint?: string;
+  children: Child;
+}> = ({ label, name, error, hint, children }) => (
+  <label for={name}>
+    {label}
+    {hint ? <span class="hint">{hint}</span> : null}
+    {children}
+    {error?.length ? (
+      <span class="error" id={`${name}-error`} role="alert">
+        {error[0]}
+      </span>
+    ) : null}
+  </label>
+);

@@ -1,0 +1,254 @@
+/**
+ * A website's traffic alerts on its settings page (`/websites/{id}`): the list — each with what
+ * it asks, whether its address has confirmed, a button to send the confirmation again and one
+ * to delete it — and a form to add one, through the same domain functions and messages as the
+ * API (src/alerts/).
+ */
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { addAlert, conditionOf, sendConfirmation } from '../../alerts/alert-mail.ts';
+import {
+  ALERT_BOUNDS,
+  ALERT_DEFAULTS,
+  alertInput,
+  alertOf,
+  deleteAlert,
+  listAlerts,
+} from '../../alerts/alerts.ts';
+import { createDb } from '../../db/client.ts';
+import type { WebsiteRow } from '../../db/schema.ts';
+import type { AlertRow } from '../../db/sharing-schema.ts';
+import type { AppEnv } from '../../env.ts';
+import { formText } from '../../http/form.ts';
+import { linkOrigin } from '../../http/origin.ts';
+import { signedInOwner } from '../../http/session.ts';
+import { ApiError, type FieldErrors } from '../../lib/errors.ts';
+import { parseId } from '../../lib/ids.ts';
+import { DeleteButton } from '../layout/layout.tsx';
+
+/** The alert form's fields as sent, to show them again with the messages. */
+type AlertFormValues = Record<'kind' | 'email' | 'threshold' | 'hours' | 'every_hours', string>;
+export type AlertsState = { values?: AlertFormValues; errors?: FieldErrors };
+
+const EMPTY: AlertFormValues = {
+  kind: 'spike',
+  email: '',
+  threshold: '',
+  hours: '',
+  every_hours: '',
+};
+
+const AlertTable: FC<{ site: WebsiteRow; alerts: AlertRow[]; csrf: string }> = ({
+  site,
+  alerts,
+  csrf,
+}) => (
+  <table>
+    <thead>
+      <tr>
+        <th scope="col">E-mail</th>
+        <th scope="col">When</th>
+        <th scope="col">At most</th>
+        <th scope="col">Status</th>
+        <th scope="col">
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
+    <tbody>
+      {alerts.map((a) => (
+        <tr>
+          <td>{a.email}</td>
+          <td>
+            {a.kind === 'spike' ? 'Spike' : 'Drop'}: {conditionOf(a)}
+          </td>
+          <td>{a.everyHours === 1 ? 'every hour' : `every ${a.everyHours} hours`}</td>
+          <td>
+            {a.confirmedAt !== null ? (
+              'confirmed'
+            ) : (
+              <form
+                method="post"
+                action={`/websites/${site.id}/alerts/${a.id}/confirmation`}
+                class="inline"
+              >
+                <input type="hidden" name="_csrf" value={csrf} />
+                waiting for the address to confirm{' '}
+                <button type="submit" class="secondary">
+                  Send again<span class="sr-only"> to {a.email}</span>
+                </button>
+              </form>
+            )}
+          </td>
+          <td class="actions">
+            <DeleteButton
+              action={`/websites/${site.id}/alerts/${a.id}/delete`}
+              csrf={csrf}
+              what={`the ${a.kind} alert of ${a.email}`}
+            />
+          </td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
+const NumberField: FC<{
+  name: keyof typeof ALERT_BOUNDS;
+  label: string;
+  value: string;
+  error?: string | undefined;
+}> = ({ name, label, value, error }) => (
+  <>
+    <label>
+      {label}{' '}
+      <input
+        name={name}
+        type="number"
+        min={String(ALERT_BOUNDS[name].min)}
+        max={String(ALERT_BOUNDS[name].max)}
+        inputmode="numeric"
+        value={value}
+      />
+    </label>
+    {error ? <p class="error">{error}</p> : null}
+  </>
+);
+
+export const AlertsSection: FC<{
+  site: WebsiteRow;
+  alerts: AlertRow[];
+  csrf: string;
+  state?: AlertsState | undefined;
+}> = ({ site, alerts, csrf, state = {} }) => {
+  const values = state.values ?? EMPTY;
+  const error = (field: string) => state.errors?.[field]?.[0];
+  return (
+    <section aria-labelledby="alerts">
+      <h2 id="alerts">Traffic alerts</h2>
+      <p class="hint">
+        An e-mail when traffic spikes (this many visitors or more in the last hours) or drops (fewer
+        than this many, when the same hours a week before had that many — the tracker may have
+        broken), checked every hour, with the top pages and sources of a spike. Each address
+        confirms first, by the link of an e-mail, and can stop its alert from any of them.
+      </p>
+      {alerts.length > 0 ? (
+        <AlertTable site={site} alerts={alerts} csrf={csrf} />
+      ) : (
+        <p class="hint">No alerts yet.</p>
+      )}
+      <form method="post" action={`/websites/${site.id}/alerts`} class="stack">
+        <input type="hidden" name="_csrf" value={csrf} />
+        <label>
+          E-mail <input name="email" type="email" value={values.email} required />
+        </label>
+        {error('email') ? <p class="error">{error('email')}</p> : null}
+        <label>
+          Tell me when traffic{' '}
+          <select name="kind">
+            <option value="spike" selected={values.kind !== 'drop'}>
+              spikes
+            </option>
+            <option value="drop" selected={values.kind === 'drop'}>
+              drops
+            </option>
+          </select>
+        </label>
+        <NumberField
+          name="threshold"
+          label={`Visitors (a spike: this many or more; a drop: fewer than this — ${ALERT_DEFAULTS.drop.threshold}, none at all, unless set)`}
+          value={values.threshold}
+          error={error('threshold')}
+        />
+        <NumberField
+          name="hours"
+          label={`Over the last … hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop, unless set)`}
+          value={values.hours}
+          error={error('hours')}
+        />
+        <NumberField
+          name="every_hours"
+          label={`Hours between two e-mails, at least (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop, unless set)`}
+          value={values.every_hours}
+          error={error('every_hours')}
+        />
+        <button type="submit">Add the alert</button>
+      </form>
+    </section>
+  );
+};
+
+/** The settings page again, with the section's state. */
+type Reshow = (state: AlertsState, status: 422 | 429 | 503) => Promise<Response>;
+
+/**
+ * `POST /websites/:id/alerts` (add, and e-mail the confirmation), `…/alerts/:alert/confirmation`
+ * (send it again) and `…/alerts/:alert/delete`, the owner's and admins', each after the form's
+ * CSRF check (`formBody`).
+ */
+export function registerAlertPages(
+  pages: Hono<AppEnv>,
+  siteOf: (c: Context<AppEnv>) => Promise<WebsiteRow>,
+  formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
+  reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
+) {
+  const senderOf = (c: Context<AppEnv>) => ({
+    personId: signedInOwner(c).id,
+    origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
+  });
+  const settings = (site: WebsiteRow, done: string) => `/websites/${site.id}?alert=${done}#alerts`;
+  /** A refusal the section shows (with its status), or the error itself. */
+  const shown = (err: unknown) =>
+    err instanceof ApiError && (err.status === 422 || err.status === 429 || err.status === 503)
+      ? { errors: err.errors ?? { email: [err.message] }, status: err.status as 422 | 429 | 503 }
+      : null;
+  const alertIn = async (c: Context<AppEnv>, site: WebsiteRow) => {
+    const id = parseId(c.req.param('alert'));
+    const row = id === null ? undefined : await alertOf(createDb(c.env.DB), site.id, id);
+    if (!row) throw new ApiError(404, 'There is no such alert.');
+    return row;
+  };
+  pages.post('/:id/alerts', async (c) => {
+    const site = await siteOf(c);
+    const body = await formBody(c);
+    const values = Object.fromEntries(
+      Object.keys(EMPTY).map((k) => [k, formText(body[k]).trim()]),
+    ) as AlertFormValues;
+    const db = createDb(c.env.DB);
+    try {
+      await addAlert(c.env, db, site, alertInput(values), senderOf(c));
+    } catch (err) {
+      const refused = shown(err);
+      if (!refused) throw err;
+      return reshow(c, site)({ values, errors: refused.errors }, refused.status);
+    }
+    return c.redirect(settings(site, 'added'), 303);
+  });
+  pages.post('/:id/alerts/:alert/confirmation', async (c) => {
+    const site = await siteOf(c);
+    await formBody(c);
+    const row = await alertIn(c, site);
+    const db = createDb(c.env.DB);
+    if (row.confirmedAt === null) {
+      try {
+        await sendConfirmation(c.env, db, site, row, senderOf(c));
+      } catch (err) {
+        const refused = shown(err);
+        if (!refused) throw err;
+        return reshow(c, site)({ errors: refused.errors }, refused.status);
+      }
+    }
+    return c.redirect(settings(site, 'resent'), 303);
+  });
+  pages.post('/:id/alerts/:alert/delete', async (c) => {
+    const site = await siteOf(c);
+    await formBody(c);
+    const row = await alertIn(c, site);
+    await deleteAlert(createDb(c.env.DB), site.id, row.id);
+    return c.redirect(settings(site, 'deleted'), 303);
+  });
+}
+
+/** The alerts the settings page lists. */
+export const alertsOf = (c: Context<AppEnv>, site: WebsiteRow) =>
+  listAlerts(createDb(c.env.DB), site.id);

@@ -1,0 +1,221 @@
+/**
+ * A website's imports and exports on its settings page (`/websites/{id}`): the imports
+ * counted, each with a delete button; an upload of a file (with its progress when JavaScript
+ * runs; a plain form post without); and the downloads of its data — through the same domain
+ * functions and messages as the API (src/imports/, src/exports/).
+ */
+
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { createDb } from '../../db/client.ts';
+import type { WebsiteRow } from '../../db/schema.ts';
+import type { AppEnv } from '../../env.ts';
+import { exportResponse } from '../../exports/exports.ts';
+import { routeBodyLimit } from '../../http/body-limits.ts';
+import { formText } from '../../http/form.ts';
+import { packingOf } from '../../imports/files.ts';
+import { ImportError } from '../../imports/format.ts';
+import { runImport } from '../../imports/run.ts';
+import {
+  deleteImport,
+  IMPORT_SOURCES,
+  type ImportRecord,
+  type ImportSource,
+  listImports,
+} from '../../imports/store.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { parseId } from '../../lib/ids.ts';
+import { clientAddressKey } from '../../lib/ip.ts';
+import { tooManyRequests, withinReadLimits } from '../../lib/rate-limit.ts';
+import { flushBeforeReading } from '../../website-log/worker/calls.ts';
+import type { Role } from '../../websites/queries.ts';
+import { DeleteButton } from '../layout/layout.tsx';
+
+/** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
+const UPLOAD_LIMIT = 50 * 1024 * 1024;
+const uploadLimit = routeBodyLimit(
+  UPLOAD_LIMIT,
+  'The file is larger than 50 MB: import it with npm run import.',
+);
+
+const SOURCE_NAMES: Record<ImportSource, string> = {
+  plausible: 'Plausible (its CSV export: the zip, or one of its CSV files)',
+  goatcounter: 'GoatCounter (its CSV export, .csv.gz or .csv)',
+  umami: "Umami (a website_event CSV, or Umami Cloud's export zip)",
+};
+
+const ImportTable: FC<{ site: WebsiteRow; imports: ImportRecord[]; csrf: string }> = ({
+  site,
+  imports,
+  csrf,
+}) => (
+  <table>
+    <thead>
+      <tr>
+        <th scope="col">Source</th>
+        <th scope="col">Dates</th>
+        <th scope="col" class="num">
+          Rows
+        </th>
+        <th scope="col">
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
+    <tbody>
+      {imports.map((i) => (
+        <tr>
+          <td>{i.source}</td>
+          <td>
+            {i.from} to {i.to}
+          </td>
+          <td class="num">{i.rows.toLocaleString('en-US')}</td>
+          <td class="actions">
+            <DeleteButton
+              action={`/websites/${site.id}/imports/${i.id}/delete`}
+              csrf={csrf}
+              what={`the import of ${i.from} to ${i.to}`}
+            />
+          </td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
+export const ImportsSection: FC<{
+  site: WebsiteRow;
+  imports: ImportRecord[];
+  csrf: string;
+  error?: string | undefined;
+}> = ({ site, imports, csrf, error }) => (
+  <section aria-labelledby="imports">
+    <h2 id="imports">Imports and exports</h2>
+    <p class="hint">
+      Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers
+      for its dates (filters and hourly charts show Sightline's own events only). A newer import of
+      the same dates replaces what an older one held of the same statistics.
+    </p>
+    {imports.length > 0 ? (
+      <ImportTable site={site} imports={imports} csrf={csrf} />
+    ) : (
+      <p class="hint">No imports yet.</p>
+    )}
+    <form
+      method="post"
+      action={`/websites/${site.id}/imports`}
+      enctype="multipart/form-data"
+      class="stack"
+      data-upload
+    >
+      <input type="hidden" name="_csrf" value={csrf} />
+      <label>
+        From{' '}
+        <select name="source">
+          {IMPORT_SOURCES.map((s) => (
+            <option value={s}>{SOURCE_NAMES[s]}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        File (at most 50 MB here; larger ones with npm run import){' '}
+        <input type="file" name="file" required accept=".zip,.csv,.gz" />
+      </label>
+      <label class="check">
+        <input type="checkbox" name="overlap" value="own_wins" /> Import dates this website has
+        events of its own on too (its own counts win for those dates)
+      </label>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <progress value="0" max="100" hidden>
+        Uploading
+      </progress>
+      <button type="submit">Import</button>
+    </form>
+    <h3>Export</h3>
+    <ul>
+      <li>
+        <a href={`/websites/${site.id}/export?format=plausible`}>
+          Numbers, as Plausible's CSV export
+        </a>{' '}
+        <span class="hint">(a zip that Plausible and Sightline import)</span>
+      </li>
+      <li>
+        <a href={`/websites/${site.id}/export?format=events`}>Every event, as NDJSON</a> or{' '}
+        <a href={`/websites/${site.id}/export?format=events&as=csv`}>as CSV</a>
+      </li>
+    </ul>
+  </section>
+);
+
+/** The settings page again, with the import's error (a 422, or 409 for own dates). */
+type Reshow = (error: string, status: 409 | 422) => Promise<Response>;
+
+/**
+ * `POST /websites/:id/imports` (upload), `POST /websites/:id/imports/:import/delete` and
+ * `GET /websites/:id/export`, for the website of the path (`siteOf`: the owner's and admins';
+ * an export any member's), each form after its CSRF check (`formBody`).
+ */
+export function registerImportPages(
+  pages: Hono<AppEnv>,
+  siteOf: (c: Context<AppEnv>, need?: Role) => Promise<WebsiteRow>,
+  formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
+  reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
+) {
+  pages.post('/:id/imports', uploadLimit, async (c) => {
+    const site = await siteOf(c);
+    const body = await formBody(c);
+    const source = formText(body.source) as ImportSource;
+    const file = body.file;
+    if (!IMPORT_SOURCES.includes(source))
+      return reshow(c, site)('Choose where the file comes from.', 422);
+    if (!(file instanceof File) || file.size === 0) return reshow(c, site)('Choose a file.', 422);
+    const packing = packingOf(file.type, file.name);
+    if (!packing) return reshow(c, site)(`${file.name}: not a zip, a gzip or a CSV file.`, 422);
+    try {
+      await runImport(createDb(c.env.DB), site, file.stream(), {
+        source,
+        packing,
+        fileName: file.name,
+        overlap: formText(body.overlap) === 'own_wins',
+        flush: () => flushBeforeReading(c.env, site.id),
+      });
+    } catch (err) {
+      if (err instanceof ImportError) return reshow(c, site)(err.message, 422);
+      if (err instanceof ApiError && err.status === 409)
+        return reshow(c, site)(
+          err.message.replace('Import with overlap=own_wins', 'Tick the box below'),
+          409,
+        );
+      throw err;
+    }
+    return c.redirect(`/websites/${site.id}?import=added#imports`, 303);
+  });
+  pages.post('/:id/imports/:import/delete', async (c) => {
+    const site = await siteOf(c);
+    await formBody(c);
+    const id = parseId(c.req.param('import'));
+    if (id === null || !(await deleteImport(createDb(c.env.DB), site.id, id)))
+      throw new ApiError(404, 'There is no such import.');
+    return c.redirect(`/websites/${site.id}?import=deleted#imports`, 303);
+  });
+  pages.get('/:id/export', async (c) => {
+    // Any member reads everything of the website: an export too.
+    const site = await siteOf(c, 'viewer');
+    const format = c.req.query('format');
+    const as = c.req.query('as') ?? 'ndjson';
+    if ((format !== 'plausible' && format !== 'events') || (as !== 'csv' && as !== 'ndjson'))
+      throw new ApiError(404, 'There is no such export.');
+    // An export reads all of a website: readers' limits apply (src/lib/rate-limit.ts).
+    if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, true)))
+      throw tooManyRequests();
+    return exportResponse(c.env, createDb(c.env.DB), site, { format, as });
+  });
+}
+
+/** The imports the settings page lists. */
+export const importsOf = (c: Context<AppEnv>, site: WebsiteRow) =>
+  listImports(createDb(c.env.DB), site.id);

@@ -1,0 +1,191 @@
+/**
+ * A website's shared links on its settings page (`/websites/{id}`): the links, each with a
+ * revoke button, and a form to make one — a name and an optional password — through the same
+ * domain functions and messages as the API (src/sharing/links.ts). A new link's address is
+ * shown once, with the `<iframe>` that embeds it.
+ */
+
+import type { Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { createDb } from '../../db/client.ts';
+import type { WebsiteRow } from '../../db/schema.ts';
+import type { SegmentRow } from '../../db/sharing-schema.ts';
+import type { AppEnv } from '../../env.ts';
+import { formText } from '../../http/form.ts';
+import { linkOrigin } from '../../http/origin.ts';
+import { signedInOwner } from '../../http/session.ts';
+import { ApiError, type FieldErrors } from '../../lib/errors.ts';
+import { parseId } from '../../lib/ids.ts';
+import { listSegments } from '../../segments/segments.ts';
+import {
+  createSharedLink,
+  deleteSharedLink,
+  listSharedLinks,
+  type SharedLinkRecord,
+} from '../../sharing/links.ts';
+import { DeleteButton } from '../layout/layout.tsx';
+
+/** What the section shows after a form: the new link's address, or the form's messages. */
+export type SharingState = {
+  /** A new link's address and its embed's (each shown once: the token is not kept). */
+  created?: { url: string; embed: string };
+  values?: { name: string };
+  errors?: FieldErrors;
+};
+
+/** The `<iframe>` that embeds a link's statistics in any page. */
+const embedSnippet = (url: string) =>
+  `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
+
+const LinkTable: FC<{
+  site: WebsiteRow;
+  links: SharedLinkRecord[];
+  segments: SegmentRow[];
+  csrf: string;
+}> = ({ site, links, segments, csrf }) => (
+  <table>
+    <thead>
+      <tr>
+        <th scope="col">Link</th>
+        <th scope="col">Shows</th>
+        <th scope="col">Password</th>
+        <th scope="col">Made</th>
+        <th scope="col">Made by</th>
+        <th scope="col">
+          <span class="sr-only">Actions</span>
+        </th>
+      </tr>
+    </thead>
+    <tbody>
+      {links.map((l) => (
+        <tr>
+          <td>{l.name}</td>
+          <td>
+            {l.segment_id === null
+              ? 'everything'
+              : `segment ${segments.find((g) => g.id === l.segment_id)?.name ?? l.segment_id}`}
+          </td>
+          <td>{l.has_password ? 'yes' : 'no'}</td>
+          <td>{l.created_at.slice(0, 10)}</td>
+          <td>{l.created_by ?? '—'}</td>
+          <td class="actions">
+            <DeleteButton
+              action={`/websites/${site.id}/shared-links/${l.id}/delete`}
+              csrf={csrf}
+              label="Revoke"
+              what={l.name}
+            />
+          </td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
+/** A link just made, at the top of the settings page, where the person is: shown only this once. */
+export const SharedLinkMade: FC<{ created: { url: string; embed: string } }> = ({ created }) => (
+  <div class="notice" role="status">
+    <p>Link made. Copy it now: it is shown only once (it is listed under Shared links).</p>
+    <pre id="shared-link-url">{created.url}</pre>
+    <p>To embed the statistics in a page (a link without a password):</p>
+    <pre id="shared-link-embed">{embedSnippet(created.embed)}</pre>
+  </div>
+);
+
+export const SharingSection: FC<{
+  site: WebsiteRow;
+  links: SharedLinkRecord[];
+  /** The website's site segments, one of which a link may be limited to. */
+  segments: SegmentRow[];
+  csrf: string;
+  state?: SharingState | undefined;
+}> = ({ site, links, segments, csrf, state = {} }) => (
+  <section aria-labelledby="sharing">
+    <h2 id="sharing">Shared links</h2>
+    <p class="hint">
+      A secret link shows this website's statistics, read-only, to whoever has it — every range,
+      filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an
+      admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as
+      the owner's).
+    </p>
+    {links.length > 0 ? (
+      <LinkTable site={site} links={links} segments={segments} csrf={csrf} />
+    ) : (
+      <p class="hint">No shared links yet.</p>
+    )}
+    <form method="post" action={`/websites/${site.id}/shared-links`} class="stack">
+      <input type="hidden" name="_csrf" value={csrf} />
+      <label>
+        Name (who it is for) <input name="name" value={state.values?.name ?? ''} required />
+      </label>
+      {state.errors?.name?.[0] ? <p class="error">{state.errors.name[0]}</p> : null}
+      <label>
+        Password (optional, 8 to 128 characters){' '}
+        <input name="password" type="password" autocomplete="new-password" />
+      </label>
+      {state.errors?.password?.[0] ? <p class="error">{state.errors.password[0]}</p> : null}
+      {segments.length > 0 ? (
+        <label>
+          Shows{' '}
+          <select name="segment_id">
+            <option value="">every number</option>
+            {segments.map((g) => (
+              <option value={String(g.id)}>only the segment {g.name}</option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {state.errors?.segment_id?.[0] ? <p class="error">{state.errors.segment_id[0]}</p> : null}
+      <button type="submit">Make a link</button>
+    </form>
+  </section>
+);
+
+/** The settings page again, with the section's state (a new link, or the form's messages). */
+type Reshow = (state: SharingState, status: 200 | 422) => Promise<Response>;
+
+/**
+ * `POST /websites/:id/shared-links` (make) and `POST /websites/:id/shared-links/:link/delete`
+ * (revoke), for the website of the path, its owner's and admins' (`siteOf`), each after the form's CSRF check.
+ */
+export function registerSharingPages(
+  pages: Hono<AppEnv>,
+  siteOf: (c: Context<AppEnv>) => Promise<WebsiteRow>,
+  formBody: (c: Context<AppEnv>) => Promise<Record<string, unknown>>,
+  reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
+) {
+  pages.post('/:id/shared-links', async (c) => {
+    const site = await siteOf(c);
+    const body = await formBody(c);
+    const fields = {
+      name: formText(body.name),
+      password: formText(body.password),
+      segment_id: formText(body.segment_id),
+    };
+    try {
+      const origin = linkOrigin(c.env.PUBLIC_URL, c.req.url);
+      const db = createDb(c.env.DB);
+      const link = await createSharedLink(db, site.id, fields, origin, signedInOwner(c));
+      return reshow(c, site)({ created: { url: link.url, embed: link.embed_url } }, 200);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.errors)) throw err;
+      return reshow(c, site)({ values: { name: fields.name }, errors: err.errors }, 422);
+    }
+  });
+  pages.post('/:id/shared-links/:link/delete', async (c) => {
+    const site = await siteOf(c);
+    await formBody(c);
+    const id = parseId(c.req.param('link'));
+    if (id === null || !(await deleteSharedLink(createDb(c.env.DB), site.id, id)))
+      throw new ApiError(404, 'There is no such link.');
+    return c.redirect(`/websites/${site.id}?link=deleted#sharing`, 303);
+  });
+}
+
+/** The links the settings page lists. */
+export const sharedLinksOf = (c: Context<AppEnv>, site: WebsiteRow) =>
+  listSharedLinks(createDb(c.env.DB), site.id);
+
+/** The site segments a new link may be limited to. */
+export const siteSegmentsOf = async (c: Context<AppEnv>, site: WebsiteRow) =>
+  (await listSegments(createDb(c.env.DB), site.id, 0)).filter((g) => g.type === 'site');

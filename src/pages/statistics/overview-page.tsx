@@ -1,0 +1,345 @@
+/**
+ * `/stats/{domain}`: the statistics page (docs/ARCHITECTURE.md, The HTTP contract) — the
+ * overview, a statistic's full view and its CSV. Each route checks access (./gate.tsx),
+ * parses the view from the address (range, filters, chart, search, sort, page), asks the
+ * stats domain for the numbers and renders them (./view.tsx). All state is in the URL,
+ * so any view, filtered or not, can be shared.
+ */
+import { type Context, Hono } from 'hono';
+import type { FC } from 'hono/jsx';
+import { listAnnotations } from '../../annotations/annotations.ts';
+import { MAX_PROP_NAME } from '../../counting/query-dimensions.ts';
+import type { Database } from '../../db/client.ts';
+import type { WebsiteRow } from '../../db/schema.ts';
+import type { AppEnv } from '../../env.ts';
+import { listFunnels } from '../../flows/funnels.ts';
+import { listGoals } from '../../goals/goals.ts';
+import { importsWithin } from '../../imports/store.ts';
+import { localDateHour, type SeriesUnit, seriesUnitOf } from '../../lib/time/dates.ts';
+import { type Comparison, comparisonOf, sameHoursAsToday } from '../../query/present/comparison.ts';
+import type { ChartMetric } from '../../query/present/figures.ts';
+import { isUnavailable, needsGoals, sourceOf } from '../../query/present/numbers.ts';
+import { type Overview, overviewOf } from '../../query/present/overview.ts';
+import { propertyNamesOf } from '../../query/present/properties.ts';
+import { chartMetricsFor, formatNumber } from '../../query/present/readable.ts';
+import { realtimeVisitors } from '../../website-log/worker/calls.ts';
+import { render } from '../layout/layout.tsx';
+import { notFound } from '../sharing/link-access.tsx';
+import { statsReader, websiteLinks } from '../websites/website-switcher.tsx';
+import {
+  AnnotationsSection,
+  annotatorOf,
+  chartNotes,
+  registerAnnotationPages,
+} from './annotation-forms.tsx';
+import { Chart, type CompareParams, chartMetric } from './chart/chart.tsx';
+import { CompareForm, IntervalNav, pointUnderWay } from './chart/chart-parts.tsx';
+import { addedFilterHref, FilterMenu } from './filter-menu.tsx';
+import { FlowsPanel, registerFlowPages } from './flow-pages.tsx';
+import { statisticCsv, statisticPage, statisticValues } from './full-view.tsx';
+import { readableSite, registerPasswordRoute, viewOf } from './gate.tsx';
+import { UnavailableNotice } from './panel-rows.tsx';
+import { chosenTabs, PanelGroups, panelsAsked } from './panels.tsx';
+import { PropertiesPanel } from './properties-card.tsx';
+import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './segment-menu.tsx';
+import { Totals } from './totals.tsx';
+import {
+  type Extra,
+  FilterChips,
+  ImportedNotice,
+  RangeNav,
+  type View,
+  viewHref,
+  viewParams,
+} from './view.tsx';
+
+/** What the figures are compared with, in a sentence: `vs previous period`. */
+const comparedWords = (c: Comparison) =>
+  c.mode === 'previous'
+    ? 'previous period'
+    : c.mode === 'year'
+      ? 'the same period a year before'
+      : `${c.from} – ${c.to}`;
+
+/**
+ * The overview's chart: the point under way (today, the hour under way) drawn as partial; under
+ * it, the units it can be drawn in.
+ */
+const OverviewChart: FC<{
+  overview: Overview;
+  range: { from: string; to: string };
+  timeZone: string;
+  metric: ChartMetric;
+  /** What the page compares with; null: nothing. */
+  compared: Comparison | null;
+  hrefFor: Parameters<typeof Chart>[0]['hrefFor'];
+  notes: Awaited<ReturnType<typeof listAnnotations>>;
+  unit: SeriesUnit;
+  /** The address of the overview with its chart in another unit. */
+  intervalHref: (unit: SeriesUnit) => string;
+}> = ({ overview, range, timeZone, metric, compared, hrefFor, notes, unit, intervalHref }) => (
+  <>
+    <Chart
+      points={overview.series}
+      previous={overview.previousSeries}
+      unit={unit}
+      metric={metric}
+      comparedTo={compared ? comparedTitle(compared) : null}
+      comparing={compared ? compared.mode : null}
+      hrefFor={hrefFor}
+      notes={chartNotes(notes, overview.series, unit, range)}
+      from={range.from}
+      underWay={pointUnderWay(overview.series, unit, range, localDateHour(Date.now(), timeZone))}
+    />
+    <IntervalNav range={range} unit={unit} hrefFor={intervalHref} />
+  </>
+);
+
+/** The visitors of the last 5 minutes, asked for again every 30 seconds (`{path}/live.json`). */
+const LiveFigure: FC<{ path: string; live: number }> = ({ path, live }) => (
+  <p class="live" role="status" data-live={`${path}/live.json`}>
+    <strong>{formatNumber(live)}</strong>{' '}
+    <span data-unit>{live === 1 ? 'visitor' : 'visitors'}</span> in the last 5 minutes
+  </p>
+);
+
+/** The compared range as the chart's key names it. */
+const comparedTitle = (c: Comparison) =>
+  c.mode === 'previous'
+    ? 'Previous period'
+    : c.mode === 'year'
+      ? 'A year before'
+      : `${c.from} – ${c.to}`;
+
+/**
+ * The overview's custom properties, when the address asks for them — a property by its name
+ * (`property`), or the list (`properties=1`): the names the range's hits carry (most carried
+ * first) and the first values of the one named or, without one, of the first. Both are reads
+ * of the log (the roll-ups keep no property), which an overview otherwise never makes.
+ */
+async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
+  const asked = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
+  const listed = asked !== '' || c.req.query('properties') === '1';
+  if (!listed) return { asked, listed, name: '', names: null, rows: null };
+  const goals = view.filters.some(needsGoals) ? await listGoals(db, site.id) : [];
+  const found = await propertyNamesOf(c.env, site.id, view.range, view.filters, goals);
+  const names = isUnavailable(found) ? [] : found.map((n) => n.name);
+  const name = asked || names[0] || '';
+  if (name === '') return { asked, listed, name, names, rows: null };
+  const source = await sourceOf(c.env, db, site.id, view.filters, goals);
+  const page = await source.page({
+    name: 'property',
+    property: name,
+    from: view.range.from,
+    to: view.range.to,
+    sortBy: 'count',
+    sort: 'desc',
+    limit: 10,
+    offset: 0,
+  });
+  return { asked, listed, name, names, rows: isUnavailable(page) ? [] : page.rows };
+}
+
+/**
+ * The comparison the address asks for (`compare`: `previous`, `year`, `custom` with
+ * `compare_from` and `compare_to`), drawn on the chart, and its parameters for the page's links;
+ * without one (or with one that cannot be used), the figures' changes are against the period
+ * before.
+ */
+function comparisonAsked(
+  c: Context<AppEnv>,
+  range: { from: string; to: string },
+  timeZone: string,
+) {
+  const asked = comparisonOf(range, {
+    compare: c.req.query('compare'),
+    from: c.req.query('compare_from'),
+    to: c.req.query('compare_to'),
+  });
+  const hours = (compared: Comparison) => sameHoursAsToday(compared, range, Date.now(), timeZone);
+  if ('errors' in asked || c.req.query('compare') === undefined)
+    return {
+      compare: false,
+      compared: hours(comparisonOf(range, {}) as Comparison),
+      comparing: {},
+    };
+  const custom = asked.mode === 'custom' ? { compare_from: asked.from, compare_to: asked.to } : {};
+  return { compare: true, compared: hours(asked), comparing: { compare: asked.mode, ...custom } };
+}
+
+/**
+ * What the overview's links keep besides the view: the chart and its interval, the
+ * comparison, the tabs chosen.
+ */
+function keptOf(
+  c: Context<AppEnv>,
+  shown: {
+    range: { from: string; to: string };
+    metric: ChartMetric;
+    unit: SeriesUnit;
+    comparing: Extra;
+    overview: Awaited<ReturnType<typeof overviewOf>>;
+  },
+) {
+  const { range, metric, unit, comparing, overview } = shown;
+  return {
+    chart: metric === 'overview' ? undefined : metric,
+    interval: unit === seriesUnitOf(range) ? undefined : unit,
+    ...comparing,
+    ...chosenTabs(
+      (name) => c.req.query(name),
+      !isUnavailable(overview) && overview.goals.length > 0,
+    ),
+  };
+}
+
+/** The overview's address with the chart drawing `m` (and another comparison, or none). */
+const chartHrefOf =
+  (view: View, kept: Extra) => (m: ChartMetric, comparison?: CompareParams | false) =>
+    viewHref(view.base, view, {
+      ...kept,
+      ...(comparison === undefined
+        ? {}
+        : { compare: undefined, compare_from: undefined, compare_to: undefined, ...comparison }),
+      chart: m === 'overview' ? undefined : m,
+    });
+
+/** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
+async function overviewPage(c: Context<AppEnv>) {
+  const added = addedFilterHref(c);
+  if (added) return c.redirect(added, 303);
+  const found = await readableSite(c);
+  if (found instanceof Response) return found;
+  const { site, db } = found;
+  const { view, refused } = await viewOf(c, site, db);
+  const { range } = view;
+  const metric = chartMetric(c.req.query('chart'), range.from === range.to);
+  const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
+  const path = view.base;
+  const unit = seriesUnitOf(range, c.req.query('interval'));
+  const asked = panelsAsked((name) => c.req.query(name));
+  const asking = { compare, compared, unit };
+  const overview = await overviewOf(c.env, db, site.id, range, view.filters, asked, asking);
+  const keep = keptOf(c, { range, metric, unit, comparing, overview });
+  const property = await propertyOf(c, site, db, view);
+  const kept = {
+    ...keep,
+    property: property.asked || undefined,
+    properties: property.listed && !property.asked ? 1 : undefined,
+  };
+  const chartHref = chartHrefOf(view, kept);
+  const funnels = await listFunnels(db, site.id);
+  const imported = await importsWithin(db, site.id, range);
+  const segmentMenu = await segmentMenuOf(c, db, site);
+  const notes = await listAnnotations(db, site.id, range);
+  const annotator = await annotatorOf(c);
+  const reader = statsReader(c);
+  const links = reader ? await websiteLinks(db, reader, site, 'stats') : null;
+  const funnelsMade = reader?.admin ? `/websites/${site.id}#funnels` : undefined;
+  return render(c, {
+    title: `${site.domain} statistics`,
+    children: (
+      <>
+        <div class="actions">
+          <h1>{site.domain}</h1>
+          {links}
+          {/* The visitors of the last minutes are every visitor's: not for a segment's link. */}
+          {isUnavailable(overview) || c.get('linkSegment') ? null : (
+            <LiveFigure path={path} live={overview.live} />
+          )}
+        </div>
+        <RangeNav path={path} view={view} keep={kept} chart />
+        <p class="hint">
+          {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
+        </p>
+        <FilterChips path={path} view={view} keep={kept} refused={refused} />
+        <FilterMenu view={view} keep={kept} />
+        {segmentMenu ? (
+          <SegmentMenu path={path} view={view} keep={kept} menu={segmentMenu} />
+        ) : null}
+        <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
+        {isUnavailable(overview) ? (
+          <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={kept} />
+        ) : (
+          <>
+            <Totals
+              overview={overview}
+              versus={comparedWords(compared)}
+              chart={{
+                metric,
+                drawable: chartMetricsFor(range.from === range.to),
+                hrefFor: chartHref,
+              }}
+            />
+            <OverviewChart
+              overview={overview}
+              range={range}
+              timeZone={site.timezone}
+              metric={metric}
+              compared={compare ? compared : null}
+              hrefFor={chartHref}
+              notes={notes}
+              unit={unit}
+              intervalHref={(u) =>
+                viewHref(path, view, {
+                  ...kept,
+                  interval: u === seriesUnitOf(range) ? undefined : u,
+                })
+              }
+            />
+            <CompareForm
+              action={path}
+              params={viewParams(view, kept)}
+              compared={compare ? compared : null}
+            />
+            <AnnotationsSection path={path} view={view} notes={notes} annotator={annotator} />
+            <div class="panels">
+              <PanelGroups
+                overview={overview}
+                domain={site.domain}
+                view={view}
+                keep={kept}
+                asked={asked}
+              />
+              <PropertiesPanel
+                property={property.name}
+                names={property.names}
+                rows={property.rows}
+                overview={overview}
+                view={view}
+                keep={keep}
+              />
+              <FlowsPanel funnels={funnels} view={view} made={funnelsMade} />
+            </div>
+          </>
+        )}
+      </>
+    ),
+  });
+}
+
+/**
+ * `/stats/{domain}/live.json`: the visitors of the last 5 minutes, which the overview's figure
+ * asks for every 30 seconds while the page is shown (when JavaScript runs): the same access
+ * and readers' limits as the page.
+ */
+async function liveVisitors(c: Context<AppEnv>) {
+  const found = await readableSite(c);
+  if (found instanceof Response || c.get('linkSegment')) throw notFound();
+  const visitors = await realtimeVisitors(c.env, found.site.id, Date.now());
+  return c.json({ visitors, formatted: formatNumber(visitors) });
+}
+
+export function createStatsPages() {
+  const pages = new Hono<AppEnv>();
+  registerPasswordRoute(pages);
+  pages.get('/:domain', overviewPage);
+  pages.get('/:domain/live.json', liveVisitors);
+  registerFlowPages(pages);
+  registerSegmentPages(pages);
+  registerAnnotationPages(pages);
+  pages.get('/:domain/:name{[a-z_]+\\.csv}', statisticCsv);
+  pages.get('/:domain/:name{[a-z_]+\\.json}', statisticValues);
+  pages.get('/:domain/:name{[a-z_]+}', statisticPage);
+  return pages;
+}

@@ -1,0 +1,302 @@
+/**
+ * The overview's panels (./overview-page.tsx), grouped as people read them — Sources, Pages,
+ * Locations, Devices, Goals and events — each group a card with a tab per statistic (the
+ * custom properties' card: ./properties-card.tsx). Every row has a bar behind it as long as
+ * its count and its share of the range's figure (./panel-rows.tsx, `ValueRows`).
+ *
+ * Tabs work without JavaScript: each is a link to the overview with that tab chosen (the
+ * group's parameter, e.g. `sources=campaign`), so the address holds the choice like the rest
+ * of the view. With JavaScript, the page's script switches tabs in place (every tab's table
+ * is in the page already, but a log's listing not shown: its tab is then its link) and writes
+ * the same address into the history; the arrow keys move between a group's tabs.
+ */
+import type { FC } from 'hono/jsx';
+import { type FilterDimension, isLogListing, V1_FILTER_LABELS } from '../../query/parse/v1.ts';
+import { shareBaseOf } from '../../query/present/numbers.ts';
+import type { Overview } from '../../query/present/overview.ts';
+import { formatMoney, formatNumber } from '../../query/present/readable.ts';
+import type { StatsPage } from '../../rollups/sums.ts';
+import {
+  BarCell,
+  ChangeHeader,
+  EngagementHeaders,
+  EventHeaders,
+  ShareHeader,
+  ValueRows,
+} from './panel-rows.tsx';
+import { type Extra, FilterLink, type View, viewHref } from './view.tsx';
+
+/** A tab of a group: a statistic (or the goals) and its label. */
+type Tab = readonly [name: FilterDimension | 'goal', label: string];
+
+type Group = {
+  /** The group's id, its element's and the address's parameter naming its chosen tab. */
+  id: string;
+  title: string;
+  tabs: readonly Tab[];
+};
+
+/** A statistic's tab, labelled as API v1's vocabulary has it. */
+const tab = (name: FilterDimension): Tab => [name, V1_FILTER_LABELS[name].tab];
+
+/** The overview's groups, in the order they are shown; a group's first tab is its default. */
+const GROUPS: readonly Group[] = [
+  {
+    id: 'sources',
+    title: 'Sources',
+    tabs: [
+      tab('referrer'),
+      tab('channel'),
+      tab('source'),
+      tab('utm_medium'),
+      tab('utm_source'),
+      tab('campaign'),
+      tab('utm_term'),
+      tab('utm_content'),
+    ],
+  },
+  {
+    id: 'pages',
+    title: 'Pages',
+    tabs: [tab('page'), tab('landing_page'), tab('exit_page')],
+  },
+  {
+    id: 'locations',
+    title: 'Locations',
+    tabs: [tab('country'), tab('city'), tab('continent')],
+  },
+  {
+    id: 'devices',
+    title: 'Devices',
+    tabs: [tab('browser'), tab('os'), tab('device'), tab('resolution'), tab('language')],
+  },
+  {
+    id: 'events',
+    title: 'Goals and events',
+    tabs: [['goal', 'Goals'], tab('event')],
+  },
+];
+
+/** Every statistic the overview's tabs show, in the order of the groups. */
+const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
+  g.tabs.flatMap(([name]) => (name === 'goal' ? [] : [name])),
+);
+
+/**
+ * The panels an overview asks for: every statistic's, and of the log's listings only the one
+ * the Sources card shows (`sources=channel`): each load of the page would otherwise make a
+ * pass over the log's rows of the range for tabs seldom looked at. Another is a link that
+ * loads the page with it chosen (`data-load`: the page's script follows it).
+ */
+export function panelsAsked(query: (name: string) => string | undefined): FilterDimension[] {
+  const shown = query('sources');
+  return PANEL_NAMES.filter((name) => !isLogListing(name) || name === shown);
+}
+
+/** A group's tabs on this overview: the goals only when the range has conversions. */
+const tabsOf = (group: Group, hasGoals: boolean) =>
+  group.tabs.filter(([name]) => name !== 'goal' || hasGoals);
+
+/**
+ * The tab the address chooses in each group (`sources=campaign`), as parameters for the
+ * overview's links to keep: a group's default tab is left out.
+ */
+export function chosenTabs(query: (name: string) => string | undefined, hasGoals: boolean): Extra {
+  const chosen: Extra = {};
+  for (const group of GROUPS) {
+    const tabs = tabsOf(group, hasGoals);
+    const asked = query(group.id);
+    if (asked !== tabs[0]?.[0] && tabs.some(([name]) => name === asked)) chosen[group.id] = asked;
+  }
+  return chosen;
+}
+
+type PanelsProps = {
+  overview: Overview;
+  domain: string;
+  view: View;
+  /** The overview's parameters besides the view (chart, comparison, chosen tabs). */
+  keep: Extra;
+};
+
+/** A statistic's tab: its top values, and links to its full view and CSV. */
+const StatisticTab: FC<
+  PanelsProps & {
+    name: FilterDimension;
+    label: string;
+    data?: StatsPage;
+    before?: { counts: Map<string, number>; complete: boolean } | undefined;
+  }
+> = ({ overview, domain, view, keep, name, label, data, before }) => (
+  <>
+    {data && data.rows.length > 0 ? (
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{label}</th>
+            {name === 'event' ? <EventHeaders /> : null}
+            <th scope="col" class="num">
+              Count
+            </th>
+            <ShareHeader />
+            {before ? <ChangeHeader /> : null}
+            {name === 'page' ? <EngagementHeaders /> : null}
+          </tr>
+        </thead>
+        <ValueRows
+          name={name}
+          rows={data.rows}
+          domain={domain}
+          view={view}
+          keep={keep}
+          base={shareBaseOf(name)?.(overview.summary.data) ?? null}
+          before={before}
+          {...(name === 'page' ? { engagement: overview.engagement } : {})}
+        />
+      </table>
+    ) : data === undefined && overview.logFrom ? (
+      <p class="hint">
+        The event log holds these from {overview.logFrom}: choose a range that starts then or later.
+      </p>
+    ) : (
+      <p class="hint">No data for this range.</p>
+    )}
+    <p class="actions">
+      <a href={viewHref(`${view.base}/${name}`, view)}>
+        Show all {data?.total ? `(${formatNumber(data.total)})` : ''}
+      </a>
+      <a href={viewHref(`${view.base}/${name}.csv`, view)}>CSV</a>
+    </p>
+  </>
+);
+
+/**
+ * The goals' tab: each goal with conversions — its converting visitors, completions,
+ * conversion rate and revenue — its name a link that filters the overview by it.
+ */
+const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
+  goals,
+  view,
+  keep,
+}) => {
+  const max = Math.max(0, ...goals.map((g) => g.visitors));
+  return (
+    <>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Goal</th>
+            <th scope="col" class="num">
+              Visitors
+            </th>
+            <th scope="col" class="num">
+              Conversions
+            </th>
+            <th scope="col" class="num">
+              Rate
+            </th>
+            <th scope="col" class="num">
+              Revenue
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {goals.map((g) => (
+            <tr>
+              <BarCell count={g.visitors} max={max}>
+                <FilterLink view={view} keep={keep} dimension="goal" value={g.goal.displayName}>
+                  {g.goal.displayName}
+                </FilterLink>
+              </BarCell>
+              <td class="num">{formatNumber(g.visitors)}</td>
+              <td class="num">{formatNumber(g.events)}</td>
+              <td class="num">{g.rate}%</td>
+              <td class="num">{g.goal.currency ? formatMoney(g.revenue, g.goal.currency) : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="actions">
+        <a href={viewHref(`${view.base}/goal`, view)}>Show all</a>
+        <a href={viewHref(`${view.base}/goal.csv`, view)}>CSV</a>
+      </p>
+    </>
+  );
+};
+
+/**
+ * A group's card: its title, a tab per statistic (links that choose it; the page's script
+ * switches in place) and a tab panel each, the chosen one shown.
+ */
+const GroupCard: FC<
+  PanelsProps & {
+    group: Group;
+    data: Map<string, StatsPage | undefined>;
+    asked: readonly FilterDimension[];
+  }
+> = (props) => {
+  const { group, data, overview, view, keep, asked } = props;
+  const tabs = tabsOf(group, overview.goals.length > 0);
+  const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
+  const hrefOf = (name: string) =>
+    `${viewHref(view.base, view, { ...keep, [group.id]: name === tabs[0]?.[0] ? undefined : name })}#${group.id}`;
+  return (
+    <section class="card panel" id={group.id} aria-labelledby={`group-${group.id}`}>
+      <div class="panel-head">
+        <h2 id={`group-${group.id}`}>{group.title}</h2>
+        {tabs.length > 1 ? (
+          <div class="tabs" role="tablist" aria-labelledby={`group-${group.id}`}>
+            {tabs.map(([name, label]) => (
+              <a
+                href={hrefOf(name)}
+                role="tab"
+                id={`tab-${name}`}
+                aria-controls={`panel-${name}`}
+                aria-selected={name === chosen ? 'true' : 'false'}
+              >
+                {label}
+              </a>
+            ))}
+          </div>
+        ) : null}
+      </div>
+      {tabs.map(([name, label]) => (
+        <div
+          id={`panel-${name}`}
+          // A group of one statistic has no tabs: its panel is the card's content.
+          {...(tabs.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `tab-${name}` } : {})}
+          hidden={name !== chosen}
+          {...(name !== 'goal' && !asked.includes(name) ? { 'data-load': '' } : {})}
+        >
+          {name !== 'goal' && !asked.includes(name) ? (
+            <p class="hint">
+              <a href={hrefOf(name)}>Show {label}</a>
+            </p>
+          ) : name === 'goal' ? (
+            <GoalsTab goals={overview.goals} view={view} keep={keep} />
+          ) : (
+            <StatisticTab
+              {...props}
+              name={name}
+              label={label}
+              data={data.get(name)}
+              before={overview.previousPanels?.[asked.indexOf(name)]}
+            />
+          )}
+        </div>
+      ))}
+    </section>
+  );
+};
+
+/** The overview's groups of panels; `overview.panels` are the `asked` panels' top values. */
+export const PanelGroups: FC<PanelsProps & { asked: readonly FilterDimension[] }> = (props) => {
+  const data = new Map(props.asked.map((name, i) => [name, props.overview.panels[i]]));
+  return (
+    <>
+      {GROUPS.map((group) => (
+        <GroupCard {...props} group={group} data={data} />
+      ))}
+    </>
+  );
+};

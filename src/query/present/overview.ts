@@ -1,0 +1,278 @@
+/**
+ * Every number of the statistics page's overview for one range under some filters: the
+ * figures with the period before, the chart, the top values of each panel, the visitors of
+ * the last five minutes and, with an `event` or goal filter, the conversion rate (their
+ * visitors ÷ the visitors of the other filters). All of it comes
+ * from one source (./numbers.ts): the roll-ups, or the log when filtered.
+ */
+
+import { conversionRate } from '../../counting/query-metrics.ts';
+import type { StatName } from '../../counting/statistics.ts';
+import type { Database } from '../../db/client.ts';
+import type { Env } from '../../env.ts';
+import { listGoals } from '../../goals/goals.ts';
+import { importsWithin } from '../../imports/store.ts';
+import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
+import type { StatsPage } from '../../rollups/sums.ts';
+import { realtimeVisitors } from '../../website-log/worker/calls.ts';
+import { type Filter, isLogListing, type LogListing } from '../parse/v1.ts';
+import type { SeriesPoint, Summary } from './figures.ts';
+import {
+  type Conversions,
+  type Dates,
+  isGoalFilter,
+  isUnavailable,
+  type PageEngagement,
+  type Source,
+  sourceOf,
+  summaryOf,
+  type Unavailable,
+} from './numbers.ts';
+
+/**
+ * With an `event` or goal filter: the visitors who matched in percent of all visitors of the
+ * range (one decimal), and the period before's; the completions (`total`: the page views and
+ * custom events the filters keep) and the period before's; and a goal's revenue in its
+ * currency, when the filter is on one goal that has a currency.
+ */
+type Conversion = {
+  rate: number;
+  previous: number;
+  total: number;
+  previousTotal: number;
+  revenue?: { amount: number; currency: string };
+};
+
+export type Overview = {
+  summary: Summary;
+  series: SeriesPoint[];
+  /**
+   * The top values of each panel asked for, in the same order; a log's listing's is missing
+   * when the range starts before the oldest date the log holds (`logFrom`).
+   */
+  panels: (StatsPage | undefined)[];
+  /** The oldest date the log holds, when it left its listings' panels out. */
+  logFrom?: string;
+  /**
+   * When comparing: the chart's points of the compared range (by default the period of equal
+   * length just before), point for point (null when not comparing, or when the log holds none
+   * of it under filters).
+   */
+  previousSeries: SeriesPoint[] | null;
+  /**
+   * When comparing: each panel's counts in the compared range, by value, of its first
+   * `COMPARED_ROWS` values (`complete`: they are all of them, so a value not there had none).
+   */
+  previousPanels: { counts: Map<string, number>; complete: boolean }[] | null;
+  /** Visitors of the last five minutes (all of them: filters do not narrow it). */
+  live: number;
+  /** With an `event` or goal filter only. */
+  conversion?: Conversion;
+  /** The website's goals with conversions, most converting visitors first, and their rates. */
+  goals: (Conversions & { rate: number })[];
+  /** The top pages' time on page and scroll depth (the Pages panel's columns). */
+  engagement: PageEngagement;
+};
+
+/** How many values each panel of the overview shows. */
+const PANEL_ROWS = 10;
+/** How many values of the compared range each panel reads, for its rows' changes. */
+const COMPARED_ROWS = 100;
+
+/**
+ * The conversion rate of the visitors `filters` keep (their `summary`): their visitors ÷ the
+ * visitors of the filters but the `converting` ones (Plausible's definition; from the
+ * roll-ups once flushed when there are none, so the hits of the last seconds count on both
+ * sides), for the range and the period before, with that base's visitors.
+ */
+export async function conversionOf(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+  filters: Filter[],
+  summary: Summary,
+  converting: (f: Filter) => boolean,
+  compared: { from: string; to: string } = previousPeriod(range),
+): Promise<(Pick<Conversion, 'rate' | 'previous'> & { base: number }) | Unavailable> {
+  const others = filters.filter((f) => !converting(f));
+  // Converting visitors are Sightline's own (the log's): so are those they are divided by.
+  const all = await summaryOf(
+    await sourceOf(env, db, websiteId, others, undefined, { imports: false }),
+    range,
+    compared,
+  );
+  if (isUnavailable(all)) return all;
+  return {
+    rate: conversionRate(summary.data.visitors, all.data.visitors),
+    previous: conversionRate(summary.previous.visitors, all.previous.visitors),
+    base: all.data.visitors,
+  };
+}
+
+/**
+ * The top values of each panel: the statistics' in one question, the log's listings' in
+ * another, so that a range the log does not hold whole leaves out only theirs (`logFrom`).
+ */
+async function topsOf(
+  source: Source,
+  names: readonly (StatName | LogListing)[],
+  range: Dates,
+  limit: number,
+): Promise<{ pages: (StatsPage | undefined)[]; logFrom?: string } | Unavailable> {
+  const listings = names.filter(isLogListing);
+  const statistics = names.filter((n): n is StatName => !isLogListing(n));
+  const [kept, logged] = await Promise.all([
+    source.tops(statistics, range, limit),
+    listings.length > 0 ? source.tops(listings, range, limit) : [],
+  ]);
+  if (isUnavailable(kept)) return kept;
+  const byName = new Map<string, StatsPage>(statistics.map((n, i) => [n, kept[i] as StatsPage]));
+  if (!isUnavailable(logged))
+    for (const [i, n] of listings.entries()) byName.set(n, logged[i] as StatsPage);
+  return {
+    pages: names.map((n) => byName.get(n)),
+    ...(isUnavailable(logged) ? { logFrom: logged.firstDate } : {}),
+  };
+}
+
+export async function overviewOf(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+  filters: Filter[],
+  panels: readonly (StatName | LogListing)[],
+  {
+    compare = false,
+    compared = previousPeriod(range),
+    unit,
+  }: {
+    compare?: boolean;
+    compared?: { from: string; to: string; between?: [number, number] };
+    /** The chart's unit, when one other than the range's own is chosen (`seriesUnitOf`). */
+    unit?: SeriesUnit;
+  } = {},
+): Promise<Overview | Unavailable> {
+  const goals = await listGoals(db, websiteId);
+  const source = await sourceOf(env, db, websiteId, filters, goals);
+  const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
+    summaryOf(source, range, compared),
+    source.series(range, unit),
+    compare ? source.series(compared, unit) : null,
+    topsOf(source, panels, range, PANEL_ROWS),
+    compare ? topsOf(source, panels, compared, COMPARED_ROWS) : null,
+    realtimeVisitors(env, websiteId, Date.now()),
+    source.conversions(goals, range),
+  ]);
+  if (isUnavailable(summary)) return summary;
+  if (isUnavailable(series)) return series;
+  if (isUnavailable(pages)) return pages;
+  if (isUnavailable(conversions)) return conversions;
+  const previousSeries = previous === null || isUnavailable(previous) ? null : previous;
+  const previousPanels =
+    before === null || isUnavailable(before)
+      ? null
+      : before.pages.map((page) => ({
+          counts: new Map((page?.rows ?? []).map((r) => [r.value, r.count])),
+          complete: page !== undefined && page.total <= page.rows.length,
+        }));
+  const topPages = pages.pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
+  const engagement = await source.engagement(topPages, range);
+  const overview: Overview = {
+    summary,
+    series,
+    previousSeries,
+    previousPanels,
+    panels: pages.pages,
+    ...(pages.logFrom ? { logFrom: pages.logFrom } : {}),
+    live,
+    goals: [],
+    engagement: isUnavailable(engagement) ? {} : engagement,
+  };
+  const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
+  const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
+  let base =
+    shown.length > 0 && filters.length === 0
+      ? await ownVisitors(env, db, websiteId, range, summary)
+      : summary.data.visitors;
+  if (filters.some(converting)) {
+    const conversion = await conversionOf(
+      env,
+      db,
+      websiteId,
+      range,
+      filters,
+      summary,
+      converting,
+      compared,
+    );
+    if (!isUnavailable(conversion)) {
+      base = conversion.base;
+      const goal = filters.find((f) => isGoalFilter(f) && f.operator === 'is')?.value;
+      const converted = conversions.find((c) => c.goal.displayName === goal && c.goal.currency);
+      overview.conversion = {
+        rate: conversion.rate,
+        previous: conversion.previous,
+        total: summary.data.pageviews + summary.data.events,
+        previousTotal: summary.previous.pageviews + summary.previous.events,
+        ...(converted?.goal.currency
+          ? { revenue: { amount: converted.revenue, currency: converted.goal.currency } }
+          : {}),
+      };
+    }
+  }
+  // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.
+  overview.goals = shown
+    .map((c) => ({ ...c, rate: conversionRate(c.visitors, base) }))
+    .sort((a, b) => b.visitors - a.visitors || b.events - a.events);
+  return overview;
+}
+
+/**
+ * The visitors of an unfiltered range that are Sightline's own — `summary`'s, unless the range
+ * holds imported history, which goals' conversions (read from the log) never include.
+ */
+async function ownVisitors(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+  summary: Summary,
+): Promise<number> {
+  if ((await importsWithin(db, websiteId, range)).length === 0) return summary.data.visitors;
+  const own = await summaryOf(
+    await sourceOf(env, db, websiteId, [], [], { imports: false }),
+    range,
+  );
+  return isUnavailable(own) ? summary.data.visitors : own.data.visitors;
+}
+
+/**
+ * A website's top goals over a range, as its e-mail report lists them: each goal's name with
+ * its conversion rate, and its converting visitors (at most five; none without goals).
+ */
+export async function topGoals(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  range: { from: string; to: string },
+): Promise<{ value: string; count: number }[]> {
+  const goals = await listGoals(db, websiteId);
+  if (goals.length === 0) return [];
+  const source = await sourceOf(env, db, websiteId, [], goals);
+  const [conversions, summary] = await Promise.all([
+    source.conversions(goals, range),
+    summaryOf(source, range),
+  ]);
+  if (isUnavailable(conversions) || isUnavailable(summary)) return [];
+  const base = await ownVisitors(env, db, websiteId, range, summary);
+  return conversions
+    .filter((c) => c.visitors > 0)
+    .sort((a, b) => b.visitors - a.visitors)
+    .slice(0, 5)
+    .map((c) => ({
+      value: `${c.goal.displayName} (${conversionRate(c.visitors, base)}% conversion)`,
+      count: c.visitors,
+    }));
+}

@@ -1,0 +1,352 @@
+/**
+ * The Worker's side of the event log: a hit to its website's open partition, reads of every
+ * partition a range touches (./fan-out.ts), and read-your-writes — before a reader sums
+ * roll-ups, the website's log rolls up whatever it holds (docs/ARCHITECTURE.md, The path of
+ * a number, and "When a website outgrows one object").
+ */
+import type { Env } from '../../env.ts';
+import { ApiError, tryAgainSoon } from '../../lib/errors.ts';
+import { logError } from '../../lib/log.ts';
+import type { PartRead } from '../answers.ts';
+import type { LogHit } from '../events.ts';
+import type { Moved } from '../object/partition.ts';
+import type { LogStorage } from '../object/read/storage-used.ts';
+import type { Settlement } from '../object/write/staged-calls.ts';
+import {
+  askParts,
+  learnPartitions,
+  noteClosed,
+  type OverClosed,
+  openPartition,
+  partitionNumbers,
+} from './fan-out.ts';
+import { websiteLog } from './stub.ts';
+
+/** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
+const COMMIT_TRIES = 3;
+
+/**
+ * Stores the hits of one tracker call, each in its website's log, answering once every one
+ * is durable. One hit: `record`. Several (a call naming several websites): each log stages
+ * its hit, then the first website's log — the leader — commits its own, which decides the
+ * call (../object/write/staged-calls.ts, docs/ARCHITECTURE.md "A call that names several websites"). Once the
+ * leader has committed, the call is counted everywhere: the others commit now or, failing
+ * that, learn it from the leader a minute later; the call is answered 202. A stage that fails,
+ * or a leader that aborted, drops the call everywhere; a failure throws (the caller answers
+ * 503) and nothing is counted — but when the leader's answer itself is lost, which the
+ * others then follow whichever way it went.
+ */
+export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
+  const [only] = hits;
+  if (!only) return;
+  const limit = partitionLimit(env);
+  if (hits.length === 1) {
+    await inOpenPartition(env, only.websiteId, async (log, number, back) => {
+      const answer = await log.record({ ...only, partition: { number, limit, back } });
+      if (!answer.ok && !('moved' in answer)) throw new LogRefused('record the hit');
+      return answer;
+    });
+    return;
+  }
+  const token = crypto.randomUUID();
+  // Each hit in its website's open partition; the followers name the leader's.
+  const leading = openPartition(only.websiteId);
+  const asked: ReturnType<typeof websiteLog>[] = [];
+  const staged: ReturnType<typeof websiteLog>[] = [];
+  try {
+    await Promise.all(
+      hits.map((hit, i) =>
+        inOpenPartition(env, hit.websiteId, async (log, number) => {
+          asked.push(log);
+          const partition = { number, limit, leader: leading };
+          const answer = await log.stage(token, { ...hit, partition }, only.websiteId);
+          if (answer.ok) staged[i] = log;
+          else if (!('moved' in answer)) throw new LogRefused('stage the hit');
+          return answer;
+        }),
+      ),
+    );
+    // The leader's partition closed meanwhile: the followers named the one before it.
+    if (openPartition(only.websiteId) !== leading) throw new LogRefused('stage the hit');
+  } catch (err) {
+    await Promise.allSettled(asked.map((log) => log.abort(token)));
+    throw err;
+  }
+  const [leader, ...others] = staged;
+  if (!leader) return;
+  const abortOthers = () => Promise.allSettled(others.map((log) => log.abort(token)));
+  // A leader not reached leaves the others staged: they will follow whatever it did.
+  if ((await commitTrying(leader, token)) !== 'committed') {
+    await abortOthers();
+    throw new LogRefused('commit the hit');
+  }
+  const committed = await Promise.allSettled(others.map((log) => commitTrying(log, token)));
+  for (const c of committed)
+    if (c.status === 'rejected')
+      logError('staged hit left to settle with its leader', { leader: only.websiteId }, c.reason);
+}
+
+/**
+ * Writes an engagement onto its page view in its website's log (../object/write/engagement.ts), through
+ * the partitions as a hit goes: `engaged`, or why not — no such page view, or all it brought
+ * cut (a time past the page view's age). A failure throws (the caller answers 503).
+ */
+export async function engageInLog(
+  env: Env,
+  hit: LogHit,
+): Promise<'engaged' | 'no_page_view' | 'engagement_cut'> {
+  const limit = partitionLimit(env);
+  const answer = await inOpenPartition(env, hit.websiteId, async (log, number, back) => {
+    const engaged = await log.engage({ ...hit, partition: { number, limit, back } });
+    if (!engaged.ok && !('moved' in engaged)) throw new LogRefused('store the engagement');
+    return engaged;
+  });
+  if (!answer.ok || !answer.engaged) return 'no_page_view';
+  return answer.cut ? 'engagement_cut' : 'engaged';
+}
+
+/** Commits a staged hit, trying again on a failure; its outcome, or the last failure thrown. */
+async function commitTrying(
+  log: ReturnType<typeof websiteLog>,
+  token: string,
+): Promise<Settlement | 'unknown'> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await log.commit(token);
+      if (answer.ok) return answer.outcome;
+      if (attempt >= COMMIT_TRIES) throw new LogRefused('commit the hit');
+    } catch (err) {
+      if (attempt >= COMMIT_TRIES) throw err;
+    }
+  }
+}
+
+/** The events past which a partition closes at the next local date (0: never). */
+function partitionLimit(env: Env): number {
+  const limit = Number(env.LOG_PARTITION_EVENTS ?? 0);
+  return Number.isSafeInteger(limit) && limit > 0 ? limit : 0;
+}
+
+/** The most partitions a hit passes on its way to the open one. */
+const MOST_MOVES = 1_000;
+
+/**
+ * Runs `attempt` on the website's open partition, following "moved" (../object/partition.ts) to
+ * the next until one takes it — or back, for a date older than a partition's, to the one that
+ * holds it (`back`) — its answer.
+ */
+async function inOpenPartition<A extends { ok: boolean }>(
+  env: Env,
+  websiteId: number,
+  attempt: (
+    log: ReturnType<typeof websiteLog>,
+    number: number,
+    back: boolean,
+  ) => Promise<A | Moved>,
+): Promise<A> {
+  let number = openPartition(websiteId);
+  let back = false;
+  for (let moves = 0; moves < MOST_MOVES; moves++) {
+    const answer = await attempt(websiteLog(env, websiteId, number), number, back);
+    if (!('moved' in answer)) return answer;
+    back = answer.moved < number;
+    // An isolate that knew nothing of the partitions learns the open one from the directory
+    // (one D1 read) rather than walking every partition from the first.
+    if (!back && moves === 0) await learnPartitions(env, websiteId);
+    if (!back) noteClosed(websiteId, number);
+    number = back ? answer.moved : openPartition(websiteId);
+  }
+  throw new LogRefused('find its open partition');
+}
+
+/** A log answered that it could not do something (it logged why). */
+class LogRefused extends Error {
+  constructor(step: string) {
+    super(`the event log could not ${step}`);
+  }
+}
+
+/**
+ * Asks a website's log something; a log that cannot be reached or answers a failure is
+ * logged and makes the request a 503 with `Retry-After` (`message`), never a 500.
+ */
+async function askLog<T>(
+  env: Env,
+  websiteId: number,
+  message: string,
+  ask: (log: ReturnType<typeof websiteLog>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await ask(websiteLog(env, websiteId));
+  } catch (err) {
+    logError('event log not reached', { websiteId }, err);
+    throw tryAgainSoon(message);
+  }
+}
+
+/**
+ * Visitors of the website of the last five minutes (its log's visits under way): those of
+ * its open partition, and of the one before (a visit of the minutes before it closed).
+ */
+export function realtimeVisitors(env: Env, websiteId: number, now: number): Promise<number> {
+  return askLog(
+    env,
+    websiteId,
+    'The statistics could not be read; try again in a moment.',
+    async () => {
+      await learnPartitions(env, websiteId);
+      const recent = partitionNumbers(websiteId).slice(-2);
+      const visitors = await Promise.all(
+        recent.map((n) => websiteLog(env, websiteId, n).realtime(now)),
+      );
+      return visitors.reduce((sum, n) => sum + n, 0);
+    },
+  );
+}
+
+/**
+ * The website's events, oldest first, as a stream of NDJSON or CSV lines (../object/read/event-lines.ts):
+ * each partition's in turn, a CSV's header once.
+ */
+export async function exportLog(
+  env: Env,
+  websiteId: number,
+  format: 'ndjson' | 'csv',
+): Promise<ReadableStream<Uint8Array>> {
+  await flushBeforeReading(env, websiteId);
+  const numbers = partitionNumbers(websiteId);
+  return askLog(
+    env,
+    websiteId,
+    'The events could not be read; try again in a moment.',
+    async () => {
+      const streams = await Promise.all(
+        numbers.map((n, i) => websiteLog(env, websiteId, n).exportEvents(format, i === 0)),
+      );
+      return concatenated(streams as unknown as ReadableStream<Uint8Array>[]);
+    },
+  );
+}
+
+/** Streams one after another. */
+function concatenated(streams: ReadableStream<Uint8Array>[]): ReadableStream<Uint8Array> {
+  if (streams.length === 1) return streams[0] as ReadableStream<Uint8Array>;
+  let at = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const stream = streams[at];
+        if (!stream) return controller.close();
+        reader ??= stream.getReader();
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        reader = undefined;
+        at++;
+      }
+    },
+  });
+}
+
+/**
+ * What the website's log keeps: each partition's events, bytes and dates
+ * (../object/read/storage-used.ts), oldest first; the last is the open one. A log that cannot answer
+ * makes it a 503.
+ */
+export async function storageOf(
+  env: Env,
+  websiteId: number,
+): Promise<(LogStorage & { closed: boolean })[]> {
+  const read = await readLog(
+    env,
+    websiteId,
+    null,
+    (log) => log.storage(),
+    (parts) => parts.map((part, i) => ({ ...part, closed: i < parts.length - 1 })),
+  );
+  if (!read.ok) throw new LogRefused('read its storage');
+  return read.value;
+}
+
+/**
+ * Deletes everything a deleted website's log stores (the purge of its data): every partition
+ * the directory or this isolate knows, and the one after the last (which a hit may have begun).
+ */
+export async function destroyLog(env: Env, websiteId: number): Promise<void> {
+  const row = await env.DB.prepare(
+    'SELECT max(partition) AS last FROM log_positions WHERE website_id = ?',
+  )
+    .bind(websiteId)
+    .first<{ last: number | null }>();
+  const last = Math.max(row?.last ?? 0, openPartition(websiteId)) + 1;
+  await askLog(env, websiteId, 'The website could not be deleted; try again in a moment.', () =>
+    Promise.all(
+      Array.from({ length: last + 1 }, (_, n) => websiteLog(env, websiteId, n).destroy()),
+    ),
+  );
+}
+
+/**
+ * Reads the website's log over a range (null: all of it) — every partition the range
+ * touches, in parallel (./fan-out.ts), their answers put together by `merge` (`many`: more
+ * than one answered) — the value, or the first date it holds whole when the range starts
+ * earlier; `over`: the open partition keeps the closed ones' values added together
+ * (./fan-out.ts). A log that cannot answer makes the read a 503.
+ */
+export async function readLog<T, R>(
+  env: Env,
+  websiteId: number,
+  range: { from: string; to: string } | null,
+  read: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
+  merge: (values: T[], many: boolean) => R | Promise<R>,
+  over?: OverClosed<T, R>,
+): Promise<{ ok: true; value: R; rowsRead: number } | { ok: false; firstDate: string }> {
+  let answer: Awaited<ReturnType<typeof askParts<T, R>>>;
+  try {
+    answer = await askParts(env, websiteId, range, read, merge, over);
+  } catch (err) {
+    logError('event log not reached', { websiteId }, err);
+    throw tryAgainSoon('The statistics could not be read; try again in a moment.');
+  }
+  if (answer.ok) return answer;
+  // A question the log would not take (its patterns' work): the asker's to change.
+  if (answer.refused) throw new ApiError(400, answer.refused);
+  if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
+  logError('event log not reached', { websiteId }, new LogRefused('read'));
+  throw tryAgainSoon('The statistics could not be read; try again in a moment.');
+}
+
+/** The only value of a read of one partition (a read that is not added up). */
+export const onlyOne = <T>(values: T[]): T => {
+  if (values.length !== 1) throw new Error('a read of one partition answered by several');
+  return values[0] as T;
+};
+
+/**
+ * Rolls the website's log up into D1 before its statistics are read, so that every hit
+ * answered 202 is in the answer. A log that cannot flush (D1 or the object unreachable) makes
+ * the read a 503 with `Retry-After`: an answer without those hits would be wrong.
+ */
+export async function flushBeforeReading(env: Env, websiteId: number): Promise<void> {
+  await askLog(
+    env,
+    websiteId,
+    'The statistics are being updated; try again in a moment.',
+    async () => {
+      // Every partition that may hold events not rolled up: the open one, and each closed one
+      // until it has flushed once after closing (this isolate learns them as it goes).
+      for (let n = 0; n <= openPartition(websiteId); n++) {
+        if (flushedWhenClosed.has(`${websiteId}:${n}`)) continue;
+        const outcome = await websiteLog(env, websiteId, n).flush();
+        if (!outcome.ok) throw new LogRefused('flush');
+        if (outcome.closed) {
+          flushedWhenClosed.add(`${websiteId}:${n}`);
+          noteClosed(websiteId, n);
+        }
+      }
+    },
+  );
+}
+
+/** Closed partitions (`website:partition`) that have flushed since they closed: all is in D1. */
+const flushedWhenClosed = new Set<string>();

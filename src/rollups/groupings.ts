@@ -1,14 +1,14 @@
 /**
- * The groupings of a question that D1's roll-ups answer exactly, and their answers
- * (docs/ARCHITECTURE.md, "The query engine"): with no filter, a grouping by nothing, by date,
- * or by one dimension whose statistic is rolled up, of the metrics the roll-ups hold. The
- * reads are those of ./sums.ts, whose cost model docs/BENCHMARKS.md publishes.
+ * Groupings answered from D1's roll-ups, as the query's plan sends them here
+ * (src/query/plan/plan.ts): a roll-up statistic's own rows (`statisticAnswer`), or the sums of
+ * the figures' statistics by nothing or by date (`sumsAnswer`). The reads are those of
+ * ./sums.ts, whose cost model docs/BENCHMARKS.md publishes.
  */
 
 import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
 import { noPartials, type Partials, queryMetric } from '../counting/query-metrics.ts';
 import { sortRows } from '../counting/row-order.ts';
-import { ROLLED_UP, STAT_NAMES, type StatName } from '../counting/statistics.ts';
+import type { StatName } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import type { ImportedSegment } from './imported.ts';
 import { queryStats, rollupSums } from './sums.ts';
@@ -32,50 +32,6 @@ const SUMMED = [
   'event',
 ] as const satisfies readonly StatName[];
 
-/** The metrics the sums of `SUMMED` give, per date or over the range. */
-const SUMMABLE = new Set([
-  'visitors',
-  'visits',
-  'pageviews',
-  'events',
-  'bounce_rate',
-  'visit_duration',
-  'views_per_visit',
-  'sl:bounces',
-  'sl:duration',
-  'sl:custom_events',
-]);
-
-/**
- * Which roll-up statistic holds which grouping of one dimension by one metric: each roll-up
- * statistic's (src/counting/statistics.ts `ROLLED_UP`), and v2's pages (`event:page`), whose values are the
- * page statistic's own.
- */
-const HELD = new Map<string, StatName>([
-  ...STAT_NAMES.map((name): [string, StatName] => [
-    `${ROLLED_UP[name].dimension} ${ROLLED_UP[name].metric}`,
-    name,
-  ]),
-  ['event:page pageviews', 'page'],
-]);
-
-/** The statistic that holds a grouping by one dimension of one metric, if one does. */
-function statisticOf(g: GroupQuery): StatName | undefined {
-  if (g.dimensions.length !== 1 || g.metrics.length !== 1) return undefined;
-  return HELD.get(`${g.dimensions[0]} ${g.metrics[0]}`);
-}
-
-/** The metrics of custom events: their roll-up is by name, summed over a range but not by date. */
-const OF_EVENTS = new Set(['events', 'sl:custom_events']);
-
-/** Whether the roll-ups answer a grouping (of a question without filters). */
-export function rollupsAnswer(g: GroupQuery): boolean {
-  if (statisticOf(g) !== undefined) return true;
-  if (!g.metrics.every((m) => SUMMABLE.has(m))) return false;
-  if (g.dimensions.length === 0) return true;
-  return g.dimensions.join() === 'time:day' && !g.metrics.some((m) => OF_EVENTS.has(m));
-}
-
 /** The sums of the query engine's metrics from the sums of `SUMMED`. */
 function rollupPartials(sum: (name: StatName) => number): Partials {
   return {
@@ -92,35 +48,41 @@ function rollupPartials(sum: (name: StatName) => number): Partials {
   };
 }
 
-/** A grouping the roll-ups answer (`rollupsAnswer`), over a range of dates. */
-export async function rollupAnswer(
+/** A grouping of one dimension by one metric from the roll-up statistic `name`, which holds it. */
+export async function statisticAnswer(
+  r: Rollups,
+  name: StatName,
+  g: GroupQuery,
+  range: { from: string; to: string },
+): Promise<GroupAnswer & { rowsRead: number }> {
+  const [first] = g.order;
+  const byValue = first !== undefined && first[0] !== g.metrics[0];
+  const page = await queryStats(r.db, {
+    websiteId: r.websiteId,
+    through: r.through,
+    name,
+    from: range.from,
+    to: range.to,
+    search: g.search,
+    sortBy: byValue ? 'value' : 'count',
+    sort: first?.[1] ?? 'desc',
+    limit: g.limit,
+    offset: g.offset,
+    imported: r.imported,
+  });
+  return {
+    rows: page.rows.map((row) => ({ dimensions: [row.value], metrics: [row.count] })),
+    total: page.total,
+    rowsRead: page.rowsRead,
+  };
+}
+
+/** A grouping by nothing or by date of the figures' metrics, from the roll-ups' sums. */
+export async function sumsAnswer(
   r: Rollups,
   g: GroupQuery,
   range: { from: string; to: string },
 ): Promise<GroupAnswer & { rowsRead: number }> {
-  const name = statisticOf(g);
-  if (name !== undefined) {
-    const [first] = g.order;
-    const byValue = first !== undefined && first[0] !== g.metrics[0];
-    const page = await queryStats(r.db, {
-      websiteId: r.websiteId,
-      through: r.through,
-      name,
-      from: range.from,
-      to: range.to,
-      search: g.search,
-      sortBy: byValue ? 'value' : 'count',
-      sort: first?.[1] ?? 'desc',
-      limit: g.limit,
-      offset: g.offset,
-      imported: r.imported,
-    });
-    return {
-      rows: page.rows.map((row) => ({ dimensions: [row.value], metrics: [row.count] })),
-      total: page.total,
-      rowsRead: page.rowsRead,
-    };
-  }
   const perDate = g.dimensions.length === 1;
   const names = perDate ? SUMMED.filter((n) => n !== 'event') : SUMMED;
   const sums = await rollupSums(r.db, r, names, range, perDate);

@@ -25,7 +25,7 @@ import {
   v1Filters,
   v1Grouping,
 } from '../../src/query/parse/v1.ts';
-import { rollupsAnswer } from '../../src/rollups/groupings.ts';
+import { unfilteredStore } from '../../src/query/plan/plan.ts';
 import {
   addedLogColumns,
   createLogTable,
@@ -113,7 +113,8 @@ describe("API v1's statistics as engine questions", () => {
 
   it('are each held by the roll-up of the same name, so no filter needs the log', () => {
     const page = { sortBy: 'count', sort: 'desc', limit: 10, offset: 0 } as const;
-    for (const name of STAT_NAMES) expect(rollupsAnswer(v1Grouping(name, page)), name).toBe(true);
+    for (const name of STAT_NAMES)
+      expect(unfilteredStore(v1Grouping(name, page)), name).toEqual({ store: 'statistic', name });
     const twoDimensions: GroupQuery = {
       dimensions: ['sl:page', 'sl:country'],
       metrics: ['visitors'],
@@ -121,9 +122,9 @@ describe("API v1's statistics as engine questions", () => {
       limit: 10,
       offset: 0,
     };
-    expect(rollupsAnswer(twoDimensions)).toBe(false);
+    expect(unfilteredStore(twoDimensions)).toEqual({ store: 'log' });
     const eventsByDay = { ...twoDimensions, dimensions: ['time:day'], metrics: ['events'] };
-    expect(rollupsAnswer(eventsByDay)).toBe(false);
+    expect(unfilteredStore(eventsByDay)).toEqual({ store: 'log' });
   });
 
   it('sort by value on the dimension and by count on the metric, and carry the search', () => {

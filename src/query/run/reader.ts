@@ -11,10 +11,11 @@ import { answerOf, type GroupReads, mergeGroupReads } from '../../counting/group
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { compactedThrough } from '../../rollups/compaction.ts';
-import { type Rollups, rollupAnswer, rollupsAnswer } from '../../rollups/groupings.ts';
+import { type Rollups, statisticAnswer, sumsAnswer } from '../../rollups/groupings.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
 import type { PartRead } from '../../website-log/answers.ts';
 import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/calls.ts';
+import { planOf, type Store } from '../plan/plan.ts';
 
 /** A grouping's page of rows, and the rows its read cost (D1's or the log's, exact). */
 export type Answer = GroupAnswer & { rowsRead: number };
@@ -183,15 +184,13 @@ export function readerOf(
   };
 }
 
-/** Which groupings the roll-ups answer: only those of a question with no filter, over dates. */
-function byRollups(q: LogQuery): boolean[] {
-  const plain = q.filters.length === 0 && q.between === undefined;
-  return q.groups.map((g) => plain && rollupsAnswer(g));
-}
-
-/** Every grouping of a question, in order; the first date the log holds when it must say so. */
+/**
+ * Every grouping of a question, in order, each from the store its plan names (../plan/plan.ts);
+ * the first date the log holds when it must say so.
+ */
 export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
-  const fromRollups = byRollups(q);
+  const plan = planOf(q);
+  const fromRollups = plan.map((p) => p.store !== 'log');
   const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
   const imported = (await reader.imported()).filter((s) => s.from <= q.to && s.to >= q.from);
   if (imported.length > 0) {
@@ -208,7 +207,9 @@ export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Un
     };
     await Promise.all(
       q.groups.map(async (g, i) => {
-        if (fromRollups[i]) answers[i] = await rollupAnswer(rollups, g, q);
+        const p = plan[i] as Store;
+        if (p.store === 'statistic') answers[i] = await statisticAnswer(rollups, p.name, g, q);
+        if (p.store === 'sums') answers[i] = await sumsAnswer(rollups, g, q);
       }),
     );
   }

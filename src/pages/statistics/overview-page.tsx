@@ -13,15 +13,17 @@ import type { Database } from '../../db/client.ts';
 import type { WebsiteRow } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { listFunnels } from '../../flows/funnels.ts';
-import { listGoals } from '../../goals/goals.ts';
-import { importsWithin } from '../../imports/store.ts';
 import { localDateHour, type SeriesUnit, seriesUnitOf } from '../../lib/time/dates.ts';
 import { type Comparison, comparisonOf, sameHoursAsToday } from '../../query/present/comparison.ts';
 import type { ChartMetric } from '../../query/present/figures.ts';
-import { isUnavailable, needsGoals, sourceOf } from '../../query/present/numbers.ts';
-import { type Overview, overviewOf } from '../../query/present/overview.ts';
-import { propertyNamesOf } from '../../query/present/properties.ts';
+import { isUnavailable } from '../../query/present/numbers.ts';
+import type { Overview } from '../../query/present/overview.ts';
 import { chartMetricsFor, formatNumber } from '../../query/present/readable.ts';
+import {
+  type PageQuestion,
+  type StatisticsPage,
+  statisticsPageOf,
+} from '../../query/present/statistics-page.ts';
 import { realtimeVisitors } from '../../website-log/worker/calls.ts';
 import { render } from '../layout/layout.tsx';
 import { notFound } from '../sharing/link-access.tsx';
@@ -112,32 +114,12 @@ const comparedTitle = (c: Comparison) =>
       : `${c.from} – ${c.to}`;
 
 /**
- * The overview's custom properties, when the address asks for them — a property by its name
- * (`property`), or the list (`properties=1`): the names the range's hits carry (most carried
- * first) and the first values of the one named or, without one, of the first. Both are reads
- * of the log (the roll-ups keep no property), which an overview otherwise never makes.
+ * The custom property the address names (`property`), or whether it asks for their list
+ * (`properties=1`): the overview then reads them from the log, which it otherwise never does.
  */
-async function propertyOf(c: Context<AppEnv>, site: WebsiteRow, db: Database, view: View) {
+function propertyAsked(c: Context<AppEnv>) {
   const asked = (c.req.query('property') ?? '').trim().slice(0, MAX_PROP_NAME);
-  const listed = asked !== '' || c.req.query('properties') === '1';
-  if (!listed) return { asked, listed, name: '', names: null, rows: null };
-  const goals = view.filters.some(needsGoals) ? await listGoals(db, site.id) : [];
-  const found = await propertyNamesOf(c.env, site.id, view.range, view.filters, goals);
-  const names = isUnavailable(found) ? [] : found.map((n) => n.name);
-  const name = asked || names[0] || '';
-  if (name === '') return { asked, listed, name, names, rows: null };
-  const source = await sourceOf(c.env, db, site.id, view.filters, goals);
-  const page = await source.page({
-    name: 'property',
-    property: name,
-    from: view.range.from,
-    to: view.range.to,
-    sortBy: 'count',
-    sort: 'desc',
-    limit: 10,
-    offset: 0,
-  });
-  return { asked, listed, name, names, rows: isUnavailable(page) ? [] : page.rows };
+  return { asked, listed: asked !== '' || c.req.query('properties') === '1' };
 }
 
 /**
@@ -178,7 +160,7 @@ function keptOf(
     metric: ChartMetric;
     unit: SeriesUnit;
     comparing: Extra;
-    overview: Awaited<ReturnType<typeof overviewOf>>;
+    overview: StatisticsPage['overview'];
   },
 ) {
   const { range, metric, unit, comparing, overview } = shown;
@@ -204,6 +186,24 @@ const chartHrefOf =
       chart: m === 'overview' ? undefined : m,
     });
 
+/**
+ * Everything the overview reads, together: its numbers in one call of the query pipeline's
+ * present stage, and beside them the page's lists (funnels, the reader's segments, the range's
+ * annotations, the reader's other websites).
+ */
+async function pageReads(c: Context<AppEnv>, site: WebsiteRow, db: Database, q: PageQuestion) {
+  const reader = statsReader(c);
+  const [numbers, funnels, segmentMenu, notes, annotator, links] = await Promise.all([
+    statisticsPageOf(c.env, db, site.id, q),
+    listFunnels(db, site.id),
+    segmentMenuOf(c, db, site),
+    listAnnotations(db, site.id, q.range),
+    annotatorOf(c),
+    reader ? websiteLinks(db, reader, site, 'stats') : null,
+  ]);
+  return { numbers, funnels, segmentMenu, notes, annotator, links, reader };
+}
+
 /** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
 async function overviewPage(c: Context<AppEnv>) {
   const added = addedFilterHref(c);
@@ -218,23 +218,18 @@ async function overviewPage(c: Context<AppEnv>) {
   const path = view.base;
   const unit = seriesUnitOf(range, c.req.query('interval'));
   const asked = panelsAsked((name) => c.req.query(name));
-  const asking = { compare, compared, unit };
-  const overview = await overviewOf(c.env, db, site.id, range, view.filters, asked, asking);
+  const propertyAsk = propertyAsked(c);
+  const q = { range, filters: view.filters, panels: asked, compare, compared, unit };
+  const read = await pageReads(c, site, db, { ...q, property: propertyAsk });
+  const { numbers, funnels, segmentMenu, notes, annotator, links, reader } = read;
+  const { overview, property, imported } = numbers;
   const keep = keptOf(c, { range, metric, unit, comparing, overview });
-  const property = await propertyOf(c, site, db, view);
   const kept = {
     ...keep,
-    property: property.asked || undefined,
-    properties: property.listed && !property.asked ? 1 : undefined,
+    property: propertyAsk.asked || undefined,
+    properties: propertyAsk.listed && !propertyAsk.asked ? 1 : undefined,
   };
   const chartHref = chartHrefOf(view, kept);
-  const funnels = await listFunnels(db, site.id);
-  const imported = await importsWithin(db, site.id, range);
-  const segmentMenu = await segmentMenuOf(c, db, site);
-  const notes = await listAnnotations(db, site.id, range);
-  const annotator = await annotatorOf(c);
-  const reader = statsReader(c);
-  const links = reader ? await websiteLinks(db, reader, site, 'stats') : null;
   const funnelsMade = reader?.admin ? `/websites/${site.id}#funnels` : undefined;
   return render(c, {
     title: `${site.domain} statistics`,

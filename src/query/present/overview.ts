@@ -15,6 +15,7 @@ import { importsWithin } from '../../imports/store.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
 import type { StatsPage } from '../../rollups/sums.ts';
 import { realtimeVisitors } from '../../website-log/worker/calls.ts';
+import type { Goal } from '../parse/goal-filters.ts';
 import { type Filter, isLogListing, type LogListing } from '../parse/v1.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
 import {
@@ -147,15 +148,18 @@ export async function overviewOf(
     compare = false,
     compared = previousPeriod(range),
     unit,
+    read,
   }: {
     compare?: boolean;
     compared?: { from: string; to: string; between?: [number, number] };
     /** The chart's unit, when one other than the range's own is chosen (`seriesUnitOf`). */
     unit?: SeriesUnit;
+    /** The website's goals and the source to read from, when the caller has them already. */
+    read?: { goals: Goal[]; source: Source };
   } = {},
 ): Promise<Overview | Unavailable> {
-  const goals = await listGoals(db, websiteId);
-  const source = await sourceOf(env, db, websiteId, filters, goals);
+  const goals = read?.goals ?? (await listGoals(db, websiteId));
+  const source = read?.source ?? (await sourceOf(env, db, websiteId, filters, goals));
   const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
     summaryOf(source, range, compared),
     source.series(range, unit),

@@ -1,0 +1,90 @@
+/**
+ * The statistics page's numbers for one view, read in one call: the overview (./overview.ts),
+ * the custom properties the address asks for (./properties.ts) and the imports within the
+ * range. They are read together, from one source, so that the website's log is flushed once
+ * and the questions asked in the same turn share one read of it (../run/reader.ts).
+ */
+import type { StatName } from '../../counting/statistics.ts';
+import type { Database } from '../../db/client.ts';
+import type { Env } from '../../env.ts';
+import { listGoals } from '../../goals/goals.ts';
+import { type ImportRecord, importsWithin } from '../../imports/store.ts';
+import type { SeriesUnit } from '../../lib/time/dates.ts';
+import type { Filter, LogListing } from '../parse/v1.ts';
+import { isUnavailable, needsGoals, sourceOf, type Unavailable } from './numbers.ts';
+import { type Overview, overviewOf } from './overview.ts';
+import { propertyNamesOf } from './properties.ts';
+
+/** What the page asks of a range under its filters. */
+export type PageQuestion = {
+  range: { from: string; to: string };
+  filters: Filter[];
+  /** The panels' statistics and listings shown. */
+  panels: readonly (StatName | LogListing)[];
+  /** The period compared with, drawn on the chart when `compare`. */
+  compare: boolean;
+  compared: { from: string; to: string; between?: [number, number] };
+  /** The chart's unit. */
+  unit: SeriesUnit;
+  /** The custom property named by the address (`asked`), or the list of them (`listed`). */
+  property: { asked: string; listed: boolean };
+};
+
+/**
+ * The custom properties shown: the names the range's hits carry (null: not asked for) and the
+ * first values of the one named or, without one, of the first.
+ */
+type PropertyView = {
+  name: string;
+  names: string[] | null;
+  rows: { value: string; count: number }[] | null;
+};
+
+export type StatisticsPage = {
+  overview: Overview | Unavailable;
+  property: PropertyView;
+  /** The imports whose dates the range touches. */
+  imported: ImportRecord[];
+};
+
+/** Every number of the statistics page's view, read together. */
+export async function statisticsPageOf(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  q: PageQuestion,
+): Promise<StatisticsPage> {
+  const goals = await listGoals(db, websiteId);
+  const source = await sourceOf(env, db, websiteId, q.filters, goals);
+  const { range, filters } = q;
+  const property = async (): Promise<PropertyView> => {
+    if (!q.property.listed) return { name: '', names: null, rows: null };
+    const named = filters.some(needsGoals) ? goals : [];
+    const found = await propertyNamesOf(env, websiteId, range, filters, named);
+    const names = isUnavailable(found) ? [] : found.map((n) => n.name);
+    const name = q.property.asked || names[0] || '';
+    if (name === '') return { name, names, rows: null };
+    const page = await source.page({
+      name: 'property',
+      property: name,
+      from: range.from,
+      to: range.to,
+      sortBy: 'count',
+      sort: 'desc',
+      limit: 10,
+      offset: 0,
+    });
+    return { name, names, rows: isUnavailable(page) ? [] : page.rows };
+  };
+  const [overview, shown, imported] = await Promise.all([
+    overviewOf(env, db, websiteId, range, filters, q.panels, {
+      compare: q.compare,
+      compared: q.compared,
+      unit: q.unit,
+      read: { goals, source },
+    }),
+    property(),
+    importsWithin(db, websiteId, range),
+  ]);
+  return { overview, property: shown, imported };
+}

@@ -25,8 +25,8 @@ import type { Env } from '../../src/env.ts';
 import { funnelQuestion, journeyReads } from '../../src/flows/questions.ts';
 import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
 import type { PartRead } from '../../src/website-log/answers.ts';
-import { onlyOne, readLog } from '../../src/website-log/worker/calls.ts';
-import type { OverClosed } from '../../src/website-log/worker/fan-out.ts';
+import type { OverClosed } from '../../src/website-log/worker/reads.ts';
+import { onlyOne, readLog } from '../../src/website-log/worker/reads.ts';
 import { websiteLog } from '../../src/website-log/worker/stub.ts';
 
 export type ScaleAsk = {

@@ -20,7 +20,8 @@ import { topGoals } from '../query/present/overview.ts';
 import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../rollups/compaction.ts';
-import { destroyLog, flushBeforeReading } from '../website-log/worker/calls.ts';
+import { destroyLog } from '../website-log/worker/calls.ts';
+import { flushBeforeReading } from '../website-log/worker/reads.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 

@@ -13,10 +13,11 @@ import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import type { Env } from '../../env.ts';
 import { listGoals } from '../../goals/goals.ts';
+import { type ImportRecord, importsWithin } from '../../imports/store.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
 import { firstImportedDate } from '../../rollups/imported.ts';
 import { firstRollupDate, type StatsPage, type StatsQuery } from '../../rollups/sums.ts';
-import { flushBeforeReading } from '../../website-log/worker/calls.ts';
+import { flushBeforeReading, realtimeVisitors } from '../../website-log/worker/reads.ts';
 import { type Goal, goalSplits, withGoals } from '../parse/goal-filters.ts';
 import {
   ENGAGEMENT_LISTINGS,
@@ -234,6 +235,42 @@ export async function sourceOf(
   // A goal filter is the hits that complete the goal: the website's goals say which.
   const named = goals ?? (filters.some(needsGoals) ? await listGoals(db, websiteId) : []);
   return engineSource(readerOf(db, websiteId, env, { imports }), filters, named);
+}
+
+/**
+ * A website's numbers as the present stage reads them (./overview.ts): its source under the
+ * view's filters, the same website under other filters, the visitors of its last minutes and
+ * its imports within a range — so that nothing above names the website again.
+ */
+export type WebsiteNumbers = {
+  source: Source;
+  /** The website's goals. */
+  goals: Goal[];
+  /** Its source under other filters; with `imports` false, its own history alone. */
+  under(filters: Filter[], options?: { imports?: boolean }): Source;
+  /** Its visitors of the last five minutes. */
+  realtime(): Promise<number>;
+  /** Its imports whose dates a range touches. */
+  importsWithin(range: { from: string; to: string }): Promise<ImportRecord[]>;
+};
+
+/** A website's numbers under `filters`, its `goals` read already. */
+export function websiteNumbers(
+  env: Env,
+  db: Database,
+  websiteId: number,
+  filters: Filter[],
+  goals: Goal[],
+): WebsiteNumbers {
+  const under = (others: Filter[], { imports = true }: { imports?: boolean } = {}) =>
+    engineSource(readerOf(db, websiteId, env, { imports }), others, goals);
+  return {
+    source: under(filters),
+    goals,
+    under,
+    realtime: () => realtimeVisitors(env, websiteId, Date.now()),
+    importsWithin: (range) => importsWithin(db, websiteId, range),
+  };
 }
 
 /** Whether a filter is on a goal (`filter[goal]`). */

@@ -11,11 +11,8 @@ import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import type { Env } from '../../env.ts';
 import { listGoals } from '../../goals/goals.ts';
-import { importsWithin } from '../../imports/store.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
 import type { StatsPage } from '../../rollups/sums.ts';
-import { realtimeVisitors } from '../../website-log/worker/calls.ts';
-import type { Goal } from '../parse/goal-filters.ts';
 import { type Filter, isLogListing, type LogListing } from '../parse/v1.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
 import {
@@ -25,9 +22,10 @@ import {
   isUnavailable,
   type PageEngagement,
   type Source,
-  sourceOf,
   summaryOf,
   type Unavailable,
+  type WebsiteNumbers,
+  websiteNumbers,
 } from './numbers.ts';
 
 /**
@@ -87,9 +85,7 @@ const COMPARED_ROWS = 100;
  * sides), for the range and the period before, with that base's visitors.
  */
 export async function conversionOf(
-  env: Env,
-  db: Database,
-  websiteId: number,
+  website: Pick<WebsiteNumbers, 'under'>,
   range: { from: string; to: string },
   filters: Filter[],
   summary: Summary,
@@ -98,11 +94,7 @@ export async function conversionOf(
 ): Promise<(Pick<Conversion, 'rate' | 'previous'> & { base: number }) | Unavailable> {
   const others = filters.filter((f) => !converting(f));
   // Converting visitors are Sightline's own (the log's): so are those they are divided by.
-  const all = await summaryOf(
-    await sourceOf(env, db, websiteId, others, undefined, { imports: false }),
-    range,
-    compared,
-  );
+  const all = await summaryOf(website.under(others, { imports: false }), range, compared);
   if (isUnavailable(all)) return all;
   return {
     rate: conversionRate(summary.data.visitors, all.data.visitors),
@@ -137,10 +129,9 @@ async function topsOf(
   };
 }
 
+/** Every number of the overview of a range under `filters`, read from `website`'s numbers. */
 export async function overviewOf(
-  env: Env,
-  db: Database,
-  websiteId: number,
+  website: WebsiteNumbers,
   range: { from: string; to: string },
   filters: Filter[],
   panels: readonly (StatName | LogListing)[],
@@ -148,25 +139,21 @@ export async function overviewOf(
     compare = false,
     compared = previousPeriod(range),
     unit,
-    read,
   }: {
     compare?: boolean;
     compared?: { from: string; to: string; between?: [number, number] };
     /** The chart's unit, when one other than the range's own is chosen (`seriesUnitOf`). */
     unit?: SeriesUnit;
-    /** The website's goals and the source to read from, when the caller has them already. */
-    read?: { goals: Goal[]; source: Source };
   } = {},
 ): Promise<Overview | Unavailable> {
-  const goals = read?.goals ?? (await listGoals(db, websiteId));
-  const source = read?.source ?? (await sourceOf(env, db, websiteId, filters, goals));
+  const { source, goals } = website;
   const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
     summaryOf(source, range, compared),
     source.series(range, unit),
     compare ? source.series(compared, unit) : null,
     topsOf(source, panels, range, PANEL_ROWS),
     compare ? topsOf(source, panels, compared, COMPARED_ROWS) : null,
-    realtimeVisitors(env, websiteId, Date.now()),
+    website.realtime(),
     source.conversions(goals, range),
   ]);
   if (isUnavailable(summary)) return summary;
@@ -198,19 +185,10 @@ export async function overviewOf(
   const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
   let base =
     shown.length > 0 && filters.length === 0
-      ? await ownVisitors(env, db, websiteId, range, summary)
+      ? await ownVisitors(website, range, summary)
       : summary.data.visitors;
   if (filters.some(converting)) {
-    const conversion = await conversionOf(
-      env,
-      db,
-      websiteId,
-      range,
-      filters,
-      summary,
-      converting,
-      compared,
-    );
+    const conversion = await conversionOf(website, range, filters, summary, converting, compared);
     if (!isUnavailable(conversion)) {
       base = conversion.base;
       const goal = filters.find((f) => isGoalFilter(f) && f.operator === 'is')?.value;
@@ -238,17 +216,12 @@ export async function overviewOf(
  * holds imported history, which goals' conversions (read from the log) never include.
  */
 async function ownVisitors(
-  env: Env,
-  db: Database,
-  websiteId: number,
+  website: Pick<WebsiteNumbers, 'under' | 'importsWithin'>,
   range: { from: string; to: string },
   summary: Summary,
 ): Promise<number> {
-  if ((await importsWithin(db, websiteId, range)).length === 0) return summary.data.visitors;
-  const own = await summaryOf(
-    await sourceOf(env, db, websiteId, [], [], { imports: false }),
-    range,
-  );
+  if ((await website.importsWithin(range)).length === 0) return summary.data.visitors;
+  const own = await summaryOf(website.under([], { imports: false }), range);
   return isUnavailable(own) ? summary.data.visitors : own.data.visitors;
 }
 
@@ -264,13 +237,13 @@ export async function topGoals(
 ): Promise<{ value: string; count: number }[]> {
   const goals = await listGoals(db, websiteId);
   if (goals.length === 0) return [];
-  const source = await sourceOf(env, db, websiteId, [], goals);
+  const website = websiteNumbers(env, db, websiteId, [], goals);
   const [conversions, summary] = await Promise.all([
-    source.conversions(goals, range),
-    summaryOf(source, range),
+    website.source.conversions(goals, range),
+    summaryOf(website.source, range),
   ]);
   if (isUnavailable(conversions) || isUnavailable(summary)) return [];
-  const base = await ownVisitors(env, db, websiteId, range, summary);
+  const base = await ownVisitors(website, range, summary);
   return conversions
     .filter((c) => c.visitors > 0)
     .sort((a, b) => b.visitors - a.visitors)

@@ -6,7 +6,7 @@
 import { byCodePoint } from '../../counting/row-order.ts';
 import type { Env } from '../../env.ts';
 import type { PropertyName } from '../../website-log/object/read/property-names.ts';
-import { onlyOne } from '../../website-log/worker/calls.ts';
+import { onlyOne } from '../../website-log/worker/reads.ts';
 import { type Goal, withGoals } from '../parse/goal-filters.ts';
 import { type Filter, v1Filters } from '../parse/v1.ts';
 import { fromLog, type Unavailable } from '../run/reader.ts';

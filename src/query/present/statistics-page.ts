@@ -8,10 +8,10 @@ import type { StatName } from '../../counting/statistics.ts';
 import type { Database } from '../../db/client.ts';
 import type { Env } from '../../env.ts';
 import { listGoals } from '../../goals/goals.ts';
-import { type ImportRecord, importsWithin } from '../../imports/store.ts';
+import type { ImportRecord } from '../../imports/store.ts';
 import type { SeriesUnit } from '../../lib/time/dates.ts';
 import type { Filter, LogListing } from '../parse/v1.ts';
-import { isUnavailable, needsGoals, sourceOf, type Unavailable } from './numbers.ts';
+import { isUnavailable, needsGoals, type Unavailable, websiteNumbers } from './numbers.ts';
 import { type Overview, overviewOf } from './overview.ts';
 import { propertyNamesOf } from './properties.ts';
 
@@ -55,7 +55,8 @@ export async function statisticsPageOf(
   q: PageQuestion,
 ): Promise<StatisticsPage> {
   const goals = await listGoals(db, websiteId);
-  const source = await sourceOf(env, db, websiteId, q.filters, goals);
+  const website = websiteNumbers(env, db, websiteId, q.filters, goals);
+  const { source } = website;
   const { range, filters } = q;
   const property = async (): Promise<PropertyView> => {
     if (!q.property.listed) return { name: '', names: null, rows: null };
@@ -77,14 +78,13 @@ export async function statisticsPageOf(
     return { name, names, rows: isUnavailable(page) ? [] : page.rows };
   };
   const [overview, shown, imported] = await Promise.all([
-    overviewOf(env, db, websiteId, range, filters, q.panels, {
+    overviewOf(website, range, filters, q.panels, {
       compare: q.compare,
       compared: q.compared,
       unit: q.unit,
-      read: { goals, source },
     }),
     property(),
-    importsWithin(db, websiteId, range),
+    website.importsWithin(range),
   ]);
   return { overview, property: shown, imported };
 }

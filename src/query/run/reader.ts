@@ -14,7 +14,7 @@ import { compactedThrough } from '../../rollups/compaction.ts';
 import { type Rollups, statisticAnswer, sumsAnswer } from '../../rollups/groupings.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
 import type { PartRead } from '../../website-log/answers.ts';
-import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/calls.ts';
+import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/reads.ts';
 import { planOf, type Store } from '../plan/plan.ts';
 
 /** A grouping's page of rows, and the rows its read cost (D1's or the log's, exact). */
@@ -103,7 +103,7 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
     try {
       if (!env) throw new Error('only the roll-ups can be read here');
       // One partition answers the rows; several, their groups, added up here — or by the
-      // open partition, with the closed ones' it keeps (src/website-log/worker/fan-out.ts).
+      // open partition, with the closed ones' it keeps (src/website-log/worker/reads.ts).
       type Parts = PartRead<GroupAnswer[] | GroupReads[]>;
       type Over = PartRead<
         { answer: GroupAnswer[] } | { own: GroupAnswer[] | GroupReads[]; keep: boolean }

@@ -1,25 +1,17 @@
 /**
- * The Worker's side of the event log: a hit to its website's open partition, reads of every
- * partition a range touches (./fan-out.ts), and read-your-writes — before a reader sums
- * roll-ups, the website's log rolls up whatever it holds (docs/ARCHITECTURE.md, The path of
- * a number, and "When a website outgrows one object").
+ * The Worker's calls of a website's log besides its reads (./reads.ts): a hit to its
+ * website's open partition, or staged in several websites' logs; an engagement; the export of
+ * its events; what it keeps; and its deletion (docs/ARCHITECTURE.md, "The path of a hit" and
+ * "When a website outgrows one object").
  */
 import type { Env } from '../../env.ts';
-import { ApiError, tryAgainSoon } from '../../lib/errors.ts';
 import { logError } from '../../lib/log.ts';
-import type { PartRead } from '../answers.ts';
 import type { LogHit } from '../events.ts';
 import type { Moved } from '../object/partition.ts';
 import type { LogStorage } from '../object/read/storage-used.ts';
 import type { Settlement } from '../object/write/staged-calls.ts';
-import {
-  askParts,
-  learnPartitions,
-  noteClosed,
-  type OverClosed,
-  openPartition,
-  partitionNumbers,
-} from './fan-out.ts';
+import { learnPartitions, noteClosed, openPartition, partitionNumbers } from './directory.ts';
+import { askLog, flushBeforeReading, LogRefused, readLog } from './reads.ts';
 import { websiteLog } from './stub.ts';
 
 /** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
@@ -159,51 +151,6 @@ async function inOpenPartition<A extends { ok: boolean }>(
   throw new LogRefused('find its open partition');
 }
 
-/** A log answered that it could not do something (it logged why). */
-class LogRefused extends Error {
-  constructor(step: string) {
-    super(`the event log could not ${step}`);
-  }
-}
-
-/**
- * Asks a website's log something; a log that cannot be reached or answers a failure is
- * logged and makes the request a 503 with `Retry-After` (`message`), never a 500.
- */
-async function askLog<T>(
-  env: Env,
-  websiteId: number,
-  message: string,
-  ask: (log: ReturnType<typeof websiteLog>) => Promise<T>,
-): Promise<T> {
-  try {
-    return await ask(websiteLog(env, websiteId));
-  } catch (err) {
-    logError('event log not reached', { websiteId }, err);
-    throw tryAgainSoon(message);
-  }
-}
-
-/**
- * Visitors of the website of the last five minutes (its log's visits under way): those of
- * its open partition, and of the one before (a visit of the minutes before it closed).
- */
-export function realtimeVisitors(env: Env, websiteId: number, now: number): Promise<number> {
-  return askLog(
-    env,
-    websiteId,
-    'The statistics could not be read; try again in a moment.',
-    async () => {
-      await learnPartitions(env, websiteId);
-      const recent = partitionNumbers(websiteId).slice(-2);
-      const visitors = await Promise.all(
-        recent.map((n) => websiteLog(env, websiteId, n).realtime(now)),
-      );
-      return visitors.reduce((sum, n) => sum + n, 0);
-    },
-  );
-}
-
 /**
  * The website's events, oldest first, as a stream of NDJSON or CSV lines (../object/read/event-lines.ts):
  * each partition's in turn, a CSV's header once.
@@ -285,68 +232,3 @@ export async function destroyLog(env: Env, websiteId: number): Promise<void> {
     ),
   );
 }
-
-/**
- * Reads the website's log over a range (null: all of it) — every partition the range
- * touches, in parallel (./fan-out.ts), their answers put together by `merge` (`many`: more
- * than one answered) — the value, or the first date it holds whole when the range starts
- * earlier; `over`: the open partition keeps the closed ones' values added together
- * (./fan-out.ts). A log that cannot answer makes the read a 503.
- */
-export async function readLog<T, R>(
-  env: Env,
-  websiteId: number,
-  range: { from: string; to: string } | null,
-  read: (log: ReturnType<typeof websiteLog>, many: boolean) => Promise<PartRead<T>>,
-  merge: (values: T[], many: boolean) => R | Promise<R>,
-  over?: OverClosed<T, R>,
-): Promise<{ ok: true; value: R; rowsRead: number } | { ok: false; firstDate: string }> {
-  let answer: Awaited<ReturnType<typeof askParts<T, R>>>;
-  try {
-    answer = await askParts(env, websiteId, range, read, merge, over);
-  } catch (err) {
-    logError('event log not reached', { websiteId }, err);
-    throw tryAgainSoon('The statistics could not be read; try again in a moment.');
-  }
-  if (answer.ok) return answer;
-  // A question the log would not take (its patterns' work): the asker's to change.
-  if (answer.refused) throw new ApiError(400, answer.refused);
-  if (answer.firstDate) return { ok: false as const, firstDate: answer.firstDate };
-  logError('event log not reached', { websiteId }, new LogRefused('read'));
-  throw tryAgainSoon('The statistics could not be read; try again in a moment.');
-}
-
-/** The only value of a read of one partition (a read that is not added up). */
-export const onlyOne = <T>(values: T[]): T => {
-  if (values.length !== 1) throw new Error('a read of one partition answered by several');
-  return values[0] as T;
-};
-
-/**
- * Rolls the website's log up into D1 before its statistics are read, so that every hit
- * answered 202 is in the answer. A log that cannot flush (D1 or the object unreachable) makes
- * the read a 503 with `Retry-After`: an answer without those hits would be wrong.
- */
-export async function flushBeforeReading(env: Env, websiteId: number): Promise<void> {
-  await askLog(
-    env,
-    websiteId,
-    'The statistics are being updated; try again in a moment.',
-    async () => {
-      // Every partition that may hold events not rolled up: the open one, and each closed one
-      // until it has flushed once after closing (this isolate learns them as it goes).
-      for (let n = 0; n <= openPartition(websiteId); n++) {
-        if (flushedWhenClosed.has(`${websiteId}:${n}`)) continue;
-        const outcome = await websiteLog(env, websiteId, n).flush();
-        if (!outcome.ok) throw new LogRefused('flush');
-        if (outcome.closed) {
-          flushedWhenClosed.add(`${websiteId}:${n}`);
-          noteClosed(websiteId, n);
-        }
-      }
-    },
-  );
-}
-
-/** Closed partitions (`website:partition`) that have flushed since they closed: all is in D1. */
-const flushedWhenClosed = new Set<string>();

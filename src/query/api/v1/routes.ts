@@ -23,9 +23,11 @@ import { comparisonOf } from '../../present/comparison.ts';
 import {
   isGoalFilter,
   isUnavailable,
+  needsGoals,
   sourceOf,
   summaryOf,
   type Unavailable,
+  websiteNumbers,
 } from '../../present/numbers.ts';
 import { conversionOf } from '../../present/overview.ts';
 import { formatNumber } from '../../present/readable.ts';
@@ -232,16 +234,9 @@ export function registerStatsRoutes(api: ApiApp) {
     if (isUnavailable(answer)) throw unavailable(answer);
     if (!filters.some(isGoalFilter)) return c.json({ ...answer, compared, status: 200 });
     // Under a goal filter, the conversion rate: its visitors ÷ those of the other filters.
-    const rate = await conversionOf(
-      c.env,
-      db,
-      website.id,
-      q,
-      filters,
-      answer,
-      isGoalFilter,
-      compared,
-    );
+    const goals = filters.some(needsGoals) ? await listGoals(db, website.id) : [];
+    const numbers = websiteNumbers(c.env, db, website.id, filters, goals);
+    const rate = await conversionOf(numbers, q, filters, answer, isGoalFilter, compared);
     if (isUnavailable(rate)) throw unavailable(rate);
     return c.json({
       data: { ...answer.data, conversion_rate: rate.rate },

@@ -25,9 +25,12 @@ import type { Env } from '../../src/env.ts';
 import { funnelQuestion, journeyReads } from '../../src/flows/questions.ts';
 import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
 import type { PartRead } from '../../src/website-log/answers.ts';
-import type { OverClosed } from '../../src/website-log/worker/reads.ts';
-import { onlyOne, readLog } from '../../src/website-log/worker/reads.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import {
+  type OverClosed,
+  onlyOne,
+  readLog,
+  websiteLog,
+} from '../../src/website-log/worker/partitions.ts';
 
 export type ScaleAsk = {
   websiteId: number;

@@ -59,7 +59,7 @@ import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
 import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
 import { insertEvent, type VisitorValues } from '../../src/website-log/object/tables/rows.ts';
 import { createTables, nextEventId } from '../../src/website-log/object/tables/versions.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { type ScaleAsk, scaleRead } from './scale-reads.ts';
 
 type Env = WorkerEnv;

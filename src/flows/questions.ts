@@ -28,8 +28,7 @@ import {
 import { type Filter, v1Filters } from '../query/parse/v1.ts';
 import { fromLog, type Unavailable } from '../query/run/reader.ts';
 import type { PartRead } from '../website-log/answers.ts';
-import { onlyOne } from '../website-log/worker/reads.ts';
-import type { websiteLog } from '../website-log/worker/stub.ts';
+import { onlyOne, type websiteLog } from '../website-log/worker/partitions.ts';
 
 type Dates = { from: string; to: string };
 
@@ -112,7 +111,7 @@ export async function funnelOf(
 /**
  * How a journey is asked of a website's log: each partition's paths (a visit lies in one),
  * added up and paged — by the open partition itself, with the closed ones' paths it keeps,
- * for a journey asked again (src/website-log/worker/reads.ts).
+ * for a journey asked again (src/website-log/worker/partitions.ts).
  */
 export function journeyReads(question: JourneyQuery) {
   const whole = { ...question, offset: 0, limit: Number.MAX_SAFE_INTEGER };

@@ -15,7 +15,7 @@ import { stringChoice, textField } from '../lib/fields.ts';
 import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/json-schema.ts';
 import { mediaType } from '../lib/text/body.ts';
-import { flushBeforeReading } from '../website-log/worker/reads.ts';
+import { flushBeforeReading } from '../website-log/worker/partitions.ts';
 import { websiteOf } from '../websites/http.ts';
 import { packingOf } from './files.ts';
 import { ImportError } from './format.ts';

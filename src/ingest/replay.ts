@@ -14,7 +14,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
-import { flushBeforeReading } from '../website-log/worker/reads.ts';
+import { flushBeforeReading } from '../website-log/worker/partitions.ts';
 import { fromEventBody } from './formats.ts';
 import { ingestCall } from './ingest.ts';
 import type { CfGeo } from './steps/geo.ts';

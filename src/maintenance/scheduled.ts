@@ -21,7 +21,7 @@ import { intervalOf } from '../reports/period.ts';
 import { sendReports } from '../reports/send.ts';
 import { compactMonths } from '../rollups/compaction.ts';
 import { destroyLog } from '../website-log/worker/calls.ts';
-import { flushBeforeReading } from '../website-log/worker/reads.ts';
+import { flushBeforeReading } from '../website-log/worker/partitions.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 

@@ -20,7 +20,7 @@ import { QueryError } from '../query/parse/v2/query-error.ts';
 import { withSavedSegments } from '../query/parse/v2/saved-segments.ts';
 import { isUnavailable } from '../query/present/numbers.ts';
 import { listSegments, toSegmentRecord } from '../segments/segments.ts';
-import { realtimeVisitors } from '../website-log/worker/reads.ts';
+import { realtimeVisitors } from '../website-log/worker/partitions.ts';
 import { listWebsites, websiteAccessByDomain } from '../websites/queries.ts';
 import type { Schema } from './arguments.ts';
 

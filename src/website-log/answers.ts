@@ -17,7 +17,7 @@ export type LogRead<T> =
 /** A partition as its reads describe it: closed or not, and its first and last dates. */
 export type PartState = { closed: boolean; from: string | null; to: string | null };
 
-/** A read's answer with its partition's state (./object/read/methods.ts adds it; ./worker/reads.ts reads it). */
+/** A read's answer with its partition's state (./object/read/methods.ts adds it; ./worker/partitions.ts reads it). */
 export type PartRead<T> = LogRead<T> & { part?: PartState };
 
 /**

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, makeOwner, makeWebsite } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { CHROME_WINDOWS, SAFARI_IPHONE, sendHit } from '../support/hits.ts';

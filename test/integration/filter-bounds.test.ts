@@ -16,7 +16,7 @@ import {
   MAX_FOLDINGS_PER_QUESTION,
 } from '../../src/lib/text/contains-text.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTERS } from '../../src/query/parse/v1.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, errorOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

@@ -13,7 +13,7 @@ import { createDb } from '../../src/db/client.ts';
 import { FILTER_DIMENSIONS, type Filter, MAX_FILTER_LENGTH } from '../../src/query/parse/v1.ts';
 import { queryStats } from '../../src/rollups/sums.ts';
 import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, errorOf, listOf, makeOwner } from '../support/api.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';
 import { referenceStatistic } from '../support/filter-reference.ts';

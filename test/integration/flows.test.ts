@@ -13,7 +13,7 @@ import { funnelOf, journeysOf } from '../../src/flows/questions.ts';
 import type { Filter } from '../../src/query/parse/v1.ts';
 import { isUnavailable } from '../../src/query/run/reader.ts';
 import type { LoggedEvent, LogHit } from '../../src/website-log/events.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';
 import { keptByFilters } from '../support/filter-reference.ts';
 import { site } from '../support/ingest-fixtures.ts';

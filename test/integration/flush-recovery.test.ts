@@ -12,7 +12,7 @@ import { rollupOf } from '../../src/counting/statistics.ts';
 import type { LogStorage } from '../../src/website-log/answers.ts';
 import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
 import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';

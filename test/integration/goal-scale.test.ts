@@ -14,7 +14,7 @@ import {
 } from '../../src/website-log/object/read/filters/dictionary-search.ts';
 import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
 import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, listOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { sendHit } from '../support/hits.ts';

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { answerOf, mergeGroupReads } from '../../src/counting/group-reads.ts';
 import type { GroupQuery, LogQuery } from '../../src/counting/query.ts';
 import type { LogHit } from '../../src/website-log/events.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';
 

@@ -8,7 +8,7 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LogDb, type MetaKey } from '../../src/website-log/object/tables/log-db.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { AS_VERSION_6, AS_VERSION_7, AS_VERSION_9, logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';
 

@@ -15,8 +15,11 @@ import { createDb } from '../../src/db/client.ts';
 import type { Env } from '../../src/env.ts';
 import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
 import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
-import { forgetPartitions, partitionNumbers } from '../../src/website-log/worker/directory.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import {
+  forgetPartitions,
+  partitionNumbers,
+  websiteLog,
+} from '../../src/website-log/worker/partitions.ts';
 import { call, oneOf } from '../support/api.ts';
 import { AUSTIN, CHROME_WINDOWS } from '../support/hits.ts';
 import { freezeAt, site } from '../support/ingest-fixtures.ts';

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatName } from '../../src/counting/statistics.ts';
 import type { Filter } from '../../src/query/parse/v1.ts';
 import type { LoggedEvent } from '../../src/website-log/events.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call } from '../support/api.ts';
 import { loggedEvents, logHit, record } from '../support/event-log.ts';
 import { site } from '../support/ingest-fixtures.ts';

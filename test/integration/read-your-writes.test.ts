@@ -6,8 +6,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sendReports } from '../../src/reports/send.ts';
-import { flushBeforeReading } from '../../src/website-log/worker/reads.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { flushBeforeReading, websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, db, makeOwner, makeWebsite } from '../support/api.ts';
 import { injectD1Failure } from '../support/d1-faults.ts';
 import { logHit } from '../support/event-log.ts';

@@ -11,7 +11,7 @@ import { addDays, utcDate } from '../../src/lib/time/dates.ts';
 import { WebsiteLogCore } from '../../src/website-log/object/core.ts';
 import { forgetExpired } from '../../src/website-log/object/retention.ts';
 import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, errorOf, listOf } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';

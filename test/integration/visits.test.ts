@@ -8,7 +8,7 @@ import { evictDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, errorOf, makeOwner } from '../support/api.ts';
 import { logHit, record } from '../support/event-log.ts';
 import { rollups, sendHit } from '../support/hits.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.tsx';
 import { countStatements } from '../../src/db/count-statements.ts';
 import type { Env } from '../../src/env.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, makeOwner, makeWebsite, ORIGIN, snapshot } from '../support/api.ts';
 import { logHit, logTables, record } from '../support/event-log.ts';
 import { AUSTIN, CHROME_WINDOWS, rollups, sendHit } from '../support/hits.ts';

@@ -16,7 +16,7 @@ import { websites } from '../../src/db/schema.ts';
 import { parseHit } from '../../src/ingest/payload.ts';
 import { prepareSiteHit } from '../../src/ingest/pipeline.ts';
 import { flushDueAt } from '../../src/website-log/object/flush.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { db } from '../support/api.ts';
 import { record } from '../support/event-log.ts';
 import { site as ingestSite } from '../support/ingest-fixtures.ts';

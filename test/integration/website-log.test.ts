@@ -10,7 +10,7 @@ import { rollupOf } from '../../src/counting/statistics.ts';
 import { appliedPosition, applyFlush } from '../../src/rollups/increments.ts';
 import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
 import { STAGE_GIVE_UP_MS, STAGE_TTL_MS } from '../../src/website-log/object/write/staged-calls.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 
 /** A flush's figures for the directory, of a flush written by hand. */
 const NO_FIGURES = { firstDate: null, lastDate: null, events: 0, bytes: 0 };

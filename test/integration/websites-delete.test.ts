@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { purgeDeletedWebsites } from '../../src/maintenance/purge.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { call, db, listOf, makeOwner, makeWebsite, NOT_FOUND, snapshot } from '../support/api.ts';
 import { runCron } from '../support/cron.ts';
 import { logHit, logTables } from '../support/event-log.ts';

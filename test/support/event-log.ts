@@ -7,7 +7,7 @@ import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts'
 import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
 import { LogDb } from '../../src/website-log/object/tables/log-db.ts';
 import { eventsAfter } from '../../src/website-log/object/tables/rows.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 
 /** A page view of one visitor (Firefox on Linux, from Austin) on 2026-03-10 at 10:00 UTC. */
 export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {

@@ -4,7 +4,7 @@ import { env } from 'cloudflare:workers';
 import { vi } from 'vitest';
 import { visitorHash } from '../../src/website-log/events.ts';
 import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
-import { websiteLog } from '../../src/website-log/worker/stub.ts';
+import { websiteLog } from '../../src/website-log/worker/partitions.ts';
 import { makeOwner, makeWebsite } from './api.ts';
 
 let owner: Promise<Awaited<ReturnType<typeof makeOwner>>> | undefined;

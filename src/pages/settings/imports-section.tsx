@@ -27,7 +27,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
 import { clientAddressKey } from '../../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../../lib/rate-limit.ts';
-import { flushBeforeReading } from '../../website-log/worker/reads.ts';
+import { flushBeforeReading } from '../../website-log/worker/partitions.ts';
 import type { Role } from '../../websites/queries.ts';
 import { DeleteButton } from '../layout/layout.tsx';
 

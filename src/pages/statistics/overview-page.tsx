@@ -24,7 +24,7 @@ import {
   type StatisticsPage,
   statisticsPageOf,
 } from '../../query/present/statistics-page.ts';
-import { realtimeVisitors } from '../../website-log/worker/reads.ts';
+import { realtimeVisitors } from '../../website-log/worker/partitions.ts';
 import { render } from '../layout/layout.tsx';
 import { notFound } from '../sharing/link-access.tsx';
 import { statsReader, websiteLinks } from '../websites/website-switcher.tsx';

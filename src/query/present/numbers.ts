@@ -17,7 +17,8 @@ import { type ImportRecord, importsWithin } from '../../imports/store.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
 import { firstImportedDate } from '../../rollups/imported.ts';
 import { firstRollupDate, type StatsPage, type StatsQuery } from '../../rollups/sums.ts';
-import { flushBeforeReading, realtimeVisitors } from '../../website-log/worker/reads.ts';
+import type { PropertyName } from '../../website-log/object/read/property-names.ts';
+import { flushBeforeReading, realtimeVisitors } from '../../website-log/worker/partitions.ts';
 import { type Goal, goalSplits, withGoals } from '../parse/goal-filters.ts';
 import {
   ENGAGEMENT_LISTINGS,
@@ -31,7 +32,6 @@ import {
 } from '../parse/v1.ts';
 import {
   type Answer,
-  answer,
   isUnavailable,
   type Reader,
   readerOf,
@@ -46,6 +46,7 @@ import {
   seriesFrom,
   seriesQuestions,
 } from './figures.ts';
+import { propertyNamesOf } from './properties.ts';
 
 export { isUnavailable, type Unavailable };
 
@@ -147,7 +148,7 @@ const asPage = (a: Answer): StatsPage => ({
 function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): Source {
   const engineFilters = withGoals(v1Filters(filters), goals);
   const ask = (range: Dates, groups: GroupQuery[], more: FilterNode[] = [], currency?: string) =>
-    answer(reader, {
+    reader.answer({
       from: range.from,
       to: range.to,
       ...(range.between ? { between: range.between } : {}),
@@ -252,6 +253,11 @@ export type WebsiteNumbers = {
   realtime(): Promise<number>;
   /** Its imports whose dates a range touches. */
   importsWithin(range: { from: string; to: string }): Promise<ImportRecord[]>;
+  /** The custom properties' names a range's hits carry under `filters` (./properties.ts). */
+  propertyNames(
+    range: { from: string; to: string },
+    filters: Filter[],
+  ): Promise<PropertyName[] | Unavailable>;
 };
 
 /** A website's numbers under `filters`, its `goals` read already. */
@@ -262,12 +268,16 @@ export function websiteNumbers(
   filters: Filter[],
   goals: Goal[],
 ): WebsiteNumbers {
-  const under = (others: Filter[], { imports = true }: { imports?: boolean } = {}) =>
-    engineSource(readerOf(db, websiteId, env, { imports }), others, goals);
+  const under = (others: Filter[], { imports = true }: { imports?: boolean } = {}) => {
+    const reader = readerOf(db, websiteId, env, { imports });
+    return engineSource(reader, others, goals);
+  };
+  const own = readerOf(db, websiteId, env);
   return {
-    source: under(filters),
+    source: engineSource(own, filters, goals),
     goals,
     under,
+    propertyNames: (range, f) => propertyNamesOf(own, range, f, goals),
     realtime: () => realtimeVisitors(env, websiteId, Date.now()),
     importsWithin: (range) => importsWithin(db, websiteId, range),
   };

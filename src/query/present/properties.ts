@@ -4,20 +4,18 @@
  * from the website's event log (src/website-log/object/read/property-names.ts) — roll-ups keep no property.
  */
 import { byCodePoint } from '../../counting/row-order.ts';
-import type { Env } from '../../env.ts';
 import type { PropertyName } from '../../website-log/object/read/property-names.ts';
-import { onlyOne } from '../../website-log/worker/reads.ts';
+import { onlyOne } from '../../website-log/worker/partitions.ts';
 import { type Goal, withGoals } from '../parse/goal-filters.ts';
 import { type Filter, v1Filters } from '../parse/v1.ts';
-import { fromLog, type Unavailable } from '../run/reader.ts';
+import type { Reader, Unavailable } from '../run/reader.ts';
 
 /** How many names the page offers at most. */
 const SHOWN_NAMES = 20;
 
 /** The property names of a range's hits under `filters` (a goal filter's goals among `goals`). */
 export function propertyNamesOf(
-  env: Env,
-  websiteId: number,
+  reader: Pick<Reader, 'fromLog'>,
   range: { from: string; to: string },
   filters: Filter[],
   goals: Goal[],
@@ -30,9 +28,7 @@ export function propertyNamesOf(
   };
   // Several partitions answer every name (with its hits), added up and cut here.
   const whole = { ...question, limit: Number.MAX_SAFE_INTEGER };
-  return fromLog(
-    env,
-    websiteId,
+  return reader.fromLog(
     range,
     (log, many) => log.propertyNames(many ? whole : question),
     (parts, many) => (many ? topNames(parts.flat(), SHOWN_NAMES) : onlyOne(parts)),

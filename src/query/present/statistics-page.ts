@@ -11,9 +11,8 @@ import { listGoals } from '../../goals/goals.ts';
 import type { ImportRecord } from '../../imports/store.ts';
 import type { SeriesUnit } from '../../lib/time/dates.ts';
 import type { Filter, LogListing } from '../parse/v1.ts';
-import { isUnavailable, needsGoals, type Unavailable, websiteNumbers } from './numbers.ts';
+import { isUnavailable, type Unavailable, websiteNumbers } from './numbers.ts';
 import { type Overview, overviewOf } from './overview.ts';
-import { propertyNamesOf } from './properties.ts';
 
 /** What the page asks of a range under its filters. */
 export type PageQuestion = {
@@ -60,8 +59,7 @@ export async function statisticsPageOf(
   const { range, filters } = q;
   const property = async (): Promise<PropertyView> => {
     if (!q.property.listed) return { name: '', names: null, rows: null };
-    const named = filters.some(needsGoals) ? goals : [];
-    const found = await propertyNamesOf(env, websiteId, range, filters, named);
+    const found = await website.propertyNames(range, filters);
     const names = isUnavailable(found) ? [] : found.map((n) => n.name);
     const name = q.property.asked || names[0] || '';
     if (name === '') return { name, names, rows: null };

@@ -14,7 +14,7 @@ import { compactedThrough } from '../../rollups/compaction.ts';
 import { type Rollups, statisticAnswer, sumsAnswer } from '../../rollups/groupings.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
 import type { PartRead } from '../../website-log/answers.ts';
-import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/reads.ts';
+import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/partitions.ts';
 import { planOf, type Store } from '../plan/plan.ts';
 
 /** A grouping's page of rows, and the rows its read cost (D1's or the log's, exact). */
@@ -65,6 +65,15 @@ export type Reader = {
    * event loop) over the same range and filters share one read, one pass over the log.
    */
   log: (q: LogQuery) => Promise<LogAnswer>;
+  /** Every grouping of a question, each from the store the plan names (`answer`). */
+  answer: (q: LogQuery) => Promise<Answer[] | Unavailable>;
+  /** A read of the website's log of its own (`fromLog`): a funnel, a journey, properties. */
+  fromLog: <T, R>(
+    range: { from: string; to: string },
+    read: Parameters<typeof readLog<T, R>>[3],
+    merge: Parameters<typeof readLog<T, R>>[4],
+    over?: Parameters<typeof readLog<T, R>>[5],
+  ) => Promise<R | Unavailable>;
 };
 
 /** What the log answered a question's groupings, or the first date it holds. */
@@ -103,7 +112,7 @@ function logAsker(env: Env | undefined, websiteId: number): (q: LogQuery) => Pro
     try {
       if (!env) throw new Error('only the roll-ups can be read here');
       // One partition answers the rows; several, their groups, added up here — or by the
-      // open partition, with the closed ones' it keeps (src/website-log/worker/reads.ts).
+      // open partition, with the closed ones' it keeps (src/website-log/worker/partitions.ts).
       type Parts = PartRead<GroupAnswer[] | GroupReads[]>;
       type Over = PartRead<
         { answer: GroupAnswer[] } | { own: GroupAnswer[] | GroupReads[]; keep: boolean }
@@ -163,7 +172,16 @@ export function readerOf(
   let through: Promise<string | null> | undefined;
   let flushed: Promise<void> | undefined;
   let imported: Promise<ImportedSegment[]> | undefined;
-  return {
+  const reader: Reader = {
+    log: logAsker(env, websiteId),
+    flush: () => {
+      flushed ??= env ? flushBeforeReading(env, websiteId) : Promise.resolve();
+      return flushed;
+    },
+    fromLog: (range, read, merge, over) => {
+      if (!env) throw new Error('only the roll-ups can be read here');
+      return fromLog(env, websiteId, range, read, merge, over);
+    },
     imported: () => {
       imported ??= imports ? importedSegments(db, websiteId) : Promise.resolve([]);
       return imported;
@@ -176,12 +194,9 @@ export function readerOf(
       through ??= compactedThrough(db, websiteId);
       return through;
     },
-    flush: () => {
-      flushed ??= env ? flushBeforeReading(env, websiteId) : Promise.resolve();
-      return flushed;
-    },
-    log: logAsker(env, websiteId),
+    answer: (q) => answer(reader, q),
   };
+  return reader;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The Worker's calls of a website's log besides its reads (./reads.ts): a hit to its
+ * The Worker's calls of a website's log besides its reads (./partitions.ts): a hit to its
  * website's open partition, or staged in several websites' logs; an engagement; the export of
  * its events; what it keeps; and its deletion (docs/ARCHITECTURE.md, "The path of a hit" and
  * "When a website outgrows one object").
@@ -10,9 +10,17 @@ import type { LogHit } from '../events.ts';
 import type { Moved } from '../object/partition.ts';
 import type { LogStorage } from '../object/read/storage-used.ts';
 import type { Settlement } from '../object/write/staged-calls.ts';
-import { learnPartitions, noteClosed, openPartition, partitionNumbers } from './directory.ts';
-import { askLog, flushBeforeReading, LogRefused, readLog } from './reads.ts';
-import { websiteLog } from './stub.ts';
+import {
+  askLog,
+  flushBeforeReading,
+  LogRefused,
+  learnPartitions,
+  noteClosed,
+  openPartition,
+  partitionNumbers,
+  readLog,
+  websiteLog,
+} from './partitions.ts';
 
 /** Tries of a commit: its stage is durable, so a passing failure is worth another try. */
 const COMMIT_TRIES = 3;

@@ -50,7 +50,7 @@ type Split<T> = {
 /**
  * What the open partition answers a question of many partitions: its rows, made with the
  * closed partitions' groups it keeps; or, keeping none, its own groups, and whether it would
- * keep the closed ones' (a question asked before: ../../worker/reads.ts).
+ * keep the closed ones' (a question asked before: ../../worker/partitions.ts).
  */
 export type OverClosed = { answer: GroupAnswer[] } | { own: GroupReads[]; keep: boolean };
 
@@ -100,7 +100,7 @@ export class LogReads {
 
   /**
    * A question's groupings as the open partition answers them when closed partitions hold
-   * part of its range (../../worker/reads.ts): the closed partitions' groups it keeps for the question
+   * part of its range (../../worker/partitions.ts): the closed partitions' groups it keeps for the question
    * under `closed` (their numbers and epochs), its own added, made into rows here; keeping
    * none, its own groups, for the Worker to add the closed ones' to and — for a question
    * asked before, so that one asked once costs the partition nothing more — hand back
@@ -224,7 +224,7 @@ export class LogReads {
   /**
    * A read, answered `none` before the log's first hit; a failure is logged and answered.
    * The answer says whether this partition of the log is closed and which dates it holds
-   * (../../worker/reads.ts). A closed one keeps its answer to the question `asked` (./answer-cache.ts); the
+   * (../../worker/partitions.ts). A closed one keeps its answer to the question `asked` (./answer-cache.ts); the
    * open one, when the question can be answered in two parts (`split`), keeps its answer for
    * the range's dates before its newest and reads only the newest date's events again — those
    * dates take no more hits (but one of a time zone moved back, which forgets what it kept:

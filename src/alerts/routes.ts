@@ -6,12 +6,12 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import type { ApiApp } from '../http/openapi.ts';
 import { linkOrigin } from '../http/origin.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
-import { idParam, pathId, serveRoute } from '../http/route.ts';
+import { websiteResource } from '../http/resource.ts';
+import { jsonContent } from '../http/responses.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { ApiError } from '../lib/errors.ts';
-import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
 import { addAlert, type Sender, sendConfirmation } from './alert-mail.ts';
@@ -26,10 +26,6 @@ import {
   toAlertRecord,
   updateAlert,
 } from './alerts.ts';
-
-const security = [{ bearerAuth: [] }];
-const TAGS = ['Alerts'];
-const alertParams = idParam.extend({ alert_id: pathId('3') });
 
 const bounds = (field: keyof typeof ALERT_BOUNDS) =>
   `${ALERT_BOUNDS[field].min}–${ALERT_BOUNDS[field].max.toLocaleString('en-US')}`;
@@ -85,96 +81,73 @@ const inputs = {
     })
     .openapi('AlertChange'),
 };
-const body = (which: keyof typeof inputs) => ({
-  required: true,
-  content: { 'application/json': { schema: inputs[which] } },
+const alerts = websiteResource({
+  tag: 'Alerts',
+  plural: 'alerts',
+  item: { name: 'alert_id', example: '3' },
+  record: alertSchema,
+  inputs,
 });
-const one = (description: string, status = 200) =>
-  jsonContent(
-    s.object({ data: alertSchema, status: s.number().int().openapi({ example: status }) }),
-    description,
-  );
 const plainError = (description: string) =>
   jsonContent(s.object({ message: s.string(), status: s.number().int() }), description);
 const mailErrors = {
   429: plainError('Too many confirmations: 10 a minute for a website, 3 a day to an address.'),
   503: plainError('E-mail is not set up, or the e-mail could not be sent (nothing is kept).'),
 };
-const adminErrors = {
-  401: errorResponses[401],
-  403: errorResponses[403],
-  404: errorResponses[404],
-};
+/** Only the owner and admins read the alerts (they hold others' addresses). */
+const adminErrors = alerts.writes;
 
 const routes = {
-  list: defineRoute({
+  list: alerts.route({
     method: 'get',
-    path: '/websites/{id}/alerts',
-    tags: TAGS,
+    path: alerts.collection,
     summary: "List a website's traffic alerts",
     description: 'By kind, then address. The owner or an admin.',
-    security,
     request: { params: idParam },
-    responses: {
-      200: jsonContent(
-        s.object({ data: s.array(alertSchema), status: s.number().int() }),
-        'The alerts.',
-      ),
-      ...adminErrors,
-    },
+    responses: { 200: alerts.many('The alerts.'), ...adminErrors },
   }),
-  create: defineRoute({
+  create: alerts.route({
     method: 'post',
-    path: '/websites/{id}/alerts',
-    tags: TAGS,
+    path: alerts.collection,
     summary: 'Add a traffic alert',
     description:
       'An e-mail to `email` when traffic spikes or drops, checked every hour. The address gets a confirmation e-mail first (its link works until the alert is deleted), and nothing else until it confirms. One alert of each kind per address. Needs the EMAIL binding and MAIL_FROM (else a 503, and nothing is kept); at most 10 confirmations a minute for a website, and 3 a day to one address (429). The owner or an admin.',
-    security,
-    request: { params: idParam, body: body('all') },
+    request: { params: idParam, body: alerts.body(false) },
     responses: {
-      201: one('The new alert, unconfirmed.', 201),
+      201: alerts.one('The new alert, unconfirmed.', 201),
       ...adminErrors,
-      422: errorResponses[422],
+      ...alerts.invalid,
       ...mailErrors,
     },
   }),
-  get: defineRoute({
+  get: alerts.route({
     method: 'get',
-    path: '/websites/{id}/alerts/{alert_id}',
-    tags: TAGS,
+    path: alerts.item,
     summary: 'Get a traffic alert',
-    security,
-    request: { params: alertParams },
-    responses: { 200: one('The alert.'), ...adminErrors },
+    request: { params: alerts.itemParams },
+    responses: { 200: alerts.one('The alert.'), ...adminErrors },
   }),
-  update: defineRoute({
+  update: alerts.route({
     method: 'patch',
-    path: '/websites/{id}/alerts/{alert_id}',
-    tags: TAGS,
+    path: alerts.item,
     summary: "Change a traffic alert's numbers",
     description: 'Its kind and address stay (422 naming them): delete it and add another.',
-    security,
-    request: { params: alertParams, body: body('some') },
-    responses: { 200: one('The alert, changed.'), ...adminErrors, 422: errorResponses[422] },
+    request: { params: alerts.itemParams, body: alerts.body(true) },
+    responses: { 200: alerts.one('The alert, changed.'), ...adminErrors, ...alerts.invalid },
   }),
-  delete: defineRoute({
+  delete: alerts.route({
     method: 'delete',
-    path: '/websites/{id}/alerts/{alert_id}',
-    tags: TAGS,
+    path: alerts.item,
     summary: 'Delete a traffic alert',
-    security,
-    request: { params: alertParams },
-    responses: { 200: deletedResponse('alert', 'The alert was deleted.'), ...adminErrors },
+    request: { params: alerts.itemParams },
+    responses: { 200: alerts.deleted('alert', 'The alert was deleted.'), ...adminErrors },
   }),
-  confirmation: defineRoute({
+  confirmation: alerts.route({
     method: 'post',
-    path: '/websites/{id}/alerts/{alert_id}/confirmation',
-    tags: TAGS,
+    path: `${alerts.item}/confirmation`,
     summary: 'Send the confirmation e-mail again',
     description: 'A 409 when the address has confirmed already; the limits of adding one apply.',
-    security,
-    request: { params: alertParams },
+    request: { params: alerts.itemParams },
     responses: {
       202: jsonContent(
         s.object({ sent: s.boolean(), status: s.number().int().openapi({ example: 202 }) }),
@@ -199,7 +172,7 @@ export function registerAlertRoutes(api: ApiApp) {
   /** The website of `{id}` (its owner's or an admin's) and its alert `{alert_id}`. */
   const alertFor = async (c: Context<AppEnv>, id: number) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const alertId = parseId(c.req.param('alert_id'));
+    const alertId = alerts.itemId(c);
     const row = alertId === null ? undefined : await alertOf(db, website.id, alertId);
     if (!row) throw noSuchAlert();
     return { db, website, row };
@@ -232,7 +205,7 @@ export function registerAlertRoutes(api: ApiApp) {
   serveRoute(api, routes.delete, async (c, { id }) => {
     const { db, website, row } = await alertFor(c, id);
     if (!(await deleteAlert(db, website.id, row.id))) throw noSuchAlert();
-    return c.json({ id: row.id, object: 'alert', deleted: true, status: 200 });
+    return alerts.gone(c, row.id, 'alert');
   });
 
   serveRoute(api, routes.confirmation, async (c, { id }) => {

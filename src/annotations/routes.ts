@@ -3,11 +3,10 @@
  * of a website lists them; its owner and admins write, change and delete them (403 for a
  * viewer).
  */
-import { type ApiApp, defineRoute } from '../http/openapi.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
-import { idParam, pathId, serveRoute } from '../http/route.ts';
+import type { ApiApp } from '../http/openapi.ts';
+import { websiteResource } from '../http/resource.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { ApiError, validationFailed } from '../lib/errors.ts';
-import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/json-schema.ts';
 import { dateField } from '../query/api/v1/schemas.ts';
 import { websiteOf } from '../websites/http.ts';
@@ -20,10 +19,6 @@ import {
   toAnnotationRecord,
   updateAnnotation,
 } from './annotations.ts';
-
-const security = [{ bearerAuth: [] }];
-const TAGS = ['Annotations'];
-const annotationParams = idParam.extend({ annotation_id: pathId('4') });
 
 const annotationSchema = s
   .object({
@@ -43,85 +38,66 @@ const fields = {
     .openapi({ description: 'Optional: the last date of a period (null: that day only).' }),
   text: s.string().openapi({ description: '1–500 characters.' }),
 };
-const inputs = {
-  all: s
-    .object({ date: fields.date, end_date: fields.end_date.optional(), text: fields.text })
-    .openapi('AnnotationInput'),
-  some: s
-    .object({
-      date: fields.date.optional(),
-      end_date: fields.end_date.optional(),
-      text: fields.text.optional(),
-    })
-    .openapi('AnnotationChange'),
-};
-const body = (which: keyof typeof inputs) => ({
-  required: true,
-  content: { 'application/json': { schema: inputs[which] } },
+
+const notes = websiteResource({
+  tag: 'Annotations',
+  plural: 'annotations',
+  item: { name: 'annotation_id', example: '4' },
+  record: annotationSchema,
+  inputs: {
+    all: s
+      .object({ date: fields.date, end_date: fields.end_date.optional(), text: fields.text })
+      .openapi('AnnotationInput'),
+    some: s
+      .object({
+        date: fields.date.optional(),
+        end_date: fields.end_date.optional(),
+        text: fields.text.optional(),
+      })
+      .openapi('AnnotationChange'),
+  },
 });
-const one = (description: string, status = 200) =>
-  jsonContent(
-    s.object({ data: annotationSchema, status: s.number().int().openapi({ example: status }) }),
-    description,
-  );
-const writeErrors = {
-  401: errorResponses[401],
-  403: errorResponses[403],
-  404: errorResponses[404],
-};
 
 const routes = {
-  list: defineRoute({
+  list: notes.route({
     method: 'get',
-    path: '/websites/{id}/annotations',
-    tags: TAGS,
+    path: notes.collection,
     summary: "List a website's annotations",
     description: 'Those that touch `from`–`to` when both are given (else every one), by date.',
-    security,
     request: {
       params: idParam,
       query: s.object({ from: dateField('from').optional(), to: dateField('to').optional() }),
     },
-    responses: {
-      200: jsonContent(
-        s.object({ data: s.array(annotationSchema), status: s.number().int() }),
-        'The annotations.',
-      ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-      422: errorResponses[422],
-    },
+    responses: { 200: notes.many('The annotations.'), ...notes.reads, ...notes.invalid },
   }),
-  create: defineRoute({
+  create: notes.route({
     method: 'post',
-    path: '/websites/{id}/annotations',
-    tags: TAGS,
+    path: notes.collection,
     summary: 'Annotate a date',
     description:
       'A note on a date (or from `date` to `end_date`), shown to every reader of the website: on the chart, under it, in the CSV and in the e-mail reports of its period.',
-    security,
-    request: { params: idParam, body: body('all') },
-    responses: { 201: one('The new annotation.', 201), ...writeErrors, 422: errorResponses[422] },
-  }),
-  update: defineRoute({
-    method: 'patch',
-    path: '/websites/{id}/annotations/{annotation_id}',
-    tags: TAGS,
-    summary: 'Change an annotation',
-    security,
-    request: { params: annotationParams, body: body('some') },
-    responses: { 200: one('The annotation, changed.'), ...writeErrors, 422: errorResponses[422] },
-  }),
-  delete: defineRoute({
-    method: 'delete',
-    path: '/websites/{id}/annotations/{annotation_id}',
-    tags: TAGS,
-    summary: 'Delete an annotation',
-    security,
-    request: { params: annotationParams },
+    request: { params: idParam, body: notes.body(false) },
     responses: {
-      200: deletedResponse('annotation', 'The annotation was deleted.'),
-      ...writeErrors,
+      201: notes.one('The new annotation.', 201),
+      ...notes.writes,
+      ...notes.invalid,
+    },
+  }),
+  update: notes.route({
+    method: 'patch',
+    path: notes.item,
+    summary: 'Change an annotation',
+    request: { params: notes.itemParams, body: notes.body(true) },
+    responses: { 200: notes.one('The annotation, changed.'), ...notes.writes, ...notes.invalid },
+  }),
+  delete: notes.route({
+    method: 'delete',
+    path: notes.item,
+    summary: 'Delete an annotation',
+    request: { params: notes.itemParams },
+    responses: {
+      200: notes.deleted('annotation', 'The annotation was deleted.'),
+      ...notes.writes,
     },
   }),
 };
@@ -147,7 +123,7 @@ export function registerAnnotationRoutes(api: ApiApp) {
 
   serveRoute(api, routes.update, async (c, { id, body }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const annotationId = parseId(c.req.param('annotation_id'));
+    const annotationId = notes.itemId(c);
     const current =
       annotationId === null ? undefined : await annotationOf(db, website.id, annotationId);
     if (!current) throw noSuchAnnotation();
@@ -159,9 +135,9 @@ export function registerAnnotationRoutes(api: ApiApp) {
 
   serveRoute(api, routes.delete, async (c, { id }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const annotationId = parseId(c.req.param('annotation_id'));
+    const annotationId = notes.itemId(c);
     if (annotationId === null || !(await deleteAnnotation(db, website.id, annotationId)))
       throw noSuchAnnotation();
-    return c.json({ id: annotationId, object: 'annotation', deleted: true, status: 200 });
+    return notes.gone(c, annotationId, 'annotation');
   });
 }

@@ -9,8 +9,9 @@ import type { Context } from 'hono';
 import { createDb } from '../db/client.ts';
 import type { GoalRow } from '../db/schema.ts';
 import type { AppEnv } from '../env.ts';
-import { type ApiApp, defineRoute } from '../http/openapi.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
+import type { ApiApp } from '../http/openapi.ts';
+import { websiteResource } from '../http/resource.ts';
+import { jsonContent } from '../http/responses.ts';
 import { idParam, pathId, serveRoute } from '../http/route.ts';
 import { ApiError, notFound } from '../lib/errors.ts';
 import { s } from '../lib/json-schema.ts';
@@ -18,11 +19,6 @@ import { readFields } from '../lib/text/body.ts';
 import { websiteOf } from '../websites/http.ts';
 import { mayActAs, roleTooLow, websiteAccessByDomain } from '../websites/queries.ts';
 import { createGoal, deleteGoal, goalInput, listGoals, toGoalRecord } from './goals.ts';
-
-const goalParams = idParam.extend({
-  goal_id: pathId('3'),
-});
-const security = [{ bearerAuth: [] }];
 
 const goalSchema = s
   .object({
@@ -62,54 +58,36 @@ const bodyContent = {
   'application/x-www-form-urlencoded': { schema: goalInputSchema },
 };
 
+const goals = websiteResource({
+  tag: 'Goals',
+  plural: 'goals',
+  item: { name: 'goal_id', example: '3' },
+  record: goalSchema,
+});
+
 const goalRoutes = {
-  list: defineRoute({
+  list: goals.route({
     method: 'get',
-    path: '/websites/{id}/goals',
-    tags: ['Goals'],
+    path: goals.collection,
     summary: "List a website's goals",
-    security,
     request: { params: idParam },
-    responses: {
-      200: jsonContent(
-        s.object({ data: s.array(goalSchema), status: s.number().int() }),
-        'The goals, oldest first.',
-      ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-    },
+    responses: { 200: goals.many('The goals, oldest first.'), ...goals.reads },
   }),
-  create: defineRoute({
+  create: goals.route({
     method: 'post',
-    path: '/websites/{id}/goals',
-    tags: ['Goals'],
+    path: goals.collection,
     summary: 'Add a goal',
     description:
       'An event goal (`event`) or a page goal (`page`), not both; a name unique to the website; a currency for an event goal that counts revenue.',
-    security,
     request: { params: idParam, body: { required: true, content: bodyContent } },
-    responses: {
-      201: jsonContent(
-        s.object({ data: goalSchema, status: s.number().int().openapi({ example: 201 }) }),
-        'The new goal.',
-      ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-      422: errorResponses[422],
-    },
+    responses: { 201: goals.one('The new goal.', 201), ...goals.reads, ...goals.invalid },
   }),
-  delete: defineRoute({
+  delete: goals.route({
     method: 'delete',
-    path: '/websites/{id}/goals/{goal_id}',
-    tags: ['Goals'],
+    path: goals.item,
     summary: 'Delete a goal',
-    security,
-    request: { params: goalParams },
-    responses: {
-      200: deletedResponse('goal', 'The goal was deleted.'),
-      401: errorResponses[401],
-      404: errorResponses[404],
-    },
+    request: { params: goals.itemParams },
+    responses: { 200: goals.deleted('goal', 'The goal was deleted.'), ...goals.reads },
   }),
 };
 
@@ -133,12 +111,10 @@ const siteQuery = s.object({
   site_id: s.string().openapi({ description: "The website's domain.", example: 'example.com' }),
 });
 const sitesRoutes = [
-  defineRoute({
+  goals.route({
     method: 'get',
     path: '/sites/goals',
-    tags: ['Goals'],
     summary: "List a website's goals (Plausible's Sites API)",
-    security,
     request: { query: siteQuery },
     responses: {
       200: jsonContent(
@@ -156,14 +132,12 @@ const sitesRoutes = [
       404: plausibleError,
     },
   }),
-  defineRoute({
+  goals.route({
     method: 'put',
     path: '/sites/goals',
-    tags: ['Goals'],
     summary: "Find or create a goal (Plausible's Sites API)",
     description:
       '`{site_id, goal_type: "event" | "page", event_name | page_path, display_name?, currency?}`: the goal of that event or page, made when there is none.',
-    security,
     request: {
       body: {
         content: {
@@ -188,13 +162,11 @@ const sitesRoutes = [
       404: plausibleError,
     },
   }),
-  defineRoute({
+  goals.route({
     method: 'delete',
     path: '/sites/goals/{goal_id}',
-    tags: ['Goals'],
     summary: "Delete a goal (Plausible's Sites API)",
     description: '`site_id` in the body (or the query).',
-    security,
     request: {
       params: s.object({
         goal_id: pathId('3'),
@@ -243,7 +215,7 @@ export function registerGoalRoutes(api: ApiApp) {
     const { db, website } = await websiteOf(c, id, 'admin');
     const goalId = goalIdOf(c.req.param('goal_id'));
     if (goalId === null || !(await deleteGoal(db, website.id, goalId))) throw notFound();
-    return c.json({ id: goalId, object: 'goal', deleted: true, status: 200 });
+    return goals.gone(c, goalId, 'goal');
   });
 
   // Plausible's Sites API (https://plausible.io/docs/sites-api): the website by its domain.

@@ -6,11 +6,10 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { type ApiApp, defineRoute } from '../http/openapi.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
-import { idParam, pathId, serveRoute } from '../http/route.ts';
+import type { ApiApp } from '../http/openapi.ts';
+import { websiteResource } from '../http/resource.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { ApiError } from '../lib/errors.ts';
-import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
 import { mayActAs } from '../websites/queries.ts';
@@ -24,10 +23,6 @@ import {
   toSegmentRecord,
   updateSegment,
 } from './segments.ts';
-
-const security = [{ bearerAuth: [] }];
-const TAGS = ['Segments'];
-const segmentParams = idParam.extend({ segment_id: pathId('2') });
 
 const filtersField = s.array(s.array(s.string())).openapi({
   description:
@@ -52,7 +47,7 @@ const typeField = s.enum(SEGMENT_TYPES).openapi({
   description:
     '`site`: every reader of the website sees it (only its owner and admins keep one); `personal`: only you.',
 });
-const inputSchemas = {
+const inputs = {
   all: s
     .object({ name: nameField, type: typeField, filters: filtersField })
     .openapi('SegmentInput'),
@@ -65,78 +60,62 @@ const inputSchemas = {
     .openapi('SegmentChange'),
 };
 
-const body = (partial: boolean) => ({
-  required: true,
-  content: { 'application/json': { schema: inputSchemas[partial ? 'some' : 'all'] } },
+const segments = websiteResource({
+  tag: 'Segments',
+  plural: 'segments',
+  item: { name: 'segment_id', example: '2' },
+  record: segmentSchema,
+  inputs,
 });
-const one = (description: string, status = 200) =>
-  jsonContent(
-    s.object({ data: segmentSchema, status: s.number().int().openapi({ example: status }) }),
-    description,
-  );
-const errors = {
-  401: errorResponses[401],
-  403: errorResponses[403],
-  404: errorResponses[404],
-};
 
 const routes = {
-  list: defineRoute({
+  list: segments.route({
     method: 'get',
-    path: '/websites/{id}/segments',
-    tags: TAGS,
+    path: segments.collection,
     summary: "List the website's segments you see",
     description: 'Its site segments and your personal ones, oldest first.',
-    security,
     request: { params: idParam },
-    responses: {
-      200: jsonContent(
-        s.object({ data: s.array(segmentSchema), status: s.number().int() }),
-        'The segments.',
-      ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-    },
+    responses: { 200: segments.many('The segments.'), ...segments.reads },
   }),
-  get: defineRoute({
+  get: segments.route({
     method: 'get',
-    path: '/websites/{id}/segments/{segment_id}',
-    tags: TAGS,
+    path: segments.item,
     summary: 'A segment',
-    security,
-    request: { params: segmentParams },
-    responses: { 200: one('The segment.'), 401: errorResponses[401], 404: errorResponses[404] },
+    request: { params: segments.itemParams },
+    responses: { 200: segments.one('The segment.'), ...segments.reads },
   }),
-  create: defineRoute({
+  create: segments.route({
     method: 'post',
-    path: '/websites/{id}/segments',
-    tags: TAGS,
+    path: segments.collection,
     summary: 'Save a segment',
     description:
       'Use it as the filter `["is", "segment", [<id>]]` of the Stats API v2, or `segment=<id>` in API v1 and on the statistics page. At most 500 a website.',
-    security,
-    request: { params: idParam, body: body(false) },
-    responses: { 201: one('The new segment.', 201), ...errors, 422: errorResponses[422] },
+    request: { params: idParam, body: segments.body(false) },
+    responses: {
+      201: segments.one('The new segment.', 201),
+      ...segments.writes,
+      ...segments.invalid,
+    },
   }),
-  update: defineRoute({
+  update: segments.route({
     method: 'patch',
-    path: '/websites/{id}/segments/{segment_id}',
-    tags: TAGS,
+    path: segments.item,
     summary: 'Change a segment',
     description: 'Changes the fields given; the segment keeps its owner.',
-    security,
-    request: { params: segmentParams, body: body(true) },
-    responses: { 200: one('The segment, changed.'), ...errors, 422: errorResponses[422] },
+    request: { params: segments.itemParams, body: segments.body(true) },
+    responses: {
+      200: segments.one('The segment, changed.'),
+      ...segments.writes,
+      ...segments.invalid,
+    },
   }),
-  delete: defineRoute({
+  delete: segments.route({
     method: 'delete',
-    path: '/websites/{id}/segments/{segment_id}',
-    tags: TAGS,
+    path: segments.item,
     summary: 'Delete a segment',
     description: 'The shared links limited to it are revoked with it.',
-    security,
-    request: { params: segmentParams },
-    responses: { 200: deletedResponse('segment', 'The segment was deleted.'), ...errors },
+    request: { params: segments.itemParams },
+    responses: { 200: segments.deleted('segment', 'The segment was deleted.'), ...segments.writes },
   }),
 };
 
@@ -144,7 +123,7 @@ const routes = {
 async function reader(c: Context<AppEnv>, id: number) {
   const { db, website, role } = await websiteOf(c, id, 'viewer');
   const asker = { personId: c.get('ownerId'), admin: mayActAs(role, 'admin') };
-  const segmentId = parseId(c.req.param('segment_id') ?? '');
+  const segmentId = segments.itemId(c);
   return { db, website, asker, segmentId };
 }
 
@@ -182,6 +161,6 @@ export function registerSegmentRoutes(api: ApiApp) {
     const { db, website, asker, segmentId } = await reader(c, id);
     if (segmentId === null) throw noSuchSegment();
     await deleteSegment(db, website.id, asker, segmentId);
-    return c.json({ id: segmentId, object: 'segment', deleted: true, status: 200 });
+    return segments.gone(c, segmentId, 'segment');
   });
 }

@@ -6,19 +6,16 @@
  */
 
 import { personOf } from '../accounts/owners.ts';
-import { type ApiApp, defineRoute } from '../http/openapi.ts';
+import type { ApiApp } from '../http/openapi.ts';
 import { linkOrigin } from '../http/origin.ts';
 import { linksSchema, listPage, metaSchema, pageField, perPageField } from '../http/pagination.ts';
-import { deletedResponse, errorResponses, jsonContent } from '../http/responses.ts';
-import { idParam, pathId, serveRoute } from '../http/route.ts';
+import { websiteResource } from '../http/resource.ts';
+import { jsonContent } from '../http/responses.ts';
+import { idParam, serveRoute } from '../http/route.ts';
 import { notFound } from '../lib/errors.ts';
-import { parseId } from '../lib/ids.ts';
 import { s } from '../lib/json-schema.ts';
 import { websiteOf } from '../websites/http.ts';
 import { createSharedLink, deleteSharedLink, listSharedLinks } from './links.ts';
-
-const security = [{ bearerAuth: [] }];
-const TAGS = ['Sharing'];
 
 const linkSchema = s
   .object({
@@ -56,14 +53,19 @@ const linkInput = s
   })
   .openapi('SharedLinkInput');
 
+const links = websiteResource({
+  tag: 'Sharing',
+  plural: 'shared-links',
+  item: { name: 'link_id', example: '3' },
+  record: linkSchema,
+});
+
 const routes = {
-  list: defineRoute({
+  list: links.route({
     method: 'get',
-    path: '/websites/{id}/shared-links',
-    tags: TAGS,
+    path: links.collection,
     summary: "List a website's shared links",
     description: 'The links, oldest first, a page at a time (without their tokens).',
-    security,
     request: { params: idParam, query: s.object({ per_page: perPageField(25), page: pageField }) },
     responses: {
       200: jsonContent(
@@ -75,19 +77,16 @@ const routes = {
         }),
         'A page of shared links.',
       ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-      422: errorResponses[422],
+      ...links.reads,
+      ...links.invalid,
     },
   }),
-  create: defineRoute({
+  create: links.route({
     method: 'post',
-    path: '/websites/{id}/shared-links',
-    tags: TAGS,
+    path: links.collection,
     summary: 'Share the statistics through a secret link',
     description:
       "The link opens the website's statistics pages read-only to whoever has it; its `embed_url` shows them without the site's chrome, frameable by any page. Both are shown only now. At most 100 links a website; the key's person is its maker (`created_by`): when they stop being an admin, it is revoked unless handed over.",
-    security,
     request: {
       params: idParam,
       body: {
@@ -99,32 +98,18 @@ const routes = {
       },
     },
     responses: {
-      201: jsonContent(
-        s.object({ data: linkSchema, status: s.number().int().openapi({ example: 201 }) }),
-        'The new link, with its url.',
-      ),
-      401: errorResponses[401],
-      404: errorResponses[404],
-      422: errorResponses[422],
+      201: links.one('The new link, with its url.', 201),
+      ...links.reads,
+      ...links.invalid,
     },
   }),
-  delete: defineRoute({
+  delete: links.route({
     method: 'delete',
-    path: '/websites/{id}/shared-links/{link_id}',
-    tags: TAGS,
+    path: links.item,
     summary: 'Revoke a shared link',
     description: 'It stops working at once.',
-    security,
-    request: {
-      params: idParam.extend({
-        link_id: pathId('3'),
-      }),
-    },
-    responses: {
-      200: deletedResponse('shared_link', 'The link was revoked.'),
-      401: errorResponses[401],
-      404: errorResponses[404],
-    },
+    request: { params: links.itemParams },
+    responses: { 200: links.deleted('shared_link', 'The link was revoked.'), ...links.reads },
   }),
 };
 
@@ -152,8 +137,8 @@ export function registerSharingRoutes(api: ApiApp) {
 
   serveRoute(api, routes.delete, async (c, { id }) => {
     const { db, website } = await websiteOf(c, id, 'admin');
-    const linkId = parseId(c.req.param('link_id'));
+    const linkId = links.itemId(c);
     if (linkId === null || !(await deleteSharedLink(db, website.id, linkId))) throw notFound();
-    return c.json({ id: linkId, object: 'shared_link', deleted: true, status: 200 });
+    return links.gone(c, linkId, 'shared_link');
   });
 }

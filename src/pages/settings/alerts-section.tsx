@@ -24,7 +24,7 @@ import { linkOrigin } from '../../http/origin.ts';
 import { signedInOwner } from '../../http/session.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { FieldError, SettingsSection } from './section.tsx';
 
 /** The alert form's fields as sent, to show them again with the messages. */
 type AlertFormValues = Record<'kind' | 'email' | 'threshold' | 'hours' | 'every_hours', string>;
@@ -38,60 +38,23 @@ const EMPTY: AlertFormValues = {
   every_hours: '',
 };
 
-const AlertTable: FC<{ site: WebsiteRow; alerts: AlertRow[]; csrf: string }> = ({
+/** An alert's status: confirmed, or a button that sends its confirmation again. */
+const AlertStatus: FC<{ site: WebsiteRow; alert: AlertRow; csrf: string }> = ({
   site,
-  alerts,
+  alert: a,
   csrf,
-}) => (
-  <table>
-    <thead>
-      <tr>
-        <th scope="col">E-mail</th>
-        <th scope="col">When</th>
-        <th scope="col">At most</th>
-        <th scope="col">Status</th>
-        <th scope="col">
-          <span class="sr-only">Actions</span>
-        </th>
-      </tr>
-    </thead>
-    <tbody>
-      {alerts.map((a) => (
-        <tr>
-          <td>{a.email}</td>
-          <td>
-            {a.kind === 'spike' ? 'Spike' : 'Drop'}: {conditionOf(a)}
-          </td>
-          <td>{a.everyHours === 1 ? 'every hour' : `every ${a.everyHours} hours`}</td>
-          <td>
-            {a.confirmedAt !== null ? (
-              'confirmed'
-            ) : (
-              <form
-                method="post"
-                action={`/websites/${site.id}/alerts/${a.id}/confirmation`}
-                class="inline"
-              >
-                <input type="hidden" name="_csrf" value={csrf} />
-                waiting for the address to confirm{' '}
-                <button type="submit" class="secondary">
-                  Send again<span class="sr-only"> to {a.email}</span>
-                </button>
-              </form>
-            )}
-          </td>
-          <td class="actions">
-            <DeleteButton
-              action={`/websites/${site.id}/alerts/${a.id}/delete`}
-              csrf={csrf}
-              what={`the ${a.kind} alert of ${a.email}`}
-            />
-          </td>
-        </tr>
-      ))}
-    </tbody>
-  </table>
-);
+}) =>
+  a.confirmedAt !== null ? (
+    <>confirmed</>
+  ) : (
+    <form method="post" action={`/websites/${site.id}/alerts/${a.id}/confirmation`} class="inline">
+      <input type="hidden" name="_csrf" value={csrf} />
+      waiting for the address to confirm{' '}
+      <button type="submit" class="secondary">
+        Send again<span class="sr-only"> to {a.email}</span>
+      </button>
+    </form>
+  );
 
 const NumberField: FC<{
   name: keyof typeof ALERT_BOUNDS;
@@ -124,57 +87,70 @@ export const AlertsSection: FC<{
   const values = state.values ?? EMPTY;
   const error = (field: string) => state.errors?.[field]?.[0];
   return (
-    <section aria-labelledby="alerts">
-      <h2 id="alerts">Traffic alerts</h2>
-      <p class="hint">
-        An e-mail when traffic spikes (this many visitors or more in the last hours) or drops (fewer
-        than this many, when the same hours a week before had that many — the tracker may have
-        broken), checked every hour, with the top pages and sources of a spike. Each address
-        confirms first, by the link of an e-mail, and can stop its alert from any of them.
-      </p>
-      {alerts.length > 0 ? (
-        <AlertTable site={site} alerts={alerts} csrf={csrf} />
-      ) : (
-        <p class="hint">No alerts yet.</p>
-      )}
-      <form method="post" action={`/websites/${site.id}/alerts`} class="stack">
-        <input type="hidden" name="_csrf" value={csrf} />
-        <label>
-          E-mail <input name="email" type="email" value={values.email} required />
-        </label>
-        {error('email') ? <p class="error">{error('email')}</p> : null}
-        <label>
-          Tell me when traffic{' '}
-          <select name="kind">
-            <option value="spike" selected={values.kind !== 'drop'}>
-              spikes
-            </option>
-            <option value="drop" selected={values.kind === 'drop'}>
-              drops
-            </option>
-          </select>
-        </label>
-        <NumberField
-          name="threshold"
-          label={`Visitors (a spike: this many or more; a drop: fewer than this — ${ALERT_DEFAULTS.drop.threshold}, none at all, unless set)`}
-          value={values.threshold}
-          error={error('threshold')}
-        />
-        <NumberField
-          name="hours"
-          label={`Over the last … hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop, unless set)`}
-          value={values.hours}
-          error={error('hours')}
-        />
-        <NumberField
-          name="every_hours"
-          label={`Hours between two e-mails, at least (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop, unless set)`}
-          value={values.every_hours}
-          error={error('every_hours')}
-        />
-        <button type="submit">Add the alert</button>
-      </form>
-    </section>
+    <SettingsSection
+      id="alerts"
+      title="Traffic alerts"
+      hint="An e-mail when traffic spikes (this many visitors or more in the last hours) or drops (fewer than this many, when the same hours a week before had that many — the tracker may have broken), checked every hour, with the top pages and sources of a spike. Each address confirms first, by the link of an e-mail, and can stop its alert from any of them."
+      csrf={csrf}
+      table={{
+        head: ['E-mail', 'When', 'At most', 'Status'],
+        rows: alerts.map((a) => ({
+          cells: [
+            a.email,
+            `${a.kind === 'spike' ? 'Spike' : 'Drop'}: ${conditionOf(a)}`,
+            a.everyHours === 1 ? 'every hour' : `every ${a.everyHours} hours`,
+            <AlertStatus site={site} alert={a} csrf={csrf} />,
+          ],
+          remove: {
+            action: `/websites/${site.id}/alerts/${a.id}/delete`,
+            what: `the ${a.kind} alert of ${a.email}`,
+          },
+        })),
+      }}
+      empty="No alerts yet."
+      add={{
+        action: `/websites/${site.id}/alerts`,
+        button: 'Add the alert',
+        class: 'stack',
+        fields: (
+          <>
+            <label>
+              E-mail <input name="email" type="email" value={values.email} required />
+            </label>
+            <FieldError errors={state.errors} field="email" />
+            <label>
+              Tell me when traffic{' '}
+              <select name="kind">
+                <option value="spike" selected={values.kind !== 'drop'}>
+                  spikes
+                </option>
+                <option value="drop" selected={values.kind === 'drop'}>
+                  drops
+                </option>
+              </select>
+            </label>
+            <NumberField
+              name="threshold"
+              label={`Visitors (a spike: this many or more; a drop: fewer than this — ${ALERT_DEFAULTS.drop.threshold}, none at all, unless set)`}
+              value={values.threshold}
+              error={error('threshold')}
+            />
+            <NumberField
+              name="hours"
+              label={`Over the last … hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop, unless set)`}
+              value={values.hours}
+              error={error('hours')}
+            />
+            <NumberField
+              name="every_hours"
+              label={`Hours between two e-mails, at least (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop, unless set)`}
+              value={values.every_hours}
+              error={error('every_hours')}
+            />
+          </>
+        ),
+      }}
+    />
   );
 };
 

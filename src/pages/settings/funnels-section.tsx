@@ -14,7 +14,7 @@ import { createFunnel, deleteFunnel, type FunnelRecord, listFunnels } from '../.
 import { formText } from '../../http/form.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { FieldError, SettingsSection } from './section.tsx';
 
 /** The funnel form's fields as sent, to show them again with the messages. */
 export type FunnelFormValues = Record<'name' | 'steps', string>;
@@ -54,42 +54,6 @@ function stepMessages(errors: FieldErrors): string[] {
   });
 }
 
-const FunnelTable: FC<{ site: WebsiteRow; funnels: FunnelRecord[]; csrf: string }> = ({
-  site,
-  funnels,
-  csrf,
-}) => (
-  <table>
-    <thead>
-      <tr>
-        <th scope="col">Funnel</th>
-        <th scope="col">Steps</th>
-        <th scope="col">
-          <span class="sr-only">Actions</span>
-        </th>
-      </tr>
-    </thead>
-    <tbody>
-      {funnels.map((f) => (
-        <tr>
-          <td>{f.name}</td>
-          <td>{f.steps.map(stepLabel).join(' → ')}</td>
-          <td class="actions">
-            <a href={`/stats/${site.domain}/funnels/${f.id}`}>
-              View<span class="sr-only"> {f.name}</span>
-            </a>
-            <DeleteButton
-              action={`/websites/${site.id}/funnels/${f.id}/delete`}
-              csrf={csrf}
-              what={f.name}
-            />
-          </td>
-        </tr>
-      ))}
-    </tbody>
-  </table>
-);
-
 export const FunnelsSection: FC<{
   site: WebsiteRow;
   funnels: FunnelRecord[];
@@ -97,35 +61,46 @@ export const FunnelsSection: FC<{
   values?: FunnelFormValues;
   errors?: FieldErrors;
 }> = ({ site, funnels, csrf, values = EMPTY, errors = {} }) => (
-  <section aria-labelledby="funnels">
-    <h2 id="funnels">Funnels</h2>
-    <p class="hint">
-      The steps a visitor takes, in order — 2 to 8 pages (a path, or a pattern with * within a
-      segment and ** across), custom events or goals — and how many go on at each.
-    </p>
-    {funnels.length > 0 ? (
-      <FunnelTable site={site} funnels={funnels} csrf={csrf} />
-    ) : (
-      <p class="hint">No funnels yet.</p>
-    )}
-    <form method="post" action={`/websites/${site.id}/funnels`}>
-      <input type="hidden" name="_csrf" value={csrf} />
-      <label>
-        Name <input name="name" value={values.name} required />
-      </label>
-      {errors.name?.[0] ? <p class="error">{errors.name[0]}</p> : null}
-      <label>
-        Steps, one per line (/pricing, event:Signup, goal:Sign-ups){' '}
-        <textarea name="steps" rows={4} required>
-          {values.steps}
-        </textarea>
-      </label>
-      {stepMessages(errors).map((m) => (
-        <p class="error">{m}</p>
-      ))}
-      <button type="submit">Add a funnel</button>
-    </form>
-  </section>
+  <SettingsSection
+    id="funnels"
+    title="Funnels"
+    hint="The steps a visitor takes, in order — 2 to 8 pages (a path, or a pattern with * within a segment and ** across), custom events or goals — and how many go on at each."
+    csrf={csrf}
+    table={{
+      head: ['Funnel', 'Steps'],
+      rows: funnels.map((f) => ({
+        cells: [f.name, f.steps.map(stepLabel).join(' → ')],
+        actions: (
+          <a href={`/stats/${site.domain}/funnels/${f.id}`}>
+            View<span class="sr-only"> {f.name}</span>
+          </a>
+        ),
+        remove: { action: `/websites/${site.id}/funnels/${f.id}/delete`, what: f.name },
+      })),
+    }}
+    empty="No funnels yet."
+    add={{
+      action: `/websites/${site.id}/funnels`,
+      button: 'Add a funnel',
+      fields: (
+        <>
+          <label>
+            Name <input name="name" value={values.name} required />
+          </label>
+          <FieldError errors={errors} field="name" />
+          <label>
+            Steps, one per line (/pricing, event:Signup, goal:Sign-ups){' '}
+            <textarea name="steps" rows={4} required>
+              {values.steps}
+            </textarea>
+          </label>
+          {stepMessages(errors).map((m) => (
+            <p class="error">{m}</p>
+          ))}
+        </>
+      ),
+    }}
+  />
 );
 
 /** The settings page again, with the funnel form's values and messages (a 422). */

@@ -11,7 +11,7 @@ import type { AppEnv } from '../../env.ts';
 import { createGoal, deleteGoal, goalInput, listGoals } from '../../goals/goals.ts';
 import { formText } from '../../http/form.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { FieldError, SettingsSection } from './section.tsx';
 
 /** The goal form's fields as sent, to show them again with the messages. */
 export type GoalFormValues = Record<
@@ -33,99 +33,77 @@ export const GoalsSection: FC<{
   csrf: string;
   values?: GoalFormValues;
   errors?: FieldErrors;
-}> = ({ site, goals, csrf, values = EMPTY, errors = {} }) => {
-  const message = (field: string) =>
-    errors[field]?.[0] ? <p class="error">{errors[field]?.[0]}</p> : null;
-  return (
-    <section aria-labelledby="goals">
-      <h2 id="goals">Goals</h2>
-      <p class="hint">
-        A custom event's name (Signup), or a page — a path, or a pattern with * within a segment and
-        ** across (/blog/**), viewed or, with a scroll depth, read that far down. Its conversions
-        show on the statistics page.
-      </p>
-      {goals.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Goal</th>
-              <th scope="col">Counts</th>
-              <th scope="col">Currency</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {goals.map((g) => (
-              <tr>
-                <td>{g.displayName}</td>
-                <td>
-                  {g.eventName !== null
-                    ? `Event ${g.eventName}`
-                    : g.scrollThreshold >= 0
-                      ? `Page ${g.pagePath}, scrolled ${g.scrollThreshold}%`
-                      : `Page ${g.pagePath}`}
-                </td>
-                <td>{g.currency ?? ''}</td>
-                <td class="actions">
-                  <DeleteButton
-                    action={`/websites/${site.id}/goals/${g.id}/delete`}
-                    csrf={csrf}
-                    what={g.displayName}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p class="hint">No goals yet.</p>
-      )}
-      <form method="post" action={`/websites/${site.id}/goals`}>
-        <input type="hidden" name="_csrf" value={csrf} />
-        <label>
-          Kind{' '}
-          <select name="kind">
-            <option value="event" selected={values.kind === 'event'}>
-              Custom event
-            </option>
-            <option value="page" selected={values.kind === 'page'}>
-              Page
-            </option>
-          </select>
-        </label>
-        <label>
-          Event name or page <input name="target" value={values.target} required />
-        </label>
-        {message('event')}
-        {message('page')}
-        <label>
-          Name shown (optional) <input name="display_name" value={values.display_name} />
-        </label>
-        {message('display_name')}
-        <label>
-          Revenue currency (optional, event goals: EUR){' '}
-          <input name="currency" value={values.currency} />
-        </label>
-        {message('currency')}
-        <label>
-          Scrolled at least, in % (optional, page goals: 75){' '}
-          <input
-            name="scroll_threshold"
-            type="number"
-            min="0"
-            max="100"
-            inputmode="numeric"
-            value={values.scroll_threshold}
-          />
-        </label>
-        {message('scroll_threshold')}
-        <button type="submit">Add the goal</button>
-      </form>
-    </section>
-  );
-};
+}> = ({ site, goals, csrf, values = EMPTY, errors = {} }) => (
+  <SettingsSection
+    id="goals"
+    title="Goals"
+    hint="A custom event's name (Signup), or a page — a path, or a pattern with * within a segment and ** across (/blog/**), viewed or, with a scroll depth, read that far down. Its conversions show on the statistics page."
+    csrf={csrf}
+    table={{
+      head: ['Goal', 'Counts', 'Currency'],
+      rows: goals.map((g) => ({
+        cells: [g.displayName, goalCounts(g), g.currency ?? ''],
+        remove: { action: `/websites/${site.id}/goals/${g.id}/delete`, what: g.displayName },
+      })),
+    }}
+    empty="No goals yet."
+    add={{
+      action: `/websites/${site.id}/goals`,
+      button: 'Add the goal',
+      fields: <GoalFields values={values} errors={errors} />,
+    }}
+  />
+);
+
+/** What a goal counts, in words. */
+const goalCounts = (g: GoalRow) =>
+  g.eventName !== null
+    ? `Event ${g.eventName}`
+    : g.scrollThreshold >= 0
+      ? `Page ${g.pagePath}, scrolled ${g.scrollThreshold}%`
+      : `Page ${g.pagePath}`;
+
+const GoalFields: FC<{ values: GoalFormValues; errors: FieldErrors }> = ({ values, errors }) => (
+  <>
+    <label>
+      Kind{' '}
+      <select name="kind">
+        <option value="event" selected={values.kind === 'event'}>
+          Custom event
+        </option>
+        <option value="page" selected={values.kind === 'page'}>
+          Page
+        </option>
+      </select>
+    </label>
+    <label>
+      Event name or page <input name="target" value={values.target} required />
+    </label>
+    <FieldError errors={errors} field="event" />
+    <FieldError errors={errors} field="page" />
+    <label>
+      Name shown (optional) <input name="display_name" value={values.display_name} />
+    </label>
+    <FieldError errors={errors} field="display_name" />
+    <label>
+      Revenue currency (optional, event goals: EUR){' '}
+      <input name="currency" value={values.currency} />
+    </label>
+    <FieldError errors={errors} field="currency" />
+    <label>
+      Scrolled at least, in % (optional, page goals: 75){' '}
+      <input
+        name="scroll_threshold"
+        type="number"
+        min="0"
+        max="100"
+        inputmode="numeric"
+        value={values.scroll_threshold}
+      />
+    </label>
+    <FieldError errors={errors} field="scroll_threshold" />
+  </>
+);
 
 /** The settings page again, with the goal form's values and messages (a 422). */
 type Reshow = (values: GoalFormValues, errors: FieldErrors) => Promise<Response>;

@@ -29,7 +29,7 @@ import { clientAddressKey } from '../../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../../lib/rate-limit.ts';
 import { flushBeforeReading } from '../../website-log/worker/partitions.ts';
 import type { Role } from '../../websites/queries.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { SettingsSection } from './section.tsx';
 
 /** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
 const UPLOAD_LIMIT = 50 * 1024 * 1024;
@@ -44,97 +44,63 @@ const SOURCE_NAMES: Record<ImportSource, string> = {
   umami: "Umami (a website_event CSV, or Umami Cloud's export zip)",
 };
 
-const ImportTable: FC<{ site: WebsiteRow; imports: ImportRecord[]; csrf: string }> = ({
-  site,
-  imports,
-  csrf,
-}) => (
-  <table>
-    <thead>
-      <tr>
-        <th scope="col">Source</th>
-        <th scope="col">Dates</th>
-        <th scope="col" class="num">
-          Rows
-        </th>
-        <th scope="col">
-          <span class="sr-only">Actions</span>
-        </th>
-      </tr>
-    </thead>
-    <tbody>
-      {imports.map((i) => (
-        <tr>
-          <td>{i.source}</td>
-          <td>
-            {i.from} to {i.to}
-          </td>
-          <td class="num">{i.rows.toLocaleString('en-US')}</td>
-          <td class="actions">
-            <DeleteButton
-              action={`/websites/${site.id}/imports/${i.id}/delete`}
-              csrf={csrf}
-              what={`the import of ${i.from} to ${i.to}`}
-            />
-          </td>
-        </tr>
-      ))}
-    </tbody>
-  </table>
-);
-
 export const ImportsSection: FC<{
   site: WebsiteRow;
   imports: ImportRecord[];
   csrf: string;
   error?: string | undefined;
 }> = ({ site, imports, csrf, error }) => (
-  <section aria-labelledby="imports">
-    <h2 id="imports">Imports and exports</h2>
-    <p class="hint">
-      Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers
-      for its dates (filters and hourly charts show Sightline's own events only). A newer import of
-      the same dates replaces what an older one held of the same statistics.
-    </p>
-    {imports.length > 0 ? (
-      <ImportTable site={site} imports={imports} csrf={csrf} />
-    ) : (
-      <p class="hint">No imports yet.</p>
-    )}
-    <form
-      method="post"
-      action={`/websites/${site.id}/imports`}
-      enctype="multipart/form-data"
-      class="stack"
-      data-upload
-    >
-      <input type="hidden" name="_csrf" value={csrf} />
-      <label>
-        From{' '}
-        <select name="source">
-          {IMPORT_SOURCES.map((s) => (
-            <option value={s}>{SOURCE_NAMES[s]}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        File (at most 50 MB here; larger ones with npm run import){' '}
-        <input type="file" name="file" required accept=".zip,.csv,.gz" />
-      </label>
-      <label class="check">
-        <input type="checkbox" name="overlap" value="own_wins" /> Import dates this website has
-        events of its own on too (its own counts win for those dates)
-      </label>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <progress value="0" max="100" hidden>
-        Uploading
-      </progress>
-      <button type="submit">Import</button>
-    </form>
+  <SettingsSection
+    id="imports"
+    title="Imports and exports"
+    hint="Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers for its dates (filters and hourly charts show Sightline's own events only). A newer import of the same dates replaces what an older one held of the same statistics."
+    csrf={csrf}
+    table={{
+      head: ['Source', 'Dates', { label: 'Rows', num: true }],
+      rows: imports.map((i) => ({
+        cells: [i.source, `${i.from} to ${i.to}`, i.rows.toLocaleString('en-US')],
+        remove: {
+          action: `/websites/${site.id}/imports/${i.id}/delete`,
+          what: `the import of ${i.from} to ${i.to}`,
+        },
+      })),
+    }}
+    empty="No imports yet."
+    add={{
+      action: `/websites/${site.id}/imports`,
+      button: 'Import',
+      class: 'stack',
+      upload: true,
+      fields: (
+        <>
+          <label>
+            From{' '}
+            <select name="source">
+              {IMPORT_SOURCES.map((s) => (
+                <option value={s}>{SOURCE_NAMES[s]}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            File (at most 50 MB here; larger ones with npm run import){' '}
+            <input type="file" name="file" required accept=".zip,.csv,.gz" />
+          </label>
+          <label class="check">
+            <input type="checkbox" name="overlap" value="own_wins" /> Import dates this website has
+            events of its own on too (its own counts win for those dates)
+          </label>
+          {error ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <progress value="0" max="100" hidden>
+            Uploading
+          </progress>
+        </>
+      ),
+    }}
+  >
     <h3>Export</h3>
     <ul>
       <li>
@@ -148,7 +114,7 @@ export const ImportsSection: FC<{
         <a href={`/websites/${site.id}/export?format=events&as=csv`}>as CSV</a>
       </li>
     </ul>
-  </section>
+  </SettingsSection>
 );
 
 /** The settings page again, with the import's error (a 422, or 409 for own dates). */

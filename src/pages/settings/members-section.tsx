@@ -27,7 +27,7 @@ import {
   removeMember,
 } from '../../members/members.ts';
 import { MEMBER_ROLES, type Role } from '../../websites/queries.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { FieldError, SettingsSection } from './section.tsx';
 
 /** What the section shows after a form: the form's messages and values. */
 export type MembersState = { values?: { email: string; role: string }; errors?: FieldErrors };
@@ -49,67 +49,34 @@ const HandOver: FC<{ what: string }> = ({ what }) => (
   </label>
 );
 
-const MemberTable: FC<{ site: WebsiteRow; members: MemberRecord[]; csrf: string }> = ({
+/** A member's role, with the form that changes it. */
+const RoleForm: FC<{ site: WebsiteRow; member: MemberRecord; csrf: string }> = ({
   site,
-  members,
+  member: m,
   csrf,
 }) => (
-  <table>
-    <thead>
-      <tr>
-        <th scope="col">E-mail</th>
-        <th scope="col">Role</th>
-        <th scope="col">Status</th>
-        <th scope="col">Invited by</th>
-        <th scope="col">
-          <span class="sr-only">Actions</span>
-        </th>
-      </tr>
-    </thead>
-    <tbody>
-      {members.map((m) => (
-        <tr>
-          <td>{m.email}</td>
-          <td>
-            <form method="post" action={`/websites/${site.id}/members/${m.id}/role`} class="inline">
-              <input type="hidden" name="_csrf" value={csrf} />
-              <label for={`member-role-${m.id}`} class="sr-only">
-                Role of {m.email}
-              </label>
-              <RoleSelect id={`member-role-${m.id}`} value={m.role} />{' '}
-              <button type="submit" class="secondary">
-                Change
-              </button>
-              {m.status === 'active' && m.role === 'admin' ? (
-                <HandOver what="as viewer: keep their links and invitations (handed to me)" />
-              ) : null}
-            </form>
-          </td>
-          <td>
-            {m.status === 'active'
-              ? 'member'
-              : m.status === 'pending'
-                ? `invited, until ${m.expires_at?.slice(0, 16).replace('T', ' ')} UTC`
-                : 'invitation expired'}
-          </td>
-          <td>{m.created_by ?? '—'}</td>
-          <td class="actions">
-            <DeleteButton
-              action={`/websites/${site.id}/members/${m.id}/delete`}
-              csrf={csrf}
-              label={m.status === 'active' ? 'Remove' : 'Cancel'}
-              what={m.email}
-            >
-              {m.status === 'active' ? (
-                <HandOver what="keep their links and invitations (handed to me)" />
-              ) : null}
-            </DeleteButton>
-          </td>
-        </tr>
-      ))}
-    </tbody>
-  </table>
+  <form method="post" action={`/websites/${site.id}/members/${m.id}/role`} class="inline">
+    <input type="hidden" name="_csrf" value={csrf} />
+    <label for={`member-role-${m.id}`} class="sr-only">
+      Role of {m.email}
+    </label>
+    <RoleSelect id={`member-role-${m.id}`} value={m.role} />{' '}
+    <button type="submit" class="secondary">
+      Change
+    </button>
+    {m.status === 'active' && m.role === 'admin' ? (
+      <HandOver what="as viewer: keep their links and invitations (handed to me)" />
+    ) : null}
+  </form>
 );
+
+/** Where a member stands, in words. */
+const statusOf = (m: MemberRecord) =>
+  m.status === 'active'
+    ? 'member'
+    : m.status === 'pending'
+      ? `invited, until ${m.expires_at?.slice(0, 16).replace('T', ' ')} UTC`
+      : 'invitation expired';
 
 export const MembersSection: FC<{
   site: WebsiteRow;
@@ -117,32 +84,57 @@ export const MembersSection: FC<{
   csrf: string;
   state?: MembersState | undefined;
 }> = ({ site, members, csrf, state = {} }) => (
-  <section aria-labelledby="members">
-    <h2 id="members">Members</h2>
-    <p class="hint">
-      People with their own login to this website: a viewer may {ROLE_MEANING.viewer}; an admin may{' '}
-      {ROLE_MEANING.admin}. Only the owner may delete the website. An invitation is an e-mail with a
-      link that works once, for 72 hours. Removing a member, or making an admin a viewer, revokes
-      the shared links and invitations they made, unless you keep them (they are then yours). A
-      dash: sent before Sightline recorded inviters (counted as the owner's).
-    </p>
-    {members.length > 0 ? (
-      <MemberTable site={site} members={members} csrf={csrf} />
-    ) : (
-      <p class="hint">No members yet.</p>
-    )}
-    <form method="post" action={`/websites/${site.id}/members`} class="stack">
-      <input type="hidden" name="_csrf" value={csrf} />
-      <label>
-        E-mail <input name="email" type="email" value={state.values?.email ?? ''} required />
-      </label>
-      {state.errors?.email?.[0] ? <p class="error">{state.errors.email[0]}</p> : null}
-      <label for="invite-role">Role</label>
-      <RoleSelect id="invite-role" value={state.values?.role} />
-      {state.errors?.role?.[0] ? <p class="error">{state.errors.role[0]}</p> : null}
-      <button type="submit">Send an invitation</button>
-    </form>
-  </section>
+  <SettingsSection
+    id="members"
+    title="Members"
+    hint={
+      <>
+        People with their own login to this website: a viewer may {ROLE_MEANING.viewer}; an admin
+        may {ROLE_MEANING.admin}. Only the owner may delete the website. An invitation is an e-mail
+        with a link that works once, for 72 hours. Removing a member, or making an admin a viewer,
+        revokes the shared links and invitations they made, unless you keep them (they are then
+        yours). A dash: sent before Sightline recorded inviters (counted as the owner's).
+      </>
+    }
+    csrf={csrf}
+    table={{
+      head: ['E-mail', 'Role', 'Status', 'Invited by'],
+      rows: members.map((m) => ({
+        cells: [
+          m.email,
+          <RoleForm site={site} member={m} csrf={csrf} />,
+          statusOf(m),
+          m.created_by ?? '—',
+        ],
+        remove: {
+          action: `/websites/${site.id}/members/${m.id}/delete`,
+          what: m.email,
+          label: m.status === 'active' ? 'Remove' : 'Cancel',
+          fields:
+            m.status === 'active' ? (
+              <HandOver what="keep their links and invitations (handed to me)" />
+            ) : null,
+        },
+      })),
+    }}
+    empty="No members yet."
+    add={{
+      action: `/websites/${site.id}/members`,
+      button: 'Send an invitation',
+      class: 'stack',
+      fields: (
+        <>
+          <label>
+            E-mail <input name="email" type="email" value={state.values?.email ?? ''} required />
+          </label>
+          <FieldError errors={state.errors} field="email" />
+          <label for="invite-role">Role</label>
+          <RoleSelect id="invite-role" value={state.values?.role} />
+          <FieldError errors={state.errors} field="role" />
+        </>
+      ),
+    }}
+  />
 );
 
 /** The settings page again, with the section's state. */

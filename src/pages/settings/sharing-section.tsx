@@ -23,7 +23,7 @@ import {
   listSharedLinks,
   type SharedLinkRecord,
 } from '../../sharing/links.ts';
-import { DeleteButton } from '../layout/layout.tsx';
+import { FieldError, SettingsSection } from './section.tsx';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
 export type SharingState = {
@@ -37,50 +37,11 @@ export type SharingState = {
 const embedSnippet = (url: string) =>
   `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
 
-const LinkTable: FC<{
-  site: WebsiteRow;
-  links: SharedLinkRecord[];
-  segments: SegmentRow[];
-  csrf: string;
-}> = ({ site, links, segments, csrf }) => (
-  <table>
-    <thead>
-      <tr>
-        <th scope="col">Link</th>
-        <th scope="col">Shows</th>
-        <th scope="col">Password</th>
-        <th scope="col">Made</th>
-        <th scope="col">Made by</th>
-        <th scope="col">
-          <span class="sr-only">Actions</span>
-        </th>
-      </tr>
-    </thead>
-    <tbody>
-      {links.map((l) => (
-        <tr>
-          <td>{l.name}</td>
-          <td>
-            {l.segment_id === null
-              ? 'everything'
-              : `segment ${segments.find((g) => g.id === l.segment_id)?.name ?? l.segment_id}`}
-          </td>
-          <td>{l.has_password ? 'yes' : 'no'}</td>
-          <td>{l.created_at.slice(0, 10)}</td>
-          <td>{l.created_by ?? '—'}</td>
-          <td class="actions">
-            <DeleteButton
-              action={`/websites/${site.id}/shared-links/${l.id}/delete`}
-              csrf={csrf}
-              label="Revoke"
-              what={l.name}
-            />
-          </td>
-        </tr>
-      ))}
-    </tbody>
-  </table>
-);
+/** What a link shows, in words. */
+const shows = (l: SharedLinkRecord, segments: SegmentRow[]) =>
+  l.segment_id === null
+    ? 'everything'
+    : `segment ${segments.find((g) => g.id === l.segment_id)?.name ?? l.segment_id}`;
 
 /** A link just made, at the top of the settings page, where the person is: shown only this once. */
 export const SharedLinkMade: FC<{ created: { url: string; embed: string } }> = ({ created }) => (
@@ -100,45 +61,60 @@ export const SharingSection: FC<{
   csrf: string;
   state?: SharingState | undefined;
 }> = ({ site, links, segments, csrf, state = {} }) => (
-  <section aria-labelledby="sharing">
-    <h2 id="sharing">Shared links</h2>
-    <p class="hint">
-      A secret link shows this website's statistics, read-only, to whoever has it — every range,
-      filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an
-      admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as
-      the owner's).
-    </p>
-    {links.length > 0 ? (
-      <LinkTable site={site} links={links} segments={segments} csrf={csrf} />
-    ) : (
-      <p class="hint">No shared links yet.</p>
-    )}
-    <form method="post" action={`/websites/${site.id}/shared-links`} class="stack">
-      <input type="hidden" name="_csrf" value={csrf} />
-      <label>
-        Name (who it is for) <input name="name" value={state.values?.name ?? ''} required />
-      </label>
-      {state.errors?.name?.[0] ? <p class="error">{state.errors.name[0]}</p> : null}
-      <label>
-        Password (optional, 8 to 128 characters){' '}
-        <input name="password" type="password" autocomplete="new-password" />
-      </label>
-      {state.errors?.password?.[0] ? <p class="error">{state.errors.password[0]}</p> : null}
-      {segments.length > 0 ? (
-        <label>
-          Shows{' '}
-          <select name="segment_id">
-            <option value="">every number</option>
-            {segments.map((g) => (
-              <option value={String(g.id)}>only the segment {g.name}</option>
-            ))}
-          </select>
-        </label>
-      ) : null}
-      {state.errors?.segment_id?.[0] ? <p class="error">{state.errors.segment_id[0]}</p> : null}
-      <button type="submit">Make a link</button>
-    </form>
-  </section>
+  <SettingsSection
+    id="sharing"
+    title="Shared links"
+    hint="A secret link shows this website's statistics, read-only, to whoever has it — every range, filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as the owner's)."
+    csrf={csrf}
+    table={{
+      head: ['Link', 'Shows', 'Password', 'Made', 'Made by'],
+      rows: links.map((l) => ({
+        cells: [
+          l.name,
+          shows(l, segments),
+          l.has_password ? 'yes' : 'no',
+          l.created_at.slice(0, 10),
+          l.created_by ?? '—',
+        ],
+        remove: {
+          action: `/websites/${site.id}/shared-links/${l.id}/delete`,
+          what: l.name,
+          label: 'Revoke',
+        },
+      })),
+    }}
+    empty="No shared links yet."
+    add={{
+      action: `/websites/${site.id}/shared-links`,
+      button: 'Make a link',
+      class: 'stack',
+      fields: (
+        <>
+          <label>
+            Name (who it is for) <input name="name" value={state.values?.name ?? ''} required />
+          </label>
+          <FieldError errors={state.errors} field="name" />
+          <label>
+            Password (optional, 8 to 128 characters){' '}
+            <input name="password" type="password" autocomplete="new-password" />
+          </label>
+          <FieldError errors={state.errors} field="password" />
+          {segments.length > 0 ? (
+            <label>
+              Shows{' '}
+              <select name="segment_id">
+                <option value="">every number</option>
+                {segments.map((g) => (
+                  <option value={String(g.id)}>only the segment {g.name}</option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <FieldError errors={state.errors} field="segment_id" />
+        </>
+      ),
+    }}
+  />
 );
 
 /** The settings page again, with the section's state (a new link, or the form's messages). */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
@@ -26,9 +27,10 @@ const limiter = (namespace_id: string, limit: number) => ({
 
 export default defineConfig({
   test: {
-    // Vitest's default is one file at a time on a 2-core machine (cores - 1); much of a test's
-    // time is spent waiting on workerd, wrangler or a browser, so two at a time use it.
-    maxWorkers: 2,
+    // One file at a time a core, and at least two: much of a test's time is spent waiting on
+    // workerd, wrangler or a browser, so even a 2-core machine runs two (Vitest's default,
+    // cores - 1, would run one).
+    maxWorkers: Math.max(2, availableParallelism()),
     // Closing workerd, wrangler and browsers at the end may take a while on a busy machine.
     teardownTimeout: 5 * 60_000,
     projects: [
@@ -41,7 +43,7 @@ export default defineConfig({
             miniflare: {
               bindings: { TEST_MIGRATIONS: await readD1Migrations('./drizzle') },
               // The rate limiters of wrangler.toml count across test files; here they are
-              // raised out of the way, and test/integration/rate-limits.test.ts runs the app
+              // raised out of the way, and test/integration/security/rate-limits.test.ts runs the app
               // with the tight TEST_RATE_LIMIT_* limiters instead. (test/e2e checks the real
               // configuration through wrangler.)
               ratelimits: {

@@ -509,7 +509,7 @@ years. A range is cut into the fewest pieces the roll-ups hold (src/lib/time/dat
 \`piecesOf\`): whole years and months from the month and year roll-ups, days only at its
 ends, so the long tail (\`page\`, \`landing_page\`, \`exit_page\`: ${n(r.data.distinctPages)} distinct pages,
 most (page, day) pairs counted a few times) is read once per month rather than once per day.
-The cost model (src/rollups/sums.ts, tested in test/integration/stats-cost.test.ts) is at
+The cost model (src/rollups/sums.ts, tested in test/integration/query/stats-cost.test.ts) is at
 most R + 3G + K + 2 rows for R roll-up rows in K keys (days, months, years) and G distinct
 values: each key is read in value order and the keys are merged so, with no grouping sorter
 (whose rows D1 would count a second time); statistics of dates or hours read their R rows

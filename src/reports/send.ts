@@ -38,7 +38,7 @@ export type ReportConfig = { from: string; publicUrl: string; interval: Interval
 /**
  * The most statements one report may cost: its numbers (at most 12: the unsubscribe secret,
  * the figures of the period and of the one before, three top lists, the annotations), and its
- * claim with marking it or releasing it (`ONCE_QUERIES`). test/integration/reports-cron.test.ts
+ * claim with marking it or releasing it (`ONCE_QUERIES`). test/integration/mail/reports-cron.test.ts
  * measures it.
  */
 export const REPORT_QUERIES = 12 + ONCE_QUERIES;

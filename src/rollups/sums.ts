@@ -215,7 +215,7 @@ const COMPOUND_TERMS = 4;
  *
  * Cost, in D1 rows read, for R roll-up rows in the range's pieces (`rollupRows`: a year or a
  * month is one row per value, not one per value and day) and G distinct values (measured,
- * see test/integration/stats-cost.test.ts): the arms read R + 1, merged in value order, so
+ * see test/integration/query/stats-cost.test.ts): the arms read R + 1, merged in value order, so
  * the sums per value need no sorter; ordering the G groups and the window total add about
  * 3G. So a request costs at most R + 3G + 2, whatever the traffic outside its range (2R + 3G
  * + 2 for a range of more than `MAX_ARMS` keys, read as key ranges and grouped by SQLite's
@@ -223,7 +223,7 @@ const COMPOUND_TERMS = 4;
  * its R rows only (`timeValuedPage`). Imported history adds its I rows in the range twice
  * (they come in date order, and are sorted to be merged) and two rows per span S (an
  * import's dates of the statistic: its seek and its JSON element): 2I + 2S more, measured
- * with a thousand imports (test/integration/import-bounds.test.ts).
+ * with a thousand imports (test/integration/websites/import-bounds.test.ts).
  *
  * The total comes from a window function over the grouped rows of the same statement, so
  * the range is scanned once; only a page past the end (no row to carry the total) needs a

@@ -3,7 +3,7 @@
  * (../run/reader.ts; docs/ARCHITECTURE.md, "The path of a number"): an unfiltered question
  * sums D1's roll-ups once the website's log has flushed (read-your-writes); a filtered one is
  * answered by the website's event log, which holds every hit with all its dimensions. With
- * no filter both give the same answers (test/integration/filters.test.ts). Everything API v1,
+ * no filter both give the same answers (test/integration/query/filters.test.ts). Everything API v1,
  * the statistics page and the reports show is built here from a `Source`'s reads.
  */
 

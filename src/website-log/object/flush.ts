@@ -51,7 +51,7 @@ const FLUSH_BATCH = 20_000;
  * only how many events a flush sums, and so how many D1 rows each page view shares: one per
  * distinct (statistic, date, value) of the flush, the fewer the more page views share them.
  * A quiet website flushes once a day, as cheaply per page view as a busy one (measured in
- * test/integration/website-log-cost.test.ts and the benchmark: docs/BENCHMARKS.md).
+ * test/integration/website-log/website-log-cost.test.ts and the benchmark: docs/BENCHMARKS.md).
  */
 export const FLUSH_EVENTS = FLUSH_BATCH;
 export const FLUSH_WITHIN_MS = 86_400_000;

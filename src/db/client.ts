@@ -1,3 +1,4 @@
+/** D1 through drizzle: the one database handle every query of Sightline's takes. */
 import { drizzle } from 'drizzle-orm/d1';
 import * as schema from './schema.ts';
 import * as sharingSchema from './sharing-schema.ts';

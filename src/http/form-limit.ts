@@ -1,6 +1,6 @@
 /**
- * Submissions of the password forms — log in, sign up, a statistics page's password, the
- * password change — are rate limited per client IP (`RATE_LIMIT_FORMS`). This comes on top
+ * The rate limit of the password forms — log in, sign up, a statistics page's password, the
+ * password change — per client IP (`RATE_LIMIT_FORMS`). This comes on top
  * of the per-account throttle of failed passwords (src/accounts/throttle.ts): the binding
  * stops one address from hammering the forms, the throttle stops many addresses from
  * guessing one password.

@@ -1,8 +1,8 @@
 /**
- * The pages read their forms with `c.req.parseBody()`, which throws on a body that claims to
- * be a form and is not one (a multipart body without its boundary, say): that was a 500.
- * Parsed here once, after the body limit: a form that cannot be read is a 400, and a good
- * one stays cached for the handler, which reads its text fields with `formText`.
+ * A page's form, read once for its handler: a middleware that parses every POST body after
+ * the body limit — one that claims to be a form and is not (a multipart body without its
+ * boundary, say) is a 400, not the 500 `c.req.parseBody()` would throw — and the helpers that
+ * read its text fields (`formText`, `formParams`).
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env.ts';

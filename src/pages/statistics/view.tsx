@@ -1,3 +1,8 @@
+/**
+ * The statistics page's view and its parts shared by every page under it: what an address
+ * asks for (`View`: range, filters, base), the addresses the page makes from it, the range
+ * links, the filter chips and the notices of imported history.
+ */
 import type { Child, FC } from 'hono/jsx';
 import type { StatName } from '../../counting/statistics.ts';
 import { type ImportRecord, type ImportSource, NOT_IMPORTED } from '../../imports/store.ts';

@@ -1,3 +1,4 @@
+/** The website log over its storage: hits, engagement, staged calls, flush, alarm, reads. */
 import { logError } from '../../lib/log.ts';
 import { QueuedRuns } from '../../lib/queued-runs.ts';
 import { NO_COST } from '../../rollups/increments.ts';
@@ -48,7 +49,10 @@ const RETENTION_PAUSE_MS = 1_000;
 /** What `storeNow` stored, for `stored` to note in memory once committed. */
 type Stored = { recorded: Recorded; date: string; state?: [string, VisitState] };
 
-/** A website's event log over its storage; `WebsiteLog` (website-log.ts) is its Durable Object. */
+/**
+ * The website log over its storage (docs/ARCHITECTURE.md, "The event log"); the Durable Object
+ * (./durable-object.ts) holds one, the benchmark's loader one over a local SQLite file.
+ */
 export class WebsiteLogCore {
   /** Its reads: questions, funnels, journeys, properties, the export (./read/methods.ts). */
   readonly reads: LogReads;
@@ -338,9 +342,8 @@ export class WebsiteLogCore {
 
   /** Visitors whose last page view was in the five minutes before `now`. */
   realtime(now: number): number {
-    return this.hasTables && !this.unopenable
-      ? visitorsAfter(this.visitStates(), now - 300_000)
-      : 0;
+    if (!this.hasTables || this.unopenable) return 0;
+    return visitorsAfter(this.visitStates(), now - 300_000);
   }
 
   /** Deletes everything the object stores (its website was deleted). */

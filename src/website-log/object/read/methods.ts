@@ -1,9 +1,9 @@
 /**
- * A website's log's reads (docs/ARCHITECTURE.md, "Reads that never stall hits"): the query
- * engine's questions, funnels, journeys, the names of custom properties, the export and what
- * the log keeps, each
- * in turns of the one read lane its hits come between; answered empty before the log's first
- * hit; a failure logged and answered, never thrown across the object's boundary.
+ * The website log's read methods (docs/ARCHITECTURE.md, "Reads that never stall hits"): the
+ * query engine's questions, funnels, journeys, the names of custom properties, the export and
+ * what the log keeps, each in turns of the one read lane its hits come between; answered empty
+ * before the log's first hit; a failure logged and answered, never thrown across the object's
+ * boundary.
  */
 import {
   type FunnelQuery,

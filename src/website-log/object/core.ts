@@ -37,9 +37,8 @@ import {
 } from './write/visits.ts';
 
 /**
- * A flush with nothing to roll up compares the log's position with D1's at most this often
- * (and at the first flush after the object starts): a D1 restored to an earlier state gets its
- * roll-ups again within minutes, without a D1 read for every reader (./flush.ts).
+ * How often, at most, a flush with nothing to roll up compares the log's position with D1's (a
+ * D1 restored to an earlier state gets its roll-ups again within minutes: ./flush.ts).
  */
 const VERIFY_INTERVAL_MS = 300_000;
 /** A failed flush is tried again after this long; a retention with more to delete goes on after this. */

@@ -195,7 +195,7 @@ describe('npm run import', () => {
   it('killed with no chance to clean up (as when out of memory), takes workerd with it', async () => {
     const run = runImport(large);
     const started = await toolStarted(run, { importing: true });
-    expect(started).not.toBeNull();
+    expect(started, run.err()).not.toBeNull();
     process.kill(started?.tool as number, 'SIGKILL');
     expect(await ended(started?.pids ?? [])).toEqual([]);
     expect(await run.exit).toBe(137);
@@ -209,7 +209,7 @@ describe('npm run import', () => {
     ] as const) {
       const run = runImport(large);
       const started = await toolStarted(run, { importing: true });
-      expect(started).not.toBeNull();
+      expect(started, run.err()).not.toBeNull();
       process.kill(started?.watcher as number, signal);
       expect(await run.exit).toBe(code);
       expect(await ended(started?.pids ?? [])).toEqual([]);
@@ -219,7 +219,7 @@ describe('npm run import', () => {
   it('whose watcher is killed, stops workerd', async () => {
     const run = runImport(large);
     const started = await toolStarted(run, { importing: true });
-    expect(started).not.toBeNull();
+    expect(started, run.err()).not.toBeNull();
     process.kill(started?.watcher as number, 'SIGKILL');
     expect(await ended(started?.pids ?? [])).toEqual([]);
   });

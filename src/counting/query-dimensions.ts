@@ -216,7 +216,7 @@ function propertyDimension(key: string): QueryDimension | undefined {
     level: 'hit',
     kind: 'text',
     events: true,
-    // By name, a question is checked and planned; only by id is it read (src/event-log).
+    // By name, a question is checked and planned; only by id is it read (src/website-log).
     sql: byId ? `json_extract(props, '$."${byId[2]}"')` : 'NULL',
     ...(v1 ? {} : { none: NONE }),
   };

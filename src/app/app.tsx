@@ -75,6 +75,7 @@ export function createApp() {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/js', createTrackerRoutes());
   app.route('/assets', createAssetRoutes());
+  app.get('/favicon.ico', (c) => c.redirect('/assets/icon.svg', 301));
   app.route('/api', createIngestRoutes());
   // Local development only (REPLAY=on, localhost): demo traffic through the real pipeline.
   app.post('/__replay', replayHits);

@@ -13,10 +13,14 @@ export const unescapeHtml = (text: string) =>
 export const hrefs = (html: string) =>
   [...html.matchAll(/\shref="([^"]*)"/g)].map((m) => unescapeHtml(m[1] ?? ''));
 
-/** The `<a>` whose text is `text` (first one), as a URL relative to the Worker. */
+/**
+ * The `<a>` whose text is `text` (first one; a shortcut's key, `<kbd>`, left out), as a URL
+ * relative to the Worker.
+ */
 export function linkNamed(html: string, text: string | RegExp): URL | undefined {
   for (const m of html.matchAll(/<a\b[^>]*\shref="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g)) {
-    const label = unescapeHtml((m[2] ?? '').replace(/<[^>]*>/g, '')).trim();
+    const shown = (m[2] ?? '').replace(/<kbd>[^<]*<\/kbd>/g, '');
+    const label = unescapeHtml(shown.replace(/<[^>]*>/g, '')).trim();
     if (typeof text === 'string' ? label === text : text.test(label))
       return new URL(unescapeHtml(m[1] ?? ''), ORIGIN);
   }
@@ -30,22 +34,23 @@ export type Row = { value: string; count: string; href: string | null };
 /**
  * Data rows of an HTML fragment: the value (the text of its first cell's first link, which
  * filters by it, or the cell's text; the bar behind it left out), the link that opens it
- * (`href`, or null) and the count (the last cell of class "num"; a share comes after it).
+ * (`href`, or null) and the count (the first cell of class "num": the first metric's; a share,
+ * a change and more metrics come after it).
  */
 export function rowsOf(fragment: string): Row[] {
   const rows: Row[] = [];
   for (const tr of fragment.matchAll(/<tr>([\s\S]*?)<\/tr>/g)) {
     const cells = [...(tr[1] ?? '').matchAll(/<td(?: class="([^"]*)")?>([\s\S]*?)<\/td>/g)];
     const first = (cells[0]?.[2] ?? '').replace(/^<svg[\s\S]*?<\/svg>/, '');
-    const last = cells.filter((c) => c[1] === 'num').at(-1);
-    if (!last?.[2] || cells.length < 2) continue;
+    const counted = cells.find((c) => c[1] === 'num');
+    if (!counted?.[2] || cells.length < 2) continue;
     const opens = first.match(
       /<a href="([^"]*)" rel="noopener noreferrer nofollow" target="_blank"/,
     );
     const text = first.match(/^<a\b[^>]*>([^<]*)<\/a>/)?.[1] ?? first;
     rows.push({
       value: unescapeHtml(text),
-      count: last[2] ?? '',
+      count: counted[2] ?? '',
       href: opens ? unescapeHtml(opens[1] ?? '') : null,
     });
   }

@@ -1,6 +1,6 @@
 /** The chart's scale: round tick steps and the dates it labels. */
 import { describe, expect, it } from 'vitest';
-import { labelledIndexes, niceStep } from '../../src/pages/statistics/chart/chart.tsx';
+import { labelledIndexes, niceStep } from '../../src/pages/statistics/chart/chart-parts.tsx';
 
 describe('niceStep', () => {
   it.each([

@@ -70,8 +70,12 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY) + 1;
 }
 
-/** The named date ranges of the statistics page, and `custom` (`from`/`to`). */
+/**
+ * The named date ranges of the statistics page, and `custom` (`from`/`to`); `realtime`, the
+ * last 30 minutes of the overview, is today's dates for every other page.
+ */
 export const RANGES = [
+  'realtime',
   'today',
   'yesterday',
   '7d',
@@ -114,6 +118,7 @@ export function resolveRange(
       : '30d';
   const monthStart = `${today.slice(0, 8)}01`;
   switch (name) {
+    case 'realtime':
     case 'today':
       return { name, from: today, to: today };
     case 'yesterday':

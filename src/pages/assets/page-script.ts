@@ -111,7 +111,8 @@ document.addEventListener('keydown', (event) => {
   const marked = document.querySelector<HTMLElement>(`[data-key="${event.key.toLowerCase()}"]`);
   if (!marked) return;
   event.preventDefault();
-  if (marked instanceof HTMLAnchorElement) location.href = marked.href;
+  // A link is clicked: the page's library follows it in place, as a click would.
+  if (marked instanceof HTMLAnchorElement) marked.click();
   else marked.focus();
 });
 
@@ -149,16 +150,19 @@ document.addEventListener('keydown', (event) => {
 });
 
 /**
- * Shows a group's tab in place (../statistics/panels.tsx): every tab's table is in the page (but a
+ * Shows a group's tab in place (../statistics/panels/panels.tsx): every tab's table is in the page (but a
  * log's listing not read: then its link is followed), so the chosen one is shown and the
  * others hidden. The address becomes the tab's link, and the
  * links and GET forms to this page carry the group's parameter (`sources=campaign`) as the
  * server would have rendered them, so a range or a filter chosen next keeps the tab.
  */
+/** Whether a tab's rows are not in the page (`data-load`): it is then its link. */
+const loads = (tab: Element) =>
+  document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load');
+
 function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
-  // A tab whose rows the page did not read (`data-load`) is its link.
-  if (document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load')) {
-    location.href = tab.href;
+  if (loads(tab)) {
+    tab.click();
     return;
   }
   const list = tab.parentNode as ParentNode;
@@ -212,6 +216,8 @@ document.addEventListener('click', (event) => {
   const tab = elementOf(event)?.closest<HTMLAnchorElement>('[role=tab]');
   if (!tab || event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)
     return;
+  // A tab to load is followed (in place, by the page's library).
+  if (loads(tab)) return;
   event.preventDefault();
   selectTab(tab);
 });
@@ -269,10 +275,11 @@ interface Live {
  * every 30 seconds, while the page is shown; a failed request leaves the figure as it was.
  */
 function refreshLiveFigure(): void {
-  const live = document.querySelector('[data-live]');
-  if (!live || !window.fetch) return;
+  if (!window.fetch) return;
   setInterval(() => {
-    if (document.hidden) return;
+    // Looked for at each turn: the page may have changed in place since.
+    const live = document.querySelector('[data-live]');
+    if (!live || document.hidden) return;
     fetch(live.getAttribute('data-live') ?? '', { credentials: 'same-origin' })
       .then((res) => (res.ok ? (res.json() as Promise<Live>) : null))
       .then((figure) => {
@@ -284,6 +291,31 @@ function refreshLiveFigure(): void {
       })
       .catch(() => {});
   }, 30000);
+}
+
+/**
+ * A part of the page that says how often it changes (`data-refresh="{ms}"`: the realtime view,
+ * ../statistics/panels/realtime.tsx) is asked for again that often while the page is shown: the
+ * same address is read and the part of the same id put in its place. A failed request leaves
+ * it as it was.
+ */
+function refreshParts(): void {
+  if (!window.fetch || !window.DOMParser) return;
+  let due = 0;
+  setInterval(() => {
+    const part = document.querySelector<HTMLElement>('[data-refresh]');
+    if (!part || document.hidden || Date.now() < due) return;
+    due = Date.now() + Number(part.dataset.refresh);
+    const at = location.href;
+    fetch(at, { credentials: 'same-origin' })
+      .then((res) => (res.ok ? res.text() : null))
+      .then((html) => {
+        if (!html || location.href !== at) return;
+        const fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(part.id);
+        if (fresh && part.isConnected) part.replaceChildren(...fresh.childNodes);
+      })
+      .catch(() => {});
+  }, 1000);
 }
 
 /** A value the filter menu suggests (`{path}/{name}.json`): as filtered by, and as read. */
@@ -299,20 +331,26 @@ interface Suggested {
  * request leaves the list as it was.
  */
 function suggestFilterValues(): void {
-  const form = document.querySelector<HTMLFormElement>('form[data-suggest]');
-  const list = document.getElementById('add-value-list');
-  if (!form || !list || !window.fetch) return;
-  const dimension = form.elements.namedItem('add_filter') as HTMLSelectElement;
-  const field = form.elements.namedItem('add_value') as HTMLInputElement;
+  if (!window.fetch) return;
   let asked = '';
   let timer = 0;
+  // The menu is looked for at each event: the page may have changed in place since.
   const ask = () => {
-    const key = `${dimension.value}\u0000${field.value}`;
+    const form = document.querySelector<HTMLFormElement>('form[data-suggest]');
+    const list = document.getElementById('add-value-list');
+    if (!form || !list) return;
+    const dimension = form.elements.namedItem('add_filter') as HTMLSelectElement;
+    const field = form.elements.namedItem('add_value') as HTMLInputElement;
+    const property = (form.elements.namedItem('add_property') as HTMLInputElement).value;
+    const key = `${dimension.value}\u0000${property}\u0000${field.value}`;
     if (key === asked) return;
     asked = key;
     const params = new URLSearchParams(new FormData(form) as unknown as Record<string, string>);
-    for (const name of ['add_filter', 'add_operator', 'add_value']) params.delete(name);
+    for (const name of ['add_filter', 'add_property', 'add_operator', 'add_value'])
+      params.delete(name);
     params.set('search', field.value);
+    // A custom property's values are its listing's (`property.json?property=plan`).
+    if (dimension.value === 'property') params.set('property', property);
     fetch(`${form.dataset.suggest}/${dimension.value}.json?${params.toString()}`, {
       credentials: 'same-origin',
     })
@@ -329,11 +367,21 @@ function suggestFilterValues(): void {
     clearTimeout(timer);
     timer = window.setTimeout(ask, 200);
   };
-  field.addEventListener('input', later);
-  field.addEventListener('focus', ask);
-  dimension.addEventListener('change', later);
+  const inMenu = (event: Event, name: string) =>
+    elementOf(event)?.closest('form[data-suggest]') &&
+    elementOf(event)?.getAttribute('name') === name;
+  document.addEventListener('input', (event) => {
+    if (inMenu(event, 'add_value')) later();
+  });
+  document.addEventListener('focusin', (event) => {
+    if (inMenu(event, 'add_value')) ask();
+  });
+  document.addEventListener('change', (event) => {
+    if (inMenu(event, 'add_filter') || inMenu(event, 'add_property')) later();
+  });
 }
 
 fillFragmentForm();
 refreshLiveFigure();
+refreshParts();
 suggestFilterValues();

@@ -6,21 +6,27 @@ import type { AppEnv } from '../../env.ts';
 import { csrfToken } from '../../http/session.ts';
 import { assetUrls } from '../assets/serve.ts';
 
+/** How a statistics page's links and GET forms load in place: the new page's main, morphed in. */
+const IN_PLACE = 'target:"#main", select:"#main", swap:"outerMorph"';
+
 type LayoutProps = {
   title: string;
   owner: { email: string } | null;
   csrf?: string;
   /** Without the site's header: a shared link's embed. */
   bare?: boolean;
+  /** A page that changes in place (the statistics pages): htmx is loaded. */
+  inPlace?: boolean;
   children?: Child;
 };
 
-const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
+const Layout: FC<LayoutProps & { assets: Awaited<ReturnType<typeof assetUrls>> }> = ({
   title,
   owner,
   csrf,
   assets,
   bare = false,
+  inPlace = false,
   children,
 }) => (
   <html lang="en">
@@ -29,10 +35,15 @@ const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="referrer" content="same-origin" />
       <title>{`${title} · Sightline`}</title>
+      <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
       <link rel="stylesheet" href={assets.css} />
+      {inPlace ? <script src={assets.htmx} defer /> : null}
       <script src={assets.js} defer />
     </head>
     <body>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       {bare ? null : (
         <header class="top">
           <a class="brand" href="/">
@@ -56,7 +67,16 @@ const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
           )}
         </header>
       )}
-      <main id="main">{children}</main>
+      {inPlace ? (
+        // The statistics pages change in place: a link or a GET form within fetches its page
+        // and morphs the new main into this one (htmx: docs/ARCHITECTURE.md, "The statistics
+        // page in the browser"), the address pushed; without JavaScript they are plain links.
+        <main id="main" hx-boost:inherited={IN_PLACE}>
+          {children}
+        </main>
+      ) : (
+        <main id="main">{children}</main>
+      )}
     </body>
   </html>
 );
@@ -64,7 +84,7 @@ const Layout: FC<LayoutProps & { assets: { css: string; js: string } }> = ({
 /** Renders a page inside the layout for the current request (its owner and CSRF token). */
 export async function render(
   c: Context<AppEnv>,
-  props: { title: string; children?: Child },
+  props: { title: string; inPlace?: boolean; children?: Child },
   status: ContentfulStatusCode = 200,
 ) {
   const owner = c.get('owner');
@@ -75,6 +95,7 @@ export async function render(
       csrf={await csrfToken(c)}
       assets={await assetUrls()}
       bare={c.get('embedded') === true}
+      inPlace={props.inPlace === true}
     >
       {props.children}
     </Layout>

@@ -76,20 +76,24 @@ export const AnnotationsSection: FC<{
         <p class="hint">No annotations in this range.</p>
       )}
       {annotator ? (
-        <form method="post" action={`${path}/annotations`} class="annotate">
-          <input type="hidden" name="_csrf" value={annotator.csrf} />
-          <ViewFields view={view} />
-          <label>
-            Date <input type="date" name="date" value={view.range.to} required />
-          </label>
-          <label>
-            Until (optional) <input type="date" name="end_date" />
-          </label>
-          <label>
-            Note <input name="text" required maxlength={500} />
-          </label>
-          <button type="submit">Annotate</button>
-        </form>
+        // A small dialog under the chart; a point of the chart opens it on its date.
+        <details class="annotate-dialog" id="annotate">
+          <summary>Annotate a date</summary>
+          <form method="post" action={`${path}/annotations`} class="annotate">
+            <input type="hidden" name="_csrf" value={annotator.csrf} />
+            <ViewFields view={view} />
+            <label>
+              Date <input type="date" name="date" value={view.range.to} required />
+            </label>
+            <label>
+              Until (optional) <input type="date" name="end_date" />
+            </label>
+            <label>
+              Note <input name="text" required maxlength={500} />
+            </label>
+            <button type="submit">Annotate</button>
+          </form>
+        </details>
       ) : null}
     </section>
   );

@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
+import { MAX_PROP_NAME } from '../../counting/query-dimensions.ts';
 import type { AppEnv } from '../../env.ts';
 import {
   FILTER_DIMENSIONS,
@@ -19,10 +20,14 @@ import {
 import { filterParam } from '../../query/parse/v1-filters.ts';
 import { type Extra, HiddenFields, type View, viewParams } from './view.tsx';
 
-/** The menu's dimensions, as their chips name them, the goals last. */
-const DIMENSIONS: [FilterDimension | typeof GOAL_FILTER, string][] = [
+/** The menu's choice of a custom property, named in the field beside (`add_property`). */
+const PROPERTY = 'property';
+
+/** The menu's dimensions, as their chips name them, then the goals and a custom property. */
+const DIMENSIONS: [FilterDimension | typeof GOAL_FILTER | typeof PROPERTY, string][] = [
   ...FILTER_DIMENSIONS.map((d): [FilterDimension, string] => [d, V1_FILTER_LABELS[d].chip]),
   [GOAL_FILTER, 'Goal'],
+  [PROPERTY, 'Custom property'],
 ];
 
 const OPERATORS: [V1FilterOperator, string][] = [
@@ -32,7 +37,7 @@ const OPERATORS: [V1FilterOperator, string][] = [
 ];
 
 /** The menu's parameters: what an address that adds a filter holds besides the view. */
-const MENU_PARAMS = ['add_filter', 'add_operator', 'add_value'] as const;
+const MENU_PARAMS = ['add_filter', 'add_property', 'add_operator', 'add_value'] as const;
 
 /**
  * The address a filter menu's answer redirects to: the page's address with the filter it
@@ -42,19 +47,23 @@ const MENU_PARAMS = ['add_filter', 'add_operator', 'add_value'] as const;
  */
 export function addedFilterHref(c: Context<AppEnv>): string | null {
   const url = new URL(c.req.url);
-  const dimension = url.searchParams.get('add_filter');
-  if (dimension === null) return null;
+  const chosen = url.searchParams.get('add_filter');
+  if (chosen === null) return null;
+  // A custom property's filter is `filter[props:<name>]`.
+  const dimension =
+    chosen === PROPERTY ? `props:${(url.searchParams.get('add_property') ?? '').trim()}` : chosen;
   const operator = url.searchParams.get('add_operator') ?? 'is';
   const value = url.searchParams.get('add_value') ?? '';
   for (const name of MENU_PARAMS) url.searchParams.delete(name);
-  if (value.trim() !== '')
-    url.searchParams.set(
-      filterParam({
-        dimension: dimension as FilterDimension,
-        operator: operator as V1FilterOperator,
-      }),
-      value.trim(),
-    );
+  const key = filterParam({
+    dimension: dimension as FilterDimension,
+    operator: operator as V1FilterOperator,
+  });
+  const added = value.trim();
+  // Another value of a filter the view has: "is any of" (a text to contain replaces the other).
+  if (added !== '' && operator !== 'contains' && !url.searchParams.getAll(key).includes(added))
+    url.searchParams.append(key, added);
+  else if (added !== '') url.searchParams.set(key, added);
   return `${url.pathname}?${url.searchParams.toString()}`;
 }
 
@@ -73,6 +82,17 @@ export const FilterMenu: FC<{ view: View; keep: Extra }> = ({ view, keep }) => (
           <option value={name}>{label}</option>
         ))}
       </select>
+      <label for="add-property" class="property-name">
+        Property name <span class="hint">(for a custom property)</span>
+      </label>
+      <input
+        id="add-property"
+        name="add_property"
+        class="property-name"
+        maxlength={MAX_PROP_NAME}
+        autocomplete="off"
+        placeholder="plan, author, …"
+      />
       <label for="add-operator">Operator</label>
       <select id="add-operator" name="add_operator">
         {OPERATORS.map(([name, label]) => (

@@ -20,6 +20,7 @@ import { isUnavailable, type Unavailable } from '../../query/present/numbers.ts'
 import { formatNumber } from '../../query/present/readable.ts';
 import { render } from '../layout/layout.tsx';
 import { notFound } from '../sharing/link-access.tsx';
+import { RangeNav } from './date-menu.tsx';
 import { readableSite, viewOf } from './gate.tsx';
 import {
   Bar,
@@ -28,8 +29,8 @@ import {
   pageNumber,
   UnavailableNotice,
   unavailableCsv,
-} from './panel-rows.tsx';
-import { FilterChips, HiddenFields, RangeNav, type View, viewHref, viewParams } from './view.tsx';
+} from './panels/panel-rows.tsx';
+import { FilterChips, HiddenFields, type View, viewHref, viewParams } from './view.tsx';
 
 /** The funnel of the address and its steps over the view, or the page's 404. */
 async function funnelView(c: Context<AppEnv>) {
@@ -86,6 +87,7 @@ async function funnelPage(c: Context<AppEnv>) {
   const overview = view.base;
   const path = `${overview}/funnels/${funnel.id}`;
   return render(c, {
+    inPlace: true,
     title: `${funnel.name} · ${site.domain}`,
     children: (
       <>
@@ -107,7 +109,9 @@ async function funnelPage(c: Context<AppEnv>) {
           </>
         )}
         <p class="actions">
-          <a href={viewHref(`${path}.csv`, view)}>Export CSV</a>
+          <a href={viewHref(`${path}.csv`, view)} hx-boost="false" download>
+            Export CSV
+          </a>
         </p>
       </>
     ),
@@ -223,6 +227,7 @@ async function journeysPage(c: Context<AppEnv>) {
   const link = (n: number) => viewHref(path, view, { ...keep, page_number: n });
   const lastPage = isUnavailable(answer) ? 1 : Math.max(1, Math.ceil(answer.total / PER_PAGE));
   return render(c, {
+    inPlace: true,
     title: `Journeys · ${site.domain}`,
     children: (
       <>
@@ -266,7 +271,9 @@ async function journeysPage(c: Context<AppEnv>) {
               {journey.number < lastPage ? <a href={link(journey.number + 1)}>Next →</a> : null}
             </nav>
             <p class="actions">
-              <a href={viewHref(`${path}.csv`, view, keep)}>Export CSV</a>
+              <a href={viewHref(`${path}.csv`, view, keep)} hx-boost="false" download>
+                Export CSV
+              </a>
             </p>
           </>
         )}

@@ -14,32 +14,27 @@ import { listGoals } from '../../goals/goals.ts';
 import { importsWithin } from '../../imports/store.ts';
 import { csvFile } from '../../lib/text/csv.ts';
 import { isFilterDimension, SOURCE_LISTINGS, type SourceListing } from '../../query/parse/v1.ts';
-import {
-  isUnavailable,
-  type PageEngagement,
-  shareBaseOf,
-  sourceOf,
-} from '../../query/present/numbers.ts';
+import { detailMetricsOf, metricTitle, shareBaseOf } from '../../query/present/listed-metrics.ts';
+import { isUnavailable, type ListedRow, sourceOf } from '../../query/present/numbers.ts';
 import { formatNumber, valueLabel } from '../../query/present/readable.ts';
 import { render } from '../layout/layout.tsx';
 import { notFound } from '../sharing/link-access.tsx';
+import { RangeNav } from './date-menu.tsx';
 import { readableSite, viewOf } from './gate.tsx';
 import {
   csvDownload,
-  EngagementHeaders,
   EventHeaders,
   pageNumber,
   ShareHeader,
   UnavailableNotice,
   unavailableCsv,
   ValueRows,
-} from './panel-rows.tsx';
+} from './panels/panel-rows.tsx';
 import {
   FilterChips,
   HiddenFields,
   ImportedNotice,
   type Listed,
-  RangeNav,
   TITLES,
   type View,
   viewHref,
@@ -84,8 +79,9 @@ async function listedSource(
 }
 
 /**
- * The first `limit` values of what a full view lists, most counted first, over the view's
- * range and under its filters, searched as the address's `search` asks (a CSV, suggestions).
+ * The first `limit` values of what a full view lists, most counted by `metrics`' first first,
+ * over the view's range and under its filters, searched as the address's `search` asks (a
+ * CSV, suggestions).
  */
 async function mostCounted(
   c: Context<AppEnv>,
@@ -96,6 +92,7 @@ async function mostCounted(
     which,
   }: { site: WebsiteRow; db: Database; view: View; which: ReturnType<typeof listedOf> },
   limit: number,
+  metrics?: string[],
 ) {
   const source = await listedSource(c, site, db, view, which);
   return source.page({
@@ -107,7 +104,23 @@ async function mostCounted(
     sort: 'desc',
     limit,
     offset: 0,
+    ...(metrics ? { metrics } : {}),
   });
+}
+
+/**
+ * The metrics a full view or CSV shows (`detailMetricsOf`): over imported history with no
+ * filter, the roll-ups' own.
+ */
+async function metricsShown(
+  db: Database,
+  site: WebsiteRow,
+  view: View,
+  which: ReturnType<typeof listedOf>,
+) {
+  const imported =
+    view.filters.length === 0 && (await importsWithin(db, site.id, view.range)).length > 0;
+  return detailMetricsOf(which.name, imported);
 }
 
 /** `/stats/{domain}/{name}.csv`: every value of what a full view lists, over the view's range. */
@@ -118,7 +131,8 @@ export async function statisticCsv(c: Context<AppEnv>) {
   const which = listedOf(c);
   const name = which.name === 'property' ? `property-${which.property}` : which.name;
   const { view } = await viewOf(c, site, db);
-  const answer = await mostCounted(c, { site, db, view, which }, 100_000);
+  const metrics = await metricsShown(db, site, view, which);
+  const answer = await mostCounted(c, { site, db, view, which }, 100_000, metrics);
   if (isUnavailable(answer)) throw unavailableCsv(answer);
   // A statistic by date says each date's annotations too, when the range has any
   // (src/annotations/).
@@ -130,16 +144,35 @@ export async function statisticCsv(c: Context<AppEnv>) {
       .filter((n) => n.date <= date && date <= (n.endDate ?? n.date))
       .map((n) => n.text)
       .join(' | ');
+  // Every column named for what it holds: the value's (a date's, an hour's, a property's by
+  // its name), and each metric's.
+  const valueColumn =
+    which.name === 'property'
+      ? which.property
+      : byDate
+        ? 'date'
+        : which.name.endsWith('_hours')
+          ? 'hour'
+          : which.name;
+  const header = [valueColumn, ...metrics.map((m) => columnOf(metricTitle(m)))];
   return csvDownload(
     c,
     `${site.domain}-${name}`,
     view,
     csvFile(
-      dated ? ['value', 'count', 'annotations'] : ['value', 'count'],
-      answer.rows.map((r) => (dated ? [r.value, r.count, on(r.value)] : [r.value, r.count])),
+      [...header, ...(dated ? ['annotations'] : [])],
+      answer.rows.map((r) => [
+        r.value,
+        r.count,
+        ...(r.more ?? []).map((n) => n ?? ''),
+        ...(dated ? [on(r.value)] : []),
+      ]),
     ),
   );
 }
+
+/** A metric's name as a CSV's column: `Page views` → `page_views`. */
+const columnOf = (title: string) => title.toLowerCase().replaceAll(' ', '_');
 
 /** How many values the filter menu suggests (./filter-menu.tsx). */
 const SUGGESTED = 10;
@@ -164,11 +197,25 @@ export async function statisticValues(c: Context<AppEnv>) {
 
 const PER_PAGE = 25;
 
-/** A full view's search, sort and page, as its address asks for them (bounded). */
-function listingOf(c: Context<AppEnv>) {
+/** Rows whose figures came in the order `asked`, in the order `shown`. */
+function inOrder(rows: ListedRow[], asked: string[], shown: readonly string[]): ListedRow[] {
+  return rows.map((row) => {
+    const figures = [row.count, ...(row.more ?? [])];
+    const [count, ...more] = shown.map((m) => figures[asked.indexOf(m)] ?? null);
+    return { value: row.value, count: count ?? 0, ...(more.length > 0 ? { more } : {}) };
+  });
+}
+
+/**
+ * A full view's search, sort and page, as its address asks for them (bounded): `sort_by` is
+ * `value`, one of its `metrics`, or `count` (the first: the addresses made before the metrics
+ * were named).
+ */
+function listingOf(c: Context<AppEnv>, metrics: readonly string[]) {
+  const asked = c.req.query('sort_by') ?? '';
   return {
     search: (c.req.query('search') ?? '').slice(0, 255),
-    sortBy: c.req.query('sort_by') === 'value' ? ('value' as const) : ('count' as const),
+    sortBy: asked === 'value' ? 'value' : metrics.includes(asked) ? asked : 'count',
     sort: c.req.query('sort') === 'asc' ? ('asc' as const) : ('desc' as const),
     page: pageNumber(c.req.query('page')),
   };
@@ -197,7 +244,9 @@ function SearchForms(props: {
         <button type="submit" class="secondary">
           Search
         </button>
-        <a href={viewHref(`${path}.csv`, view, { search })}>Export CSV</a>
+        <a href={viewHref(`${path}.csv`, view, { search })} hx-boost="false" download>
+          Export CSV
+        </a>
       </form>
       {isFilterDimension(name) ? (
         <form method="get" action={overview} class="actions search">
@@ -213,31 +262,34 @@ function SearchForms(props: {
   );
 }
 
-/** A page of a statistic's values, sortable by either column, with links to the other pages. */
+/**
+ * A page of a statistic's values, a column per metric, sortable by any column (`sort_by` the
+ * value or a metric), with links to the other pages.
+ */
 function ValueTable(props: {
   name: Listed;
   title: string;
   domain: string;
   view: View;
   listing: Listing;
-  rows: { value: string; count: number }[];
+  metrics: readonly string[];
+  rows: ListedRow[];
   total: number;
-  /** What every count is a share of, or null (`shareBaseOf`). */
+  /** What the first metric's counts are shares of, or null (`shareBaseOf`). */
   base: number | null;
   link: (extra: Record<string, string | number | undefined>) => string;
-  /** Pages' time on page and scroll depth (the full view of pages). */
-  engagement?: PageEngagement;
 }) {
-  const { name, title, domain, view, listing, rows, total, base, link, engagement } = props;
-  const { sortBy, sort, page } = listing;
+  const { name, title, domain, view, listing, metrics, rows, total, base, link } = props;
+  const { sort, page } = listing;
+  const sortBy = listing.sortBy === 'count' ? metrics[0] : listing.sortBy;
   const lastPage = Math.max(1, Math.ceil(total / PER_PAGE));
-  const sortLink = (by: 'value' | 'count') =>
+  const sortLink = (by: string) =>
     link({ sort_by: by, sort: sortBy === by && sort === 'desc' ? 'asc' : 'desc', page: undefined });
-  const ariaSort = (by: 'value' | 'count') =>
+  const ariaSort = (by: string) =>
     sortBy === by ? (sort === 'asc' ? 'ascending' : 'descending') : undefined;
   return (
     <>
-      <table>
+      <table class="details">
         <thead>
           <tr>
             <th scope="col" aria-sort={ariaSort('value')}>
@@ -249,18 +301,17 @@ function ValueTable(props: {
                 <span class="sr-only">Exclude</span>
               </th>
             ) : null}
-            <th scope="col" class="num" aria-sort={ariaSort('count')}>
-              <a href={sortLink('count')}>Count</a>
-            </th>
-            {base === null ? null : <ShareHeader />}
-            {engagement ? <EngagementHeaders /> : null}
+            {metrics.map((metric, i) => (
+              <>
+                <th scope="col" class="num" aria-sort={ariaSort(metric)}>
+                  <a href={sortLink(metric)}>{metricTitle(metric)}</a>
+                </th>
+                {i === 0 && base !== null ? <ShareHeader /> : null}
+              </>
+            ))}
           </tr>
         </thead>
-        <ValueRows
-          {...{ name, rows, domain, view, base }}
-          exclude
-          {...(engagement ? { engagement } : {})}
-        />
+        <ValueRows {...{ name, rows, metrics, domain, view, base }} exclude />
       </table>
       {rows.length === 0 ? <p class="hint">Nothing found.</p> : null}
       <nav class="actions" aria-label="Pages">
@@ -280,32 +331,31 @@ export async function statisticPage(c: Context<AppEnv>) {
   const which = listedOf(c);
   const { name } = which;
   const { view, refused } = await viewOf(c, site, db);
-  const listing = listingOf(c);
+  const metrics = await metricsShown(db, site, view, which);
+  const listing = listingOf(c, metrics);
   const { search, sortBy, sort, page } = listing;
   const source = await listedSource(c, site, db, view, which);
-  const data = await source.page({
+  // The metric sorted by is asked first: the rows come back sorted by it.
+  const first = sortBy === 'count' || sortBy === 'value' ? (metrics[0] as string) : sortBy;
+  const asked = [first, ...metrics.filter((m) => m !== first)];
+  const answer = await source.page({
     ...which,
     from: view.range.from,
     to: view.range.to,
     search: search || undefined,
-    sortBy,
+    sortBy: sortBy === 'value' ? 'value' : 'count',
     sort,
     limit: PER_PAGE,
     offset: (page - 1) * PER_PAGE,
+    metrics: asked,
   });
-  // The counts' shares are of the range's figure their metric sums to.
-  const shareOf = isUnavailable(data) ? null : shareBaseOf(name);
+  const data = isUnavailable(answer)
+    ? answer
+    : { ...answer, rows: inOrder(answer.rows, asked, metrics) };
+  // The first metric's counts are shares of the range's figure it sums to.
+  const shareOf = isUnavailable(data) ? null : shareBaseOf(name, metrics[0]);
   const figures = shareOf ? await source.figures(view.range) : null;
   const base = shareOf && figures && !isUnavailable(figures) ? shareOf(figures) : null;
-  // Pages show how long and how far they were read.
-  const engaged =
-    name === 'page' && !isUnavailable(data)
-      ? await source.engagement(
-          data.rows.map((r) => r.value),
-          view.range,
-        )
-      : undefined;
-  const engagement = engaged && !isUnavailable(engaged) ? engaged : undefined;
   const overview = view.base;
   const path = `${overview}/${name}`;
   const title =
@@ -320,6 +370,7 @@ export async function statisticPage(c: Context<AppEnv>) {
     viewHref(path, view, { ...keep, ...extra });
   const imported = await importsWithin(db, site.id, view.range);
   return render(c, {
+    inPlace: true,
     title: `${title} · ${site.domain}`,
     children: (
       <>
@@ -335,12 +386,11 @@ export async function statisticPage(c: Context<AppEnv>) {
           <UnavailableNotice path={path} view={view} firstDate={data.firstDate} keep={keep} />
         ) : (
           <ValueTable
-            {...{ name, title, view, listing, link }}
+            {...{ name, title, view, listing, link, metrics }}
             domain={site.domain}
             rows={data.rows}
             total={data.total}
             base={base}
-            {...(engagement ? { engagement } : {})}
           />
         )}
       </>

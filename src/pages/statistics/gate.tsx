@@ -19,7 +19,8 @@ import { namesGoal } from '../../query/parse/goal-filters.ts';
 import { SEGMENT_FILTER } from '../../query/parse/v1.ts';
 import { filterParam, parseV1Filters } from '../../query/parse/v1-filters.ts';
 import { segmentFilter, withSavedSegments } from '../../query/parse/v2/saved-segments.ts';
-import { firstDateOf, isGoalFilter } from '../../query/present/numbers.ts';
+import { matchedFilters } from '../../query/present/filter-values.ts';
+import { firstDateOf, isGoalFilter, websiteNumbers } from '../../query/present/numbers.ts';
 import {
   guessStatsPassword,
   linkCookieName,
@@ -228,7 +229,7 @@ export async function viewOf(
   site: WebsiteRow,
   db: Database,
 ): Promise<{ view: View; refused: string[]; goals?: GoalRow[] }> {
-  const parsed = parseV1Filters(new URL(c.req.url).searchParams);
+  const parsed = parseV1Filters(new URL(c.req.url).searchParams, { anyOf: true });
   const refused = Object.keys(parsed.errors);
   // A shared link limited to a segment adds it, whatever the address says (the reader cannot
   // remove it); a segment the reader does not see is said it could not be used.
@@ -260,12 +261,18 @@ export async function viewOf(
   }
   const query = c.req.query();
   const first = query.range === 'all' ? await firstDateOf(c.env, db, site.id) : null;
+  const range = resolveRange(query, site.timezone, Date.now(), first);
+  // Values typed as people read them find what is stored; those that match nothing say so.
+  const unfiltered = websiteNumbers(c.env, db, site.id, [], []).source;
+  const matched = await matchedFilters(unfiltered, range, filters);
   return {
     view: {
-      range: resolveRange(query, site.timezone, Date.now(), first),
-      filters,
+      range,
+      filters: matched.map((m) => m.filter),
       base: c.get('statsBase') ?? `/stats/${site.domain}`,
       ...(limited ? { locked: limited.value } : {}),
+      timeZone: site.timezone,
+      unmatched: matched.flatMap((m) => m.unmatched.map((v) => `${filterParam(m.filter)}=${v}`)),
     },
     refused,
     ...(goals ? { goals } : {}),

@@ -14,11 +14,12 @@ import type { WebsiteRow } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { listFunnels } from '../../flows/funnels.ts';
 import { localDateHour, type SeriesUnit, seriesUnitOf } from '../../lib/time/dates.ts';
+import type { FilterDimension } from '../../query/parse/v1.ts';
 import { type Comparison, comparisonOf, sameHoursAsToday } from '../../query/present/comparison.ts';
 import type { ChartMetric } from '../../query/present/figures.ts';
 import { isUnavailable } from '../../query/present/numbers.ts';
 import type { Overview } from '../../query/present/overview.ts';
-import { chartMetricsFor, formatNumber } from '../../query/present/readable.ts';
+import { chartMetricsFor, formatNumber, rangeLabel } from '../../query/present/readable.ts';
 import {
   type PageQuestion,
   type StatisticsPage,
@@ -35,33 +36,19 @@ import {
   registerAnnotationPages,
 } from './annotation-forms.tsx';
 import { Chart, type CompareParams, chartMetric } from './chart/chart.tsx';
-import { CompareForm, IntervalNav, pointUnderWay } from './chart/chart-parts.tsx';
-import { addedFilterHref, FilterMenu } from './filter-menu.tsx';
+import { IntervalNav, pointUnderWay } from './chart/chart-parts.tsx';
+import { addedFilterHref } from './filter-menu.tsx';
 import { FlowsPanel, registerFlowPages } from './flow-pages.tsx';
 import { statisticCsv, statisticPage, statisticValues } from './full-view.tsx';
 import { readableSite, registerPasswordRoute, viewOf } from './gate.tsx';
-import { UnavailableNotice } from './panel-rows.tsx';
-import { chosenTabs, PanelGroups, panelsAsked } from './panels.tsx';
-import { PropertiesPanel } from './properties-card.tsx';
-import { registerSegmentPages, SegmentMenu, segmentMenuOf } from './segment-menu.tsx';
-import { Totals } from './totals.tsx';
-import {
-  type Extra,
-  FilterChips,
-  ImportedNotice,
-  RangeNav,
-  type View,
-  viewHref,
-  viewParams,
-} from './view.tsx';
-
-/** What the figures are compared with, in a sentence: `vs previous period`. */
-const comparedWords = (c: Comparison) =>
-  c.mode === 'previous'
-    ? 'previous period'
-    : c.mode === 'year'
-      ? 'the same period a year before'
-      : `${c.from} – ${c.to}`;
+import { PageHead, switcherParams } from './page-head.tsx';
+import { UnavailableNotice } from './panels/panel-rows.tsx';
+import { chosenTabs, PanelGroups, panelsAsked } from './panels/panels.tsx';
+import { PropertiesPanel } from './panels/properties-card.tsx';
+import { realtimePage } from './panels/realtime.tsx';
+import { registerSegmentPages, segmentMenuOf } from './segment-menu.tsx';
+import { figureScopes, Totals } from './totals.tsx';
+import { type Extra, ImportedNotice, type View, viewHref } from './view.tsx';
 
 /**
  * The overview's chart: the point under way (today, the hour under way) drawn as partial; under
@@ -86,7 +73,8 @@ const OverviewChart: FC<{
       previous={overview.previousSeries}
       unit={unit}
       metric={metric}
-      comparedTo={compared ? comparedTitle(compared) : null}
+      rangeText={rangeLabel(range)}
+      comparedTo={compared ? rangeLabel(compared) : null}
       comparing={compared ? compared.mode : null}
       hrefFor={hrefFor}
       notes={chartNotes(notes, overview.series, unit, range)}
@@ -96,22 +84,6 @@ const OverviewChart: FC<{
     <IntervalNav range={range} unit={unit} hrefFor={intervalHref} />
   </>
 );
-
-/** The visitors of the last 5 minutes, asked for again every 30 seconds (`{path}/live.json`). */
-const LiveFigure: FC<{ path: string; live: number }> = ({ path, live }) => (
-  <p class="live" role="status" data-live={`${path}/live.json`}>
-    <strong>{formatNumber(live)}</strong>{' '}
-    <span data-unit>{live === 1 ? 'visitor' : 'visitors'}</span> in the last 5 minutes
-  </p>
-);
-
-/** The compared range as the chart's key names it. */
-const comparedTitle = (c: Comparison) =>
-  c.mode === 'previous'
-    ? 'Previous period'
-    : c.mode === 'year'
-      ? 'A year before'
-      : `${c.from} – ${c.to}`;
 
 /**
  * The custom property the address names (`property`), or whether it asks for their list
@@ -160,18 +132,15 @@ function keptOf(
     metric: ChartMetric;
     unit: SeriesUnit;
     comparing: Extra;
-    overview: StatisticsPage['overview'];
+    hasGoals: StatisticsPage['hasGoals'];
   },
 ) {
-  const { range, metric, unit, comparing, overview } = shown;
+  const { range, metric, unit, comparing, hasGoals } = shown;
   return {
     chart: metric === 'overview' ? undefined : metric,
     interval: unit === seriesUnitOf(range) ? undefined : unit,
     ...comparing,
-    ...chosenTabs(
-      (name) => c.req.query(name),
-      !isUnavailable(overview) && overview.goals.length > 0,
-    ),
+    ...chosenTabs((name) => c.req.query(name), hasGoals),
   };
 }
 
@@ -191,7 +160,13 @@ const chartHrefOf =
  * present stage, and beside them the page's lists (funnels, the reader's segments, the range's
  * annotations, the reader's other websites).
  */
-async function pageReads(c: Context<AppEnv>, site: WebsiteRow, db: Database, q: PageQuestion) {
+async function pageReads(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  db: Database,
+  q: PageQuestion,
+  view: View,
+) {
   const reader = statsReader(c);
   const [numbers, funnels, segmentMenu, notes, annotator, links] = await Promise.all([
     statisticsPageOf(c.env, db, site.id, q),
@@ -199,31 +174,46 @@ async function pageReads(c: Context<AppEnv>, site: WebsiteRow, db: Database, q: 
     segmentMenuOf(c, db, site),
     listAnnotations(db, site.id, q.range),
     annotatorOf(c),
-    reader ? websiteLinks(db, reader, site, 'stats') : null,
+    reader ? websiteLinks(db, reader, site, 'stats', switcherParams(view)) : null,
   ]);
   return { numbers, funnels, segmentMenu, notes, annotator, links, reader };
 }
 
-/** `/stats/{domain}`: the figures, the chart and every statistic's first values. */
-async function overviewPage(c: Context<AppEnv>) {
+/**
+ * `/stats/{domain}`: the overview, or its realtime view (`range=realtime`); a filter menu's
+ * answer redirects to the address that names its filter.
+ */
+async function statisticsPage(c: Context<AppEnv>) {
   const added = addedFilterHref(c);
   if (added) return c.redirect(added, 303);
   const found = await readableSite(c);
   if (found instanceof Response) return found;
   const { site, db } = found;
-  const { view, refused } = await viewOf(c, site, db);
+  const viewed = await viewOf(c, site, db);
+  return viewed.view.range.name === 'realtime'
+    ? realtimePage(c, site, db, viewed)
+    : overviewPage(c, site, db, viewed);
+}
+
+/** The overview: the figures, the chart and every statistic's first values. */
+async function overviewPage(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  db: Database,
+  { view, refused }: Awaited<ReturnType<typeof viewOf>>,
+) {
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
   const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
   const path = view.base;
   const unit = seriesUnitOf(range, c.req.query('interval'));
-  const asked = panelsAsked((name) => c.req.query(name));
+  const panels = (hasGoals: boolean) => panelsAsked((name) => c.req.query(name), hasGoals);
   const propertyAsk = propertyAsked(c);
-  const q = { range, filters: view.filters, panels: asked, compare, compared, unit };
-  const read = await pageReads(c, site, db, { ...q, property: propertyAsk });
+  const q = { range, filters: view.filters, panels, compare, compared, unit };
+  const read = await pageReads(c, site, db, { ...q, property: propertyAsk }, view);
   const { numbers, funnels, segmentMenu, notes, annotator, links, reader } = read;
-  const { overview, property, imported } = numbers;
-  const keep = keptOf(c, { range, metric, unit, comparing, overview });
+  const { overview, property, imported, asked, hasGoals } = numbers;
+  const keep = keptOf(c, { range, metric, unit, comparing, hasGoals });
   const kept = {
     ...keep,
     property: propertyAsk.asked || undefined,
@@ -232,26 +222,24 @@ async function overviewPage(c: Context<AppEnv>) {
   const chartHref = chartHrefOf(view, kept);
   const funnelsMade = reader?.admin ? `/websites/${site.id}#funnels` : undefined;
   return render(c, {
+    inPlace: true,
     title: `${site.domain} statistics`,
     children: (
       <>
-        <div class="actions">
-          <h1>{site.domain}</h1>
-          {links}
-          {/* The visitors of the last minutes are every visitor's: not for a segment's link. */}
-          {isUnavailable(overview) || c.get('linkSegment') ? null : (
-            <LiveFigure path={path} live={overview.live} />
-          )}
-        </div>
-        <RangeNav path={path} view={view} keep={kept} chart />
-        <p class="hint">
-          {range.from === range.to ? range.from : `${range.from} – ${range.to}`} ({site.timezone})
-        </p>
-        <FilterChips path={path} view={view} keep={kept} refused={refused} />
-        <FilterMenu view={view} keep={kept} />
-        {segmentMenu ? (
-          <SegmentMenu path={path} view={view} keep={kept} menu={segmentMenu} />
-        ) : null}
+        <PageHead
+          c={c}
+          domain={site.domain}
+          view={view}
+          kept={kept}
+          refused={refused}
+          links={links}
+          live={isUnavailable(overview) ? null : overview.live}
+          segmentMenu={segmentMenu}
+          comparison={{
+            shown: compare ? compared : null,
+            hrefFor: (comparison) => chartHref(metric, comparison),
+          }}
+        />
         <ImportedNotice imports={imported} filtered={view.filters.length > 0} />
         {isUnavailable(overview) ? (
           <UnavailableNotice path={path} view={view} firstDate={overview.firstDate} keep={kept} />
@@ -259,7 +247,8 @@ async function overviewPage(c: Context<AppEnv>) {
           <>
             <Totals
               overview={overview}
-              versus={comparedWords(compared)}
+              versus={rangeLabel(compared, range.to.slice(0, 4))}
+              scopes={figureScopes(view.filters)}
               chart={{
                 metric,
                 drawable: chartMetricsFor(range.from === range.to),
@@ -282,11 +271,6 @@ async function overviewPage(c: Context<AppEnv>) {
                 })
               }
             />
-            <CompareForm
-              action={path}
-              params={viewParams(view, kept)}
-              compared={compare ? compared : null}
-            />
             <AnnotationsSection path={path} view={view} notes={notes} annotator={annotator} />
             <div class="panels">
               <PanelGroups
@@ -294,13 +278,14 @@ async function overviewPage(c: Context<AppEnv>) {
                 domain={site.domain}
                 view={view}
                 keep={kept}
-                asked={asked}
+                asked={asked as FilterDimension[]}
+                hasGoals={hasGoals}
               />
               <PropertiesPanel
                 property={property.name}
                 names={property.names}
                 rows={property.rows}
-                overview={overview}
+                carriers={property.carriers}
                 view={view}
                 keep={keep}
               />
@@ -328,7 +313,7 @@ async function liveVisitors(c: Context<AppEnv>) {
 export function createStatsPages() {
   const pages = new Hono<AppEnv>();
   registerPasswordRoute(pages);
-  pages.get('/:domain', overviewPage);
+  pages.get('/:domain', statisticsPage);
   pages.get('/:domain/live.json', liveVisitors);
   registerFlowPages(pages);
   registerSegmentPages(pages);

@@ -15,28 +15,52 @@ import {
 } from '../../query/present/readable.ts';
 import { change } from './view.tsx';
 
+/**
+ * What each figure counts under a filter on pages (Plausible's definitions): the visitors and
+ * visits that include a matching page, the page views of the matching pages alone, and the
+ * views per visit, bounce rate and duration of those visits — so that "4 visits, 4 page views,
+ * 3.75 views per visit" reads as what it is.
+ */
+const OF_MATCHING_PAGES: Record<string, string> = {
+  visitors: 'who viewed a matching page',
+  visits: 'that include a matching page',
+  pageviews: 'of the matching pages',
+  views_per_visit: 'all their pages, in those visits',
+  bounce_rate: 'of those visits',
+  visit_duration: 'of those visits',
+};
+
+/** Each figure's scope under the view's filters, when a filter narrows it to some pages. */
+export const figureScopes = (filters: { dimension: string }[]): Record<string, string> | null =>
+  filters.some((f) => f.dimension === 'page') ? OF_MATCHING_PAGES : null;
+
 /** Whether a figure going up is good news: every one but the bounce rate. */
 const upIsGood = (figure: string) => figure !== 'bounce_rate';
 
 /**
  * A figure's change, its direction and what it means — in words as well as colour (`better`,
- * `worse`), since a colour alone says nothing to some readers.
+ * `worse`), since a colour alone says nothing to some readers — and what it is compared with:
+ * the compared value and its dates (`+14% vs 4,321 on Nov 1–6, better`).
  */
-const FigureChange: FC<{ figure: string; now: number; before: number; versus: string }> = ({
-  figure,
-  now,
-  before,
-  versus,
-}) => {
+const FigureChange: FC<{
+  figure: string;
+  now: number;
+  before: number;
+  /** The compared value as it reads. */
+  was: string;
+  /** The compared range's dates (`Nov 1–6`). */
+  versus: string;
+}> = ({ figure, now, before, was, versus }) => {
   const moved = now === before || before === 0 ? null : now > before === upIsGood(figure);
   const meaning = moved === null ? '' : moved ? 'better' : 'worse';
   // Nothing to compare with: said so, not "new".
-  if (before === 0 && now !== 0) return <p class="hint">none in {versus} to compare with</p>;
+  if (before === 0 && now !== 0) return <p class="hint">none on {versus} to compare with</p>;
   return (
     <p class={meaning ? `hint change ${meaning}` : 'hint'}>
-      {change(now, before)}
-      {/* A phone's narrow cards leave the compared period to screen readers. */}
-      <span class="versus"> vs {versus}</span>
+      {change(now, before)}{' '}
+      <span class="versus">
+        vs {was} on {versus}
+      </span>
       {meaning ? `, ${meaning}` : ''}
     </p>
   );
@@ -54,8 +78,10 @@ const Card: FC<{
   title: string;
   value: string;
   chart: Chart;
+  /** What it counts under the view's filters (`of the matching pages`). */
+  scope?: string | undefined;
   children: unknown;
-}> = ({ figure, title, value, chart, children }) => {
+}> = ({ figure, title, value, chart, scope, children }) => {
   const drawable = (chart.drawable as readonly string[]).includes(figure ?? '');
   return (
     <div class={chart.metric === figure ? 'card charted' : 'card'}>
@@ -73,6 +99,7 @@ const Card: FC<{
         )}
       </h2>
       <p class="big">{value}</p>
+      {scope ? <p class="hint scope">{scope}</p> : null}
       {children}
     </div>
   );
@@ -89,20 +116,35 @@ export function Totals({
   overview,
   chart,
   versus,
+  scopes = null,
 }: {
   overview: Overview;
-  /** What the figures are compared with, as a hint says it: `previous period`. */
+  /** Each figure's scope under the view's filters (`figureScopes`). */
+  scopes?: Record<string, string> | null;
+  /** The compared range's dates, as people read them (`Nov 1–6`). */
   versus: string;
   chart: Chart;
 }) {
   const { data, previous } = overview.summary;
   const conversion = overview.conversion;
   const figure = ([key, title]: (typeof SHOWN_FIGURES)[number]) => (
-    <Card figure={key} title={title} value={formatFigure(key, data[key])} chart={chart}>
+    <Card
+      figure={key}
+      title={title}
+      value={formatFigure(key, data[key])}
+      chart={chart}
+      scope={scopes?.[key]}
+    >
       {conversion && key === 'pageviews' && data.pageviews === 0 && data.events > 0 ? (
         <p class="hint">its conversions are custom events, which are not page views</p>
       ) : (
-        <FigureChange figure={key} now={data[key]} before={previous[key]} versus={versus} />
+        <FigureChange
+          figure={key}
+          now={data[key]}
+          before={previous[key]}
+          was={formatFigure(key, previous[key])}
+          versus={versus}
+        />
       )}
     </Card>
   );
@@ -124,6 +166,7 @@ export function Totals({
           figure="visitors"
           now={data.visitors}
           before={previous.visitors}
+          was={formatNumber(previous.visitors)}
           versus={versus}
         />
       </Card>
@@ -132,13 +175,13 @@ export function Totals({
           figure="total"
           now={conversion.total}
           before={conversion.previousTotal}
+          was={formatNumber(conversion.previousTotal)}
           versus={versus}
         />
       </Card>
       <Card title="Conversion rate" value={`${conversion.rate}%`} chart={chart}>
         <p class="hint">
-          {conversion.previous}%{' '}
-          {versus === 'previous period' ? 'in the previous period' : `vs ${versus}`}
+          vs {conversion.previous}% on {versus}
         </p>
       </Card>
       {conversion.revenue ? (

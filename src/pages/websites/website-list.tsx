@@ -75,7 +75,7 @@ function WebsiteTable({
   recent: Map<number, Recent | null>;
 }) {
   return (
-    <table>
+    <table class="websites">
       <caption class="sr-only">Your websites</caption>
       <thead>
         <tr>

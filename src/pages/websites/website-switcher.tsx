@@ -21,13 +21,23 @@ const hrefOf = (site: Listed, to: 'stats' | 'settings') =>
     ? `/websites/${site.id}`
     : `/stats/${site.domain}`;
 
-/** The menu of the person's websites besides `current`, and the link across (to settings or statistics). */
+/**
+ * The menu of the person's websites besides `current`, and the link across (to settings or
+ * statistics); from statistics, another website's open with the same `kept` parameters (the
+ * range and the filters that mean the same on every website).
+ */
 export async function websiteLinks(
   db: Database,
   person: { id: number; admin: boolean },
   current: WebsiteRow,
   on: 'stats' | 'settings',
+  kept: [string, string][] = [],
 ) {
+  const query = kept.length > 0 ? `?${new URLSearchParams(kept)}` : '';
+  const linkOf = (site: Listed) => {
+    const href = hrefOf(site, on);
+    return href.startsWith('/stats/') ? `${href}${query}` : href;
+  };
   const { rows } = await listWebsites(db, person.id, {
     sortBy: 'domain',
     sort: 'asc',
@@ -44,7 +54,7 @@ export async function websiteLinks(
           <ul>
             {others.map((site) => (
               <li>
-                <a href={hrefOf(site, on)}>{site.domain}</a>
+                <a href={linkOf(site)}>{site.domain}</a>
               </li>
             ))}
             <li>

@@ -36,6 +36,9 @@ export function filterParam(filter: Pick<Filter, 'dimension' | 'operator'>): str
 
 const PARAM = /^filter\[([^\]]*)\](?:\[([^\]]*)\])?$/;
 
+/** The values one "is any of" filter of the statistics page takes at most. */
+const MAX_VALUES = 10;
+
 /**
  * The filters of a query string, and the errors that name each bad one (empty when there is
  * none): an unknown dimension or operator, an empty or too long value, a filter stated
@@ -46,7 +49,11 @@ const PARAM = /^filter\[([^\]]*)\](?:\[([^\]]*)\])?$/;
  * filters it could not use and shows the others. `foldings`: what the filters used of that
  * budget (the search of the question has what is left).
  */
-export function parseV1Filters(params: URLSearchParams): {
+export function parseV1Filters(
+  params: URLSearchParams,
+  /** The statistics page's: a filter stated again (`is`, `not`) adds a value ("is any of"). */
+  { anyOf = false }: { anyOf?: boolean } = {},
+): {
   filters: Filter[];
   errors: Record<string, string[]>;
   foldings: number;
@@ -84,6 +91,17 @@ export function parseV1Filters(params: URLSearchParams): {
     }
     if (!V1_FILTER_OPERATORS.includes(operator as V1FilterOperator) || match[2] === 'is') {
       errors[key] = [`The ${key} filter has an unknown operator: use [not] or [contains].`];
+      continue;
+    }
+    const again = filters.find((f) => filterParam(f) === key);
+    if (anyOf && again && operator !== 'contains' && !goal && !segment) {
+      const values = again.values ?? [again.value];
+      if (values.length >= MAX_VALUES) {
+        errors[key] = [`The ${key} filter takes at most ${MAX_VALUES} values.`];
+        continue;
+      }
+      if (value !== '' && value.length <= MAX_FILTER_LENGTH && !values.includes(value))
+        again.values = [...values, value];
       continue;
     }
     if (seen.has(key)) {

@@ -86,6 +86,11 @@ export type Filter = {
   dimension: FilterDimension | PropertyFilterDimension | typeof GOAL_FILTER | typeof SEGMENT_FILTER;
   operator: V1FilterOperator;
   value: string;
+  /**
+   * Every value of an "is any of" (or "is none of") filter, `value` the first: the statistics
+   * page's repeated `filter[country]=DE:Germany&filter[country]=FR:France`.
+   */
+  values?: string[];
   /** A segment filter's segment: its name and filters, parsed and as saved (src/query/parse/v2/saved-segments.ts). */
   segment?: { name: string; nodes: FilterNode[]; saved: unknown[] };
 };
@@ -98,7 +103,7 @@ export const MAX_FILTER_LENGTH = 255;
 
 /**
  * How a filter's dimension reads on the statistics page: its tab among the overview's panels
- * (src/pages/statistics/panels.tsx) and a filter's chip.
+ * (src/pages/statistics/panels/panels.tsx) and a filter's chip.
  */
 export const V1_FILTER_LABELS: Record<FilterDimension, { tab: string; chip: string }> = {
   page: { tab: 'Top pages', chip: 'Page' },
@@ -237,12 +242,15 @@ function v1Property(name: string): { dimension: string; metric: string } {
 
 /**
  * A statistic (or a custom property's values) as a grouping of the engine: one page of its
- * values, by count or by value, searched.
+ * values, by count or by value, searched. `metrics`: what its rows count instead of its own
+ * metric (the statistics page's visitors first: src/query/present/numbers.ts), sorted by the
+ * first.
  */
 export function v1Grouping(
   name: StatName | LogListing | { property: string },
   page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
   search?: string,
+  metrics?: readonly string[],
 ): GroupQuery {
   const { dimension, metric } =
     typeof name !== 'string'
@@ -250,10 +258,11 @@ export function v1Grouping(
       : isLogListing(name)
         ? LOG_LISTINGS[name]
         : V1_STATISTICS[name];
+  const counted = metrics && metrics.length > 0 ? [...metrics] : [metric];
   return {
     dimensions: [dimension],
-    metrics: [metric],
-    order: [[page.sortBy === 'value' ? dimension : metric, page.sort]],
+    metrics: counted,
+    order: [[page.sortBy === 'value' ? dimension : (counted[0] as string), page.sort]],
     limit: page.limit,
     offset: page.offset,
     ...(search ? { search } : {}),
@@ -307,12 +316,15 @@ export function v1FilterTree(filters: Filter[]): unknown[] {
   });
 }
 
-/** A filter of v1's dimensions as the engine's leaf. */
+/** A filter of v1's dimensions as the engine's leaf: any of its values. */
 function v1Leaf(f: Filter): FilterNode {
   return {
     op: f.operator === 'not' ? 'is_not' : f.operator,
     dimension: v1FilterDimension(f.dimension),
-    values: v1FilterValues(f),
+    values: (f.values ?? [f.value]).flatMap((value) => v1FilterValues({ ...f, value })),
     caseSensitive: f.operator !== 'contains',
   };
 }
+
+/** A filter's values: its one, or every one of an "any of" filter. */
+export const valuesOf = (f: Filter): string[] => f.values ?? [f.value];

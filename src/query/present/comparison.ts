@@ -7,8 +7,10 @@
 
 import type { FieldErrors } from '../../lib/errors.ts';
 import {
+  addMonths,
   daysBetween,
   isCalendarDate,
+  lastDateOf,
   localDateHour,
   MAX_RANGE_DAYS,
   previousPeriod,
@@ -47,6 +49,30 @@ export function sameHoursAsToday(
   return { ...compared, between: [start, start + sinceMidnight] };
 }
 
+/**
+ * The period before a range, like for like, as the statistics page compares a named range: a
+ * month so far with the same days of the month before (December 1–6 with November 1–6), a
+ * whole month with the whole month before, a year so far with the same dates a year before;
+ * any other range with the period of equal length just before it. A day of the month the
+ * month before does not have is its last (March 31 compares with February 28).
+ */
+function periodBefore(range: { name?: string; from: string; to: string }): {
+  from: string;
+  to: string;
+} {
+  const month = range.from.slice(0, 7);
+  const previousMonth = addMonths(month, -1);
+  if (range.name === 'this_month') {
+    const last = lastDateOf(previousMonth);
+    const day = `${previousMonth}-${range.to.slice(8, 10)}`;
+    return { from: `${previousMonth}-01`, to: day > last || !isCalendarDate(day) ? last : day };
+  }
+  if (range.name === 'last_month')
+    return { from: `${previousMonth}-01`, to: lastDateOf(previousMonth) };
+  if (range.name === 'this_year') return { from: yearBefore(range.from), to: yearBefore(range.to) };
+  return previousPeriod(range);
+}
+
 /** The same date a year before; 29 February's is the 28th. */
 export function yearBefore(date: string): string {
   const earlier = `${String(Number(date.slice(0, 4)) - 1).padStart(4, '0')}${date.slice(4)}`;
@@ -55,16 +81,17 @@ export function yearBefore(date: string): string {
 
 /**
  * The comparison `asked` (`compare`, `compare_from`, `compare_to` as given) for `range`, or
- * the errors naming each bad parameter. No `compare`: the period before.
+ * the errors naming each bad parameter. No `compare`: the period before — like for like when
+ * the range is named (`periodBefore`: the statistics page's), else of equal length (API v1).
  */
 export function comparisonOf(
-  range: { from: string; to: string },
+  range: { name?: string; from: string; to: string },
   asked: { compare?: string | undefined; from?: string | undefined; to?: string | undefined },
 ): Comparison | { errors: FieldErrors } {
   const mode = asked.compare ?? 'previous';
   if (!(COMPARE_MODES as readonly string[]).includes(mode))
     return { errors: { compare: ['The compare field must be previous, year or custom.'] } };
-  if (mode === 'previous') return { mode, ...previousPeriod(range) };
+  if (mode === 'previous') return { mode, ...periodBefore(range) };
   if (mode === 'year') return { mode, from: yearBefore(range.from), to: yearBefore(range.to) };
   const errors: FieldErrors = {};
   for (const [name, value] of [

@@ -20,16 +20,7 @@ import { firstRollupDate, type StatsPage, type StatsQuery } from '../../rollups/
 import type { PropertyName } from '../../website-log/object/read/property-names.ts';
 import { flushBeforeReading, realtimeVisitors } from '../../website-log/worker/partitions.ts';
 import { type Goal, goalSplits, withGoals } from '../parse/goal-filters.ts';
-import {
-  ENGAGEMENT_LISTINGS,
-  type Filter,
-  GOAL_FILTER,
-  LOG_LISTINGS,
-  type LogListing,
-  V1_STATISTICS,
-  v1Filters,
-  v1Grouping,
-} from '../parse/v1.ts';
+import { type Filter, GOAL_FILTER, type LogListing, v1Filters, v1Grouping } from '../parse/v1.ts';
 import {
   type Answer,
   isUnavailable,
@@ -37,6 +28,7 @@ import {
   readerOf,
   type Unavailable,
 } from '../run/reader.ts';
+import { carried, type EventName, eventsOf } from './custom-events.ts';
 import {
   FIGURES,
   type Figures,
@@ -47,6 +39,7 @@ import {
   seriesQuestions,
 } from './figures.ts';
 import { propertyNamesOf } from './properties.ts';
+import { VISITORS } from './recent.ts';
 
 export { isUnavailable, type Unavailable };
 
@@ -58,7 +51,19 @@ export type Dates = { from: string; to: string; between?: [number, number] };
  * property's values (`name: 'property'`, `property` its name).
  */
 type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
-  ({ name: StatName | LogListing | 'goal' } | { name: 'property'; property: string });
+  ({ name: StatName | LogListing | 'goal' } | { name: 'property'; property: string }) & {
+    /**
+     * What the rows count instead of the statistic's own metric (`visitors`, then more: the
+     * statistics page's), sorted by the first; a goal's rows are its converting visitors.
+     */
+    metrics?: readonly string[];
+  };
+
+/** A value and what it counts: its first metric's `count`, and the others' figures. */
+export type ListedRow = { value: string; count: number; more?: (number | null)[] };
+
+/** A page of a statistic's values (`StatsPage`, with its rows' other metrics). */
+export type Listing = { rows: ListedRow[]; total: number; rowsRead: number };
 
 /**
  * What a website's numbers are read from, as API v1's statistics (src/query/parse/v1.ts):
@@ -68,13 +73,17 @@ type PageQuery = Omit<StatsQuery, 'websiteId' | 'through' | 'name'> &
  */
 export type Source<U = Unavailable> = {
   /** One page of a statistic. */
-  page(q: PageQuery): Promise<StatsPage | U>;
-  /** The first page (`limit` values by count) of each of several statistics or listings. */
+  page(q: PageQuery): Promise<Listing | U>;
+  /**
+   * The first page (`limit` values by count) of each of several statistics or listings, each
+   * counting `metricOf` its name (default: its own metric).
+   */
   tops(
     names: readonly (StatName | LogListing)[],
     range: Dates,
     limit: number,
-  ): Promise<StatsPage[] | U>;
+    metricOf?: (name: StatName | LogListing) => string,
+  ): Promise<Listing[] | U>;
   /** The figures of a range (`FIGURES`, ./figures.ts). */
   figures(range: Dates): Promise<Figures | U>;
   /**
@@ -85,7 +94,11 @@ export type Source<U = Unavailable> = {
   /** Each goal's conversions over a range: unique (visitors), total, and its revenue. */
   conversions(goals: Goal[], range: Dates): Promise<Conversions[] | U>;
   /** These pages' time on page and scroll depth over a range (the event log's). */
-  engagement(pages: string[], range: Dates): Promise<PageEngagement | U>;
+  engagement(pages: string[] | 'all', range: Dates): Promise<PageEngagement | U>;
+  /** The range's custom events by name, most visitors first: `limit` names (the log's). */
+  events(range: Dates, limit: number): Promise<EventName[] | U>;
+  /** The visitors of the hits that carry a custom property: its values' shares are of them. */
+  carrying(property: string, range: Dates): Promise<number | U>;
 };
 
 /** Pages' time on page (seconds per visitor) and scroll depth (percent, null: none sent). */
@@ -134,9 +147,16 @@ async function goalPage(
   };
 }
 
-/** An engine's page of a statistic as API v1 reads it: values and counts. */
-const asPage = (a: Answer): StatsPage => ({
-  rows: a.rows.map((row) => ({ value: row.dimensions[0] as string, count: row.metrics[0] ?? 0 })),
+/** An engine's page of a statistic as API v1 reads it: values and counts (and more metrics). */
+const asPage = (a: Answer): Listing => ({
+  rows: a.rows.map((row) => {
+    const [count, ...more] = row.metrics;
+    return {
+      value: row.dimensions[0] as string,
+      count: count ?? 0,
+      ...(more.length > 0 ? { more } : {}),
+    };
+  }),
   total: a.total,
   rowsRead: a.rowsRead,
 });
@@ -160,7 +180,7 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
     async page(q) {
       if (q.name === 'goal') return goalPage(q, goals, (groups) => ask(q, groups));
       const name = q.name === 'property' ? { property: q.property } : q.name;
-      const answers = await ask(q, [v1Grouping(name, q, q.search)]);
+      const answers = await ask(q, [v1Grouping(name, q, q.search, q.metrics)]);
       return isUnavailable(answers) ? answers : asPage(answers[0] as Answer);
     },
     async conversions(list, range) {
@@ -175,15 +195,18 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
     },
     async engagement(pages, range) {
       if (pages.length === 0) return {};
+      const every = pages === 'all';
       const group = {
         dimensions: ['sl:page'],
         metrics: ['time_on_page', 'scroll_depth'],
         order: [],
-        limit: pages.length,
+        limit: every ? 100_000 : pages.length,
         offset: 0,
       };
-      const only = { op: 'is' as const, dimension: 'sl:page', values: pages, caseSensitive: true };
-      const answers = await ask(range, [group], [only]);
+      const only = every
+        ? []
+        : [{ op: 'is' as const, dimension: 'sl:page', values: pages, caseSensitive: true }];
+      const answers = await ask(range, [group], only);
       if (isUnavailable(answers)) return answers;
       return Object.fromEntries(
         (answers[0]?.rows ?? []).map((row) => [
@@ -192,11 +215,16 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
         ]),
       );
     },
-    async tops(names, range, limit) {
+    events: (range, limit) => eventsOf((groups, more) => ask(range, groups, more), limit),
+    async carrying(property, range) {
+      const answers = await ask(range, [VISITORS], [carried(property)]);
+      return isUnavailable(answers) ? answers : (answers[0]?.rows[0]?.metrics[0] ?? 0);
+    },
+    async tops(names, range, limit, metricOf) {
       const top = { sortBy: 'count', sort: 'desc', limit, offset: 0 } as const;
       const answers = await ask(
         range,
-        names.map((name) => v1Grouping(name, top)),
+        names.map((name) => v1Grouping(name, top, undefined, metricOf ? [metricOf(name)] : [])),
       );
       return isUnavailable(answers) ? answers : answers.map(asPage);
     },
@@ -337,37 +365,4 @@ export async function summaryOf(
         ? await source.figures({ from: previous.firstDate, to: before.to })
         : figuresFrom(undefined);
   return { data, previous: isUnavailable(previous) ? figuresFrom(undefined) : previous };
-}
-
-/**
- * What a listing's counts are shares of: the figure its metric counts over the whole range
- * (every row counts part of it, and no more), read from a range's figures; null for a listing
- * whose counts are no share of anything people read (bounces, durations, goals: theirs is the
- * conversion rate), which then needs no figures at all.
- */
-export function shareBaseOf(
-  name: StatName | LogListing | 'goal' | 'property',
-): ((figures: Figures) => number) | null {
-  if (name === 'goal' || name in ENGAGEMENT_LISTINGS) return null;
-  const metric =
-    name === 'property'
-      ? 'events'
-      : name in LOG_LISTINGS
-        ? LOG_LISTINGS[name as LogListing].metric
-        : V1_STATISTICS[name as StatName].metric;
-  switch (metric) {
-    case 'pageviews':
-      return (f) => f.pageviews;
-    case 'visits':
-      return (f) => f.visits;
-    case 'visitors':
-      return (f) => f.visitors;
-    case 'sl:custom_events':
-      return (f) => f.events;
-    case 'events':
-      // A property's values are carried by page views and custom events alike.
-      return (f) => f.pageviews + f.events;
-    default:
-      return null;
-  }
 }

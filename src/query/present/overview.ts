@@ -12,14 +12,16 @@ import type { Database } from '../../db/client.ts';
 import type { Env } from '../../env.ts';
 import { listGoals } from '../../goals/goals.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
-import type { StatsPage } from '../../rollups/sums.ts';
 import { type Filter, isLogListing, type LogListing } from '../parse/v1.ts';
+import type { EventName } from './custom-events.ts';
 import type { SeriesPoint, Summary } from './figures.ts';
+import { pageMetricOf } from './listed-metrics.ts';
 import {
   type Conversions,
   type Dates,
   isGoalFilter,
   isUnavailable,
+  type Listing,
   type PageEngagement,
   type Source,
   summaryOf,
@@ -49,7 +51,9 @@ export type Overview = {
    * The top values of each panel asked for, in the same order; a log's listing's is missing
    * when the range starts before the oldest date the log holds (`logFrom`).
    */
-  panels: (StatsPage | undefined)[];
+  panels: (Listing | undefined)[];
+  /** Whether the panels count each statistic's own metric, for the imported history. */
+  imported: boolean;
   /** The oldest date the log holds, when it left its listings' panels out. */
   logFrom?: string;
   /**
@@ -71,6 +75,12 @@ export type Overview = {
   goals: (Conversions & { rate: number })[];
   /** The top pages' time on page and scroll depth (the Pages panel's columns). */
   engagement: PageEngagement;
+  /**
+   * When asked (the Events tab shown): the range's custom events by name, each with its
+   * conversion rate (its visitors in percent of the range's: Plausible's), null when the log
+   * does not hold the range.
+   */
+  events?: (EventName & { rate: number })[] | null;
 };
 
 /** How many values each panel of the overview shows. */
@@ -112,17 +122,19 @@ async function topsOf(
   names: readonly (StatName | LogListing)[],
   range: Dates,
   limit: number,
-): Promise<{ pages: (StatsPage | undefined)[]; logFrom?: string } | Unavailable> {
+  imported: boolean,
+): Promise<{ pages: (Listing | undefined)[]; logFrom?: string } | Unavailable> {
   const listings = names.filter(isLogListing);
   const statistics = names.filter((n): n is StatName => !isLogListing(n));
+  const metric = (name: StatName | LogListing) => pageMetricOf(name, imported);
   const [kept, logged] = await Promise.all([
-    source.tops(statistics, range, limit),
-    listings.length > 0 ? source.tops(listings, range, limit) : [],
+    source.tops(statistics, range, limit, metric),
+    listings.length > 0 ? source.tops(listings, range, limit, metric) : [],
   ]);
   if (isUnavailable(kept)) return kept;
-  const byName = new Map<string, StatsPage>(statistics.map((n, i) => [n, kept[i] as StatsPage]));
+  const byName = new Map<string, Listing>(statistics.map((n, i) => [n, kept[i] as Listing]));
   if (!isUnavailable(logged))
-    for (const [i, n] of listings.entries()) byName.set(n, logged[i] as StatsPage);
+    for (const [i, n] of listings.entries()) byName.set(n, logged[i] as Listing);
   return {
     pages: names.map((n) => byName.get(n)),
     ...(isUnavailable(logged) ? { logFrom: logged.firstDate } : {}),
@@ -139,7 +151,13 @@ export async function overviewOf(
     compare = false,
     compared = previousPeriod(range),
     unit,
+    imported = false,
+    events = false,
   }: {
+    /** Read the custom events by name (`Overview.events`). */
+    events?: boolean;
+    /** The range holds imported history (the panels then count the roll-ups' metrics). */
+    imported?: boolean;
     compare?: boolean;
     compared?: { from: string; to: string; between?: [number, number] };
     /** The chart's unit, when one other than the range's own is chosen (`seriesUnitOf`). */
@@ -147,14 +165,15 @@ export async function overviewOf(
   } = {},
 ): Promise<Overview | Unavailable> {
   const { source, goals } = website;
-  const [summary, series, previous, pages, before, live, conversions] = await Promise.all([
+  const [summary, series, previous, pages, before, live, conversions, named] = await Promise.all([
     summaryOf(source, range, compared),
     source.series(range, unit),
     compare ? source.series(compared, unit) : null,
-    topsOf(source, panels, range, PANEL_ROWS),
-    compare ? topsOf(source, panels, compared, COMPARED_ROWS) : null,
+    topsOf(source, panels, range, PANEL_ROWS, imported),
+    compare ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
     website.realtime(),
     source.conversions(goals, range),
+    events ? source.events(range, PANEL_ROWS) : undefined,
   ]);
   if (isUnavailable(summary)) return summary;
   if (isUnavailable(series)) return series;
@@ -176,11 +195,16 @@ export async function overviewOf(
     previousSeries,
     previousPanels,
     panels: pages.pages,
+    imported,
     ...(pages.logFrom ? { logFrom: pages.logFrom } : {}),
     live,
     goals: [],
     engagement: isUnavailable(engagement) ? {} : engagement,
   };
+  if (named !== undefined)
+    overview.events = isUnavailable(named)
+      ? null
+      : named.map((e) => ({ ...e, rate: conversionRate(e.visitors, summary.data.visitors) }));
   const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
   const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
   let base =

@@ -3,6 +3,7 @@
  * `2.31`, `48%`, `1m 05s`), a change against the period before, a place's value.
  */
 
+import type { SeriesUnit } from '../../lib/time/dates.ts';
 import { CHART_METRICS, type ChartMetric, type Figures } from './figures.ts';
 
 /** The six figures in the order the statistics page and the reports show them. */
@@ -42,6 +43,19 @@ export function formatFigure(key: keyof Figures, n: number): string {
     return h > 0 ? `${h}h ${two(m)}m` : m > 0 ? `${m}m ${two(s)}s` : `${s}s`;
   }
   return formatNumber(n);
+}
+
+/**
+ * A metric's figure in a table's cell (src/query/present/numbers.ts `metricTitle`): as a figure
+ * reads, time on page as a duration, scroll depth in percent; a dash for none (no visit sent
+ * a scroll depth).
+ */
+export function formatMetric(metric: string, n: number | null): string {
+  if (n === null) return '–';
+  if (metric === 'time_on_page') return formatFigure('visit_duration', n);
+  if (metric === 'scroll_depth') return `${n}%`;
+  // Any other metric is a count, or a figure of the same name (bounce rate, visit duration).
+  return formatFigure(metric as keyof Figures, n);
 }
 
 /**
@@ -100,4 +114,45 @@ export function chartMetricsFor(hourly: boolean): readonly ChartMetric[] {
   return hourly
     ? CHART_METRICS.filter((m) => m !== 'bounce_rate' && m !== 'visit_duration')
     : CHART_METRICS;
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A range of dates as people write it: `Nov 1–6`, `Nov 25 – Dec 1`, `Dec 6`, and with its year
+ * when it is not `thisYear`'s (`Jan 1 – Dec 6, 2025`).
+ */
+export function rangeLabel(range: { from: string; to: string }, thisYear?: string): string {
+  const day = (date: string) => `${MONTHS[Number(date.slice(5, 7)) - 1]} ${Number(date.slice(8))}`;
+  const { from, to } = range;
+  const year = to.slice(0, 4);
+  const suffix = thisYear === undefined || year === thisYear ? '' : `, ${year}`;
+  if (from === to) return `${day(from)}${suffix}`;
+  if (from.slice(0, 4) !== year) return `${day(from)}, ${from.slice(0, 4)} – ${day(to)}, ${year}`;
+  if (from.slice(0, 7) === to.slice(0, 7)) return `${day(from)}–${Number(to.slice(8))}${suffix}`;
+  return `${day(from)} – ${day(to)}${suffix}`;
+}
+
+/**
+ * A chart point's label as people read it: `14:00` for an hour, `Mon, Dec 7` for a day,
+ * `Week of Dec 1` for a week, `Dec 2026` for a month (the series label it gets is
+ * `14`, `2026-12-07`, `2026-12-01`, `2026-12`).
+ */
+export function pointLabel(label: string, unit: SeriesUnit): string {
+  if (unit === 'hour') return `${label}:00`;
+  if (unit === 'month') return `${MONTHS[Number(label.slice(5, 7)) - 1]} ${label.slice(0, 4)}`;
+  const day = rangeLabel({ from: label, to: label });
+  if (unit === 'week') return `Week of ${day}`;
+  return `${WEEKDAYS[new Date(`${label}T00:00:00Z`).getUTCDay()]}, ${day}`;
+}
+
+/**
+ * A chart point's label on the chart's axis, shorter: `14:00`, `Dec 7` (a day, or a week by
+ * its first day), `Dec 2026`.
+ */
+export function axisLabel(label: string, unit: SeriesUnit): string {
+  if (unit === 'hour' || unit === 'month') return pointLabel(label, unit);
+  return rangeLabel({ from: label, to: label });
 }

@@ -5,7 +5,7 @@
  * 24 whole hours up to now and per hour (oldest first) for a small trend line. Traffic alerts
  * ask theirs through `askBetween` too (src/alerts/traffic.ts).
  */
-import type { GroupQuery } from '../../counting/query.ts';
+import type { FilterNode, GroupQuery } from '../../counting/query.ts';
 import type { Database } from '../../db/client.ts';
 import type { Env } from '../../env.ts';
 import { localDateHour, zonedIso } from '../../lib/time/dates.ts';
@@ -34,12 +34,13 @@ export async function askBetween(
   site: { id: number; timezone: string },
   [from, to]: [number, number],
   groups: GroupQuery[],
+  filters: FilterNode[] = [],
 ): Promise<Answer[] | null> {
   const answers = await answer(readerOf(db, site.id, env, { imports: false }), {
     from: localDateHour(from, site.timezone).date,
     to: localDateHour(to, site.timezone).date,
     between: [from, to],
-    filters: [],
+    filters,
     groups,
   });
   return isUnavailable(answers) ? null : answers;
@@ -80,5 +81,68 @@ export async function recentTraffic(
   return {
     visitors: Number(answers[0]?.rows[0]?.metrics[0] ?? 0),
     hourly: hours.map((at) => byHour.get(hourLabel(at, site.timezone)) ?? 0),
+  };
+}
+
+/** The minutes the realtime view looks back over, as Plausible's does. */
+export const REALTIME_MINUTES = 30;
+
+/** A value of the realtime view's lists and its visitors. */
+type Counted = { value: string; count: number };
+
+/** The last `REALTIME_MINUTES` as the realtime view shows them. */
+export type Realtime = {
+  visitors: number;
+  pageviews: number;
+  pages: Counted[];
+  sources: Counted[];
+  countries: Counted[];
+};
+
+/** The top values of a dimension by visitors: the realtime view's lists. */
+const topByVisitors = (dimension: string): GroupQuery => ({
+  dimensions: [dimension],
+  metrics: ['visitors'],
+  order: [['visitors', 'desc']],
+  limit: 10,
+  offset: 0,
+});
+
+/**
+ * A website's last `REALTIME_MINUTES` up to `now` under `filters`: its visitors and page
+ * views, and its pages, sources and countries by visitors (the log's, as every instant is).
+ */
+export async function realtimeOf(
+  env: Env,
+  db: Database,
+  site: { id: number; timezone: string },
+  filters: FilterNode[],
+  now = Date.now(),
+): Promise<Realtime> {
+  const answers = await askBetween(
+    env,
+    db,
+    site,
+    [now - REALTIME_MINUTES * 60_000, now],
+    [
+      { ...VISITORS, metrics: ['visitors', 'pageviews'] },
+      topByVisitors('sl:page'),
+      topByVisitors('visit:source'),
+      topByVisitors('sl:country'),
+    ],
+    filters,
+  );
+  const rows = (i: number) =>
+    (answers?.[i]?.rows ?? []).map((r) => ({
+      value: String(r.dimensions[0]),
+      count: Number(r.metrics[0] ?? 0),
+    }));
+  const [visitors = 0, pageviews = 0] = answers?.[0]?.rows[0]?.metrics ?? [];
+  return {
+    visitors: visitors ?? 0,
+    pageviews: pageviews ?? 0,
+    pages: rows(1),
+    sources: rows(2),
+    countries: rows(3),
   };
 }

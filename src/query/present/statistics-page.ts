@@ -18,8 +18,11 @@ import { type Overview, overviewOf } from './overview.ts';
 export type PageQuestion = {
   range: { from: string; to: string };
   filters: Filter[];
-  /** The panels' statistics and listings shown. */
-  panels: readonly (StatName | LogListing)[];
+  /**
+   * The panels' statistics and listings shown, as they depend on whether the website has
+   * goals (its Goals tab then comes first); `event`: its custom events by name.
+   */
+  panels: (hasGoals: boolean) => readonly (StatName | LogListing)[];
   /** The period compared with, drawn on the chart when `compare`. */
   compare: boolean;
   compared: { from: string; to: string; between?: [number, number] };
@@ -36,11 +39,16 @@ export type PageQuestion = {
 type PropertyView = {
   name: string;
   names: string[] | null;
+  /** Its values by visitors, and the visitors of the hits that carry it (their shares' base). */
   rows: { value: string; count: number }[] | null;
+  carriers?: number;
 };
 
 export type StatisticsPage = {
   overview: Overview | Unavailable;
+  /** The panels read (`PageQuestion.panels`), and whether the website has goals. */
+  asked: readonly (StatName | LogListing)[];
+  hasGoals: boolean;
   property: PropertyView;
   /** The imports whose dates the range touches. */
   imported: ImportRecord[];
@@ -63,26 +71,45 @@ export async function statisticsPageOf(
     const names = isUnavailable(found) ? [] : found.map((n) => n.name);
     const name = q.property.asked || names[0] || '';
     if (name === '') return { name, names, rows: null };
-    const page = await source.page({
-      name: 'property',
-      property: name,
-      from: range.from,
-      to: range.to,
-      sortBy: 'count',
-      sort: 'desc',
-      limit: 10,
-      offset: 0,
-    });
-    return { name, names, rows: isUnavailable(page) ? [] : page.rows };
+    const [page, carriers] = await Promise.all([
+      source.page({
+        name: 'property',
+        property: name,
+        from: range.from,
+        to: range.to,
+        sortBy: 'count',
+        sort: 'desc',
+        limit: 10,
+        offset: 0,
+        metrics: ['visitors'],
+      }),
+      source.carrying(name, range),
+    ]);
+    return {
+      name,
+      names,
+      rows: isUnavailable(page) ? [] : page.rows,
+      ...(isUnavailable(carriers) ? {} : { carriers }),
+    };
   };
-  const [overview, shown, imported] = await Promise.all([
-    overviewOf(website, range, filters, q.panels, {
-      compare: q.compare,
-      compared: q.compared,
-      unit: q.unit,
-    }),
+  // Imported history is in the roll-ups alone: unfiltered, the panels count what they hold.
+  const imported = await website.importsWithin(range);
+  const asked = q.panels(goals.length > 0);
+  const [overview, shown] = await Promise.all([
+    overviewOf(
+      website,
+      range,
+      filters,
+      asked.filter((name) => name !== 'event'),
+      {
+        compare: q.compare,
+        compared: q.compared,
+        unit: q.unit,
+        imported: imported.length > 0 && filters.length === 0,
+        events: asked.includes('event'),
+      },
+    ),
     property(),
-    website.importsWithin(range),
   ]);
-  return { overview, property: shown, imported };
+  return { overview, asked, hasGoals: goals.length > 0, property: shown, imported };
 }

@@ -39,13 +39,22 @@ beforeAll(async () => {
 });
 
 describe('unknown addresses', () => {
-  it.each(['/nope', '/favicon.ico', '/js/nope.js', '/stats/example.com/a/b/c', '/stats'])(
+  it.each(['/nope', '/js/nope.js', '/stats/example.com/a/b/c', '/stats'])(
     'a browser gets the HTML 404 page at %s',
     async (path) => {
       const res = await newBrowser().get(path);
       expectErrorPage(res, 404, 'Not found', 'There is nothing at this address.');
     },
   );
+
+  it("sends a browser asking for /favicon.ico to the pages' icon", async () => {
+    const res = await newBrowser().get('/favicon.ico');
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('/assets/icon.svg');
+    const icon = await newBrowser().get('/assets/icon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  });
 
   it.each(['/api/v1/nope', '/api/v1/stats', '/api/nope'])(
     'an API client gets the JSON 404 at %s',

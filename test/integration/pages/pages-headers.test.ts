@@ -192,7 +192,9 @@ describe('the assets the pages use', () => {
 
   it('the URLs change with the content (hash of the file)', async () => {
     const html = pages.get('/login')?.text ?? '';
-    const href = tags(html, 'link').map((t) => attr(t, 'href'))[0] as string;
+    const href = tags(html, 'link')
+      .filter((t) => attr(t, 'rel') === 'stylesheet')
+      .map((t) => attr(t, 'href'))[0] as string;
     const body = (await newBrowser().get(href)).text;
     const digest = new Uint8Array(
       await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)),

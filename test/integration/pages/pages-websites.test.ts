@@ -557,7 +557,7 @@ describe("one click between a website's statistics and settings, and between web
     const stats = (await b.get('/stats/switch-one.example.com')).text;
     const links = stats.match(/<nav class="website-links"[^>]*>([\s\S]*?)<\/nav>/)?.[1] ?? '';
     expect(links).toContain(`href="/websites/${one.id}"`);
-    expect(links).toContain('href="/stats/switch-two.example.com"');
+    expect(links).toContain('href="/stats/switch-two.example.com?range=30d"');
     expect(links).not.toContain('href="/stats/switch-one.example.com"');
     expect(stats).toContain(`href="/websites/${one.id}#funnels"`);
     const settings = (await b.get(`/websites/${one.id}`)).text;

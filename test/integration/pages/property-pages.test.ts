@@ -227,7 +227,10 @@ describe('statistics pages: never 5xx, and never a change', () => {
             const type = res.headers.get('content-type') ?? '';
             if (type.startsWith('text/csv')) {
               expect(tail.endsWith('.csv')).toBe(true);
-              expect(res.text.startsWith('value,count\r\n')).toBe(true);
+              // Its columns named: the value's, then each metric's.
+              expect(res.text).toMatch(
+                /^(date|hour|[a-z_]+),(visitors|visits|page_views|events|bounces|duration)[a-z_,]*\r\n/,
+              );
             } else {
               expect(type).toMatch(/^text\/html/);
             }
@@ -322,7 +325,10 @@ describe('regressions found by the properties', () => {
     const csv = await page('GET', `/stats/${PUBLIC}/page.csv?search=${'LONG-'.repeat(30)}`);
     expect(csv.status).toBe(200);
     // (Pages are recorded up to 255 characters.)
-    expect(csv.text).toBe(`value,count\r\n${`/${'long-'.repeat(60)}`.slice(0, 255)},1\r\n`);
+    const [header, row, end] = csv.text.split('\r\n');
+    expect(header).toBe('page,visitors,page_views,bounce_rate,time_on_page,scroll_depth');
+    expect(row?.startsWith(`${`/${'long-'.repeat(60)}`.slice(0, 255)},1,1,`)).toBe(true);
+    expect(end).toBe('');
   });
 });
 

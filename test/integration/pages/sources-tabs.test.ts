@@ -44,7 +44,15 @@ describe('the Sources tabs', () => {
     expect(html).toMatch(/id="panel-utm_source"[^>]*hidden="" data-load=""/);
     expect(panel(html, 'utm_source')).toContain('>Show UTM source</a>');
     const shown = new Map<string, string>();
-    for (const name of ['channel', 'source', 'utm_medium', 'utm_source', 'utm_term', 'utm_content'])
+    for (const name of [
+      'channel',
+      'source',
+      'campaign',
+      'utm_medium',
+      'utm_source',
+      'utm_term',
+      'utm_content',
+    ])
       shown.set(name, (await b.get(`/stats/${site.domain}?range=today&sources=${name}`)).text);
     const values = (name: string) =>
       panelRows(shown.get(name) ?? html, name).map((r) => [r.value, r.count]);
@@ -83,7 +91,10 @@ describe('the Sources tabs', () => {
     expect(full).toContain('<h1');
     expect(rowsOf(full).map((r) => r.value)).toEqual(['Direct', 'Email', 'Organic Search']);
     const csv = (await b.get(`/stats/${site.domain}/utm_medium.csv?range=today`)).text;
-    expect(csv.trim().split(/\r?\n/)).toEqual(['value,count', 'email,1']);
+    expect(csv.trim().split(/\r?\n/)).toEqual([
+      'utm_medium,visitors,visits,bounce_rate,visit_duration',
+      'email,1,1,100,0',
+    ]);
   });
 
   it('and every other dimension can be filtered from the menu, its values suggested', async () => {

@@ -35,7 +35,7 @@ describe("today's figures", () => {
     freezeAt('2026-11-28T10:30:00Z');
     const today = (await newBrowser().get(`/stats/${site.domain}?range=today`)).text;
     // One visitor today against one by 10:30 yesterday (two over the whole day).
-    expect(totalsOf(today).visitors).toEqual({ value: '1', change: '0% vs previous period' });
+    expect(totalsOf(today).visitors).toEqual({ value: '1', change: '0% vs 1 on Nov 27' });
   });
 });
 
@@ -52,7 +52,7 @@ describe("today's chart", () => {
     const today = (await b.get(`/stats/${site.domain}?range=today`)).text;
     expect(points(today)).toBe(11); // 00:00 … 10:00
     expect(partial(today)).toBe(2); // visitors and page views, each dotted to 10:00
-    expect(today).toContain('none in previous period to compare with');
+    expect(today).toContain('none on Nov 27 to compare with');
     const week = (await b.get(`/stats/${site.domain}?range=7d`)).text;
     const yesterday = (await b.get(`/stats/${site.domain}?range=yesterday`)).text;
     expect(points(yesterday)).toBe(24);

@@ -1,11 +1,87 @@
 /**
- * Parts of the chart (./chart.tsx): its lines, its key, the form of a range to compare
+ * Parts of the chart (./chart.tsx): its scale's steps, its grid, its lines, a point's values, its key, the form of a range to compare
  * with, the interval its points sum, and which point of a range is under way — today's, or the hour under way of today,
  * drawn as partial, with the points after it not drawn at all.
  */
 import type { FC } from 'hono/jsx';
 import { type SeriesUnit, seriesLabel, seriesUnitsOf } from '../../../lib/time/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../../../query/present/figures.ts';
+
+/** A round step for about `parts` ticks up to `max`: 1, 2 or 5 times a power of ten. */
+export function niceStep(max: number, parts = 4): number {
+  const raw = Math.max(max, 1) / parts;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].find((m) => m * power >= raw) ?? 10;
+  return Math.max(1, step * power);
+}
+
+/** At most `count` indexes of `n` points, evenly spread, first and last included. */
+export function labelledIndexes(n: number, count = 6): number[] {
+  if (n <= count) return Array.from({ length: n }, (_, i) => i);
+  return Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
+}
+
+/**
+ * The chart's grid: a line and a value at each round tick, and dates along its axis (three on
+ * a phone's narrow drawing, six on the wide one).
+ */
+export const Grid: FC<{
+  ticks: number[];
+  labels: string[];
+  box: { left: number; right: number; bottom: number };
+  x: (i: number) => number;
+  y: (v: number) => number;
+  tickText: (v: number) => string;
+}> = ({ ticks, labels, box, x, y, tickText }) => (
+  <>
+    {ticks.map((v) => (
+      <>
+        <line
+          class={v === 0 ? 'axis' : 'grid'}
+          x1={box.left}
+          y1={y(v).toFixed(1)}
+          x2={box.right}
+          y2={y(v).toFixed(1)}
+        />
+        <text class="tick end" x={box.left - 6} y={(y(v) + 4).toFixed(1)}>
+          {tickText(v)}
+        </text>
+      </>
+    ))}
+    {labelledIndexes(labels.length, box.right < 600 ? 3 : 6).map((i) => (
+      <text
+        class={i === 0 ? 'tick' : i === labels.length - 1 ? 'tick end' : 'tick mid'}
+        x={x(i).toFixed(1)}
+        y={box.bottom}
+      >
+        {labels[i] ?? ''}
+      </text>
+    ))}
+  </>
+);
+
+/**
+ * A point's values, a line each for the point and the one compared, placed by `place`
+ * (anchored at their end past the drawing's middle).
+ */
+export const PointText: FC<{
+  id: string;
+  lines: string[];
+  i: number;
+  top: number;
+  place: (i: number, lines: string[]) => { end: boolean; at: number };
+}> = ({ id, lines, i, top, place }) => {
+  const { end, at } = place(i, lines);
+  return (
+    <text id={id} class={end ? 'val end' : 'val'} y={top}>
+      {lines.map((line, n) => (
+        <tspan x={at.toFixed(1)} dy={n === 0 ? undefined : '1.3em'}>
+          {n === lines.length - 1 ? line : `${line} `}
+        </tspan>
+      ))}
+    </text>
+  );
+};
 
 /** A metric the chart draws a line of. */
 export type Shown = Exclude<ChartMetric, 'overview'>;
@@ -48,6 +124,13 @@ export const Lines: FC<{
       {keys.map(([key, colour]) => (
         <polyline class={colour} points={line(whole, key)} />
       ))}
+      {/* A line of one point draws nothing: a dot shows it. */}
+      {points.length === 1
+        ? keys.map(([key, colour]) => {
+            const [cx, cy] = line(points, key).split(',');
+            return <circle class={`${colour} dot`} cx={cx} cy={cy} r="4" />;
+          })
+        : null}
       {whole.length < points.length
         ? keys.map(([key, colour]) => (
             <polyline
@@ -60,12 +143,18 @@ export const Lines: FC<{
   );
 };
 
-/** The chart's key: a colour per line, and the compared range's dotted lines when comparing. */
+/**
+ * The chart's key: a colour per line; when comparing, both ranges named — the range's own
+ * (solid) and the compared one's (dotted).
+ */
 export const ChartKey: FC<{
   lines: [string, string][];
+  /** The range's dates, as people read them (`Dec 1–6`). */
+  range: string;
+  /** The compared range's dates; null: not comparing. */
   comparedTo: string | null;
   compared: boolean;
-}> = ({ lines, comparedTo, compared }) => (
+}> = ({ lines, range, comparedTo, compared }) => (
   <figcaption>
     {lines.map(([colour, title]) => (
       <>
@@ -74,38 +163,15 @@ export const ChartKey: FC<{
     ))}
     {comparedTo ? (
       compared ? (
-        <span class="key previous">{comparedTo} (dotted)</span>
+        <>
+          <span class="hint">{range} (solid)</span>{' '}
+          <span class="key previous">{comparedTo} (dotted)</span>
+        </>
       ) : (
         <span class="hint">{comparedTo} has no data to compare with.</span>
       )
     ) : null}
   </figcaption>
-);
-
-/**
- * A range of one's own to compare with (`compare=custom`): two dates, the view's other
- * parameters kept (`params`, a comparison's own left out).
- */
-export const CompareForm: FC<{
-  action: string;
-  params: [string, string][];
-  compared: { mode: string; from: string; to: string } | null;
-}> = ({ action, params, compared }) => (
-  <form method="get" action={action} class="compare-custom">
-    {params
-      .filter(([name]) => !name.startsWith('compare'))
-      .map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
-    <input type="hidden" name="compare" value="custom" />
-    <label>
-      Compare with <input type="date" name="compare_from" value={compared?.from ?? ''} required />
-    </label>
-    <label>
-      to <input type="date" name="compare_to" value={compared?.to ?? ''} required />
-    </label>
-    <button type="submit">Compare</button>
-  </form>
 );
 
 const UNIT_NAMES: Record<SeriesUnit, string> = {

@@ -3,13 +3,15 @@ import type { FC } from 'hono/jsx';
 import type { SeriesUnit } from '../../../lib/time/dates.ts';
 import type { ChartMetric, SeriesPoint } from '../../../query/present/figures.ts';
 import {
+  axisLabel,
   chartMetricsFor,
   formatFigure,
   formatNumber,
+  pointLabel,
   SHOWN_FIGURES,
 } from '../../../query/present/readable.ts';
 import { type ChartNote, NoteMarks } from '../annotation-forms.tsx';
-import { ChartKey, Lines, type Shown } from './chart-parts.tsx';
+import { ChartKey, Grid, Lines, niceStep, PointText, type Shown } from './chart-parts.tsx';
 
 const METRIC_TITLES: Record<ChartMetric, string> = {
   overview: 'Visitors and page views',
@@ -34,20 +36,6 @@ export function chartMetric(asked: string | undefined, hourly: boolean): ChartMe
   return chartMetricsFor(hourly).find((m) => m === asked) ?? 'overview';
 }
 
-/** A round step for about `parts` ticks up to `max`: 1, 2 or 5 times a power of ten. */
-export function niceStep(max: number, parts = 4): number {
-  const raw = Math.max(max, 1) / parts;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].find((m) => m * power >= raw) ?? 10;
-  return Math.max(1, step * power);
-}
-
-/** At most `count` indexes of `n` points, evenly spread, first and last included. */
-export function labelledIndexes(n: number, count = 6): number[] {
-  if (n <= count) return Array.from({ length: n }, (_, i) => i);
-  return Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
-}
-
 /** The first date a point sums (an hour's: the range's one day). */
 function pointDate(label: string, unit: SeriesUnit, from: string): string {
   if (unit === 'hour') return from;
@@ -61,7 +49,9 @@ const ChartTable: FC<{
   previous: SeriesPoint[] | null;
   unit: SeriesUnit;
   shown: Shown[];
-}> = ({ points, previous, unit, shown }) => (
+  /** The compared range's dates, as people read them. */
+  comparedTo: string | null;
+}> = ({ points, previous, unit, shown, comparedTo }) => (
   <details>
     <summary>Chart data as a table</summary>
     <table>
@@ -75,7 +65,7 @@ const ChartTable: FC<{
           ))}
           {previous ? (
             <>
-              <th scope="col">Previous period</th>
+              <th scope="col">Compared{comparedTo ? ` (${comparedTo})` : ''}</th>
               {shown.map((key) => (
                 <th scope="col" class="num">
                   {METRIC_TITLES[key]} then
@@ -152,59 +142,13 @@ const ChartNav: FC<{
         {METRIC_TITLES[m]}
       </a>
     ))}
-    <a
-      href={hrefFor(metric, comparing ? false : { compare: 'previous' })}
-      class="compare"
-      data-key="x"
-      aria-keyshortcuts="X"
-    >
-      {comparing ? 'Stop comparing' : 'Compare with the previous period'}
-    </a>
-    {comparing === 'year' ? null : (
-      <a href={hrefFor(metric, { compare: 'year' })} class="compare">
-        Compare with a year before
+    {/* The comparisons are the date control's (../view.tsx `RangeNav`). */}
+    {comparing ? (
+      <a href={hrefFor(metric, false)} class="compare">
+        Stop comparing
       </a>
-    )}
+    ) : null}
   </nav>
-);
-
-/**
- * The chart's grid: a line and a value at each round tick, and dates along its axis (three on
- * a phone's narrow drawing, six on the wide one).
- */
-const Grid: FC<{
-  ticks: number[];
-  labels: string[];
-  box: { left: number; right: number; bottom: number };
-  x: (i: number) => number;
-  y: (v: number) => number;
-  tickText: (v: number) => string;
-}> = ({ ticks, labels, box, x, y, tickText }) => (
-  <>
-    {ticks.map((v) => (
-      <>
-        <line
-          class={v === 0 ? 'axis' : 'grid'}
-          x1={box.left}
-          y1={y(v).toFixed(1)}
-          x2={box.right}
-          y2={y(v).toFixed(1)}
-        />
-        <text class="tick end" x={box.left - 6} y={(y(v) + 4).toFixed(1)}>
-          {tickText(v)}
-        </text>
-      </>
-    ))}
-    {labelledIndexes(labels.length, box.right < 600 ? 3 : 6).map((i) => (
-      <text
-        class={i === 0 ? 'tick' : i === labels.length - 1 ? 'tick end' : 'tick mid'}
-        x={x(i).toFixed(1)}
-        y={box.bottom}
-      >
-        {labels[i] ?? ''}
-      </text>
-    ))}
-  </>
 );
 
 /** What a drawing of the chart shows: the range's points, those drawn so far, the compared. */
@@ -254,7 +198,17 @@ const Drawing: FC<DrawingProps> = ({
       .join(', ');
   const pointText = (p: SeriesPoint, i: number) => {
     const then = before[i];
-    return `${p.label}: ${values(p)}${then ? ` (${then.label}: ${values(then)})` : ''}`;
+    const name = (q: SeriesPoint) => pointLabel(q.label, unit);
+    const now = `${name(p)}: ${values(p)}`;
+    return then ? [`${now};`, `vs ${name(then)}: ${values(then)}`] : [now];
+  };
+  // A point's values stay inside the drawing: right of the point, or left of it past the
+  // middle, moved in when too long for the room there (13px bold: about 7.5px a letter).
+  const textAt = (i: number, lines: string[]) => {
+    const room = Math.max(...lines.map((line) => line.length)) * 7.5;
+    const end = x(i) > width / 2;
+    const at = end ? Math.max(x(i) - 8, left + room) : Math.min(x(i) + 8, width - pad - room);
+    return { end, at: Math.min(Math.max(at, left), width - pad) };
   };
   const slot = slots.length > 1 ? (width - left - pad) / (slots.length - 1) : width - left - pad;
   const line = (series: SeriesPoint[], key: Shown, first = 0) =>
@@ -271,7 +225,7 @@ const Drawing: FC<DrawingProps> = ({
       <g class="drawing">
         <Grid
           ticks={ticks}
-          labels={slots.map((p) => p.label)}
+          labels={slots.map((p) => axisLabel(p.label, unit))}
           box={{ left, right: width - pad, bottom: height - 8 }}
           x={x}
           y={y}
@@ -312,14 +266,13 @@ const Drawing: FC<DrawingProps> = ({
               r="4"
             />
           ))}
-          <text
+          <PointText
             id={`${id}pt${i}`}
-            class={x(i) > width / 2 ? 'val end' : 'val'}
-            x={(x(i) + (x(i) > width / 2 ? -8 : 8)).toFixed(1)}
-            y={pad + 4}
-          >
-            {pointText(p, i)}
-          </text>
+            lines={pointText(p, i)}
+            place={textAt}
+            i={i}
+            top={pad + 4}
+          />
         </g>
       ))}
       <NoteMarks notes={notes} x={x} top={pad} bottom={height - pad} width={width} idPrefix={id} />
@@ -338,7 +291,9 @@ export const Chart: FC<{
   /** What one point sums: an hour, a day, a week or a month. */
   unit: SeriesUnit;
   metric: ChartMetric;
-  /** What the page compares with, as people read it (`Previous period`); null: nothing. */
+  /** The range's dates, as people read them (`Dec 1–6`). */
+  rangeText: string;
+  /** The compared range's dates, as people read them (`Nov 1–6`); null: not comparing. */
   comparedTo: string | null;
   /** How it was chosen (`previous`, `year`, `custom`); null: not comparing. */
   comparing: string | null;
@@ -358,6 +313,7 @@ export const Chart: FC<{
   previous,
   unit,
   metric,
+  rangeText,
   comparedTo,
   comparing,
   hrefFor,
@@ -382,6 +338,7 @@ export const Chart: FC<{
       <Drawing {...drawing} size={{ width: 400, height: 280, id: 'n-' }} />
       <ChartKey
         lines={drawn.map((key) => [colour(key), METRIC_TITLES[key]])}
+        range={rangeText}
         comparedTo={comparedTo}
         compared={before.length > 0}
       />
@@ -390,6 +347,7 @@ export const Chart: FC<{
         previous={before.length > 0 ? before : null}
         unit={unit}
         shown={shown}
+        comparedTo={comparedTo}
       />
     </figure>
   );

@@ -1,15 +1,20 @@
 /**
- * The rows of a statistic on the statistics page (./overview-page.tsx): each value with its bar, its
+ * The rows of a statistic on the statistics page (../overview-page.tsx): each value with its bar, its
  * share and its links (to filter by it, to open it, to where its visitors went next).
  */
 import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { AppEnv } from '../../env.ts';
-import { ApiError } from '../../lib/errors.ts';
-import type { Range } from '../../lib/time/dates.ts';
-import { isFilterDimension } from '../../query/parse/v1.ts';
-import type { PageEngagement, Unavailable } from '../../query/present/numbers.ts';
-import { eventParts, formatNumber, valueLabel } from '../../query/present/readable.ts';
+import type { AppEnv } from '../../../env.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import type { Range } from '../../../lib/time/dates.ts';
+import { isFilterDimension } from '../../../query/parse/v1.ts';
+import type { ListedRow, PageEngagement, Unavailable } from '../../../query/present/numbers.ts';
+import {
+  eventParts,
+  formatMetric,
+  formatNumber,
+  valueLabel,
+} from '../../../query/present/readable.ts';
 import {
   change,
   type Extra,
@@ -18,7 +23,7 @@ import {
   type View,
   viewHref,
   withFilter,
-} from './view.tsx';
+} from '../view.tsx';
 
 /** An http(s) link for a value, or null: pages on the site, referrer hosts. Nothing else links. */
 function linkFor(name: string, value: string, domain: string): string | null {
@@ -51,7 +56,13 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; k
       {href ? (
         <>
           {' '}
-          <a href={href} rel="noopener noreferrer nofollow" target="_blank" class="open-link">
+          <a
+            href={href}
+            rel="noopener noreferrer nofollow"
+            target="_blank"
+            class="open-link"
+            hx-boost="false"
+          >
             <span aria-hidden="true">↗</span>
             <span class="sr-only">Open {text}</span>
           </a>
@@ -73,6 +84,22 @@ const ValueCell: FC<{ name: Listed; value: string; domain: string; view: View; k
     </>
   );
 };
+
+/** A tab's links to its full view (every value, every metric) and its CSV. */
+export const TabActions: FC<{ name: string; view: View; total?: number | undefined }> = ({
+  name,
+  view,
+  total,
+}) => (
+  <p class="actions">
+    <a href={viewHref(`${view.base}/${name}`, view)}>
+      Details {total ? `(${formatNumber(total)})` : ''}
+    </a>
+    <a href={viewHref(`${view.base}/${name}.csv`, view)} hx-boost="false" download>
+      CSV
+    </a>
+  </p>
+);
 
 /**
  * A bar as wide as `share` percent (SVG: no inline style under the page's CSP); `behind`, it
@@ -108,13 +135,6 @@ export function shareText(count: number, base: number | null): string {
   const percent = Math.min(100, (count / base) * 100);
   return percent > 0 && percent < 0.5 ? '<1%' : `${Math.round(percent)}%`;
 }
-
-/** Seconds as people read them: `45 s`, `3 min 05 s`. */
-const seconds = (n: number) =>
-  n < 60 ? `${n} s` : `${Math.floor(n / 60)} min ${String(n % 60).padStart(2, '0')} s`;
-
-/** A scroll depth, or a dash when no visit sent one. */
-const percent = (n: number | null) => (n === null ? '–' : `${n}%`);
 
 /** The header cells of pages' time on page and scroll depth (`ValueRows`' `engagement`). */
 export const EngagementHeaders: FC = () => (
@@ -192,7 +212,9 @@ export const ShareHeader: FC = () => (
  */
 export const ValueRows: FC<{
   name: Listed;
-  rows: { value: string; count: number }[];
+  rows: ListedRow[];
+  /** What the rows count, in order: `count`'s metric, then each of `more`'s (default: a count). */
+  metrics?: readonly string[];
   domain: string;
   view: View;
   /** What every count is a share of (`shareBaseOf`), or null for no share column. */
@@ -205,7 +227,18 @@ export const ValueRows: FC<{
   engagement?: PageEngagement;
   /** When comparing: the compared range's counts, for a column of changes (`ChangeHeader`). */
   before?: { counts: Map<string, number>; complete: boolean } | undefined;
-}> = ({ name, rows, domain, view, base, keep = {}, exclude = false, engagement, before }) => {
+}> = ({
+  name,
+  rows,
+  metrics = ['count'],
+  domain,
+  view,
+  base,
+  keep = {},
+  exclude = false,
+  engagement,
+  before,
+}) => {
   const max = Math.max(0, ...rows.map((r) => r.count));
   return (
     <tbody>
@@ -228,13 +261,20 @@ export const ValueRows: FC<{
               </a>
             </td>
           ) : null}
-          <td class="num">{formatNumber(row.count)}</td>
+          <td class="num">{formatMetric(metrics[0] as string, row.count)}</td>
           {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
           {before ? <ChangeCell count={row.count} value={row.value} before={before} /> : null}
+          {metrics.slice(1).map((metric, i) => (
+            <td class="num">{formatMetric(metric, row.more?.[i] ?? null)}</td>
+          ))}
           {engagement ? (
             <>
-              <td class="num engaged">{seconds(engagement[row.value]?.time ?? 0)}</td>
-              <td class="num engaged">{percent(engagement[row.value]?.scroll ?? null)}</td>
+              <td class="num engaged">
+                {formatMetric('time_on_page', engagement[row.value]?.time ?? 0)}
+              </td>
+              <td class="num engaged">
+                {formatMetric('scroll_depth', engagement[row.value]?.scroll ?? null)}
+              </td>
             </>
           ) : null}
         </tr>

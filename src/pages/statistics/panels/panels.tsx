@@ -1,5 +1,5 @@
 /**
- * The overview's panels (./overview-page.tsx), grouped as people read them — Sources, Pages,
+ * The overview's panels (../overview-page.tsx), grouped as people read them — Sources, Pages,
  * Locations, Devices, Goals and events — each group a card with a tab per statistic (the
  * custom properties' card: ./properties-card.tsx). Every row has a bar behind it as long as
  * its count and its share of the range's figure (./panel-rows.tsx, `ValueRows`).
@@ -11,20 +11,26 @@
  * the same address into the history; the arrow keys move between a group's tabs.
  */
 import type { FC } from 'hono/jsx';
-import { type FilterDimension, isLogListing, V1_FILTER_LABELS } from '../../query/parse/v1.ts';
-import { shareBaseOf } from '../../query/present/numbers.ts';
-import type { Overview } from '../../query/present/overview.ts';
-import { formatMoney, formatNumber } from '../../query/present/readable.ts';
-import type { StatsPage } from '../../rollups/sums.ts';
+import {
+  type FilterDimension,
+  isLogListing,
+  V1_FILTER_LABELS,
+  V1_STATISTICS,
+} from '../../../query/parse/v1.ts';
+import { metricTitle, pageMetricOf, shareBaseOf } from '../../../query/present/listed-metrics.ts';
+import type { Listing } from '../../../query/present/numbers.ts';
+import type { Overview } from '../../../query/present/overview.ts';
+import { formatMoney, formatNumber } from '../../../query/present/readable.ts';
+import { type Extra, FilterLink, type View, viewHref } from '../view.tsx';
+import { EventsTab } from './events-tab.tsx';
 import {
   BarCell,
   ChangeHeader,
   EngagementHeaders,
-  EventHeaders,
   ShareHeader,
+  TabActions,
   ValueRows,
 } from './panel-rows.tsx';
-import { type Extra, FilterLink, type View, viewHref } from './view.tsx';
 
 /** A tab of a group: a statistic (or the goals) and its label. */
 type Tab = readonly [name: FilterDimension | 'goal', label: string];
@@ -82,20 +88,33 @@ const PANEL_NAMES: readonly FilterDimension[] = GROUPS.flatMap((g) =>
   g.tabs.flatMap(([name]) => (name === 'goal' ? [] : [name])),
 );
 
-/**
- * The panels an overview asks for: every statistic's, and of the log's listings only the one
- * the Sources card shows (`sources=channel`): each load of the page would otherwise make a
- * pass over the log's rows of the range for tabs seldom looked at. Another is a link that
- * loads the page with it chosen (`data-load`: the page's script follows it).
- */
-export function panelsAsked(query: (name: string) => string | undefined): FilterDimension[] {
-  const shown = query('sources');
-  return PANEL_NAMES.filter((name) => !isLogListing(name) || name === shown);
-}
-
-/** A group's tabs on this overview: the goals only when the range has conversions. */
+/** A group's tabs on this overview: the goals only when the website has goals. */
 const tabsOf = (group: Group, hasGoals: boolean) =>
   group.tabs.filter(([name]) => name !== 'goal' || hasGoals);
+
+/** The tab a group shows: the one the address chooses (`sources=campaign`), else its first. */
+const chosenTab = (group: Group, asked: string | undefined, hasGoals: boolean) => {
+  const tabs = tabsOf(group, hasGoals);
+  return (tabs.find(([name]) => name === asked) ?? tabs[0])?.[0];
+};
+
+/** Whether the roll-ups hold a statistic by visitors (countries, browsers, …: no log read). */
+const rolledUpByVisitors = (name: FilterDimension) =>
+  !isLogListing(name) && V1_STATISTICS[name].metric === 'visitors';
+
+/**
+ * The panels an overview asks for: the tab each group shows, and the hidden tabs the roll-ups
+ * hold by visitors (switched to in place). Every other tab's visitors are a pass over the
+ * log's rows of the range, made when it is chosen: until then it is a link that loads the
+ * page with it chosen (`data-load`). `event`: the custom events by name.
+ */
+export function panelsAsked(
+  query: (name: string) => string | undefined,
+  hasGoals: boolean,
+): FilterDimension[] {
+  const shown = GROUPS.map((group) => chosenTab(group, query(group.id), hasGoals));
+  return PANEL_NAMES.filter((name) => rolledUpByVisitors(name) || shown.includes(name));
+}
 
 /**
  * The tab the address chooses in each group (`sources=campaign`), as parameters for the
@@ -104,9 +123,8 @@ const tabsOf = (group: Group, hasGoals: boolean) =>
 export function chosenTabs(query: (name: string) => string | undefined, hasGoals: boolean): Extra {
   const chosen: Extra = {};
   for (const group of GROUPS) {
-    const tabs = tabsOf(group, hasGoals);
-    const asked = query(group.id);
-    if (asked !== tabs[0]?.[0] && tabs.some(([name]) => name === asked)) chosen[group.id] = asked;
+    const shown = chosenTab(group, query(group.id), hasGoals);
+    if (shown !== tabsOf(group, hasGoals)[0]?.[0]) chosen[group.id] = shown;
   }
   return chosen;
 }
@@ -119,56 +137,57 @@ type PanelsProps = {
   keep: Extra;
 };
 
-/** A statistic's tab: its top values, and links to its full view and CSV. */
+/**
+ * A statistic's tab: its top values by visitors (or, over imported history, by its own
+ * metric: `pageMetricOf`), each with its share of the range's figure of that metric — or,
+ * when comparing, its change — and a page's engagement; links to its full view and CSV.
+ */
 const StatisticTab: FC<
   PanelsProps & {
     name: FilterDimension;
     label: string;
-    data?: StatsPage;
+    data?: Listing | undefined;
     before?: { counts: Map<string, number>; complete: boolean } | undefined;
   }
-> = ({ overview, domain, view, keep, name, label, data, before }) => (
-  <>
-    {data && data.rows.length > 0 ? (
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{label}</th>
-            {name === 'event' ? <EventHeaders /> : null}
-            <th scope="col" class="num">
-              Count
-            </th>
-            <ShareHeader />
-            {before ? <ChangeHeader /> : null}
-            {name === 'page' ? <EngagementHeaders /> : null}
-          </tr>
-        </thead>
-        <ValueRows
-          name={name}
-          rows={data.rows}
-          domain={domain}
-          view={view}
-          keep={keep}
-          base={shareBaseOf(name)?.(overview.summary.data) ?? null}
-          before={before}
-          {...(name === 'page' ? { engagement: overview.engagement } : {})}
-        />
-      </table>
-    ) : data === undefined && overview.logFrom ? (
-      <p class="hint">
-        The event log holds these from {overview.logFrom}: choose a range that starts then or later.
-      </p>
-    ) : (
-      <p class="hint">No data for this range.</p>
-    )}
-    <p class="actions">
-      <a href={viewHref(`${view.base}/${name}`, view)}>
-        Show all {data?.total ? `(${formatNumber(data.total)})` : ''}
-      </a>
-      <a href={viewHref(`${view.base}/${name}.csv`, view)}>CSV</a>
-    </p>
-  </>
-);
+> = ({ overview, domain, view, keep, name, label, data, before }) => {
+  const metric = pageMetricOf(name, overview.imported);
+  return (
+    <>
+      {data && data.rows.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{label}</th>
+              <th scope="col" class="num">
+                {metricTitle(metric)}
+              </th>
+              {before ? <ChangeHeader /> : <ShareHeader />}
+              {name === 'page' ? <EngagementHeaders /> : null}
+            </tr>
+          </thead>
+          <ValueRows
+            name={name}
+            rows={data.rows}
+            domain={domain}
+            view={view}
+            keep={keep}
+            base={before ? null : (shareBaseOf(name, metric)?.(overview.summary.data) ?? null)}
+            before={before}
+            {...(name === 'page' ? { engagement: overview.engagement } : {})}
+          />
+        </table>
+      ) : data === undefined && overview.logFrom ? (
+        <p class="hint">
+          The event log holds these from {overview.logFrom}: choose a range that starts then or
+          later.
+        </p>
+      ) : (
+        <p class="hint">No data for this range.</p>
+      )}
+      <TabActions name={name} view={view} total={data?.total} />
+    </>
+  );
+};
 
 /**
  * The goals' tab: each goal with conversions — its converting visitors, completions,
@@ -216,10 +235,8 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
           ))}
         </tbody>
       </table>
-      <p class="actions">
-        <a href={viewHref(`${view.base}/goal`, view)}>Show all</a>
-        <a href={viewHref(`${view.base}/goal.csv`, view)}>CSV</a>
-      </p>
+      {goals.length === 0 ? <p class="hint">No conversion in this range.</p> : null}
+      <TabActions name="goal" view={view} />
     </>
   );
 };
@@ -231,12 +248,13 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
 const GroupCard: FC<
   PanelsProps & {
     group: Group;
-    data: Map<string, StatsPage | undefined>;
+    data: Map<string, Listing | undefined>;
     asked: readonly FilterDimension[];
+    hasGoals: boolean;
   }
 > = (props) => {
-  const { group, data, overview, view, keep, asked } = props;
-  const tabs = tabsOf(group, overview.goals.length > 0);
+  const { group, data, overview, view, keep, asked, hasGoals } = props;
+  const tabs = tabsOf(group, hasGoals);
   const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
   const hrefOf = (name: string) =>
     `${viewHref(view.base, view, { ...keep, [group.id]: name === tabs[0]?.[0] ? undefined : name })}#${group.id}`;
@@ -274,13 +292,15 @@ const GroupCard: FC<
             </p>
           ) : name === 'goal' ? (
             <GoalsTab goals={overview.goals} view={view} keep={keep} />
+          ) : name === 'event' ? (
+            <EventsTab events={overview.events} view={view} keep={keep} />
           ) : (
             <StatisticTab
               {...props}
               name={name}
               label={label}
               data={data.get(name)}
-              before={overview.previousPanels?.[asked.indexOf(name)]}
+              before={overview.previousPanels?.[counted(asked).indexOf(name)]}
             />
           )}
         </div>
@@ -289,9 +309,17 @@ const GroupCard: FC<
   );
 };
 
-/** The overview's groups of panels; `overview.panels` are the `asked` panels' top values. */
-export const PanelGroups: FC<PanelsProps & { asked: readonly FilterDimension[] }> = (props) => {
-  const data = new Map(props.asked.map((name, i) => [name, props.overview.panels[i]]));
+/** The panels asked whose rows the overview reads as listings (the events it reads by name). */
+const counted = (asked: readonly FilterDimension[]) => asked.filter((name) => name !== 'event');
+
+/**
+ * The overview's groups of panels; `overview.panels` are the `asked` panels' top values
+ * (`counted`: the events aside).
+ */
+export const PanelGroups: FC<
+  PanelsProps & { asked: readonly FilterDimension[]; hasGoals: boolean }
+> = (props) => {
+  const data = new Map(counted(props.asked).map((name, i) => [name, props.overview.panels[i]]));
   return (
     <>
       {GROUPS.map((group) => (

@@ -1,32 +1,31 @@
 /**
- * The overview's custom properties' card (./overview-page.tsx), beside the groups of panels
+ * The overview's custom properties' card (../overview-page.tsx), beside the groups of panels
  * (./panels.tsx).
  */
 import type { FC } from 'hono/jsx';
-import { shareBaseOf } from '../../query/present/numbers.ts';
-import type { Overview } from '../../query/present/overview.ts';
-import { formatNumber } from '../../query/present/readable.ts';
-import { BarCell, ShareHeader, shareText } from './panel-rows.tsx';
-import { type Extra, FilterLink, HiddenFields, type View, viewHref, viewParams } from './view.tsx';
+import { formatNumber } from '../../../query/present/readable.ts';
+import { type Extra, FilterLink, HiddenFields, type View, viewHref, viewParams } from '../view.tsx';
+import { BarCell, shareText } from './panel-rows.tsx';
 
 /**
  * The overview's custom properties: a link that lists the names the range's hits carry
  * (`properties=1`), or that list, each name a link that shows its values (kept in the address
  * as `property`; the most carried without one); a box for any name; and the shown property's
- * values with their hits (page views and events) and share of all hits, each a link that
- * filters the overview by it.
+ * values with their visitors and share of the visitors whose hits carry the property (as
+ * Plausible's shares of a goal's visitors), each a link that filters the overview by it.
  */
 export const PropertiesPanel: FC<{
   property: string;
   /** Null until the address asks for them. */
   names: string[] | null;
   rows: { value: string; count: number }[] | null;
-  overview: Overview;
+  /** The visitors of the hits that carry it: what its values' shares are of. */
+  carriers: number | undefined;
   view: View;
   keep: Extra;
-}> = ({ property, names, rows, overview, view, keep }) => {
+}> = ({ property, names, rows, carriers, view, keep }) => {
   const max = Math.max(0, ...(rows ?? []).map((r) => r.count));
-  const base = shareBaseOf('property')?.(overview.summary.data) ?? null;
+  const base = carriers ?? null;
   return (
     <section class="card panel" id="properties" aria-labelledby="panel-properties">
       <div class="panel-head">
@@ -76,9 +75,15 @@ export const PropertiesPanel: FC<{
             <tr>
               <th scope="col">{property}</th>
               <th scope="col" class="num">
-                Hits
+                Visitors
               </th>
-              <ShareHeader />
+              <th
+                scope="col"
+                class="num share"
+                title={`Of the visitors whose hits carry ${property}`}
+              >
+                Share
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -104,7 +109,13 @@ export const PropertiesPanel: FC<{
       {rows && rows.length > 0 ? (
         <p class="actions">
           <a href={viewHref(`${view.base}/property`, view, { property })}>Show all</a>
-          <a href={viewHref(`${view.base}/property.csv`, view, { property })}>CSV</a>
+          <a
+            href={viewHref(`${view.base}/property.csv`, view, { property })}
+            hx-boost="false"
+            download
+          >
+            CSV
+          </a>
         </p>
       ) : null}
     </section>

@@ -61,6 +61,7 @@ import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
 import { importScaled, type ScaleReport, type ScaleSizeReport } from './bench/scale.ts';
 import { SqliteD1 } from './bench/sqlite-d1.ts';
+import { measureSwitches } from './bench/switches.ts';
 import {
   benchConfig,
   hitsUnderReads,
@@ -981,6 +982,15 @@ async function main() {
         pageTimes.push(performance.now() - s);
       }
       pageTimes.sort((a, b) => a - b);
+      const switches = await measureSwitches(
+        `${base}/stats/${BENCH_DOMAIN}?range=30d`,
+        quick ? 3 : 10,
+      );
+      log(
+        switches
+          ? `  the page's switches measured in Chromium (p95 ${switches.p95Ms} ms)`
+          : '  no Chromium: the page switches not measured',
+      );
       size = {
         tracker,
         trackerFull,
@@ -988,6 +998,9 @@ async function main() {
           html: page,
           assets: assetPaths.length,
           total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
+          ...(switches
+            ? { switchP95Ms: switches.p95Ms, switchP50MsByKind: switches.p50MsByKind }
+            : {}),
         },
         statsPageP50Ms: round(percentile(pageTimes, 50)),
         bundle: await measureBundle(quick ? 3 : 9),

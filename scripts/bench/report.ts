@@ -170,7 +170,17 @@ export type BenchReport = {
     tracker: Sizes;
     /** `/js/script.full.js`: with tracking without code (issue #32: at most 1,536 B gzipped). */
     trackerFull?: Sizes;
-    statsPage: { html: Sizes; assets: number; total: Sizes };
+    statsPage: {
+      html: Sizes;
+      assets: number;
+      total: Sizes;
+      /**
+       * A tab, chart metric, filter or period switch in Chromium, click to new figures, p95 over
+       * all (scripts/bench/switches.ts; issue #62: at most 300 ms at 1 M page views a year).
+       */
+      switchP95Ms?: number;
+      switchP50MsByKind?: Record<string, number>;
+    };
     statsPageP50Ms: number;
     /** The Worker as `wrangler deploy` uploads it (scripts/bench/bundle.ts). */
     bundle?: BundleReport;
@@ -651,12 +661,24 @@ latency, flush included, over ${r.readYourWrites.samples} samples: p50 **${r.rea
 
 Cloudflare compresses responses on the way out, so the compressed columns are what travels.
 The statistics page rendered in ${r.sizes.statsPageP50Ms} ms (p50, through wrangler dev, all its panels
-and the chart in one response).
+and the chart in one response).${switchLine(r.sizes.statsPage)}
 ${r.sizes.bundle ? bundleSection(r.sizes.bundle) : ''}
 ## 7. Comparison
 
 ${comparison}
 ${scaleSection(r.scale)}`;
+}
+
+/** The page's switches in place, when the run had a Chromium to time them in. */
+function switchLine(page: BenchReport['sizes']['statsPage']): string {
+  if (page.switchP95Ms === undefined) return '';
+  const kinds = Object.entries(page.switchP50MsByKind ?? {})
+    .map(([kind, ms]) => `${kind} ${ms} ms`)
+    .join(', ');
+  return `
+A change of the page in place, in Chromium (a tab whose rows the first paint did not read, the
+chart's metric, a filter, a period), from the click to the first frame showing the new figures:
+**${page.switchP95Ms} ms** p95 (\`sizes.statsPage.switchP95Ms\`; target ≤ 300 ms); medians ${kinds}.`;
 }
 
 function bundleSection(b: BundleReport): string {

@@ -134,7 +134,7 @@ document.addEventListener('keydown', (event) => {
   (next as Focusable).focus();
 });
 
-// A click on a point of the chart (or Enter on it) dates the annotation form, for the
+// A click on a point of the chart (or Enter on it) opens the annotation form on its date, for the
 // owner and admins who have one (../statistics/annotation-forms.tsx): "click a date, write the note".
 const annotateAt = (point: Element | null) => {
   const date = point?.closest('.pt')?.getAttribute('data-date');
@@ -142,6 +142,9 @@ const annotateAt = (point: Element | null) => {
   const field = form?.querySelector<HTMLInputElement>('input[name="date"]');
   if (!date || !field) return;
   field.value = date;
+  // The form is in a small dialog under the chart (a disclosure): opened on the date.
+  const dialog = form?.closest('details');
+  if (dialog) dialog.open = true;
   form?.querySelector<HTMLInputElement>('input[name="text"]')?.focus();
 };
 document.addEventListener('click', (event) => annotateAt(event.target as Element | null));

@@ -11,7 +11,7 @@ import {
   RANGES,
   type RangeName,
 } from '../../lib/time/dates.ts';
-import { formatNumber, rangeLabel } from '../../query/present/readable.ts';
+import { comparedLabel, formatNumber, rangeLabel } from '../../query/present/readable.ts';
 import { type Extra, HiddenFields, type View, viewParams } from './view.tsx';
 
 const RANGE_LABELS: Record<RangeName, string> = {
@@ -86,7 +86,7 @@ const ShortcutsDialog: FC<{ chart: boolean }> = ({ chart }) => (
  * address with another comparison (`{ compare: 'year' }`) or none (false).
  */
 export type DateComparison = {
-  shown: { mode: string; from: string; to: string } | null;
+  shown: { mode: string; from: string; to: string; between?: [number, number] } | null;
   hrefFor: (comparison: { compare: string } | false) => string;
 };
 
@@ -122,7 +122,9 @@ export const RangeNav: FC<{
             <span class="dates">
               {range.name === 'realtime' ? 'last 30 minutes' : rangeLabel(range)}
             </span>
-            {shown ? <span class="dates"> vs {rangeLabel(shown)}</span> : null}
+            {shown ? (
+              <span class="dates"> vs {comparedLabel(shown, range.to.slice(0, 4))}</span>
+            ) : null}
           </summary>
           <div class="menu">
             {view.timeZone ? <p class="hint zone">Dates and hours in {view.timeZone}</p> : null}

@@ -19,7 +19,12 @@ import { type Comparison, comparisonOf, sameHoursAsToday } from '../../query/pre
 import type { ChartMetric } from '../../query/present/figures.ts';
 import { isUnavailable } from '../../query/present/numbers.ts';
 import type { Overview } from '../../query/present/overview.ts';
-import { chartMetricsFor, formatNumber, rangeLabel } from '../../query/present/readable.ts';
+import {
+  chartMetricsFor,
+  comparedLabel,
+  formatNumber,
+  rangeLabel,
+} from '../../query/present/readable.ts';
 import {
   type PageQuestion,
   type StatisticsPage,
@@ -73,8 +78,9 @@ const OverviewChart: FC<{
       previous={overview.previousSeries}
       unit={unit}
       metric={metric}
-      rangeText={rangeLabel(range)}
-      comparedTo={compared ? rangeLabel(compared) : null}
+      // Each range with its year when the two are of different years (`Mar 1–31, 2025`).
+      rangeText={rangeLabel(range, compared?.to.slice(0, 4))}
+      comparedTo={compared ? comparedLabel(compared, range.to.slice(0, 4)) : null}
       comparing={compared ? compared.mode : null}
       hrefFor={hrefFor}
       notes={chartNotes(notes, overview.series, unit, range)}
@@ -247,7 +253,7 @@ async function overviewPage(
           <>
             <Totals
               overview={overview}
-              versus={rangeLabel(compared, range.to.slice(0, 4))}
+              versus={comparedLabel(compared, range.to.slice(0, 4))}
               scopes={figureScopes(view.filters)}
               chart={{
                 metric,

@@ -136,6 +136,22 @@ export function rangeLabel(range: { from: string; to: string }, thisYear?: strin
 }
 
 /**
+ * A compared range as people read it: its dates (`rangeLabel`), and, when only the hours of
+ * today so far are compared (`between`: src/query/present/comparison.ts `sameHoursAsToday`),
+ * those hours (`Dec 6, 00:00–14:25`).
+ */
+export function comparedLabel(
+  compared: { from: string; to: string; between?: [number, number] | undefined },
+  thisYear?: string,
+): string {
+  const dates = rangeLabel(compared, thisYear);
+  if (!compared.between) return dates;
+  const minutes = Math.floor((compared.between[1] - compared.between[0]) / 60_000);
+  const until = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  return `${dates}, 00:00–${until}`;
+}
+
+/**
  * A chart point's label as people read it: `14:00` for an hour, `Mon, Dec 7` for a day,
  * `Week of Dec 1` for a week, `Dec 2026` for a month (the series label it gets is
  * `14`, `2026-12-07`, `2026-12-01`, `2026-12`).

@@ -131,11 +131,13 @@ describe('the statistics page', () => {
     );
     expect(page.status).toBe(200);
     expect(page.text).toMatch(
-      /<p class="hint change better">\+50%<span class="versus"> vs the same period a year before<\/span>, better<\/p>/,
+      /<p class="hint change better">\+50% <span class="versus">vs 2 on Mar 1–31, 2025<\/span>, better<\/p>/,
     );
-    expect(page.text).toContain('A year before (dotted)');
+    // The chart's legend names both ranges.
+    expect(page.text).toContain('Mar 1–31, 2026 (solid)');
+    expect(page.text).toContain('Mar 1–31, 2025 (dotted)');
     expect(page.text).toMatch(/<polyline class="[a-z]+ previous"/);
-    // Every panel's rows say their change too: / had 2 page views a year before, 3 now.
+    // Every panel's rows say their change too: / had 2 visitors a year before, 3 now.
     expect(page.text).toMatch(
       /<td class="num change better">\+50%<span class="sr-only"> \(better\)<\/span><\/td>/,
     );

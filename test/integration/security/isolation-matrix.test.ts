@@ -1554,6 +1554,9 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
   ['GET', '/health', 'a liveness check: names no owner and no website'],
   ['GET', '/assets/app.0123456789ab.css', 'static assets'],
   ['GET', '/assets/app.0123456789ab.js', 'static assets'],
+  ['GET', '/assets/htmx.0123456789ab.js', 'static assets'],
+  ['GET', '/assets/icon.svg', 'static assets: the favicon'],
+  ['GET', '/favicon.ico', 'a redirect to the favicon'],
   ['POST', '/api/event', 'hits: open to any origin by design (see ingest-isolation.test.ts)'],
   ['POST', '/api/send', 'hits in the format of Umami: as /api/event'],
   [

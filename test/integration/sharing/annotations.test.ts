@@ -116,7 +116,7 @@ describe('the statistics page', () => {
     expect(page.text).not.toContain('class="annotate"');
     expect(page.text).toContain('data-date="2026-07-02"');
     const csv = await browser.get(`/stats/${site.domain}/visitors.csv?${range}`);
-    expect(csv.text.split(/\r?\n/)[0]).toBe('value,count,annotations');
+    expect(csv.text.split(/\r?\n/)[0]).toBe('date,visitors,annotations');
     expect(csv.text).toContain('2026-07-02,1,Summer sale | Pricing v2');
     expect(csv.text).toContain('2026-07-03,1,Summer sale');
   });

@@ -108,7 +108,10 @@ describe('a link', () => {
     const full = await b.get(`${path}/page?${range}`);
     expect(full.status).toBe(200);
     const csv = await b.get(`${path}/page.csv?${range}`);
-    expect(csv.text).toBe('value,count\r\n/pricing,2\r\n/,1\r\n');
+    // Its columns named by their metrics; a page no visit scrolled has no scroll depth.
+    expect(csv.text).toBe(
+      'page,visitors,page_views,bounce_rate,time_on_page,scroll_depth\r\n/,1,1,0,0,\r\n/pricing,1,2,0,0,\r\n',
+    );
     const filtered = await b.get(`${path}?${range}&filter[page]=/pricing`);
     expect(filtered.status).toBe(200);
     // The website itself stays private, and the link opens no settings.

@@ -786,7 +786,8 @@ describe('every reader', () => {
       `/stats/${site.domain}/page.csv?range=custom&from=2023-02-01&to=2023-02-28`,
     );
     expect(csvFile.status).toBe(200);
-    expect(csvFile.text).toBe('value,count\r\n/,270\r\n/pricing,54\r\n');
+    // Imported pages count page views (the import's own metric), and the column says so.
+    expect(csvFile.text).toBe('page,page_views\r\n/,270\r\n/pricing,54\r\n');
     const report = await reportData(
       db(),
       { id: site.id, domain: site.domain },

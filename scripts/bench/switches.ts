@@ -1,0 +1,125 @@
+/**
+ * How long a change of the statistics page takes to show, in Chromium: from the click to the
+ * first frame in which the new view's figures are there (a tab's rows read, the chart's metric
+ * marked, a filter's chip, a period's name) — the page changing in place (docs/ARCHITECTURE.md,
+ * "The statistics page"). Timed inside the page (`performance.now()` at the click, then at each
+ * animation frame until the change shows), so the driver's own round trips are not counted.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A change: what is clicked, and what shows once the new view is there. */
+type Switch = { kind: string; click: string; shown: string; text?: string };
+
+const SWITCHES: Switch[] = [
+  // A tab whose rows the first paint did not read (UTM sources): read and shown in place.
+  { kind: 'tab', click: '#tab-utm_source', shown: '#panel-utm_source:not([data-load]) tbody tr' },
+  {
+    kind: 'metric',
+    click: '.totals a[title="Chart page views"]',
+    shown: '.card.charted a[title="Chart page views"]',
+  },
+  { kind: 'filter', click: '#panel-page table a.filter-link', shown: '.chips .chip' },
+  {
+    kind: 'period',
+    click: 'a[data-key="w"]',
+    shown: '.date-menu summary strong',
+    text: 'Last 7 days',
+  },
+];
+
+export type SwitchTimes = {
+  /** The 95th percentile of every switch's time, in milliseconds. */
+  p95Ms: number;
+  /** Each kind's median, in milliseconds. */
+  p50MsByKind: Record<string, number>;
+  samples: number;
+};
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+
+/**
+ * Each switch `rounds` times, each from the page at `address` freshly loaded (the load not
+ * timed); null when there is no Chromium to measure with.
+ */
+export async function measureSwitches(
+  address: string,
+  rounds: number,
+): Promise<SwitchTimes | null> {
+  if (!existsSync(CHROMIUM)) return null;
+  const profile = await mkdtemp(join(tmpdir(), 'sightline-switches-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage();
+    const times: Record<string, number[]> = {};
+    // One round to warm the Worker and the browser's cache, not counted.
+    for (let round = -1; round < rounds; round++) {
+      for (const change of SWITCHES) {
+        await page.goto(address, { waitUntil: 'load' });
+        // The page's script and its library have run (they are deferred).
+        await page.waitForFunction(() => 'htmx' in window);
+        const ms = await page.evaluate(
+          ({ click, shown, text }) =>
+            new Promise<number>((resolve, reject) => {
+              const there = () => {
+                const found = document.querySelector(shown);
+                return (
+                  found !== null && (text === undefined || (found.textContent ?? '').includes(text))
+                );
+              };
+              if (there()) reject(new Error(`${shown} is there before the click`));
+              const target = document.querySelector<HTMLElement>(click);
+              if (!target) return reject(new Error(`nothing to click at ${click}`));
+              const start = performance.now();
+              target.click();
+              const check = () => {
+                if (there()) resolve(performance.now() - start);
+                else if (performance.now() - start > 30_000)
+                  reject(new Error(`${shown} never showed`));
+                else requestAnimationFrame(check);
+              };
+              requestAnimationFrame(check);
+            }),
+          change,
+        );
+        // In place: the address follows the click.
+        if (page.url() === address)
+          throw new Error(`the ${change.kind} switch left the address as it was`);
+        if (round >= 0) times[change.kind] = [...(times[change.kind] ?? []), ms];
+      }
+    }
+    const all = Object.values(times)
+      .flat()
+      .sort((a, b) => a - b);
+    const round2 = (n: number) => Math.round(n * 100) / 100;
+    return {
+      p95Ms: round2(percentile(all, 95)),
+      p50MsByKind: Object.fromEntries(
+        Object.entries(times).map(([kind, t]) => [
+          kind,
+          round2(
+            percentile(
+              t.sort((a, b) => a - b),
+              50,
+            ),
+          ),
+        ]),
+      ),
+      samples: all.length,
+    };
+  } finally {
+    await browser.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+}

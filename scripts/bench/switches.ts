@@ -41,6 +41,28 @@ export type SwitchTimes = {
   samples: number;
 };
 
+/**
+ * The script that clicks and resolves with the milliseconds until the change shows: checked at
+ * each animation frame, so the figure is to the frame that first shows it.
+ */
+const timedClick = ({ click, shown, text }: Switch) => `new Promise((resolve, reject) => {
+  const there = () => {
+    const found = document.querySelector(${JSON.stringify(shown)});
+    return found !== null && ${text === undefined ? 'true' : `(found.textContent || '').includes(${JSON.stringify(text)})`};
+  };
+  if (there()) return reject(new Error('${shown} is there before the click'));
+  const target = document.querySelector(${JSON.stringify(click)});
+  if (!target) return reject(new Error('nothing to click at ${click}'));
+  const start = performance.now();
+  target.click();
+  const check = () => {
+    if (there()) resolve(performance.now() - start);
+    else if (performance.now() - start > 30000) reject(new Error('${shown} never showed'));
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})`;
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
@@ -69,30 +91,8 @@ export async function measureSwitches(
         await page.goto(address, { waitUntil: 'load' });
         // The page's script and its library have run (they are deferred).
         await page.waitForFunction(() => 'htmx' in window);
-        const ms = await page.evaluate(
-          ({ click, shown, text }) =>
-            new Promise<number>((resolve, reject) => {
-              const there = () => {
-                const found = document.querySelector(shown);
-                return (
-                  found !== null && (text === undefined || (found.textContent ?? '').includes(text))
-                );
-              };
-              if (there()) reject(new Error(`${shown} is there before the click`));
-              const target = document.querySelector<HTMLElement>(click);
-              if (!target) return reject(new Error(`nothing to click at ${click}`));
-              const start = performance.now();
-              target.click();
-              const check = () => {
-                if (there()) resolve(performance.now() - start);
-                else if (performance.now() - start > 30_000)
-                  reject(new Error(`${shown} never showed`));
-                else requestAnimationFrame(check);
-              };
-              requestAnimationFrame(check);
-            }),
-          change,
-        );
+        // (a string: the functions tsx compiles carry helpers the page does not have)
+        const ms = (await page.evaluate(timedClick(change))) as number;
         // In place: the address follows the click.
         if (page.url() === address)
           throw new Error(`the ${change.kind} switch left the address as it was`);

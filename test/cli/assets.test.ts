@@ -18,8 +18,10 @@ const APP_CSS = readFileSync(join(root, 'static/assets/app.css'), 'utf8');
 const APP_JS = readFileSync(join(root, 'static/assets/app.js'), 'utf8');
 const run = promisify(execFile);
 
+const HTMX_JS = readFileSync(join(root, 'static/assets/htmx.js'), 'utf8');
 const cssGzip = gzipSync(APP_CSS, { level: 9 }).length;
 const jsGzip = gzipSync(APP_JS, { level: 9 }).length;
+const scriptsGzip = jsGzip + gzipSync(HTMX_JS, { level: 9 }).length;
 
 describe("the dashboard's built assets", () => {
   it('are up to date with src/pages/assets/ (build:assets --check)', async () => {
@@ -32,14 +34,20 @@ describe("the dashboard's built assets", () => {
     expect(result.stdout).toContain('is up to date');
   });
 
-  it(`keep the stylesheet at most 3072 bytes gzipped (gzip -9 ${cssGzip} B)`, () => {
+  it(`keep the stylesheet at most 4096 bytes gzipped (gzip -9 ${cssGzip} B)`, () => {
     console.log(`stylesheet: ${Buffer.byteLength(APP_CSS)} bytes raw, ${cssGzip} gzipped`);
-    expect(cssGzip).toBeLessThanOrEqual(3072);
+    expect(cssGzip).toBeLessThanOrEqual(4096);
   });
 
-  it(`keep the script at most 2048 bytes gzipped (gzip -9 ${jsGzip} B)`, () => {
+  // The page's own script is glue beside its library (docs/ARCHITECTURE.md, "The statistics
+  // page"); the two together at most 60 KB gzipped.
+  it(`keep the page's own script at most 3072 bytes gzipped (gzip -9 ${jsGzip} B)`, () => {
     console.log(`script: ${Buffer.byteLength(APP_JS)} bytes raw, ${jsGzip} gzipped`);
-    expect(jsGzip).toBeLessThanOrEqual(2048);
+    expect(jsGzip).toBeLessThanOrEqual(3072);
+  });
+
+  it(`keep the page's scripts with htmx at most 60 KB gzipped (gzip -9 ${scriptsGzip} B)`, () => {
+    expect(scriptsGzip).toBeLessThanOrEqual(60 * 1024);
   });
 
   it('are minified: no comment, no line break, no indentation', () => {

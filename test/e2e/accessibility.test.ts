@@ -231,12 +231,15 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(
       true,
     );
-    // A tab the page did not read (a log's listing: UTM source) is its link: a new page, with
-    // the tab shown and read.
-    await Promise.all([page.waitForEvent('load'), page.click('#tab-utm_source')]);
+    // A tab the page did not read (a log's listing: UTM source) is read when chosen, and
+    // shown in place too.
+    await page.click('#tab-utm_source');
+    await page.waitForSelector('#panel-utm_source:not([data-load]) table');
     expect(new URL(page.url()).searchParams.get('sources')).toBe('utm_source');
     expect(await page.isVisible('#panel-utm_source')).toBe(true);
-    expect(await page.locator('#panel-utm_source[data-load]').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(
+      true,
+    );
     await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
 
     // The chart: one tab stop; the arrow keys move between points, each saying its values.
@@ -253,9 +256,24 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await Promise.all([page.waitForURL(/compare=previous/), page.keyboard.press('x')]);
     expect(await page.locator('.chart svg.wide polyline.previous').count()).toBe(2);
-    expect(await page.textContent('.chart figcaption')).toContain('Previous period (dotted)');
+    // (the key names the compared dates)
+    expect(await page.textContent('.chart figcaption')).toMatch(/\w{3} \d{1,2}.* \(dotted\)/);
     await Promise.all([page.waitForURL(/range=7d/), page.keyboard.press('w')]);
     expect(new URL(page.url()).searchParams.get('compare')).toBe('previous');
+  });
+
+  it('skips to the content, and from there reaches the first report in at most 15 stops', async () => {
+    await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    let stops = 1;
+    while (stops < 40) {
+      await page.keyboard.press('Tab');
+      stops += 1;
+      if (await page.evaluate(() => document.activeElement?.closest('.panel') !== null)) break;
+    }
+    expect(stops).toBeLessThanOrEqual(15);
   });
 
   it('fits a phone: no page is wider than a 390 px screen', async () => {
@@ -294,7 +312,7 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
       if (width > 390) wide[path] = width;
     }
     // The chart a phone shows: its own drawing, tall enough, its text legible, and in the
-    // first screen (the custom dates folded behind a link that opens them).
+    // first screen (the custom dates folded into the date control).
     await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
     const chart = await page.evaluate(() => {
       const svg = document.querySelector('.chart svg.narrow');
@@ -307,11 +325,12 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
         text: tick?.getBoundingClientRect().height ?? 0,
       };
     });
-    const formHeight = () =>
-      page.evaluate(() => document.getElementById('custom-range')?.getBoundingClientRect().height);
-    const folded = (await formHeight()) === 0;
-    await page.click('.custom-link');
-    const opened = ((await formHeight()) ?? 0) > 40;
+    // (folded into the date control until it is opened)
+    const formShown = () =>
+      page.evaluate(() => document.getElementById('custom-range')?.checkVisibility() === true);
+    const folded = !(await formShown());
+    await page.click('.date-menu summary');
+    const opened = await formShown();
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(wide).toEqual({});
     expect(chart.shown).toBe('block');

@@ -150,7 +150,8 @@ describe('the overview under filters', () => {
     const html = await page(s.domain, '', 'filter[event]=signup');
     expect(totalCard(html, 'Conversion rate')).toEqual({
       value: '33.3%',
-      change: 'vs 0% on Jun 1',
+      // (today: the same hours of the day before, to the time the last visitor came)
+      change: 'vs 0% on Jun 1, 00:00–09:47',
     });
     // The figures of a conversion: unique and total conversions, the rate, then the page
     // views, which are 0 and say why.

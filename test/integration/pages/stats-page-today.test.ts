@@ -35,7 +35,10 @@ describe("today's figures", () => {
     freezeAt('2026-11-28T10:30:00Z');
     const today = (await newBrowser().get(`/stats/${site.domain}?range=today`)).text;
     // One visitor today against one by 10:30 yesterday (two over the whole day).
-    expect(totalsOf(today).visitors).toEqual({ value: '1', change: '0% vs 1 on Nov 27' });
+    expect(totalsOf(today).visitors).toEqual({
+      value: '1',
+      change: '0% vs 1 on Nov 27, 00:00–10:30',
+    });
   });
 });
 
@@ -52,7 +55,7 @@ describe("today's chart", () => {
     const today = (await b.get(`/stats/${site.domain}?range=today`)).text;
     expect(points(today)).toBe(11); // 00:00 … 10:00
     expect(partial(today)).toBe(2); // visitors and page views, each dotted to 10:00
-    expect(today).toContain('none on Nov 27 to compare with');
+    expect(today).toContain('none on Nov 27, 00:00–10:30 to compare with');
     const week = (await b.get(`/stats/${site.domain}?range=7d`)).text;
     const yesterday = (await b.get(`/stats/${site.domain}?range=yesterday`)).text;
     expect(points(yesterday)).toBe(24);
@@ -80,9 +83,9 @@ describe("the chart's interval", () => {
     const intervals = (html: string) =>
       [
         ...(html.match(/<nav class="chart-metrics intervals"[\s\S]*?<\/nav>/)?.[0] ?? '').matchAll(
-          /<a href="([^"]*)"( aria-current="true")?>([^<]*)<\/a>/g,
+          /<(?:a href="[^"]*"|strong( aria-current="true"))>([^<]*)<\/(?:a|strong)>/g,
         ),
-      ].map((m) => `${m[3]}${m[2] ? ' (shown)' : ''}`);
+      ].map((m) => `${m[2]}${m[1] ? ' (shown)' : ''}`);
     const month = (await b.get(`${base}?range=30d`)).text;
     expect(points(month)).toBe(30);
     expect(intervals(month)).toEqual(['Days (shown)', 'Weeks']);

@@ -719,7 +719,13 @@ describe('content', () => {
     const cases: [string, string, string, string, string][] = [
       // query, visitors, change, page views, change
       // Today (NOW 12:00) against yesterday's same hours: 1 visitor and 1 page view by noon.
-      ['?range=today', '4', '+300% vs 1 on Mar 9, better', '5', '+400% vs 1 on Mar 9, better'],
+      [
+        '?range=today',
+        '4',
+        '+300% vs 1 on Mar 9, 00:00–12:00, better',
+        '5',
+        '+400% vs 1 on Mar 9, 00:00–12:00, better',
+      ],
       [
         '?range=yesterday',
         '2',

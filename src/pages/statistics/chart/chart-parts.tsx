@@ -182,8 +182,9 @@ const UNIT_NAMES: Record<SeriesUnit, string> = {
 };
 
 /**
- * The chart's interval: a link per unit its range allows (`seriesUnitsOf`: days, weeks,
- * months), the one drawn marked; nothing for a range with only one (a day's hours).
+ * The chart's interval: a link per other unit its range allows (`seriesUnitsOf`: days, weeks,
+ * months), the one drawn marked and no link (a stop less for the keyboard); nothing for a
+ * range with only one (a day's hours).
  */
 export const IntervalNav: FC<{
   range: { from: string; to: string };
@@ -195,11 +196,13 @@ export const IntervalNav: FC<{
   return (
     <nav class="chart-metrics intervals" aria-label="Interval">
       <span class="hint">Points of</span>
-      {units.map((u) => (
-        <a href={hrefFor(u)} aria-current={u === unit ? 'true' : undefined}>
-          {UNIT_NAMES[u]}
-        </a>
-      ))}
+      {units.map((u) =>
+        u === unit ? (
+          <strong aria-current="true">{UNIT_NAMES[u]}</strong>
+        ) : (
+          <a href={hrefFor(u)}>{UNIT_NAMES[u]}</a>
+        ),
+      )}
     </nav>
   );
 };

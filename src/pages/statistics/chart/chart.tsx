@@ -127,29 +127,26 @@ export type CompareParams = { compare: string; compare_from?: string; compare_to
 type HrefFor = (metric: ChartMetric, comparison?: CompareParams | false) => string;
 
 /**
- * The metrics the chart can draw, each a link; the comparison's toggle (`x`: the period
- * before), the same period a year before, and a range of one's own.
+ * Back to the chart's default drawing (visitors and page views) when it draws one metric, and
+ * the end of a comparison when comparing. A metric is chosen by its figure's title above the
+ * chart (../totals.tsx), the comparisons in the date control (../date-menu.tsx `RangeNav`):
+ * each control once, so the keyboard reaches the reports in few stops.
  */
 const ChartNav: FC<{
-  hourly: boolean;
   metric: ChartMetric;
   comparing: string | null;
   hrefFor: HrefFor;
-}> = ({ hourly, metric, comparing, hrefFor }) => (
-  <nav class="chart-metrics" aria-label="Chart">
-    {chartMetricsFor(hourly).map((m) => (
-      <a href={hrefFor(m)} aria-current={m === metric ? 'true' : undefined}>
-        {METRIC_TITLES[m]}
-      </a>
-    ))}
-    {/* The comparisons are the date control's (../view.tsx `RangeNav`). */}
-    {comparing ? (
-      <a href={hrefFor(metric, false)} class="compare">
-        Stop comparing
-      </a>
-    ) : null}
-  </nav>
-);
+}> = ({ metric, comparing, hrefFor }) =>
+  metric === 'overview' && !comparing ? null : (
+    <nav class="chart-metrics" aria-label="Chart">
+      {metric === 'overview' ? null : <a href={hrefFor('overview')}>{METRIC_TITLES.overview}</a>}
+      {comparing ? (
+        <a href={hrefFor(metric, false)} class="compare">
+          Stop comparing
+        </a>
+      ) : null}
+    </nav>
+  );
 
 /** What a drawing of the chart shows: the range's points, those drawn so far, the compared. */
 type DrawingProps = {
@@ -331,7 +328,7 @@ export const Chart: FC<{
   const drawing = { slots, points, before, unit, metric, shown, colour, notes, from, underWay };
   return (
     <figure class="chart">
-      <ChartNav hourly={unit === 'hour'} metric={metric} comparing={comparing} hrefFor={hrefFor} />
+      <ChartNav metric={metric} comparing={comparing} hrefFor={hrefFor} />
       {/* Drawn twice: for wide screens, and taller for a phone's (the stylesheet shows one;
           the phone's has no points to hover or focus). */}
       <Drawing {...drawing} size={{ width: 800, height: 220, id: '' }} />

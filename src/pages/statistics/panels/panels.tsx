@@ -199,43 +199,54 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
   keep,
 }) => {
   const max = Math.max(0, ...goals.map((g) => g.visitors));
+  // Revenue only where a goal counts it; no table (only its headers) without a conversion.
+  const revenue = goals.some((g) => g.goal.currency);
   return (
     <>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Goal</th>
-            <th scope="col" class="num">
-              Visitors
-            </th>
-            <th scope="col" class="num">
-              Conversions
-            </th>
-            <th scope="col" class="num">
-              Rate
-            </th>
-            <th scope="col" class="num">
-              Revenue
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {goals.map((g) => (
+      {goals.length === 0 ? (
+        <p class="hint">No conversion in this range.</p>
+      ) : (
+        <table>
+          <thead>
             <tr>
-              <BarCell count={g.visitors} max={max}>
-                <FilterLink view={view} keep={keep} dimension="goal" value={g.goal.displayName}>
-                  {g.goal.displayName}
-                </FilterLink>
-              </BarCell>
-              <td class="num">{formatNumber(g.visitors)}</td>
-              <td class="num">{formatNumber(g.events)}</td>
-              <td class="num">{g.rate}%</td>
-              <td class="num">{g.goal.currency ? formatMoney(g.revenue, g.goal.currency) : ''}</td>
+              <th scope="col">Goal</th>
+              <th scope="col" class="num">
+                Visitors
+              </th>
+              <th scope="col" class="num">
+                Conversions
+              </th>
+              <th scope="col" class="num">
+                Rate
+              </th>
+              {revenue ? (
+                <th scope="col" class="num">
+                  Revenue
+                </th>
+              ) : null}
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {goals.length === 0 ? <p class="hint">No conversion in this range.</p> : null}
+          </thead>
+          <tbody>
+            {goals.map((g) => (
+              <tr>
+                <BarCell count={g.visitors} max={max}>
+                  <FilterLink view={view} keep={keep} dimension="goal" value={g.goal.displayName}>
+                    {g.goal.displayName}
+                  </FilterLink>
+                </BarCell>
+                <td class="num">{formatNumber(g.visitors)}</td>
+                <td class="num">{formatNumber(g.events)}</td>
+                <td class="num">{g.rate}%</td>
+                {revenue ? (
+                  <td class="num">
+                    {g.goal.currency ? formatMoney(g.revenue, g.goal.currency) : ''}
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <TabActions name="goal" view={view} />
     </>
   );

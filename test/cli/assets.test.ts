@@ -34,20 +34,21 @@ describe("the dashboard's built assets", () => {
     expect(result.stdout).toContain('is up to date');
   });
 
-  it(`keep the stylesheet at most 4096 bytes gzipped (gzip -9 ${cssGzip} B)`, () => {
+  // The budgets of scripts/build-assets.ts, which refuses to build past them.
+  it(`keep the stylesheet at most 6144 bytes gzipped (gzip -9 ${cssGzip} B)`, () => {
     console.log(`stylesheet: ${Buffer.byteLength(APP_CSS)} bytes raw, ${cssGzip} gzipped`);
-    expect(cssGzip).toBeLessThanOrEqual(4096);
+    expect(cssGzip).toBeLessThanOrEqual(6144);
   });
 
   // The page's own script is glue beside its library (docs/ARCHITECTURE.md, "The statistics
   // page"); the two together at most 60 KB gzipped.
-  it(`keep the page's own script at most 3072 bytes gzipped (gzip -9 ${jsGzip} B)`, () => {
+  it(`keep the page's own script at most 8192 bytes gzipped (gzip -9 ${jsGzip} B)`, () => {
     console.log(`script: ${Buffer.byteLength(APP_JS)} bytes raw, ${jsGzip} gzipped`);
-    expect(jsGzip).toBeLessThanOrEqual(3072);
+    expect(jsGzip).toBeLessThanOrEqual(8192);
   });
 
   it(`keep the page's scripts with htmx at most 60 KB gzipped (gzip -9 ${scriptsGzip} B)`, () => {
-    expect(scriptsGzip).toBeLessThanOrEqual(60 * 1024);
+    expect(scriptsGzip).toBeLessThanOrEqual(61_440);
   });
 
   it('are minified: no comment, no line break, no indentation', () => {

@@ -80,31 +80,10 @@ export class LogReads {
     this.properties = new PropertyReader(db, dict, this.lane, this.reader);
   }
 
-  /**
-   * A question of the query engine, read in chunks the hits can come between
-   * (./question-chunks.ts). The open partition answers one whose range reaches its newest date
-   * from its groups in two parts (`groupReads`): the dates before, kept, and that date, read
-   * again — so a statistics page asked again reads one day's events, not its range's.
-   */
-  async query(q: LogQuery): Promise<PartRead<GroupAnswer[]>> {
+  /** A question of the query engine, read in chunks the hits can come between (./question-chunks.ts). */
+  query(q: LogQuery): Promise<PartRead<GroupAnswer[]>> {
     const none = q.groups.map(() => ({ rows: [], total: 0 }));
-    if (!this.inTwoParts(q)) return this.read(none, () => this.reader.query(q), ['query', q]);
-    const reads = await this.groupReads(q);
-    if (!reads.ok) return reads;
-    const step = <T>(work: () => T) => this.lane.run(work);
-    const answer = await Promise.all(
-      q.groups.map((g, i) => answerOf(g, reads.value[i] as GroupReads, step)),
-    );
-    return { ...reads, value: answer };
-  }
-
-  /** Whether the open partition answers a question in two parts (`pastOf`). */
-  private inTwoParts(q: LogQuery): boolean {
-    return (
-      this.hasTables() &&
-      !isClosed(this.db) &&
-      this.pastOf(['query', q], this.datesHeld()) !== undefined
-    );
+    return this.read(none, () => this.reader.query(q), ['query', q]);
   }
 
   /**
@@ -267,14 +246,12 @@ export class LogReads {
       let read: LogRead<T>;
       if (past && split) {
         const [method, q] = asked as [string, Range];
-        // The newest date first, bounded by the events held as it starts (new hits are of
-        // that date), so that a read counts what the log held when it began.
-        const newest = await split.ask(past.newest);
-        if (!newest.ok) return newest;
         const earlier = await this.kept(this.keyOf([method, { ...q, ...past.range }], dates), () =>
           split.ask(past.range),
         );
         if (!earlier.ok) return earlier;
+        const newest = await split.ask(past.newest);
+        if (!newest.ok) return newest;
         read = {
           ok: true,
           value: split.merge(earlier.value, newest.value),

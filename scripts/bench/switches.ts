@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { percentile } from './under-load.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -62,9 +63,6 @@ const timedClick = ({ click, shown, text }: Switch) => `new Promise((resolve, re
   };
   requestAnimationFrame(check);
 })`;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 /**
  * Each switch `rounds` times, each from the page at `address` freshly loaded (the load not

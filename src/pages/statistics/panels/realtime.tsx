@@ -110,30 +110,22 @@ const RealtimeView: FC<{ realtime: Realtime; view: View; asOf: string }> = ({
       As of {asOf} (the website's time); updated every {REFRESH_MS / 1000} seconds while shown.
     </p>
     <div class="panels">
-      <RealtimeList
-        title="Top pages"
-        label="Page"
-        dimension="page"
-        rows={realtime.pages}
-        visitors={realtime.visitors}
-        view={view}
-      />
-      <RealtimeList
-        title="Sources"
-        label="Source"
-        dimension="source"
-        rows={realtime.sources}
-        visitors={realtime.visitors}
-        view={view}
-      />
-      <RealtimeList
-        title="Countries"
-        label="Country"
-        dimension="country"
-        rows={realtime.countries}
-        visitors={realtime.visitors}
-        view={view}
-      />
+      {(
+        [
+          ['Top pages', 'Page', 'page', realtime.pages],
+          ['Sources', 'Source', 'source', realtime.sources],
+          ['Countries', 'Country', 'country', realtime.countries],
+        ] as const
+      ).map(([title, label, dimension, rows]) => (
+        <RealtimeList
+          title={title}
+          label={label}
+          dimension={dimension}
+          rows={rows}
+          visitors={realtime.visitors}
+          view={view}
+        />
+      ))}
     </div>
   </section>
 );

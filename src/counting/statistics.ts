@@ -34,11 +34,34 @@ export const STAT_NAMES = [
 export type StatName = (typeof STAT_NAMES)[number];
 
 /**
+ * Roll-ups no API v1 statistic serves: the visitors of each page and of each referrer, per
+ * date, as the statistics page lists them by default (docs/ARCHITECTURE.md, "The counting
+ * model"). A visitor is one per date, so a range's visitors of a page are the sum of its
+ * dates' — exact, as the log counts them. Each is kept in the rows of the statistic it is of
+ * (`VISITORS_OF`: a page's in its `page` row, beside its page views), so counting them adds
+ * no row to a flush.
+ */
+export const VISITOR_ROLLUPS = ['page_visitors', 'referrer_visitors'] as const;
+
+export type VisitorRollup = (typeof VISITOR_ROLLUPS)[number];
+
+/** The statistic whose rows keep each visitors' roll-up (in their `visitors` column). */
+export const VISITORS_OF: Record<VisitorRollup, StatName> = {
+  page_visitors: 'page',
+  referrer_visitors: 'referrer',
+};
+
+/** Every statistic D1's roll-ups hold: API v1's and the visitors' of pages and referrers. */
+export const ROLLUP_NAMES = [...STAT_NAMES, ...VISITOR_ROLLUPS] as const;
+
+export type RollupName = (typeof ROLLUP_NAMES)[number];
+
+/**
  * What each roll-up statistic holds, in the query engine's terms: the grouping of one
  * dimension by one metric whose rows are its values and counts (src/rollups/groupings.ts reads
  * a grouping from the statistic that holds it).
  */
-export const ROLLED_UP: Record<StatName, { dimension: string; metric: string }> = {
+export const ROLLED_UP: Record<RollupName, { dimension: string; metric: string }> = {
   pageviews: { dimension: 'time:day', metric: 'pageviews' },
   pageviews_hours: { dimension: 'sl:hour', metric: 'pageviews' },
   visitors: { dimension: 'time:day', metric: 'visitors' },
@@ -61,6 +84,8 @@ export const ROLLED_UP: Record<StatName, { dimension: string; metric: string }> 
   bounces: { dimension: 'time:day', metric: 'sl:bounces' },
   visit_duration: { dimension: 'time:day', metric: 'sl:duration' },
   exit_page: { dimension: 'visit:exit_page', metric: 'visits' },
+  page_visitors: { dimension: 'sl:page', metric: 'visitors' },
+  referrer_visitors: { dimension: 'sl:referrer', metric: 'visitors' },
 };
 
 /**
@@ -68,7 +93,7 @@ export const ROLLED_UP: Record<StatName, { dimension: string; metric: string }> 
  * `visits`, `bounces`, `visit_duration`) or an hour `00`–`23` (`…_hours`). They have at most
  * one value per date or hour, so a page of them is worked out from all their rows.
  */
-export const TIME_VALUED: ReadonlySet<StatName> = new Set([
+export const TIME_VALUED: ReadonlySet<RollupName> = new Set([
   'pageviews',
   'visitors',
   'visits',
@@ -130,6 +155,8 @@ export type CountedEvent = EventDimensions & {
   kind: 'pageview' | 'event';
   date: string;
   hour: string;
+  /** The visitor's number on `date` (1, 2, …); 0 for an event of a visitor never seen. */
+  visitor: number;
   /** This page view is the visitor's first of the day. */
   newVisitor: boolean;
   /** This page view starts a visit. */
@@ -222,6 +249,18 @@ function present(stats: [string, string | null][]): Stat[] {
   return stats.filter((s): s is [string, string] => s[1] !== null && s[1] !== '');
 }
 
+/**
+ * What the visitors of each date of a run of events were counted for before it: per date,
+ * `seenKey`s of their pages and referrers — the log's events of the date before the run — so
+ * that each counts a visitor once a date, as the log's `visitors` does. A date it does not
+ * hold had none. `rollupOf` adds the run's own.
+ */
+export type Seen = Map<string, Set<string>>;
+
+/** A visitor counted for a page (`page_visitors`) or a referrer on a date, as `Seen` holds it. */
+export const seenKey = (name: VisitorRollup, visitor: number, value: string) =>
+  `${name}\u0000${visitor}\u0000${value}`;
+
 /** One roll-up row's increment: statistic, local date, value, count. */
 export type Increment = [name: string, date: string, value: string, count: number];
 
@@ -230,13 +269,17 @@ export type Increment = [name: string, date: string, value: string, count: numbe
  * events add to the `stats` table (docs/ARCHITECTURE.md, The counting model). A page view
  * counts `pageviewStats`; the visitor's first of the day also `firstOfDayStats`; the first
  * of a visit also `firstOfVisitStats`; every page view changes its
- * visit's bounce, exit page and duration (`visitChanges`). A custom event counts `event`.
- * `durations`: changes to visits' durations made after their page views were rolled up (an
- * engagement on a visit's last page view). Increments that cancel out are left out.
+ * visit's bounce, exit page and duration (`visitChanges`); a visitor's first page view of a
+ * page on a date counts its `page_visitors`, and the first visit of a date from a referrer
+ * its `referrer_visitors`, unless `seen` says an earlier event did (it notes the run's
+ * own). A custom event counts `event`. `durations`: changes to visits' durations made after
+ * their page views were rolled up (an engagement on a visit's last page view). Increments
+ * that cancel out are left out.
  */
 export function rollupOf(
   events: Iterable<CountedEvent>,
   durations: readonly { date: string; seconds: number }[] = [],
+  seen: Seen = new Map(),
 ): Increment[] {
   const counts = new Map<string, Increment>();
   const add = (date: string, [name, value]: Stat, by = 1) => {
@@ -248,12 +291,22 @@ export function rollupOf(
   const addAll = (date: string, stats: Stat[]) => {
     for (const stat of stats) add(date, stat);
   };
+  const once = (e: CountedEvent, name: VisitorRollup, value: string) => {
+    const key = seenKey(name, e.visitor, value);
+    const date = seen.get(e.date) ?? new Set<string>();
+    seen.set(e.date, date);
+    if (date.has(key)) return;
+    date.add(key);
+    add(e.date, [name, value]);
+  };
   for (const e of events) {
     if (e.kind === 'event') {
       if (e.event) add(e.date, ['event', e.event]);
       continue;
     }
     addAll(e.date, pageviewStats(e));
+    once(e, 'page_visitors', e.page);
+    if (e.newVisit && e.referrer !== '') once(e, 'referrer_visitors', e.referrer);
     if (e.newVisitor) addAll(e.date, firstOfDayStats(e));
     if (e.newVisit) addAll(e.date, firstOfVisitStats(e));
     for (const [stat, by] of visitChanges(e)) add(e.date, stat, by);

@@ -251,6 +251,12 @@ export const stats = sqliteTable(
     date: text('date').notNull(),
     value: text('value').notNull(),
     count: integer('count').notNull().default(0),
+    /**
+     * The visitors of a page (`page`) or a referrer (`referrer`) on the date: each visitor
+     * once (src/counting/statistics.ts `VISITOR_ROLLUPS`); 0 for every other statistic. In
+     * the row its page views or visits are counted in, so a flush writes no more rows.
+     */
+    visitors: integer('visitors').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.websiteId, t.name, t.date, t.value] })],
 );
@@ -273,6 +279,7 @@ export const statsMonths = sqliteTable(
     month: text('month').notNull(),
     value: text('value').notNull(),
     count: integer('count').notNull().default(0),
+    visitors: integer('visitors').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.websiteId, t.name, t.month, t.value] })],
 );
@@ -286,6 +293,7 @@ export const statsYears = sqliteTable(
     year: text('year').notNull(),
     value: text('value').notNull(),
     count: integer('count').notNull().default(0),
+    visitors: integer('visitors').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.websiteId, t.name, t.year, t.value] })],
 );
@@ -322,6 +330,11 @@ export const logPositions = sqliteTable(
     events: integer('events').notNull().default(0),
     bytes: integer('bytes').notNull().default(0),
     closed: integer('closed').notNull().default(0),
+    /**
+     * The first date from which D1 holds the visitors of the partition's pages and referrers
+     * (src/rollups/increments.ts `PartitionFigures`); null until a flush counts them.
+     */
+    visitorsFrom: text('visitors_from'),
   },
   (t) => [primaryKey({ columns: [t.websiteId, t.partition] })],
 );

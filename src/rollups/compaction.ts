@@ -126,19 +126,20 @@ async function compact(
       .bind(websiteId, previous, to),
     d1
       .prepare(
-        `INSERT INTO stats_months (website_id, name, month, value, count)
-        SELECT website_id, name, substr(date, 1, 7), value, sum(count) FROM stats
+        `INSERT INTO stats_months (website_id, name, month, value, count, visitors)
+        SELECT website_id, name, substr(date, 1, 7), value, sum(count), sum(visitors) FROM stats
         WHERE website_id = ?1 AND name IN (${names}) AND date BETWEEN ?2 AND ?3 AND ${exists}
         GROUP BY name, substr(date, 1, 7), value`,
       )
       .bind(websiteId, `${from}-01`, lastDateOf(to), ...STAT_NAMES),
     d1
       .prepare(
-        `INSERT INTO stats_years (website_id, name, year, value, count)
-        SELECT website_id, name, substr(month, 1, 4), value, sum(count) FROM stats_months
+        `INSERT INTO stats_years (website_id, name, year, value, count, visitors)
+        SELECT website_id, name, substr(month, 1, 4), value, sum(count), sum(visitors) FROM stats_months
         WHERE website_id = ?1 AND name IN (${names}) AND month BETWEEN ?2 AND ?3 AND ${exists}
         GROUP BY name, substr(month, 1, 4), value
-        ON CONFLICT (website_id, name, year, value) DO UPDATE SET count = count + excluded.count`,
+        ON CONFLICT (website_id, name, year, value) DO UPDATE SET
+          count = count + excluded.count, visitors = visitors + excluded.visitors`,
       )
       .bind(websiteId, from, to, ...STAT_NAMES),
   ]);

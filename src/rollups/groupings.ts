@@ -5,11 +5,13 @@
  * ./sums.ts, whose cost model docs/BENCHMARKS.md publishes.
  */
 
+import { eq, sql } from 'drizzle-orm';
 import type { GroupAnswer, GroupQuery, ResultRow } from '../counting/query.ts';
 import { noPartials, type Partials, queryMetric } from '../counting/query-metrics.ts';
 import { sortRows } from '../counting/row-order.ts';
-import type { StatName } from '../counting/statistics.ts';
+import { type RollupName, type StatName, VISITOR_ROLLUPS } from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
+import { logPositions } from '../db/schema.ts';
 import type { ImportedSegment } from './imported.ts';
 import { queryStats, rollupSums } from './sums.ts';
 
@@ -48,10 +50,34 @@ function rollupPartials(sum: (name: StatName) => number): Partials {
   };
 }
 
+/** Whether a roll-up statistic is one of the visitors' (`VISITOR_ROLLUPS`). */
+export const isVisitorRollup = (name: RollupName) =>
+  (VISITOR_ROLLUPS as readonly string[]).includes(name);
+
+/**
+ * The first date from which D1 holds the visitors of the website's pages and referrers
+ * (`VISITOR_ROLLUPS`): the latest of its log partitions' (`log_positions.visitors_from`). A
+ * partition whose flushes have not counted them yet holds them for none of its dates: then
+ * from after its last ('' when every partition counted them from its beginning, or none has
+ * flushed).
+ */
+export async function visitorsCountedFrom(db: Database, websiteId: number): Promise<string> {
+  const row = await db
+    .select({
+      from: sql<
+        string | null
+      >`max(coalesce(${logPositions.visitorsFrom}, ${logPositions.lastDate} || '~', ''))`,
+    })
+    .from(logPositions)
+    .where(eq(logPositions.websiteId, websiteId))
+    .get();
+  return row?.from ?? '';
+}
+
 /** A grouping of one dimension by one metric from the roll-up statistic `name`, which holds it. */
 export async function statisticAnswer(
   r: Rollups,
-  name: StatName,
+  name: RollupName,
   g: GroupQuery,
   range: { from: string; to: string },
 ): Promise<GroupAnswer & { rowsRead: number }> {
@@ -86,9 +112,9 @@ export async function sumsAnswer(
   const perDate = g.dimensions.length === 1;
   const names = perDate ? SUMMED.filter((n) => n !== 'event') : SUMMED;
   const sums = await rollupSums(r.db, r, names, range, perDate);
-  const byValue = new Map<string, Map<StatName, number>>();
+  const byValue = new Map<string, Map<RollupName, number>>();
   for (const s of sums) {
-    const value = byValue.get(s.value) ?? new Map<StatName, number>();
+    const value = byValue.get(s.value) ?? new Map<RollupName, number>();
     value.set(s.name, (value.get(s.name) ?? 0) + s.count);
     byValue.set(s.value, value);
   }

@@ -7,7 +7,7 @@
  * otherwise. All of it one D1 batch — a transaction — and all of it only while D1 has the
  * website.
  */
-import type { Increment } from '../counting/statistics.ts';
+import { type Increment, VISITORS_OF, type VisitorRollup } from '../counting/statistics.ts';
 
 /** The coarser roll-ups a late event adds to: table, key column, length of its key. */
 const LATE = [
@@ -17,6 +17,26 @@ const LATE = [
 
 /** Increments per statement: a few hundred bytes each, well under D1's limits. */
 const INCREMENTS_PER_STATEMENT = 2_000;
+
+/**
+ * A roll-up row's increments as a flush adds them: its count, and its visitors (a page's or
+ * a referrer's, `VISITORS_OF`: the visitors' roll-ups are kept in the rows they are of).
+ */
+type RowIncrement = [name: string, date: string, value: string, count: number, visitors: number];
+
+/** Increments as the rows they add to, each row once. */
+function rowIncrements(increments: Increment[]): RowIncrement[] {
+  const rows = new Map<string, RowIncrement>();
+  for (const [name, date, value, n] of increments) {
+    const of = Object.hasOwn(VISITORS_OF, name) ? VISITORS_OF[name as VisitorRollup] : null;
+    const stat = of ?? name;
+    const key = `${stat}\u0000${date}\u0000${value}`;
+    const row = rows.get(key) ?? [stat, date, value, 0, 0];
+    rows.set(key, row);
+    row[of ? 4 : 3] += n;
+  }
+  return [...rows.values()].filter((row) => row[3] !== 0 || row[4] !== 0);
+}
 
 /** What a flush wrote: D1's rows written and read (exact, from `meta`). */
 export type FlushCost = { rowsWritten: number; rowsRead: number; statements: number };
@@ -38,6 +58,12 @@ export type PartitionFigures = {
   bytes: number;
   /** The partition takes no more hits. */
   closed?: boolean;
+  /**
+   * The first date from which this flush on, D1 holds the visitors of the partition's pages
+   * and referrers (`page_visitors`, `referrer_visitors`): set by its first flush that counts
+   * them ('' from the beginning), kept after.
+   */
+  visitorsFrom?: string | null;
 };
 
 /**
@@ -55,14 +81,15 @@ export async function applyFlush(
   const statements = [
     d1
       .prepare(
-        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes, closed)
+        `INSERT INTO log_positions (website_id, partition, position, first_date, last_date, events, bytes, closed, visitors_from)
         SELECT ?1, ?2, CASE WHEN ?3 = 0 OR EXISTS (SELECT 1 FROM log_positions WHERE website_id = ?1 AND partition = ?2)
-          THEN ?4 ELSE json('no position to move from') END, ?5, ?6, ?7, ?8, ?9
+          THEN ?4 ELSE json('no position to move from') END, ?5, ?6, ?7, ?8, ?9, ?10
         WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
         ON CONFLICT (website_id, partition) DO UPDATE SET
           position = CASE WHEN position = ?3 THEN excluded.position ELSE NULL END,
           first_date = excluded.first_date, last_date = excluded.last_date,
-          events = events + excluded.events, bytes = excluded.bytes, closed = excluded.closed`,
+          events = events + excluded.events, bytes = excluded.bytes, closed = excluded.closed,
+          visitors_from = coalesce(visitors_from, excluded.visitors_from)`,
       )
       .bind(
         websiteId,
@@ -74,17 +101,20 @@ export async function applyFlush(
         figures.events,
         figures.bytes,
         figures.closed ? 1 : 0,
+        figures.visitorsFrom ?? null,
       ),
   ];
-  for (let i = 0; i < increments.length; i += INCREMENTS_PER_STATEMENT) {
-    const chunk = JSON.stringify(increments.slice(i, i + INCREMENTS_PER_STATEMENT));
+  const rows = rowIncrements(increments);
+  for (let i = 0; i < rows.length; i += INCREMENTS_PER_STATEMENT) {
+    const chunk = JSON.stringify(rows.slice(i, i + INCREMENTS_PER_STATEMENT));
     statements.push(
       d1
         .prepare(
-          `INSERT INTO stats (website_id, name, date, value, count)
-          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2)
+          `INSERT INTO stats (website_id, name, date, value, count, visitors)
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?2)
           WHERE EXISTS (SELECT 1 FROM websites WHERE id = ?1)
-          ON CONFLICT (website_id, name, date, value) DO UPDATE SET count = count + excluded.count`,
+          ON CONFLICT (website_id, name, date, value) DO UPDATE SET
+            count = count + excluded.count, visitors = visitors + excluded.visitors`,
         )
         .bind(websiteId, chunk),
     );
@@ -93,13 +123,14 @@ export async function applyFlush(
       statements.push(
         d1
           .prepare(
-            `INSERT INTO ${table} (website_id, name, ${key}, value, count)
-            SELECT ?1, value ->> 0, substr(value ->> 1, 1, ${length}), value ->> 2, sum(value ->> 3)
+            `INSERT INTO ${table} (website_id, name, ${key}, value, count, visitors)
+            SELECT ?1, value ->> 0, substr(value ->> 1, 1, ${length}), value ->> 2, sum(value ->> 3), sum(value ->> 4)
             FROM json_each(?2)
             WHERE substr(value ->> 1, 1, 7) <= (SELECT through FROM compacted_months WHERE website_id = ?1)
               AND EXISTS (SELECT 1 FROM websites WHERE id = ?1)
             GROUP BY 2, 3, 4
-            ON CONFLICT (website_id, name, ${key}, value) DO UPDATE SET count = count + excluded.count`,
+            ON CONFLICT (website_id, name, ${key}, value) DO UPDATE SET
+              count = count + excluded.count, visitors = visitors + excluded.visitors`,
           )
           .bind(websiteId, chunk),
       );

@@ -7,7 +7,13 @@
  * src/website-log/object/read/question-chunks.ts.)
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { STAT_NAMES, type StatName, TIME_VALUED } from '../counting/statistics.ts';
+import {
+  ROLLUP_NAMES,
+  type RollupName,
+  TIME_VALUED,
+  VISITORS_OF,
+  type VisitorRollup,
+} from '../counting/statistics.ts';
 import type { Database } from '../db/client.ts';
 import { stats } from '../db/schema.ts';
 import { containsText } from '../lib/text/contains-text.ts';
@@ -26,7 +32,7 @@ export type StatsQuery = {
   websiteId: number;
   /** The website's last compacted month (./compaction.ts `compactedThrough`). */
   through: string | null;
-  name: StatName;
+  name: RollupName;
   from: string;
   to: string;
   search?: string | undefined;
@@ -62,7 +68,7 @@ export type StatsPage = {
  */
 function rollupRows(q: {
   websiteId: number;
-  names: readonly StatName[];
+  names: readonly RollupName[];
   from: string;
   to: string;
   through: string | null;
@@ -71,18 +77,28 @@ function rollupRows(q: {
   imported?: readonly ImportedSegment[] | undefined;
 }): SQL {
   if (!Number.isSafeInteger(q.websiteId)) throw new Error('not a website id');
-  const names = q.names.map((name) => {
-    if (!(STAT_NAMES as readonly string[]).includes(name)) throw new Error('not a statistic');
-    return `'${name}'`;
-  });
+  for (const name of q.names)
+    if (!(ROLLUP_NAMES as readonly string[]).includes(name)) throw new Error('not a statistic');
+  const visitors = q.names.filter((name) => Object.hasOwn(VISITORS_OF, name)) as VisitorRollup[];
+  const names = q.names.filter((name) => !Object.hasOwn(VISITORS_OF, name)).map((n) => `'${n}'`);
   const pieces = piecesOf(q, q.through);
   const tables = [
     ['stats_years', 'year', pieces.years],
     ['stats_months', 'month', pieces.months],
     ['stats', 'date', pieces.days],
   ] as const;
-  const arm = (table: string, column: string, keys: string) =>
-    `SELECT name, value, count FROM ${table} WHERE website_id = ${q.websiteId} AND name IN (${names.join(', ')}) AND ${column} ${keys}`;
+  // A visitors' roll-up is the `visitors` of the rows of the statistic it is of.
+  const arm = (table: string, column: string, keys: string) => [
+    ...(names.length > 0
+      ? [
+          `SELECT name, value, count FROM ${table} WHERE website_id = ${q.websiteId} AND name IN (${names.join(', ')}) AND ${column} ${keys}`,
+        ]
+      : []),
+    ...visitors.map(
+      (name) =>
+        `SELECT '${name}' AS name, value, visitors AS count FROM ${table} WHERE website_id = ${q.websiteId} AND name = '${VISITORS_OF[name]}' AND ${column} ${keys}`,
+    ),
+  ];
   // Keys are counted before any is listed: a long range is never enumerated.
   const keys = tables.reduce(
     (n, [, column, ranges]) => n + ranges.reduce((m, range) => m + keyCount(column, range), 0),
@@ -96,7 +112,7 @@ function rollupRows(q: {
           [
             ...tables.flatMap(([table, column, ranges]) =>
               ranges.flatMap((range) =>
-                keysOf(column, range).map((key) => arm(table, column, `= ${literal(key)}`)),
+                keysOf(column, range).flatMap((key) => arm(table, column, `= ${literal(key)}`)),
               ),
             ),
             ...imported,
@@ -105,7 +121,7 @@ function rollupRows(q: {
         )
       : compound([
           ...tables.flatMap(([table, column, ranges]) =>
-            ranges.map((r) =>
+            ranges.flatMap((r) =>
               arm(table, column, `BETWEEN ${literal(r.from)} AND ${literal(r.to)}`),
             ),
           ),
@@ -144,7 +160,7 @@ type Span = [importId: number, name: string, from: string, to: string];
  * for.
  */
 function importedSpans(q: {
-  names: readonly StatName[];
+  names: readonly RollupName[];
   from: string;
   to: string;
   imported?: readonly ImportedSegment[] | undefined;
@@ -286,7 +302,7 @@ async function timeValuedPage(db: Database, rows: SQL, q: StatsQuery): Promise<S
 }
 
 /** A statistic's count for one value, summed over a range. */
-export type ValueSum = { name: StatName; value: string; count: number };
+export type ValueSum = { name: RollupName; value: string; count: number };
 
 /**
  * Statistics summed per value over a range, all values (for the chart's series: one value per
@@ -299,7 +315,7 @@ export async function rollupSums(
     through: string | null;
     imported?: readonly ImportedSegment[] | undefined;
   },
-  names: readonly StatName[],
+  names: readonly RollupName[],
   range: { from: string; to: string },
   perValue: boolean,
 ): Promise<ValueSum[]> {
@@ -313,7 +329,7 @@ export async function rollupSums(
   );
   const sums = result.results as { name: string; value: string; count: number }[];
   return sums.map((row) => ({
-    name: row.name as StatName,
+    name: row.name as RollupName,
     value: row.value,
     count: Number(row.count),
   }));

@@ -56,8 +56,6 @@ export type LoggedEvent = CountedEvent & {
   /** Position in the log: increasing, never reused. */
   id: number;
   time: number;
-  /** The visitor's number on `date` (1, 2, …); 0 for an event of a visitor never seen. */
-  visitor: number;
   /** The visit's number on `date`; 0 for an event of a visitor never seen. */
   visit: number;
 };

@@ -1,5 +1,6 @@
 /** Sending hits through the Worker's real `fetch`, and reading back the roll-ups they wrote. */
 import { env, exports } from 'cloudflare:workers';
+import { VISITORS_OF } from '../../src/counting/statistics.ts';
 import { flushLog } from './ingest-fixtures.ts';
 
 export const CHROME_WINDOWS =
@@ -41,19 +42,40 @@ export async function sendHit(body: unknown, options: HitOptions = {}) {
 
 /** Roll-ups of a website as `{name: {value: count}}` (all dates), or of one date. */
 export async function rollups(websiteId: number, date?: string) {
+  return rollupsOf(websiteId, date, false);
+}
+
+/**
+ * `rollups`, and the visitors of pages and referrers kept in their rows, under the names
+ * `rollupOf` gives them (`page_visitors`, `referrer_visitors`).
+ */
+export async function rollupsWithVisitors(websiteId: number) {
+  return rollupsOf(websiteId, undefined, true);
+}
+
+async function rollupsOf(websiteId: number, date: string | undefined, withVisitors: boolean) {
   // Read-your-writes, as every reader does: the log's hits first go into D1's roll-ups.
   await flushLog(websiteId);
   const { results } = await env.DB.prepare(
-    `SELECT name, date, value, count FROM stats WHERE website_id = ?${date ? ' AND date = ?' : ''} ORDER BY name, value`,
+    `SELECT name, date, value, count, visitors FROM stats WHERE website_id = ?${date ? ' AND date = ?' : ''} ORDER BY name, value`,
   )
     .bind(...(date ? [websiteId, date] : [websiteId]))
-    .all<{ name: string; date: string; value: string; count: number }>();
+    .all<{ name: string; date: string; value: string; count: number; visitors: number }>();
   const out: Record<string, Record<string, number>> = {};
-  for (const r of results) {
-    out[r.name] ??= {};
-    const bucket = out[r.name] as Record<string, number>;
+  const add = (name: string, value: string, count: number) => {
+    out[name] ??= {};
+    const bucket = out[name] as Record<string, number>;
     // A value may be any name, `constructor` included: only the bucket's own counts add up.
-    bucket[r.value] = (Object.hasOwn(bucket, r.value) ? (bucket[r.value] as number) : 0) + r.count;
+    bucket[value] = (Object.hasOwn(bucket, value) ? (bucket[value] as number) : 0) + count;
+  };
+  const visitorsOf = Object.fromEntries(
+    Object.entries(VISITORS_OF).map(([visitors, of]) => [of, visitors]),
+  );
+  for (const r of results) {
+    add(r.name, r.value, r.count);
+    const visitors = visitorsOf[r.name];
+    if (withVisitors && visitors !== undefined && r.visitors !== 0)
+      add(visitors, r.value, r.visitors);
   }
   return out;
 }

@@ -193,6 +193,7 @@ describe('what a hit adds to the roll-ups', () => {
     kind: 'pageview',
     date: '2026-01-02',
     hour: '09',
+    visitor: 1,
     newVisitor: false,
     newVisit: false,
     visitViews: null,

@@ -10,12 +10,12 @@
  * // → [{ store: 'statistic', name: 'page' }, { store: 'sums' }]
  */
 import type { GroupQuery, LogQuery } from '../../counting/query.ts';
-import { ROLLED_UP, STAT_NAMES, type StatName } from '../../counting/statistics.ts';
+import { ROLLED_UP, ROLLUP_NAMES, type RollupName } from '../../counting/statistics.ts';
 
 /** Where a grouping is answered. */
 export type Store =
   /** A roll-up statistic's rows (src/rollups/groupings.ts `statisticAnswer`). */
-  | { store: 'statistic'; name: StatName }
+  | { store: 'statistic'; name: RollupName }
   /** The sums of the figures' roll-ups, over the range or per date (`sumsAnswer`). */
   | { store: 'sums' }
   /** The website's log, in chunks (src/website-log/worker/calls.ts `readLog`). */
@@ -43,8 +43,8 @@ const OF_EVENTS = new Set(['events', 'sl:custom_events']);
  * statistic's (`ROLLED_UP`), and v2's pages (`event:page`), whose values are the page
  * statistic's own.
  */
-const HELD = new Map<string, StatName>([
-  ...STAT_NAMES.map((name): [string, StatName] => [
+const HELD = new Map<string, RollupName>([
+  ...ROLLUP_NAMES.map((name): [string, RollupName] => [
     `${ROLLED_UP[name].dimension} ${ROLLED_UP[name].metric}`,
     name,
   ]),

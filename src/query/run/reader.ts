@@ -11,7 +11,13 @@ import { answerOf, type GroupReads, mergeGroupReads } from '../../counting/group
 import type { GroupAnswer, LogQuery } from '../../counting/query.ts';
 import type { Env } from '../../env.ts';
 import { compactedThrough } from '../../rollups/compaction.ts';
-import { type Rollups, statisticAnswer, sumsAnswer } from '../../rollups/groupings.ts';
+import {
+  isVisitorRollup,
+  type Rollups,
+  statisticAnswer,
+  sumsAnswer,
+  visitorsCountedFrom,
+} from '../../rollups/groupings.ts';
 import { type ImportedSegment, importedSegments } from '../../rollups/imported.ts';
 import type { PartRead } from '../../website-log/answers.ts';
 import { flushBeforeReading, onlyOne, readLog } from '../../website-log/worker/partitions.ts';
@@ -51,6 +57,8 @@ export type Reader = {
   env?: Env;
   /** The website's last compacted month, read once by the first read that needs it. */
   through: () => Promise<string | null>;
+  /** The first date of the visitors' roll-ups (`visitorsCountedFrom`), read once, after the flush. */
+  visitorsFrom: () => Promise<string>;
   /** Flushes the website's log into its roll-ups, once, before the first read of them. */
   flush: () => Promise<void>;
   /**
@@ -170,6 +178,7 @@ export function readerOf(
   { imports = true }: { imports?: boolean } = {},
 ): Reader {
   let through: Promise<string | null> | undefined;
+  let visitorsFrom: Promise<string> | undefined;
   let flushed: Promise<void> | undefined;
   let imported: Promise<ImportedSegment[]> | undefined;
   const reader: Reader = {
@@ -194,9 +203,26 @@ export function readerOf(
       through ??= compactedThrough(db, websiteId);
       return through;
     },
+    visitorsFrom: () => {
+      visitorsFrom ??= reader.flush().then(() => visitorsCountedFrom(db, websiteId));
+      return visitorsFrom;
+    },
     answer: (q) => answer(reader, q),
   };
   return reader;
+}
+
+/**
+ * The plan of a question (../plan/plan.ts), less the visitors' roll-ups for a range that
+ * starts before D1 holds them all (a log older than them counts them from its first flush
+ * after: src/website-log/object/flush.ts): the log answers those.
+ */
+async function plannedFor(reader: Reader, q: LogQuery): Promise<Store[]> {
+  const plan = planOf(q);
+  const visitors = (p: Store) => p.store === 'statistic' && isVisitorRollup(p.name);
+  if (!plan.some(visitors)) return plan;
+  const from = await reader.visitorsFrom();
+  return plan.map((p) => (visitors(p) && q.from < from ? { store: 'log' } : p));
 }
 
 /**
@@ -204,7 +230,7 @@ export function readerOf(
  * the first date the log holds when it must say so.
  */
 export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
-  const plan = planOf(q);
+  const plan = await plannedFor(reader, q);
   const fromRollups = plan.map((p) => p.store !== 'log');
   const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
   const imported = (await reader.imported()).filter((s) => s.from <= q.to && s.to >= q.from);

@@ -25,7 +25,7 @@
  * again what it still holds after it.
  */
 
-import { rollupOf } from '../../counting/statistics.ts';
+import { type Increment, rollupOf, type Seen } from '../../counting/statistics.ts';
 import { logError } from '../../lib/log.ts';
 import {
   type Applied,
@@ -40,6 +40,7 @@ import { isClosed } from './partition.ts';
 import type { Dictionary } from './tables/dictionary.ts';
 import type { LogDb } from './tables/log-db.ts';
 import { eventsAfter } from './tables/rows.ts';
+import { countedBefore, forgetSeen, keepSeen, seenBefore } from './visitors-seen.ts';
 import { lateDurations } from './write/engagement.ts';
 
 /** Events per D1 batch of a flush; a longer backlog is flushed in several. */
@@ -104,9 +105,23 @@ export async function flushEvents(
     }
     let cost: Applied;
     try {
-      const increments = rollupOf(rows, lateDurations(db, from, to));
-      cost = await applyFlush(d1, log, from, to, increments, figuresOf(db, rows.length));
+      const seen = seenBefore(db, dict, from, rows);
+      const counting =
+        db.meta('visitors_counted') === 1 ? null : countingFrom(db, from, rows, seen);
+      const increments = rollupOf(rows, lateDurations(db, from, to), seen);
+      cost = await applyFlush(
+        d1,
+        log,
+        from,
+        to,
+        counting ? [...increments, ...counting.before] : increments,
+        // A flush from the start counts every event the log holds: each of its dates.
+        { ...figuresOf(db, rows.length), visitorsFrom: from === 0 ? '' : (counting?.from ?? null) },
+      );
+      keepSeen(db, to, seen);
+      if (counting && !cost.websiteGone) db.setMeta('visitors_counted', 1);
     } catch (err) {
+      forgetSeen(db);
       const applied = await appliedPosition(d1, log);
       if (applied === from) throw err;
       adopt(db, websiteId, applied, from);
@@ -125,6 +140,23 @@ export async function flushEvents(
     total.cost.statements += cost.statements;
   }
   return total;
+}
+
+/**
+ * The first flush of a log that counts the visitors of pages and referrers (a log older than
+ * them: `visitors_counted` unset) counts those its dates' events before it had too (`seen`),
+ * so that D1 holds them all from its first date on (`visitorsFrom`). A flush of no events
+ * waits for one.
+ */
+function countingFrom(
+  db: LogDb,
+  from: number,
+  rows: LoggedEvent[],
+  seen: Seen,
+): { from: string; before: Increment[] } | null {
+  const first = rows.reduce<string | null>((d, r) => (d === null || r.date < d ? r.date : d), null);
+  if (first === null) return null;
+  return { from: first, before: countedBefore(seen) };
 }
 
 /**

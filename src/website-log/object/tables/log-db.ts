@@ -19,7 +19,8 @@ export type MetaKey =
   | 'schema'
   | 'deleted_through'
   | 'kept_from'
-  | 'answers_epoch';
+  | 'answers_epoch'
+  | 'visitors_counted';
 
 export class LogDb {
   /** Rows read and written by this log's statements so far. */

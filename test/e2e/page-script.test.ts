@@ -2,7 +2,8 @@
  * The dashboard's script (src/pages/assets/page-script.ts, as built into static/assets/app.js) in
  * Chromium, on small pages served here with the markup the dashboard renders: the parts the
  * dashboard's own browser tests do not reach — copy buttons, an import's upload, the realtime
- * figure, a tab's parameter carried by the page's links and forms, and a secret after `#`.
+ * figure, a tab's parameter carried by the page's links and forms, a secret after `#`, and
+ * the API reference's search box.
  * (The shortcuts, the chart's arrows and the tabs' keys: dashboard.test.ts and
  * accessibility.test.ts; an invitation's fragment: members.test.ts.)
  */
@@ -42,6 +43,12 @@ const PAGES: Record<string, string> = {
     '<form method="post" action="/unsubscribe"><label>Code <input name="code" data-fragment="1"></label><button>Unsubscribe</button></form>',
   ),
   '/settings': page('<p>settings</p>'),
+  '/reference': page(`
+    <nav class="contents"><label hidden data-search-sections="main > section">Search <input type="search"></label>
+      <ul><li><a href="#get-sites">GET /sites</a></li><li><a href="#post-sites">POST /sites</a></li></ul>
+      <p class="none" hidden>None</p></nav>
+    <main><section id="get-sites"><h2>GET /sites</h2><p>Lists the websites of the key.</p></section>
+      <section id="post-sites"><h2>POST /sites</h2><p>Adds a website; its domain is required.</p></section></main>`),
 };
 
 let server: Server;
@@ -132,6 +139,23 @@ describe.skipIf(!haveChromium)("the dashboard's script in a real browser", () =>
     expect(await tab.getAttribute('#range', 'href')).toBe(`${base}/stats/x?range=7d`);
     expect(await tab.locator('#custom input[name=sources]').count()).toBe(0);
     expect(seen).toEqual(['GET /stats/x', 'GET /app.js']);
+  });
+
+  it('keeps the sections holding every word typed in the search box, and their contents', async () => {
+    await tab.goto(`${base}/reference`);
+    // Shown by the script (hidden without one: the contents are then a plain list).
+    await tab.waitForSelector('[data-search-sections] input', { state: 'visible' });
+    await tab.fill('[data-search-sections] input', 'DOMAIN adds');
+    expect(await tab.isHidden('#get-sites')).toBe(true);
+    expect(await tab.isVisible('#post-sites')).toBe(true);
+    expect(await tab.isHidden('li:has(a[href="#get-sites"])')).toBe(true);
+    expect(await tab.isHidden('.none')).toBe(true);
+    await tab.fill('[data-search-sections] input', 'nothing of the sort');
+    expect(await tab.isHidden('#post-sites')).toBe(true);
+    expect(await tab.isVisible('.none')).toBe(true);
+    await tab.fill('[data-search-sections] input', '');
+    expect(await tab.isVisible('#get-sites')).toBe(true);
+    expect(await tab.isVisible('li:has(a[href="#post-sites"])')).toBe(true);
   });
 
   it('uploads an import showing its progress, then follows the redirect to the imports', async () => {

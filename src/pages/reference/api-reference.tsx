@@ -1,12 +1,17 @@
 /**
  * The human-readable API reference at `/api/v1/docs`, rendered on the server from the same
- * OpenAPI document as `/api/v1/openapi.json`. No script, no external CDN.
+ * OpenAPI document as `/api/v1/openapi.json`: the texts' inline Markdown as HTML (`inline`),
+ * a table of contents that stays in view beside the sections, and a search box that keeps
+ * the sections (and their entries in the contents) whose text holds what is typed — the
+ * dashboard's script (../assets/page-script.ts) shows and runs it; without it, the contents
+ * are a plain list of links. No external CDN.
  */
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import type { OpenApiDocument } from '../../http/openapi.ts';
 import { pageSecurityHeaders } from '../../http/security-headers.ts';
 import { DIMENSIONS, METRICS } from '../../query/parse/v2/question.ts';
+import { assetUrls } from '../assets/serve.ts';
 
 type Document = OpenApiDocument;
 type Schema = {
@@ -44,6 +49,27 @@ type Operation = {
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Where a link of a text may go: the web, or this server. */
+const LINKABLE = /^(https?:\/\/|\/|#)/;
+
+/**
+ * A text's inline Markdown — what the API's descriptions use: `code` spans and
+ * [links](https://…) — as HTML; the rest as text (escaped).
+ */
+export function inline(text: string): Child[] {
+  const parts: Child[] = [];
+  let at = 0;
+  for (const m of text.matchAll(/`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)/g)) {
+    const [whole, code, label, href] = m;
+    if (href !== undefined && !LINKABLE.test(href)) continue;
+    if (m.index > at) parts.push(text.slice(at, m.index));
+    parts.push(code !== undefined ? <code>{code}</code> : <a href={href}>{label}</a>);
+    at = m.index + whole.length;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return parts;
+}
 
 function resolve(doc: Document, schema: Schema | undefined): Schema {
   if (schema?.allOf) {
@@ -125,7 +151,7 @@ const Fields: FC<{ doc: Document; schema: Schema | undefined }> = ({ doc, schema
       rows={Object.entries(s.properties ?? {}).map(([name, prop]) => ({
         name,
         required: required.has(name),
-        cells: [<code>{typeOf(doc, prop)}</code>, resolve(doc, prop).description ?? ''],
+        cells: [<code>{typeOf(doc, prop)}</code>, inline(resolve(doc, prop).description ?? '')],
       }))}
     />
   );
@@ -143,7 +169,7 @@ const Parameters: FC<{ doc: Document; parameters: Parameter[] }> = ({ doc, param
         cells: [
           p.in,
           <code>{typeOf(doc, p.schema)}</code>,
-          p.description ?? resolve(doc, p.schema).description ?? '',
+          inline(p.description ?? resolve(doc, p.schema).description ?? ''),
         ],
       }))}
     />
@@ -158,7 +184,7 @@ const Responses: FC<{ doc: Document; op: Operation }> = ({ doc, op }) => (
       {Object.entries(op.responses ?? {}).map(([status, response]) => (
         <>
           <dt>
-            <code>{status}</code> {response.description ?? ''}
+            <code>{status}</code> {inline(response.description ?? '')}
           </dt>
           <dd>
             {Object.entries(response.content?.['application/json']?.examples ?? {}).map(
@@ -186,13 +212,16 @@ const Responses: FC<{ doc: Document; op: Operation }> = ({ doc, op }) => (
   </>
 );
 
+/** An operation's section id (and its entry's link in the contents). */
+const idOf = (method: string, path: string) => `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+
 const OperationView: FC<{ doc: Document; path: string; method: string; op: Operation }> = ({
   doc,
   path,
   method,
   op,
 }) => {
-  const id = `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+  const id = idOf(method, path);
   const body = op.requestBody?.content
     ? Object.values(op.requestBody.content)[0]?.schema
     : undefined;
@@ -201,8 +230,8 @@ const OperationView: FC<{ doc: Document; path: string; method: string; op: Opera
       <h2>
         <span class={`method ${method}`}>{method.toUpperCase()}</span> <code>/api/v1{path}</code>
       </h2>
-      {op.summary ? <p class="summary">{op.summary}</p> : null}
-      {op.description ? <p>{op.description}</p> : null}
+      {op.summary ? <p class="summary">{inline(op.summary)}</p> : null}
+      {op.description ? <p>{inline(op.description)}</p> : null}
       {op.parameters?.length ? <Parameters doc={doc} parameters={op.parameters} /> : null}
       {body ? (
         <>
@@ -274,25 +303,31 @@ const StatsApiV2: FC = () => (
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5b6470;--line:#d8dee4;--code:#f3f5f7;--accent:#2563eb}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--muted:#9aa4ae;--line:#2c333b;--code:#1b2026;--accent:#7aa2ff}}
-body{font:16px/1.5 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:60rem;padding:1rem}
+body{font:16px/1.5 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:78rem;padding:1rem}
+.layout{display:grid;gap:2rem}@media (min-width:60rem){.layout{grid-template-columns:17rem minmax(0,1fr)}
+.contents{position:sticky;top:0;max-height:100vh;overflow-y:auto;padding-top:1rem}}
+.contents ul{list-style:none;padding:0;margin:0;font-size:.9rem}.contents li{margin:.3rem 0}
+.contents input{width:100%;box-sizing:border-box;font:inherit;padding:.35rem .5rem;margin:.25rem 0 .5rem;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px}
+.contents .none{color:var(--muted);font-size:.9rem}
 h1{margin-bottom:.25rem}h2{border-top:1px solid var(--line);padding-top:1.5rem;font-size:1.2rem}
 code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:var(--code);padding:.75rem;overflow:auto;border-radius:6px}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;border-bottom:1px solid var(--line);padding:.35rem .5rem;vertical-align:top}
 .method{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;background:var(--accent);color:var(--bg);text-align:center}
-.req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}nav li{margin:.15rem 0}
+.req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}
 body{overflow-wrap:break-word}a,code,td{overflow-wrap:anywhere}@media (max-width:40rem){table{display:block;overflow-x:auto}}
 `;
 
 /** The pages' security headers, with this page's one inline style allowed by its hash. */
 export const referencePageHeaders = () => pageSecurityHeaders({ inlineStyles: [STYLE] });
 
-export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
+export const ReferencePage: FC<{ doc: Document }> = async ({ doc }) => {
   const operations = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
       const op = (item as Record<string, Operation | undefined>)[method];
       return op ? [{ path, method, op }] : [];
     }),
   );
+  const { js } = await assetUrls();
   // Without a doctype browsers render in quirks mode.
   return (
     <>
@@ -303,11 +338,12 @@ export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{doc.info.title} reference</title>
           <style>{STYLE}</style>
+          <script src={js} defer />
         </head>
         <body>
           <header>
             <h1>{doc.info.title}</h1>
-            <p>{doc.info.description}</p>
+            <p>{inline(doc.info.description ?? '')}</p>
             <p>
               Base URL <code>{doc.servers?.[0]?.url}</code>. Every request needs{' '}
               <code>Authorization: Bearer &lt;API key&gt;</code>. Errors are JSON:{' '}
@@ -315,28 +351,37 @@ export const ReferencePage: FC<{ doc: Document }> = ({ doc }) => {
               <code>errors</code> per field. Machine-readable:{' '}
               <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).
             </p>
-            <nav aria-label="Operations">
+          </header>
+          <div class="layout">
+            <nav class="contents" aria-label="Contents">
+              <label hidden data-search-sections="main > section">
+                Search the reference
+                <input type="search" autocomplete="off" />
+              </label>
               <ul>
                 {operations.map(({ path, method, op }) => (
                   <li>
-                    <a href={`#${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`}>
+                    <a href={`#${idOf(method, path)}`}>
                       {method.toUpperCase()} {path}
                     </a>{' '}
-                    — {op.summary}
+                    — {inline(op.summary ?? '')}
                   </li>
                 ))}
                 <li>
                   <a href="#post-v2-query">POST /api/v2/query</a> — Plausible's Stats API v2
                 </li>
               </ul>
+              <p class="none" role="status" hidden>
+                No section holds that.
+              </p>
             </nav>
-          </header>
-          <main>
-            {operations.map(({ path, method, op }) => (
-              <OperationView doc={doc} path={path} method={method} op={op} />
-            ))}
-            <StatsApiV2 />
-          </main>
+            <main>
+              {operations.map(({ path, method, op }) => (
+                <OperationView doc={doc} path={path} method={method} op={op} />
+              ))}
+              <StatsApiV2 />
+            </main>
+          </div>
         </body>
       </html>
     </>

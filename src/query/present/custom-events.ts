@@ -31,16 +31,13 @@ export const carried = (property: string): FilterNode => ({
 });
 
 /** Page views are no custom event: `pageview` is their name. */
-const CUSTOM_EVENTS: FilterNode = {
-  op: 'is_not',
-  dimension: 'event:name',
-  values: ['pageview'],
-  caseSensitive: true,
-};
+const PAGE_VIEWS = 'pageview';
 
 /**
  * A range's custom events by name (`Source.events`), asked with `ask`: the names by visitors,
- * and each name's values (`name:value:unit`) in the same pass.
+ * and each name's values (`name:value:unit`) in the same pass. Asked under the view's filters
+ * alone (page views' name left out of the answer, not by a filter of its own), so that they
+ * share the log's one pass with the view's other questions.
  */
 export async function eventsOf(
   ask: (groups: GroupQuery[], more: FilterNode[]) => Promise<Answer[] | Unavailable>,
@@ -50,7 +47,14 @@ export async function eventsOf(
   const byVisitors: GroupQuery['order'] = [['visitors', 'desc']];
   const answers = await ask(
     [
-      { dimensions: ['event:name'], metrics: counted, order: byVisitors, limit, offset: 0 },
+      // One more: page views may be among the first.
+      {
+        dimensions: ['event:name'],
+        metrics: counted,
+        order: byVisitors,
+        limit: limit + 1,
+        offset: 0,
+      },
       {
         dimensions: ['event:name', 'sl:event'],
         metrics: counted,
@@ -59,11 +63,12 @@ export async function eventsOf(
         offset: 0,
       },
     ],
-    [CUSTOM_EVENTS],
+    [],
   );
   if (isUnavailable(answers)) return answers;
   const [byName, byValue] = answers;
-  return (byName?.rows ?? []).map((row) => {
+  const named = (byName?.rows ?? []).filter((row) => row.dimensions[0] !== PAGE_VIEWS);
+  return named.slice(0, limit).map((row) => {
     const stored = row.dimensions[0] as string;
     const [visitors = 0, events = 0] = row.metrics.map((m) => m ?? 0);
     const of = (byValue?.rows ?? []).filter((r) => r.dimensions[0] === stored);

@@ -179,8 +179,18 @@ describe('OpenAPI document and reference page', () => {
     expect(res.text).toContain('POST /api/v2/query');
     for (const name of ['bounce_rate', 'visit:source', 'time:week', 'has_done'])
       expect(res.text).toContain(name);
-    // Nothing loaded from elsewhere: no scripts at all, no external stylesheets or images.
-    expect(res.text).not.toMatch(/<script/i);
+    // Nothing loaded from elsewhere: the dashboard's own script only (the search box), no
+    // external stylesheets or images.
+    expect([...res.text.matchAll(/<script[^>]*>/gi)].map((m) => m[0])).toEqual([
+      expect.stringMatching(/^<script src="\/assets\/app\.[0-9a-f]{12}\.js" defer(="")?>$/),
+    ]);
     expect(res.text).not.toMatch(/(src|href)="https?:/i);
+    // The texts' Markdown is rendered: code as code, no backtick left outside the examples.
+    const text = res.text.replace(/<pre[\s\S]*?<\/pre>/g, '');
+    expect(text).not.toContain('`');
+    expect(text).toContain('<code>domain</code>');
+    // Contents beside the sections, and a search box over them, shown by the script.
+    expect(res.text).toContain('<nav class="contents" aria-label="Contents">');
+    expect(res.text).toMatch(/<label hidden="" data-search-sections="main &gt; section">/);
   });
 });

@@ -355,10 +355,11 @@ export async function summaryOf(
   range: Dates,
   before: Dates = previousPeriod(range),
 ): Promise<Summary | Unavailable> {
-  const data = await source.figures(range);
+  // Both asked at once: over the log, the two reads overlap.
+  const [data, asked] = await Promise.all([source.figures(range), source.figures(before)]);
   if (isUnavailable(data)) return data;
   // The compared range may reach past the log's oldest date: it shows what the log holds.
-  let previous = await source.figures(before);
+  let previous = asked;
   if (isUnavailable(previous))
     previous =
       previous.firstDate <= before.to

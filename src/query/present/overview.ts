@@ -165,16 +165,28 @@ export async function overviewOf(
   } = {},
 ): Promise<Overview | Unavailable> {
   const { source, goals } = website;
-  const [summary, series, previous, pages, before, live, conversions, named] = await Promise.all([
-    summaryOf(source, range, compared),
-    source.series(range, unit),
-    compare ? source.series(compared, unit) : null,
-    topsOf(source, panels, range, PANEL_ROWS, imported),
-    compare ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
-    website.realtime(),
-    source.conversions(goals, range),
-    events ? source.events(range, PANEL_ROWS) : undefined,
-  ]);
+  const tops = topsOf(source, panels, range, PANEL_ROWS, imported);
+  // The top pages' engagement is asked once they are known, while the rest is read.
+  const engaged = tops.then((found) =>
+    isUnavailable(found)
+      ? {}
+      : source.engagement(
+          found.pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [],
+          range,
+        ),
+  );
+  const [summary, series, previous, pages, before, live, conversions, named, engagement] =
+    await Promise.all([
+      summaryOf(source, range, compared),
+      source.series(range, unit),
+      compare ? source.series(compared, unit) : null,
+      tops,
+      compare ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
+      website.realtime(),
+      source.conversions(goals, range),
+      events ? source.events(range, PANEL_ROWS) : undefined,
+      engaged,
+    ]);
   if (isUnavailable(summary)) return summary;
   if (isUnavailable(series)) return series;
   if (isUnavailable(pages)) return pages;
@@ -187,8 +199,6 @@ export async function overviewOf(
           counts: new Map((page?.rows ?? []).map((r) => [r.value, r.count])),
           complete: page !== undefined && page.total <= page.rows.length,
         }));
-  const topPages = pages.pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [];
-  const engagement = await source.engagement(topPages, range);
   const overview: Overview = {
     summary,
     series,

@@ -213,58 +213,82 @@ export function readerOf(
 }
 
 /**
- * The plan of a question (../plan/plan.ts), less the visitors' roll-ups for a range that
- * starts before D1 holds them all (a log older than them counts them from its first flush
- * after: src/website-log/object/flush.ts): the log answers those.
+ * Every grouping of a question, in order, each from the store its plan names (../plan/plan.ts);
+ * the first date the log holds when it must say so. The log's groupings are asked at once, so
+ * that questions asked together share its one read; the roll-ups' once the log has flushed
+ * into them. A grouping of the visitors' roll-ups over a range that starts before D1 holds
+ * them all (a log older than them counts them from its first flush after:
+ * src/website-log/object/flush.ts) is the log's after all.
  */
-async function plannedFor(reader: Reader, q: LogQuery): Promise<Store[]> {
+export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
   const plan = planOf(q);
-  const visitors = (p: Store) => p.store === 'statistic' && isVisitorRollup(p.name);
-  if (!plan.some(visitors)) return plan;
-  const from = await reader.visitorsFrom();
-  return plan.map((p) => (visitors(p) && q.from < from ? { store: 'log' } : p));
+  const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
+  const imported = (await reader.imported()).filter((s) => s.from <= q.to && s.to >= q.from);
+  const logged = plan.map((p) => p.store === 'log');
+  const [unavailable, left] = await Promise.all([
+    fromLogInto(reader, q, logged, answers),
+    fromRollupsInto(reader, q, plan, imported, answers),
+  ]);
+  if (unavailable) return unavailable;
+  const late = await fromLogInto(reader, q, left, answers);
+  if (late) return late;
+  if (imported.length > 0) {
+    const rolled = plan.map((_, i) => !logged[i] && !left[i]);
+    if (rolled.some(Boolean)) reader.imports.included = true;
+    if (rolled.some((r) => !r)) reader.imports.skipped = true;
+  }
+  return answers as Answer[];
+}
+
+/** Answers from the log the groupings `which` marks, into `answers`. */
+async function fromLogInto(
+  reader: Reader,
+  q: LogQuery,
+  which: boolean[],
+  answers: (Answer | undefined)[],
+): Promise<Unavailable | null> {
+  const groups = q.groups.filter((_, i) => which[i]);
+  if (groups.length === 0) return null;
+  const read = await reader.log({ ...q, groups });
+  if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
+  let next = 0;
+  q.groups.forEach((_, i) => {
+    if (!which[i]) return;
+    // The rows read are those of the one read that answered them all.
+    answers[i] = { ...(read.value[next++] as GroupAnswer), rowsRead: read.rowsRead };
+  });
+  return null;
 }
 
 /**
- * Every grouping of a question, in order, each from the store its plan names (../plan/plan.ts);
- * the first date the log holds when it must say so.
+ * Answers from the roll-ups, once the log has flushed into them, the groupings the plan sends
+ * there, into `answers`; marks those of the visitors' roll-ups they do not hold yet.
  */
-export async function answer(reader: Reader, q: LogQuery): Promise<Answer[] | Unavailable> {
-  const plan = await plannedFor(reader, q);
-  const fromRollups = plan.map((p) => p.store !== 'log');
-  const answers: (Answer | undefined)[] = q.groups.map(() => undefined);
-  const imported = (await reader.imported()).filter((s) => s.from <= q.to && s.to >= q.from);
-  if (imported.length > 0) {
-    if (fromRollups.some(Boolean)) reader.imports.included = true;
-    if (fromRollups.some((r) => !r)) reader.imports.skipped = true;
-  }
-  if (fromRollups.some(Boolean)) {
-    await reader.flush();
-    const rollups: Rollups = {
-      db: reader.db,
-      websiteId: reader.websiteId,
-      through: await reader.through(),
-      imported,
-    };
-    await Promise.all(
-      q.groups.map(async (g, i) => {
-        const p = plan[i] as Store;
-        if (p.store === 'statistic') answers[i] = await statisticAnswer(rollups, p.name, g, q);
-        if (p.store === 'sums') answers[i] = await sumsAnswer(rollups, g, q);
-      }),
-    );
-  }
-  const fromLog = q.groups.filter((_, i) => !fromRollups[i]);
-  if (fromLog.length > 0) {
-    const read = await reader.log({ ...q, groups: fromLog });
-    if (!read.ok) return { unavailable: true, firstDate: read.firstDate };
-    let next = 0;
-    q.groups.forEach((_, i) => {
-      if (fromRollups[i]) return;
-      const page = read.value[next++] as GroupAnswer;
-      // The rows read are those of the one read that answered them all.
-      answers[i] = { ...page, rowsRead: read.rowsRead };
-    });
-  }
-  return answers as Answer[];
+async function fromRollupsInto(
+  reader: Reader,
+  q: LogQuery,
+  plan: Store[],
+  imported: ImportedSegment[],
+  answers: (Answer | undefined)[],
+): Promise<boolean[]> {
+  const left = plan.map(() => false);
+  if (plan.every((p) => p.store === 'log')) return left;
+  await reader.flush();
+  const ofVisitors = (p: Store) => p.store === 'statistic' && isVisitorRollup(p.name);
+  const visitorsFrom = plan.some(ofVisitors) ? await reader.visitorsFrom() : '';
+  const rollups: Rollups = {
+    db: reader.db,
+    websiteId: reader.websiteId,
+    through: await reader.through(),
+    imported,
+  };
+  await Promise.all(
+    q.groups.map(async (g, i) => {
+      const p = plan[i] as Store;
+      if (ofVisitors(p) && q.from < visitorsFrom) left[i] = true;
+      else if (p.store === 'statistic') answers[i] = await statisticAnswer(rollups, p.name, g, q);
+      else if (p.store === 'sums') answers[i] = await sumsAnswer(rollups, g, q);
+    }),
+  );
+  return left;
 }

@@ -43,6 +43,10 @@ const PAGES: Record<string, string> = {
     '<form method="post" action="/unsubscribe"><label>Code <input name="code" data-fragment="1"></label><button>Unsubscribe</button></form>',
   ),
   '/settings': page('<p>settings</p>'),
+  '/new-website': page(`
+    <form method="post" action="/websites"><select name="privacy"><option value="1" selected>Private</option><option value="2">Password</option></select>
+      <label id="password" data-shown-if="privacy=2">Password <input name="password"></label></form>
+    <p id="waiting" data-received="/received.json">Waiting <a href="/stats/x" hidden>See</a></p>`),
   '/reference': page(`
     <nav class="contents"><label hidden data-search-sections="main > section">Search <input type="search"></label>
       <ul><li><a href="#get-sites">GET /sites</a></li><li><a href="#post-sites">POST /sites</a></li></ul>
@@ -58,6 +62,8 @@ let tab: Page;
 /** Requests the server saw: method, path and query, and a form's body. */
 let seen: string[] = [];
 let uploadAnswer: 303 | 422 = 303;
+/** How many asks of `/received.json` answer "not yet" before they answer "received". */
+let notYet = 0;
 
 describe.skipIf(!haveChromium)("the dashboard's script in a real browser", () => {
   beforeAll(async () => {
@@ -77,6 +83,17 @@ describe.skipIf(!haveChromium)("the dashboard's script in a real browser", () =>
           res.end(text);
         };
         if (url.pathname === '/app.js') return send(200, 'text/javascript', APP_JS);
+        if (url.pathname === '/received.json')
+          return send(200, 'application/json', JSON.stringify({ received: notYet-- <= 0 }));
+        // A new website's form, its time zone list holding the zone asked for.
+        if (url.pathname === '/zone')
+          return send(
+            200,
+            'text/html',
+            page(
+              `<input id="zone" list="zones" value="Pacific/Nauru" data-browser-zone="1"><datalist id="zones"><option value="Pacific/Nauru"><option value="${url.searchParams.get('z')}"></datalist>`,
+            ),
+          );
         if (url.pathname === '/stats/x/live.json')
           return send(200, 'application/json', '{"visitors":1234,"formatted":"1,234"}');
         if (req.method === 'POST' && url.pathname === '/upload')
@@ -156,6 +173,42 @@ describe.skipIf(!haveChromium)("the dashboard's script in a real browser", () =>
     await tab.fill('[data-search-sections] input', '');
     expect(await tab.isVisible('#get-sites')).toBe(true);
     expect(await tab.isVisible('li:has(a[href="#post-sites"])')).toBe(true);
+  });
+
+  it("shows a password's field only for a password-protected page", async () => {
+    await tab.goto(`${base}/new-website`);
+    await expect.poll(() => tab.isHidden('#password'), { timeout: 10_000 }).toBe(true);
+    await tab.selectOption('select[name=privacy]', '2');
+    expect(await tab.isVisible('#password')).toBe(true);
+    await tab.selectOption('select[name=privacy]', '1');
+    expect(await tab.isHidden('#password')).toBe(true);
+  });
+
+  it("fills a new website's time zone with the browser's, when the list has it", async () => {
+    const zone = (await tab.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')) as string;
+    await tab.goto(`${base}/zone?z=${encodeURIComponent(zone)}`);
+    await expect.poll(() => tab.inputValue('#zone'), { timeout: 10_000 }).toBe(zone);
+    // A zone the list does not offer is left alone.
+    await tab.goto(`${base}/zone?z=Nowhere%2FAt_All`);
+    await tab.waitForFunction('document.readyState === "complete"');
+    expect(await tab.inputValue('#zone')).toBe('Pacific/Nauru');
+  });
+
+  it('asks every 5 seconds whether the first page view came, and says so when it has', async () => {
+    notYet = 1;
+    await tab.clock.install();
+    await tab.goto(`${base}/new-website`);
+    await tab.clock.fastForward(5_000);
+    await expect.poll(() => seen.filter((r) => r.includes('received.json')).length).toBe(1);
+    expect(await tab.textContent('#waiting')).toContain('Waiting');
+    await tab.clock.fastForward(5_000);
+    await expect
+      .poll(() => tab.textContent('#waiting'), { timeout: 10_000 })
+      .toBe('Received: the first page view is in. See');
+    expect(await tab.isVisible('#waiting a')).toBe(true);
+    // Asked no more.
+    await tab.clock.fastForward(20_000);
+    expect(seen.filter((r) => r.includes('received.json')).length).toBe(2);
   });
 
   it('uploads an import showing its progress, then follows the redirect to the imports', async () => {

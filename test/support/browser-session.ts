@@ -146,7 +146,8 @@ export function escapeHtml(text: string): string {
 
 /** The inner HTML of `<label for="id">…</label>` (a field, its hint and its error message). */
 export function labelFor(html: string, id: string): string | undefined {
-  const start = html.indexOf(`<label for="${id}">`);
+  // The label's own attributes may follow (`data-shown-if`).
+  const start = html.search(new RegExp(`<label for="${id}"[ >]`));
   if (start === -1) return undefined;
   const end = html.indexOf('</label>', start);
   return html.slice(start, end === -1 ? undefined : end);

@@ -16,8 +16,12 @@
  * added in matters (the shortcuts' listener sees a key before the chart's and the tabs').
  */
 
-// A module, so that its names stay its own; esbuild wraps the output in an IIFE.
-export {};
+import {
+  browserTimeZone,
+  searchSections,
+  showFieldsIf,
+  waitForFirstHit,
+} from './settings-script.ts';
 
 /** An element that can take the focus: an HTML element, or an SVG one (a chart's point). */
 type Focusable = Element & HTMLOrSVGElement;
@@ -384,36 +388,11 @@ function suggestFilterValues(): void {
   });
 }
 
-/**
- * A search box over a page's sections (`[data-search-sections="<selector>"]`, hidden until
- * shown here: without a script the contents are a plain list; the API reference): as one
- * types, the sections whose text holds every word typed stay, the others and their entries
- * in the contents (the links to their ids) are hidden, and a note says when none is left.
- */
-function searchSections(): void {
-  const box = document.querySelector<HTMLElement>('[data-search-sections]');
-  const field = box?.querySelector('input');
-  if (!box || !field) return;
-  const sections = [...document.querySelectorAll<HTMLElement>(box.dataset.searchSections ?? '')];
-  const texts = new Map(sections.map((s) => [s, (s.textContent ?? '').toLowerCase()]));
-  const none = box.parentElement?.querySelector<HTMLElement>('.none');
-  box.hidden = false;
-  field.addEventListener('input', () => {
-    const words = field.value.toLowerCase().split(/\s+/).filter(Boolean);
-    let shown = 0;
-    for (const [section, text] of texts) {
-      const kept = words.every((word) => text.includes(word));
-      section.hidden = !kept;
-      if (kept) shown++;
-      const entry = document.querySelector(`a[href="#${section.id}"]`)?.closest('li');
-      if (entry) entry.hidden = !kept;
-    }
-    if (none) none.hidden = shown > 0;
-  });
-}
-
 fillFragmentForm();
 refreshLiveFigure();
 refreshParts();
 suggestFilterValues();
 searchSections();
+showFieldsIf();
+browserTimeZone();
+waitForFirstHit();

@@ -105,8 +105,9 @@ export async function render(
 }
 
 /**
- * A row's delete (or revoke) button: a form posting the page's CSRF token to `action`, its
- * label naming the row for screen readers (`Delete` + ` Sign-ups`).
+ * A row's delete (or revoke) button, which asks first: a disclosure (`Delete…`, its label
+ * naming the row for screen readers) that opens on the button that does it, a form posting
+ * the page's CSRF token to `action` — no script needed.
  */
 export const DeleteButton: FC<{
   action: string;
@@ -116,14 +117,18 @@ export const DeleteButton: FC<{
   /** Fields of the form besides the button (a choice about what goes with it). */
   children?: Child;
 }> = ({ action, csrf, label = 'Delete', what, children }) => (
-  <form method="post" action={action}>
-    <input type="hidden" name="_csrf" value={csrf} />
-    <button type="submit" class="danger">
-      {label}
-      <span class="sr-only"> {what}</span>
-    </button>
-    {children}
-  </form>
+  <details class="confirm">
+    <summary>
+      {label}…<span class="sr-only"> {what}</span>
+    </summary>
+    <form method="post" action={action}>
+      <input type="hidden" name="_csrf" value={csrf} />
+      {children}
+      <button type="submit" class="danger">
+        {label} {what}
+      </button>
+    </form>
+  </details>
 );
 
 /** A labelled field with its error message, as every form shows them. */
@@ -132,9 +137,14 @@ export const Field: FC<{
   name: string;
   error?: string[] | undefined;
   hint?: string;
+  /**
+   * `name=value`: the field is shown only while the form's control `name` has that value
+   * (the dashboard's script hides it otherwise; without one it is always shown).
+   */
+  shownIf?: string;
   children: Child;
-}> = ({ label, name, error, hint, children }) => (
-  <label for={name}>
+}> = ({ label, name, error, hint, shownIf, children }) => (
+  <label for={name} data-shown-if={shownIf}>
     {label}
     {hint ? <span class="hint">{hint}</span> : null}
     {children}

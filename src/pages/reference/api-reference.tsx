@@ -57,7 +57,7 @@ const LINKABLE = /^(https?:\/\/|\/|#)/;
  * A text's inline Markdown — what the API's descriptions use: `code` spans and
  * [links](https://…) — as HTML; the rest as text (escaped).
  */
-export function inline(text: string): Child[] {
+function inline(text: string): Child[] {
   const parts: Child[] = [];
   let at = 0;
   for (const m of text.matchAll(/`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)/g)) {

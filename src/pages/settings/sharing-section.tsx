@@ -48,8 +48,14 @@ export const SharedLinkMade: FC<{ created: { url: string; embed: string } }> = (
   <div class="notice" role="status">
     <p>Link made. Copy it now: it is shown only once (it is listed under Shared links).</p>
     <pre id="shared-link-url">{created.url}</pre>
+    <button type="button" class="secondary" data-copy="shared-link-url">
+      Copy link
+    </button>
     <p>To embed the statistics in a page (a link without a password):</p>
     <pre id="shared-link-embed">{embedSnippet(created.embed)}</pre>
+    <button type="button" class="secondary" data-copy="shared-link-embed">
+      Copy embed code
+    </button>
   </div>
 );
 
@@ -64,7 +70,7 @@ export const SharingSection: FC<{
   <SettingsSection
     id="sharing"
     title="Shared links"
-    hint="A secret link shows this website's statistics, read-only, to whoever has it — every range, filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an admin (unless it is handed over). A dash: made before Sightline recorded makers (counted as the owner's)."
+    hint="A secret link shows this website's statistics, read-only, to whoever has it — every range, filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an admin (unless it is handed over). A dash under Made by: its maker is not known (it counts as the owner's)."
     csrf={csrf}
     table={{
       head: ['Link', 'Shows', 'Password', 'Made', 'Made by'],

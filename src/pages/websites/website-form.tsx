@@ -73,6 +73,7 @@ function StatisticsPageFields(props: {
       <Field
         label="Password of the statistics page"
         name="password"
+        shownIf="privacy=2"
         hint={
           props.hasPassword
             ? 'A password is set; leave empty to keep it.'
@@ -126,6 +127,8 @@ export function WebsiteForm(props: {
           list="timezones"
           autocomplete="off"
           value={values.timezone ?? 'UTC'}
+          // A new website's: the browser's own, when the page's script can tell it.
+          data-browser-zone={props.editing || values.timezone !== undefined ? undefined : '1'}
         />
         <datalist id="timezones">
           {timeZoneNames().map((zone) => (

@@ -14,7 +14,7 @@ import { type Recent, recentTraffic } from '../../query/present/recent.ts';
 import { assetSuffixes } from '../../websites/public-suffixes.ts';
 import { listWebsites, mayActAs, type Role } from '../../websites/queries.ts';
 import { createWebsite } from '../../websites/service.ts';
-import { render } from '../layout/layout.tsx';
+import { DeleteButton, render } from '../layout/layout.tsx';
 import { type FormValues, fieldsOf, formValues, PRIVACY, WebsiteForm } from './website-form.tsx';
 
 /** Websites whose last 24 hours the list shows (each is a read of its event log). */
@@ -112,12 +112,12 @@ function WebsiteTable({
               {role === 'owner' ? (
                 <a href={`/websites/${site.id}/delete`}>Delete</a>
               ) : (
-                <form method="post" action={`/websites/${site.id}/leave`} class="inline">
-                  <input type="hidden" name="_csrf" value={csrf} />
-                  <button type="submit" class="secondary">
-                    Leave
-                  </button>
-                </form>
+                <DeleteButton
+                  action={`/websites/${site.id}/leave`}
+                  csrf={csrf}
+                  label="Leave"
+                  what={site.domain}
+                />
               )}
             </td>
           </tr>

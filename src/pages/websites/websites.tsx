@@ -11,7 +11,6 @@ import type { AppEnv } from '../../env.ts';
 import { csrfToken, formBody, requireOwner, signedInOwner } from '../../http/session.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
-import { TRACKER_VERSION } from '../../tracker/script.generated.ts';
 import {
   deleteWebsite,
   type Role,
@@ -54,26 +53,16 @@ import {
   siteSegmentsOf,
 } from '../settings/sharing-section.tsx';
 import { StorageSection, storageRecordOf } from '../settings/storage-section.tsx';
+import { SnippetSection } from './snippet-section.tsx';
 import { type FormValues, fieldsOf, formValues, valuesOf, WebsiteForm } from './website-form.tsx';
 import { addWebsite, listPage, newPage } from './website-list.tsx';
 import { websiteLinks } from './website-switcher.tsx';
 
-/** The snippet for a website, pointing at this Sightline. */
-function snippet(origin: string): string {
-  return `<script async src="${origin}/js/script.js?v=${TRACKER_VERSION}"></script>`;
-}
-
-function SnippetSection({ origin }: { origin: string }) {
-  return (
-    <section class="card" aria-labelledby="snippet-title">
-      <h2 id="snippet-title">Tracking snippet</h2>
-      <p>Add it to the &lt;head&gt; of every page. It sets no cookies and weighs under 1 KB.</p>
-      <pre id="snippet">{snippet(origin)}</pre>
-      <button type="button" class="secondary" data-copy="snippet">
-        Copy snippet
-      </button>
-    </section>
-  );
+/** `GET /websites/:id/received.json`: whether the website's log holds a hit yet. */
+async function receivedAnswer(c: Context<AppEnv>) {
+  const site = await siteOf(c);
+  const storage = await storageRecordOf(c.env, site);
+  return c.json({ received: storage.events > 0 });
 }
 
 /** The settings page's sections, in order, as its navigation names them. */
@@ -153,6 +142,7 @@ async function editPage(
 ) {
   const { goal, funnel, imports, sharing, members, alerts } = forms;
   const csrf = await csrfToken(c);
+  const storage = await storageRecordOf(c.env, site);
   return render(
     c,
     {
@@ -194,7 +184,11 @@ async function editPage(
             </p>
           ) : null}
           <SectionNav site={site} />
-          <SnippetSection origin={new URL(c.req.url).origin} />
+          <SnippetSection
+            origin={new URL(c.req.url).origin}
+            site={site}
+            received={storage.events > 0}
+          />
           <h2 id="general">General and tracking</h2>
           <WebsiteForm
             action={`/websites/${site.id}`}
@@ -243,7 +237,7 @@ async function editPage(
             csrf={csrf}
             state={alerts?.state}
           />
-          <StorageSection storage={await storageRecordOf(c.env, site)} />
+          <StorageSection storage={storage} />
           <DangerZone site={site} owner={site.ownerId === signedInOwner(c).id} />
         </>
       ),
@@ -331,6 +325,7 @@ export function createWebsitePages() {
     return editPage(c, site, valuesOf(site));
   });
   pages.post('/:id', saveWebsite);
+  pages.get('/:id/received.json', receivedAnswer);
   pages.get('/:id/delete', deletePage);
   pages.post('/:id/delete', removeWebsite);
   registerGoalPages(

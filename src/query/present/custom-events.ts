@@ -33,15 +33,24 @@ export const carried = (property: string): FilterNode => ({
 /** Page views are no custom event: `pageview` is their name. */
 const PAGE_VIEWS = 'pageview';
 
+const CUSTOM_EVENTS: FilterNode = {
+  op: 'is_not',
+  dimension: 'event:name',
+  values: [PAGE_VIEWS],
+  caseSensitive: true,
+};
+
 /**
  * A range's custom events by name (`Source.events`), asked with `ask`: the names by visitors,
- * and each name's values (`name:value:unit`) in the same pass. Asked under the view's filters
- * alone (page views' name left out of the answer, not by a filter of its own), so that they
- * share the log's one pass with the view's other questions.
+ * and each name's values (`name:value:unit`) in the same pass. Under the view's filters
+ * (`filtered`) they are asked under those alone, page views' name left out of the answer, so
+ * that they share the log's one pass with the view's other questions; without any, under a
+ * filter of their own, which leaves the page views out before they are grouped.
  */
 export async function eventsOf(
   ask: (groups: GroupQuery[], more: FilterNode[]) => Promise<Answer[] | Unavailable>,
   limit: number,
+  filtered: boolean,
 ): Promise<EventName[] | Unavailable> {
   const counted = ['visitors', 'events'];
   const byVisitors: GroupQuery['order'] = [['visitors', 'desc']];
@@ -63,7 +72,7 @@ export async function eventsOf(
         offset: 0,
       },
     ],
-    [],
+    filtered ? [] : [CUSTOM_EVENTS],
   );
   if (isUnavailable(answers)) return answers;
   const [byName, byValue] = answers;

@@ -215,7 +215,8 @@ function engineSource(reader: Reader, filters: Filter[], goals: Goal[] = []): So
         ]),
       );
     },
-    events: (range, limit) => eventsOf((groups, more) => ask(range, groups, more), limit),
+    events: (range, limit) =>
+      eventsOf((groups, more) => ask(range, groups, more), limit, engineFilters.length > 0),
     async carrying(property, range) {
       const answers = await ask(range, [VISITORS], [carried(property)]);
       return isUnavailable(answers) ? answers : (answers[0]?.rows[0]?.metrics[0] ?? 0);

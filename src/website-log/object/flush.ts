@@ -106,8 +106,7 @@ export async function flushEvents(
     let cost: Applied;
     try {
       const seen = seenBefore(db, dict, from, rows);
-      const counting =
-        db.meta('visitors_counted') === 1 ? null : countingFrom(db, from, rows, seen);
+      const counting = db.meta('visitors_counted') === 1 ? null : countingFrom(rows, seen);
       const increments = rollupOf(rows, lateDurations(db, from, to), seen);
       cost = await applyFlush(
         d1,
@@ -149,8 +148,6 @@ export async function flushEvents(
  * waits for one.
  */
 function countingFrom(
-  db: LogDb,
-  from: number,
   rows: LoggedEvent[],
   seen: Seen,
 ): { from: string; before: Increment[] } | null {

@@ -14,6 +14,7 @@ import {
   signedIn,
   tags,
 } from '../../support/browser-session.ts';
+import { sendHit } from '../../support/hits.ts';
 import { OWNER_PASSWORD } from '../../support/owner-password.ts';
 
 const SNIPPET = `<script async src="https://sightline.test/js/script.js?v=${TRACKER_VERSION}"></script>`;
@@ -59,6 +60,10 @@ describe('adding a website', () => {
     const { owner, b } = await ownerSession();
     const form = await b.get('/websites/new');
     expect(form.status).toBe(200);
+    // The browser's time zone fills the field, and the password shows for a password-protected
+    // page only (both by the page's script: test/e2e/page-script.test.ts).
+    expect(labelFor(form.text, 'timezone')).toContain('data-browser-zone="1"');
+    expect(form.text).toContain('<label for="password" data-shown-if="privacy=2">');
     const res = await b.post('/websites', {
       _csrf: csrfFrom(form.text),
       domain: 'https://www.Form-Made.example.com/blog',
@@ -79,6 +84,13 @@ describe('adding a website', () => {
     expect(page.text).toContain('Website added.');
     expect(page.text).toContain(`<pre id="snippet">${escapeHtml(SNIPPET)}</pre>`);
     expect(page.text).not.toContain(SNIPPET);
+    // Nothing received yet: the page says it waits, and the script asks until it has.
+    expect(page.text).toContain(`data-received="/websites/${id}/received.json"`);
+    expect((await b.get(`/websites/${id}/received.json`)).text).toBe('{"received":false}');
+    const hit = await sendHit({ page: 'https://form-made.example.com/' });
+    expect(hit.status).toBe(202);
+    expect((await b.get(`/websites/${id}/received.json`)).text).toBe('{"received":true}');
+    expect((await b.get(`/websites/${id}`)).text).toContain('Receiving page views.');
 
     const api = await apiWebsite(owner.key, id);
     expect(api.status).toBe(200);
@@ -427,6 +439,7 @@ describe("another owner's website", () => {
 
     const edit = await b.get(`/websites/${site.id}`);
     expect(edit.status).toBe(404);
+    expect((await b.get(`/websites/${site.id}/received.json`)).status).toBe(404);
     expect(edit.text).toContain('There is no such website.');
     expect(edit.text).not.toContain(site.domain);
     const save = await b.post(`/websites/${site.id}`, {

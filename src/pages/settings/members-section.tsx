@@ -93,7 +93,7 @@ export const MembersSection: FC<{
         may {ROLE_MEANING.admin}. Only the owner may delete the website. An invitation is an e-mail
         with a link that works once, for 72 hours. Removing a member, or making an admin a viewer,
         revokes the shared links and invitations they made, unless you keep them (they are then
-        yours). A dash: sent before Sightline recorded inviters (counted as the owner's).
+        yours). A dash under Invited by: the inviter is not known (it counts as the owner's).
       </>
     }
     csrf={csrf}

@@ -300,11 +300,12 @@ const StatsApiV2: FC = () => (
   </section>
 );
 
+// No `<`, `>`, `&` or quotes: the page escapes them inside <style>, and the CSP hashes the text.
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5b6470;--line:#d8dee4;--code:#f3f5f7;--accent:#2563eb}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--muted:#9aa4ae;--line:#2c333b;--code:#1b2026;--accent:#7aa2ff}}
 body{font:16px/1.5 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:78rem;padding:1rem}
-.layout{display:grid;gap:2rem}@media (min-width:60rem){.layout{grid-template-columns:17rem minmax(0,1fr)}
+.layout{display:grid;grid-template-columns:minmax(0,1fr);gap:2rem}.layout main,.layout nav{min-width:0}@media (min-width:60rem){.layout{grid-template-columns:17rem minmax(0,1fr)}
 .contents{position:sticky;top:0;max-height:100vh;overflow-y:auto;padding-top:1rem}}
 .contents ul{list-style:none;padding:0;margin:0;font-size:.9rem}.contents li{margin:.3rem 0}
 .contents input{width:100%;box-sizing:border-box;font:inherit;padding:.35rem .5rem;margin:.25rem 0 .5rem;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:6px}

@@ -189,6 +189,11 @@ describe('OpenAPI document and reference page', () => {
     const text = res.text.replace(/<pre[\s\S]*?<\/pre>/g, '');
     expect(text).not.toContain('`');
     expect(text).toContain('<code>domain</code>');
+    // The page's one inline style is the one its policy allows (an escaped `>` would not be).
+    const style = res.text.match(/<style>([\s\S]*?)<\/style>/)?.[1] ?? '';
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(style));
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    expect(res.headers.get('content-security-policy')).toContain(`'sha256-${hash}'`);
     // Contents beside the sections, and a search box over them, shown by the script.
     expect(res.text).toContain('<nav class="contents" aria-label="Contents">');
     expect(res.text).toMatch(/<label hidden="" data-search-sections="main &gt; section">/);

@@ -1053,6 +1053,7 @@ const DASHBOARD_PAGES: PageRoute[] = [
     path: '/websites/{id}',
     fields: (vars) => ({ ...takeover(), domain: vars.domain }),
   },
+  { method: 'GET', path: '/websites/{id}/received.json' },
   { method: 'GET', path: '/websites/{id}/delete' },
   { method: 'POST', path: '/websites/{id}/delete' },
   {

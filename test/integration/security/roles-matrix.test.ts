@@ -349,6 +349,7 @@ const PAGE_RULES: PageRule[] = [
     need: 'admin',
     fields: () => ({ privacy: '1', timezone: 'UTC' }),
   },
+  { method: 'GET', path: '/websites/{id}/received.json', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/delete', need: 'owner' },
   { method: 'POST', path: '/websites/{id}/delete', need: 'owner' },
   {

@@ -300,7 +300,8 @@ const StatsApiV2: FC = () => (
   </section>
 );
 
-// No `<`, `>`, `&` or quotes: the page escapes them inside <style>, and the CSP hashes the text.
+// No angle brackets, ampersands or quotation marks: the page escapes them inside its style
+// element, and the policy allows the style by the hash of its text.
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#5b6470;--line:#d8dee4;--code:#f3f5f7;--accent:#2563eb}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--muted:#9aa4ae;--line:#2c333b;--code:#1b2026;--accent:#7aa2ff}}
@@ -315,7 +316,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:var(--
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;border-bottom:1px solid var(--line);padding:.35rem .5rem;vertical-align:top}
 .method{display:inline-block;min-width:4.5rem;font-size:.8rem;padding:.1rem .4rem;border-radius:4px;background:var(--accent);color:var(--bg);text-align:center}
 .req{color:var(--muted);font-size:.8em}.summary{font-weight:600}a{color:var(--accent)}
-body{overflow-wrap:break-word}a,code,td{overflow-wrap:anywhere}@media (max-width:40rem){table{display:block;overflow-x:auto}}
+body{overflow-wrap:break-word}a,h2 code,header code{overflow-wrap:anywhere}@media (max-width:40rem){table{display:block;overflow-x:auto}td,td code{overflow-wrap:anywhere}}
 `;
 
 /** The pages' security headers, with this page's one inline style allowed by its hash. */

@@ -40,19 +40,17 @@ export function forgetSeen(db: LogDb): void {
   kept.delete(db);
 }
 
-/** The roll-ups of what was seen: each visitor once per page and referrer of each date. */
+/**
+ * The roll-ups of what was seen: each visitor once per page and referrer of each date, one
+ * increment a key (the flush sums them per row: src/rollups/increments.ts).
+ */
 export function countedBefore(seen: Seen): Increment[] {
-  const counts = new Map<string, Increment>();
-  for (const [date, keys] of seen)
-    for (const key of keys) {
+  return [...seen].flatMap(([date, keys]) =>
+    [...keys].map((key): Increment => {
       const name = key.slice(0, key.indexOf('\u0000'));
-      const value = key.slice(key.indexOf('\u0000', name.length + 1) + 1);
-      const at = `${name}\u0000${date}\u0000${value}`;
-      const row = counts.get(at);
-      if (row) row[3]++;
-      else counts.set(at, [name, date, value, 1]);
-    }
-  return [...counts.values()];
+      return [name, date, key.slice(key.indexOf('\u0000', name.length + 1) + 1), 1];
+    }),
+  );
 }
 
 /** Reads into `seen` what the log's page views of `dates` up to `from` were counted for. */

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { SETTINGS_PAGES } from '../src/pages/settings/settings-pages.tsx';
 import { root, withDatabase } from './lib/d1.ts';
 import { createDemo, DEMO, replayDemoTraffic } from './lib/demo.ts';
 import { startWorker } from './lib/worker.ts';
@@ -45,7 +46,7 @@ try {
   await page.click('main button[type=submit]');
   await page.waitForURL('**/websites');
   await page.screenshot({ path: join(out, 'websites.png') });
-  await page.click('main td a:text-is("Edit and snippet")');
+  await page.click('main td a:text-is("Settings")');
   await page.screenshot({ path: join(out, 'website.png'), fullPage: true });
   await page.goto(`${base}/stats/${DEMO.domain}?range=30d`);
   await page.screenshot({ path: join(out, 'stats.png'), fullPage: true });
@@ -74,7 +75,10 @@ try {
   const pages: [name: string, path: string][] = [
     ['websites', '/websites'],
     ['website-new', '/websites/new'],
-    ['website', '/websites/1'],
+    ...SETTINGS_PAGES.map(({ path }): [string, string] => [
+      `settings-${path || 'general'}`,
+      `/websites/1${path ? `/${path}` : ''}`,
+    ]),
     ['account', '/account'],
     ['api-key', '/account/api-key'],
     ['stats', `/stats/${DEMO.domain}?range=30d`],

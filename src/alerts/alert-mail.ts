@@ -1,26 +1,19 @@
 /**
  * The e-mails of traffic alerts (./alerts.ts): the confirmation an address gets when an alert
- * is made for it (sent from the request, at most `CONFIRMATIONS` a day to one address), and
+ * is made for it (sent from the request, within the limits of src/reports/confirmation.ts), and
  * the alert itself (sent by the cron, ./check.ts). Plain text: every value in them is a
  * number, a checked address or domain, or a page or source shown as text.
  */
-import { personOf } from '../accounts/owners.ts';
-import { consumeAttempt } from '../accounts/throttle.ts';
 import type { Database } from '../db/client.ts';
 import type { AlertRow } from '../db/sharing-schema.ts';
 import type { Env } from '../env.ts';
-import { ApiError } from '../lib/errors.ts';
-import { sendNow } from '../lib/mail.ts';
-import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
-import { mimeMessage } from '../lib/text/mime.ts';
 import { withoutControlCharacters } from '../lib/text/text.ts';
+import {
+  sendConfirmation as confirmAddress,
+  plainMessage,
+  type Sender,
+} from '../reports/confirmation.ts';
 import { type AlertInput, type AlertKind, alertToken, createAlert, deleteAlert } from './alerts.ts';
-
-/** Who asks for a confirmation (the e-mail names them), and where its link starts. */
-export type Sender = { personId: number; origin: string };
-
-/** Confirmation e-mails one address may get a day, from every website together. */
-const CONFIRMATIONS = { limit: 3, windowMs: 24 * 3_600_000 };
 
 const KIND_NAME: Record<AlertKind, string> = { spike: 'traffic spike', drop: 'traffic drop' };
 
@@ -35,25 +28,6 @@ export function conditionOf(alert: Pick<AlertRow, 'kind' | 'threshold' | 'hours'
 
 const everyText = (hours: number) => (hours === 1 ? 'every hour' : `every ${hours} hours`);
 
-function message(to: string, from: string, subject: string, text: string, unsubscribe?: string) {
-  return mimeMessage({
-    from: { name: 'Sightline', address: from },
-    to,
-    subject,
-    headers: {
-      'Auto-Submitted': 'auto-generated',
-      // RFC 8058 one-click unsubscribe: mail clients POST to this URL.
-      ...(unsubscribe
-        ? {
-            'List-Unsubscribe': `<${unsubscribe}>`,
-            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-          }
-        : {}),
-    },
-    parts: [{ type: 'text/plain', text }],
-  });
-}
-
 /**
  * Sends the confirmation of `alert`'s address, with the link (under `origin`) that turns it
  * on. Refused with a 429: a website's eleventh in a minute (`RATE_LIMIT_FORMS`), an address's
@@ -66,36 +40,20 @@ export async function sendConfirmation(
   alert: AlertRow,
   by: Sender,
 ): Promise<void> {
-  if (!(await withinLimit(env, 'RATE_LIMIT_FORMS', ['alert', String(site.id)])))
-    throw tooManyRequests();
-  const wait = await consumeAttempt(
-    db,
-    ['alert-confirmation', alert.email],
-    Date.now(),
-    CONFIRMATIONS,
-  );
-  if (wait > 0)
-    throw new ApiError(
-      429,
-      'This address was sent three confirmations in the last day already. Try again tomorrow.',
-      undefined,
-      { 'Retry-After': String(wait) },
-    );
-  const inviter = (await personOf(db, by.personId)).email;
   const link = `${by.origin}/alerts/confirm#${alert.id}.${await alertToken(db, 'confirm', alert)}`;
-  const text = [
-    `${inviter} asks Sightline to e-mail this address when ${site.domain} has a ${KIND_NAME[alert.kind as AlertKind]}: ${conditionOf(alert)}; at most one e-mail ${everyText(alert.everyHours)}.`,
-    '',
-    'Nothing is sent until you confirm here:',
-    '',
-    link,
-    '',
-    'If you did not expect this e-mail, ignore it: without the link, no alert is ever sent to you.',
-  ].join('\n');
-  await sendNow(
+  await confirmAddress(
     env,
-    alert.email,
-    (from) => message(alert.email, from, `Confirm traffic alerts for ${site.domain}`, text),
+    db,
+    site.id,
+    by,
+    {
+      to: alert.email,
+      subject: `Confirm traffic alerts for ${site.domain}`,
+      lines: (inviter) => [
+        `${inviter} asks Sightline to e-mail this address when ${site.domain} has a ${KIND_NAME[alert.kind as AlertKind]}: ${conditionOf(alert)}; at most one e-mail ${everyText(alert.everyHours)}.`,
+      ],
+      link,
+    },
     { sent: 'Traffic alerts', one: 'The confirmation e-mail' },
   );
 }
@@ -152,7 +110,7 @@ export function alertMessage(
     `You get this because ${alert.email} confirmed ${KIND_NAME[alert.kind as AlertKind]} alerts for ${domain}, at most one ${everyText(alert.everyHours)}.`,
     `Stop them: ${links.unsubscribePage}`,
   ].join('\n');
-  return message(alert.email, from, subject, text, links.unsubscribeUrl);
+  return plainMessage(alert.email, from, subject, text, links.unsubscribeUrl);
 }
 
 /**

@@ -10,11 +10,11 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { normalizeEmail, validateEmail } from '../accounts/owners.ts';
 import type { Database } from '../db/client.ts';
-import { hmacHex, serverSecret } from '../db/secrets.ts';
 import { type AlertRow, alerts } from '../db/sharing-schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { apiTimestamp } from '../lib/time/dates.ts';
+import { linkToken } from '../reports/confirmation.ts';
 
 export const ALERT_KINDS = ['spike', 'drop'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -216,8 +216,7 @@ export async function alertToken(
   purpose: 'confirm' | 'unsubscribe',
   alert: { id: number; email: string },
 ): Promise<string> {
-  const key = await serverSecret(db, 'alerts');
-  return (await hmacHex(key, `${purpose}\u0000${alert.id}\u0000${alert.email}`)).slice(0, 32);
+  return linkToken(db, 'alerts', [purpose, alert.id, alert.email]);
 }
 
 /** The alert `id` when `token` is its secret for `purpose`; a 404 otherwise. */

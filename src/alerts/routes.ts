@@ -13,8 +13,9 @@ import { jsonContent } from '../http/responses.ts';
 import { idParam, serveRoute } from '../http/route.ts';
 import { ApiError } from '../lib/errors.ts';
 import { s } from '../lib/json-schema.ts';
+import type { Sender } from '../reports/confirmation.ts';
 import { websiteOf } from '../websites/http.ts';
-import { addAlert, type Sender, sendConfirmation } from './alert-mail.ts';
+import { addAlert, sendConfirmation } from './alert-mail.ts';
 import {
   ALERT_BOUNDS,
   ALERT_DEFAULTS,

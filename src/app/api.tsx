@@ -15,6 +15,7 @@ import { addressRateLimit } from '../lib/rate-limit.ts';
 import { registerMemberRoutes } from '../members/routes.ts';
 import { ReferencePage, referencePageHeaders } from '../pages/reference/api-reference.tsx';
 import { registerStatsRoutes } from '../query/api/v1/routes.ts';
+import { registerReportRoutes } from '../reports/routes.ts';
 import { registerSegmentRoutes } from '../segments/routes.ts';
 import { registerSharingRoutes } from '../sharing/routes.ts';
 import { registerWebsiteRoutes } from '../websites/routes.ts';
@@ -61,6 +62,7 @@ export function createApi() {
   registerSegmentRoutes(api);
   registerAnnotationRoutes(api);
   registerAlertRoutes(api);
+  registerReportRoutes(api);
   registerSharingRoutes(api);
   registerMemberRoutes(api);
   registerStatsRoutes(api);

@@ -21,7 +21,7 @@ import { createAssetRoutes } from '../pages/assets/serve.ts';
 import { renderErrorPage } from '../pages/layout/error-page.tsx';
 import { createAlertPages } from '../pages/mail-links/alert-links.tsx';
 import { createInvitationPages } from '../pages/mail-links/invitations.tsx';
-import { createUnsubscribePages } from '../pages/mail-links/unsubscribe.tsx';
+import { createReportLinkPages } from '../pages/mail-links/unsubscribe.tsx';
 import { registerLinkOpeners } from '../pages/sharing/link-access.tsx';
 import { createStatsPages } from '../pages/statistics/overview-page.tsx';
 import { createWebsitePages } from '../pages/websites/websites.tsx';
@@ -35,7 +35,7 @@ function createPages() {
   pages.use('*', pageSecurityHeaders());
   pages.use('*', loadSession());
   // Reached from e-mails: authenticated by a signed link, not by a session or Origin.
-  pages.route('/reports/unsubscribe', createUnsubscribePages());
+  pages.route('/reports', createReportLinkPages());
   pages.route('/alerts', createAlertPages());
   const originCheck = csrf();
   pages.use('*', async function formOrigin(c, next) {

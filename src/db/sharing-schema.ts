@@ -1,6 +1,7 @@
 /**
  * What the readers of a website keep and share (part of Sightline's D1 schema: ./schema.ts;
- * drizzle-kit reads both): shared links, saved segments, annotations and traffic alerts.
+ * drizzle-kit reads both): shared links, saved segments, annotations, traffic alerts and the
+ * recipients of e-mail reports.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { owners, websites } from './schema.ts';
@@ -121,3 +122,29 @@ export const alerts = sqliteTable(
 );
 
 export type AlertRow = typeof alerts.$inferSelect;
+
+/**
+ * The recipients of a website's e-mail reports (src/reports/recipients.ts, docs/ARCHITECTURE.md
+ * "E-mail reports") besides its owner (`websites.email`): each address gets the report of
+ * every complete `interval` (`weekly` or `monthly`) in the website's time zone, once it has
+ * confirmed (`confirmed_at`) by the link of the e-mail sent when it was added. One row per
+ * address and website; the sends are claims in `report_sends` (src/reports/once.ts), keyed by
+ * the period and the recipient (`weekly:2026-11-30:r12`).
+ */
+export const reportRecipients = sqliteTable(
+  'report_recipients',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    websiteId: integer('website_id')
+      .notNull()
+      .references(() => websites.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    interval: text('interval').notNull(),
+    confirmedAt: integer('confirmed_at'),
+    createdBy: integer('created_by').references(() => owners.id, { onDelete: 'set null' }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('report_recipients_email_unique').on(t.websiteId, t.email)],
+);
+
+export type ReportRecipientRow = typeof reportRecipients.$inferSelect;

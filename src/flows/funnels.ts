@@ -125,6 +125,49 @@ async function goalNamesOf(db: Database, websiteId: number): Promise<Set<string>
   return new Set(rows.map((r) => r.name));
 }
 
+/** The steps of `raw` (a list, or a form's JSON text of one), each checked; `fail` for each wrong. */
+async function stepsChecked(
+  db: Database,
+  websiteId: number,
+  given: unknown,
+  fail: Fail,
+): Promise<FunnelStep[]> {
+  const raw = stepsOf(given);
+  const steps: FunnelStep[] = [];
+  if (!Array.isArray(raw) || raw.length < FUNNEL_STEPS.min || raw.length > FUNNEL_STEPS.max)
+    fail(
+      'steps',
+      `The steps field must be a list of ${FUNNEL_STEPS.min} to ${FUNNEL_STEPS.max} steps.`,
+    );
+  else {
+    const usesGoals = raw.some((s) => s !== null && typeof s === 'object' && 'goal' in s);
+    const goalNames = usesGoals ? await goalNamesOf(db, websiteId) : new Set<string>();
+    raw.forEach((s, i) => {
+      const step = checkStep(s, i + 1, goalNames, fail);
+      if (step) steps.push(step);
+    });
+  }
+  return steps;
+}
+
+/**
+ * The steps of a funnel being built (the settings' preview), checked as a saved funnel's
+ * are, or a 422 naming each bad one.
+ */
+export async function funnelSteps(
+  db: Database,
+  websiteId: number,
+  given: unknown,
+): Promise<FunnelStep[]> {
+  const errors: FieldErrors = {};
+  const steps = await stepsChecked(db, websiteId, given, (field, message) => {
+    errors[field] = [message];
+    return undefined;
+  });
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+  return steps;
+}
+
 /**
  * The funnel that `fields` ask for (`name`, `steps`), or a 422 naming each bad field:
  * `name`, `steps` (not a list of 2 to 8), `steps.N` (a step that is not exactly one of a
@@ -151,21 +194,7 @@ async function checkFunnel(
       .get();
     if (named && named.id !== funnelId) fail('name', NAME_TAKEN);
   }
-  const raw = stepsOf(fields.steps);
-  const steps: FunnelStep[] = [];
-  if (!Array.isArray(raw) || raw.length < FUNNEL_STEPS.min || raw.length > FUNNEL_STEPS.max)
-    fail(
-      'steps',
-      `The steps field must be a list of ${FUNNEL_STEPS.min} to ${FUNNEL_STEPS.max} steps.`,
-    );
-  else {
-    const usesGoals = raw.some((s) => s !== null && typeof s === 'object' && 'goal' in s);
-    const goalNames = usesGoals ? await goalNamesOf(db, websiteId) : new Set<string>();
-    raw.forEach((s, i) => {
-      const step = checkStep(s, i + 1, goalNames, fail);
-      if (step) steps.push(step);
-    });
-  }
+  const steps = await stepsChecked(db, websiteId, fields.steps, fail);
   if (Object.keys(errors).length > 0 || name === undefined) throw validationFailed(errors);
   return { name, steps };
 }

@@ -16,12 +16,10 @@ import type { Env } from '../env.ts';
 import { sweepImports } from '../imports/sweep.ts';
 import { logError, logSummary } from '../lib/log.ts';
 import { mailerOf } from '../lib/mail.ts';
-import { topGoals } from '../query/present/overview.ts';
 import { intervalOf } from '../reports/period.ts';
-import { sendReports } from '../reports/send.ts';
+import { reportHooks, sendReports } from '../reports/send.ts';
 import { compactMonths } from '../rollups/compaction.ts';
 import { destroyLog } from '../website-log/worker/calls.ts';
-import { flushBeforeReading } from '../website-log/worker/partitions.ts';
 import { type ChunkLimits, purgeExpired } from './expired.ts';
 import { purgeDeletedWebsites } from './purge.ts';
 
@@ -121,8 +119,7 @@ export async function runScheduled(
       {
         batch: options.reports?.batch,
         queries,
-        beforeReading: (websiteId) => flushBeforeReading(env, websiteId),
-        goalsOf: (websiteId, period) => topGoals(env, db, websiteId, period),
+        ...reportHooks(env, db),
       },
     );
     logSummary('reports', { ...reports, queries: queries.used });

@@ -33,7 +33,19 @@ export type ReportData = {
    * out of addresses"); the one-click address when none is given.
    */
   unsubscribePage: string;
+  /** Why the address gets it, in words (the owner's reports when not given). */
+  reason?: string;
+  /** A test sent on request: said in its subject and first line. */
+  test?: boolean;
 };
+
+/** The first line of a test report. */
+const TEST_NOTE =
+  'This is a test, sent on request: the report of the last complete period. The reports themselves go out as usual.';
+
+/** Why an address gets the report, in words. */
+const reasonOf = (r: ReportData) =>
+  r.reason ?? `You get this because e-mail reports are on for ${r.domain}.`;
 
 /** The top lists a report shows, each titled by its statistic's title. */
 const TOP = (['page', 'referrer', 'country'] as const).map(
@@ -100,12 +112,13 @@ export function subjectOf(r: ReportData): string {
   // Domains are validated host names; line breaks are removed all the same, so no stored
   // value can ever start a header of its own.
   return oneLine(
-    `${r.domain}: ${formatNumber(r.figures.visitors)} visitors, ${formatNumber(r.figures.pageviews)} page views (${what})`,
+    `${r.test ? 'Test: ' : ''}${r.domain}: ${formatNumber(r.figures.visitors)} visitors, ${formatNumber(r.figures.pageviews)} page views (${what})`,
   );
 }
 
 export function textOf(r: ReportData): string {
   const lines = [
+    ...(r.test ? [TEST_NOTE, ''] : []),
     `Sightline ${r.period.interval} report for ${oneLine(r.domain)}`,
     `${r.period.from} to ${r.period.to}`,
     '',
@@ -125,6 +138,7 @@ export function textOf(r: ReportData): string {
     '',
     `Full statistics: ${r.statsUrl}`,
     '',
+    oneLine(reasonOf(r)),
     `Stop these e-mails for ${oneLine(r.domain)}: ${r.unsubscribePage}`,
   );
   return lines.join('\r\n');
@@ -158,6 +172,7 @@ export function htmlOf(r: ReportData): string {
     )
     .join('');
   return `<!DOCTYPE html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#17191c;max-width:560px;margin:0 auto;padding:16px">
+${r.test ? `<p style="background:#fff4d6;padding:8px">${e(TEST_NOTE)}</p>` : ''}
 <h1 style="font-size:20px">${e(r.domain)}</h1>
 <p style="color:#5d6670">${e(r.period.interval === 'monthly' ? 'Monthly' : 'Weekly')} report, ${e(r.period.from)} to ${e(r.period.to)}</p>
 <p>${SHOWN_FIGURES.map(
@@ -170,6 +185,6 @@ ${sections}${
     : ''
 }
 <p style="margin-top:24px"><a href="${e(r.statsUrl)}">Open the full statistics</a></p>
-<p style="color:#5d6670;font-size:13px">You get this because e-mail reports are on for ${e(r.domain)}. <a href="${e(r.unsubscribePage)}">Unsubscribe</a></p>
+<p style="color:#5d6670;font-size:13px">${e(reasonOf(r))} <a href="${e(r.unsubscribePage)}">Unsubscribe</a></p>
 </body></html>`;
 }

@@ -1,27 +1,30 @@
 /**
- * Sending the periodic reports from the cron: for every website with `email = 1`, the
- * report of its last complete period, never twice.
+ * Sending the periodic reports from the cron: to every website's owner with `email = 1` and
+ * to every confirmed recipient (./recipients.ts), the report of the last complete period of
+ * its interval, never twice.
  *
- * Which websites: only those that still owe their period's report (no `report_sends` row
- * for it). A website's period depends on its time zone, so the time zones in use are
- * grouped by the period they are in at this instant (at most two or three groups), and
- * each group is one query per page of websites. Every statement counts against the run's
- * query budget (see src/db/query-budget.ts); a report is begun only when the budget has
- * room for all of it, and the next run continues.
+ * Who: only those that still owe their period's report (./owing.ts: no claim for it in
+ * `report_sends`), a few queries a page, whatever the number of time zones. Every statement
+ * counts against the run's query budget (see src/db/query-budget.ts); a report is begun only
+ * when the budget has room for all of it, and the next run continues.
  *
- * Each report: its numbers are read, then it is claimed, sent and marked sent through
- * `sendOnce` (./once.ts), which sends it at most once. A failure of one website (reading its
- * numbers, its claim, its send) is that website's failure only; the others go on.
+ * Each report: its numbers are read (once for a website's owner and recipients of one
+ * period), then it is claimed, sent and marked sent through `sendOnce` (./once.ts), which
+ * sends it at most once. A failure of one report (reading its numbers, its claim, its send)
+ * is that report's failure only; the others go on.
  */
-import { and, asc, eq, gt, notExists, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { metered, QueryBudget } from '../db/query-budget.ts';
-import { owners, reportSends, type WebsiteRow, websites } from '../db/schema.ts';
-import { hmacHex, serverSecret } from '../db/secrets.ts';
+import { reportSends, websites } from '../db/schema.ts';
+import type { Env } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
 import type { Mailer } from '../lib/mail.ts';
 import { mimeMessage } from '../lib/text/mime.ts';
+import { topGoals } from '../query/present/overview.ts';
+import { flushBeforeReading } from '../website-log/worker/partitions.ts';
+import { linkToken } from './confirmation.ts';
 import {
   type GoalRows,
   htmlOf,
@@ -31,7 +34,9 @@ import {
   textOf,
 } from './content.ts';
 import { ONCE_QUERIES, type Outcome, sendOnce } from './once.ts';
-import { type Interval, lastCompletePeriod, type Period } from './period.ts';
+import { claimKey, type Owed, owed, PAGE, periodGroups, START } from './owing.ts';
+import type { Interval, Period } from './period.ts';
+import { recipientToken } from './recipients.ts';
 
 export type ReportConfig = { from: string; publicUrl: string; interval: Interval };
 
@@ -42,16 +47,13 @@ export type ReportConfig = { from: string; publicUrl: string; interval: Interval
  * measures it.
  */
 export const REPORT_QUERIES = 12 + ONCE_QUERIES;
-/** Websites read per query. */
-const PAGE = 50;
 
-export async function unsubscribeToken(db: Database, websiteId: number): Promise<string> {
-  return (
-    await hmacHex(await serverSecret(db, 'unsubscribe'), `unsubscribe\u0000${websiteId}`)
-  ).slice(0, 32);
+/** The secret of the owner's unsubscribe link of a website's reports. */
+export function unsubscribeToken(db: Database, websiteId: number): Promise<string> {
+  return linkToken(db, 'unsubscribe', ['unsubscribe', websiteId]);
 }
 
-export function buildMessage(report: ReportData, to: string, config: ReportConfig): string {
+export function buildMessage(report: ReportData, to: string, config: { from: string }): string {
   return mimeMessage({
     from: { name: 'Sightline', address: config.from },
     to,
@@ -69,6 +71,62 @@ export function buildMessage(report: ReportData, to: string, config: ReportConfi
   });
 }
 
+/** What reading a website's numbers needs besides D1's roll-ups (its event log). */
+export type ReportHooks = {
+  /** Called before a website's numbers are read (its event log's flush). */
+  beforeReading?: (websiteId: number) => Promise<void>;
+  /** The website's top goals over the period, from its event log (none: no section). */
+  goalsOf?: (websiteId: number, period: Period) => Promise<GoalRows>;
+};
+
+/** The hooks of a deployed Worker: the website's log flushed first, its goals from the log. */
+export const reportHooks = (env: Env, db: Database): ReportHooks => ({
+  beforeReading: (websiteId) => flushBeforeReading(env, websiteId),
+  goalsOf: (websiteId, period) => topGoals(env, db, websiteId, period),
+});
+
+/** The numbers of a website's report of `period`, with the link to its statistics page. */
+export async function numbersOf(
+  db: Database,
+  site: { id: number; domain: string },
+  period: Period,
+  publicUrl: string,
+  hooks: ReportHooks,
+): Promise<ReportData> {
+  // Read-your-writes: the log's last hits are in the numbers (a failure: retried next run).
+  await hooks.beforeReading?.(site.id);
+  const statsUrl = `${publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`;
+  const goals = (await hooks.goalsOf?.(site.id, period)) ?? [];
+  return reportData(db, site, period, { statsUrl, unsubscribeUrl: '' }, goals);
+}
+
+/**
+ * A report's numbers for one address: its unsubscribe links (the owner's by website, `{id}`; a
+ * recipient's its own, `r{id}`) and why it gets them.
+ */
+export async function addressedTo(
+  db: Database,
+  numbers: ReportData,
+  publicUrl: string,
+  to: Pick<Owed, 'websiteId' | 'recipientId' | 'email'> & { interval: Interval },
+): Promise<ReportData> {
+  const owner = to.recipientId === 0;
+  const code = owner ? String(to.websiteId) : `r${to.recipientId}`;
+  const token = owner
+    ? await unsubscribeToken(db, to.websiteId)
+    : await recipientToken(db, 'unsubscribe', { id: to.recipientId, email: to.email });
+  return {
+    ...numbers,
+    unsubscribeUrl: `${publicUrl}/reports/unsubscribe/${code}/${token}`,
+    unsubscribePage: `${publicUrl}/reports/unsubscribe#${code}.${token}`,
+    ...(owner
+      ? {}
+      : {
+          reason: `You get this because ${to.email} asked for the ${to.interval} reports of ${numbers.domain}.`,
+        }),
+  };
+}
+
 export type ReportRun = {
   sent: number;
   failed: number;
@@ -76,84 +134,28 @@ export type ReportRun = {
   skipped: number;
 };
 
-/** A website with its owner's address, as a report needs it. */
-type Site = Pick<WebsiteRow, 'id' | 'domain' | 'timezone'> & { email: string };
+/** A run's numbers of one website and period, read once for its owner and recipients. */
+type Numbers = (site: Owed, period: Period) => Promise<ReportData>;
 
-/** The time zones of websites with reports on, grouped by the period they are in now. */
-async function periodGroups(db: Database, now: number, interval: Interval) {
-  const zones = await db
-    .selectDistinct({ timezone: websites.timezone })
-    .from(websites)
-    .where(eq(websites.email, 1))
-    .all();
-  const groups = new Map<string, { period: Period; zones: string[] }>();
-  for (const { timezone } of zones) {
-    const period = lastCompletePeriod(now, timezone, interval);
-    const group = groups.get(period.key) ?? { period, zones: [] };
-    group.zones.push(timezone);
-    groups.set(period.key, group);
-  }
-  return [...groups.values()];
-}
-
-/** The next websites after `cursor`, in `zones`, that have no claim for `period` yet. */
-function owing(db: Database, period: Period, zones: string[], cursor: number): Promise<Site[]> {
-  return db
-    .select({
-      id: websites.id,
-      domain: websites.domain,
-      timezone: websites.timezone,
-      email: owners.email,
-    })
-    .from(websites)
-    .innerJoin(owners, eq(owners.id, websites.ownerId))
-    .where(
-      and(
-        eq(websites.email, 1),
-        gt(websites.id, cursor),
-        // One bound JSON array, whatever the number of zones (D1 binds at most 100 values).
-        sql`${websites.timezone} IN (SELECT value FROM json_each(${JSON.stringify(zones)}))`,
-        notExists(
-          db
-            .select({ one: sql`1` })
-            .from(reportSends)
-            .where(and(eq(reportSends.websiteId, websites.id), eq(reportSends.period, period.key))),
-        ),
-      ),
-    )
-    .orderBy(asc(websites.id))
-    .limit(PAGE)
-    .all();
-}
-
-/** Reads, claims, sends and marks one website's report. */
+/** Reads, claims, sends and marks one report. */
 async function sendOne(
   db: Database,
   mailer: Mailer,
   config: ReportConfig,
-  site: Site,
+  to: Owed,
   period: Period,
   now: number,
-  hooks: ReportHooks,
+  numbers: Numbers,
 ): Promise<Outcome> {
-  const key = { websiteId: site.id, period: period.key };
+  const key = { websiteId: to.websiteId, period: claimKey(period, to.recipientId) };
   let raw: string;
   try {
-    // Read-your-writes: the log's last hits are in the numbers (a failure: retried next run).
-    await hooks.beforeReading?.(site.id);
-    const token = await unsubscribeToken(db, site.id);
-    const report = await reportData(
-      db,
-      site,
-      period,
-      {
-        statsUrl: `${config.publicUrl}/stats/${site.domain}?range=custom&from=${period.from}&to=${period.to}`,
-        unsubscribeUrl: `${config.publicUrl}/reports/unsubscribe/${site.id}/${token}`,
-        unsubscribePage: `${config.publicUrl}/reports/unsubscribe#${site.id}.${token}`,
-      },
-      (await hooks.goalsOf?.(site.id, period)) ?? [],
-    );
-    raw = buildMessage(report, site.email, config);
+    const interval = period.interval;
+    const report = await addressedTo(db, await numbers(to, period), config.publicUrl, {
+      ...to,
+      interval,
+    });
+    raw = buildMessage(report, to.email, config);
   } catch (err) {
     // Nothing was claimed: the next run tries again.
     logError('report not sent', key, err);
@@ -166,16 +168,8 @@ async function sendOne(
       .onConflictDoNothing()
       .returning({ websiteId: reportSends.websiteId })
       .get()) !== undefined;
-  return sendOnce(db, mailer, { from: config.from, to: site.email, raw }, key, claim, 'report');
+  return sendOnce(db, mailer, { from: config.from, to: to.email, raw }, key, claim, 'report');
 }
-
-/** What reading a website's numbers needs besides D1's roll-ups (its event log). */
-type ReportHooks = {
-  /** Called before a website's numbers are read (its event log's flush). */
-  beforeReading?: (websiteId: number) => Promise<void>;
-  /** The website's top goals over the period, from its event log (none: no section). */
-  goalsOf?: (websiteId: number, period: Period) => Promise<GoalRows>;
-};
 
 export async function sendReports(
   base: Database,
@@ -193,15 +187,25 @@ export async function sendReports(
   let handled = 0;
   const room = () => handled < batch && queries.left >= REPORT_QUERIES;
   if (queries.left < 2 + REPORT_QUERIES) return run;
+  let last: { key: string; numbers: Promise<ReportData> } | undefined;
+  const numbers: Numbers = (site, period) => {
+    const key = `${site.websiteId}:${period.key}`;
+    if (last?.key !== key)
+      last = {
+        key,
+        numbers: numbersOf(db, { id: site.websiteId, ...site }, period, config.publicUrl, hooks),
+      };
+    return last.numbers;
+  };
   for (const { period, zones } of await periodGroups(db, now, config.interval)) {
-    let cursor = 0;
+    let cursor = START;
     while (room() && queries.left >= 1 + REPORT_QUERIES) {
-      const page = await owing(db, period, zones, cursor);
-      for (const site of page) {
+      const page = await owed(db, period, zones, config.interval, cursor);
+      for (const to of page) {
         if (!room()) return run;
-        cursor = site.id;
+        cursor = { websiteId: to.websiteId, recipientId: to.recipientId };
         handled++;
-        run[await sendOne(db, mailer, config, site, period, now, hooks)]++;
+        run[await sendOne(db, mailer, config, to, period, now, numbers)]++;
       }
       if (page.length < PAGE) break;
     }

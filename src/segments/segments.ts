@@ -127,7 +127,7 @@ export async function segmentOf(
 }
 
 /** A site segment is an admin's to make or change: a viewer's try is a 403. */
-function mayKeep(asker: Asker, type: SegmentType | undefined): void {
+export function mayKeep(asker: Asker, type: string | undefined): void {
   if (type === 'site' && !asker.admin)
     throw new ApiError(403, "Only the website's owner and admins keep segments for everyone.");
 }

@@ -19,6 +19,7 @@ import { suffixesOnDisk } from '../../scripts/lib/public-suffixes.ts';
 import { generateTraffic, replayTraffic } from '../../scripts/lib/traffic.ts';
 import { startWorker } from '../../scripts/lib/worker.ts';
 import { createOwner } from '../../src/accounts/owners.ts';
+import { SETTINGS_PAGES } from '../../src/pages/settings/settings-pages.tsx';
 import { createWebsite } from '../../src/websites/service.ts';
 import { haveChromium, launchBrowser } from './browser.ts';
 
@@ -152,7 +153,8 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     await Promise.all([page.waitForURL('**/websites'), page.click('main button[type=submit]')]);
     await check('websites', `${base}/websites`);
     await check('new website', `${base}/websites/new`);
-    await check('settings page', `${base}/websites/${websiteId}`);
+    for (const { path, name } of SETTINGS_PAGES)
+      await check(`settings: ${name}`, `${base}/websites/${websiteId}${path ? `/${path}` : ''}`);
     await check('website deletion', `${base}/websites/${websiteId}/delete`);
     await check('account', `${base}/account`);
     await check('new API key', `${base}/account/api-key`);
@@ -282,7 +284,7 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     for (const path of [
       '/websites',
       '/websites/new',
-      `/websites/${websiteId}`,
+      ...SETTINGS_PAGES.map(({ path }) => `/websites/${websiteId}${path ? `/${path}` : ''}`),
       '/account',
       '/account/api-key',
       `/stats/${DOMAIN}?range=30d`,

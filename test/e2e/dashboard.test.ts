@@ -194,7 +194,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
 
   it('protects the page with a password, then makes it private', async () => {
     await dash.goto(`${base}/websites`);
-    await follow('main td a:text-is("Edit and snippet")');
+    await follow('main td a:text-is("Settings")');
     await dash.selectOption('#privacy', '2');
     await dash.fill('#password', 'open sesame');
     await dash.click('main button:has-text("Save")');

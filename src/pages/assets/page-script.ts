@@ -6,22 +6,18 @@
  *
  * Copy buttons, an import's upload progress, the statistics page's keyboard shortcuts (a key
  * per range, `x` compares, `?` lists them; the arrow keys move between the chart's points and
- * a group's tabs), its tabs switched in place, its realtime figure asked for again every
- * 30 seconds while the page is shown, and the secret after a link's `#` put into its page's
- * form (../layout/fragment-form.tsx), the filter menu's suggested values: progressive enhancement,
- * everything works without it (the upload is then a plain form post, a tab a link, the figure
- * as of the page's load, the secret pasted into the form's field, a value typed whole).
+ * a group's tabs), its tabs switched in place, its realtime figure asked for again every 30 s
+ * while shown, the secret after a link's `#` put in its form (../layout/fragment-form.tsx), the
+ * filter menu's suggested values, an embed's height told to its frame (./embed-script.ts):
+ * progressive enhancement, everything works without it (the upload is then a plain form post, a
+ * tab a link, the figure as of the page's load, the secret typed, a value typed whole).
  *
  * Listeners are on the document, so they serve whatever the page holds; the order they are
  * added in matters (the shortcuts' listener sees a key before the chart's and the tabs').
  */
 
-import {
-  browserTimeZone,
-  searchSections,
-  showFieldsIf,
-  waitForFirstHit,
-} from './settings-script.ts';
+import { embedParts } from './embed-script.ts';
+import { settingsParts } from './settings-script.ts';
 
 /** An element that can take the focus: an HTML element, or an SVG one (a chart's point). */
 type Focusable = Element & HTMLOrSVGElement;
@@ -392,7 +388,5 @@ fillFragmentForm();
 refreshLiveFigure();
 refreshParts();
 suggestFilterValues();
-searchSections();
-showFieldsIf();
-browserTimeZone();
-waitForFirstHit();
+settingsParts();
+embedParts();

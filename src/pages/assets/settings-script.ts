@@ -1,16 +1,27 @@
 /**
  * The dashboard's script's parts for the settings and the API reference (bundled into
  * app.js with ./page-script.ts, which runs them): a search box over a page's sections, a
- * field shown for one value of another, a new website's time zone, and its first page view
- * awaited.
+ * field shown for one value of another, a new website's time zone, its first page view
+ * awaited, and the funnel builder (./funnel-script.ts).
  */
+import { funnelBuilder } from './funnel-script.ts';
+
+/** Every part, each doing nothing on a page without what it serves. */
+export function settingsParts(): void {
+  searchSections();
+  showFieldsIf();
+  browserTimeZone();
+  waitForFirstHit();
+  funnelBuilder();
+}
+
 /**
  * A search box over a page's sections (`[data-search-sections="<selector>"]`, hidden until
  * shown here: without a script the contents are a plain list; the API reference): as one
  * types, the sections whose text holds every word typed stay, the others and their entries
  * in the contents (the links to their ids) are hidden, and a note says when none is left.
  */
-export function searchSections(): void {
+function searchSections(): void {
   const box = document.querySelector<HTMLElement>('[data-search-sections]');
   const field = box?.querySelector('input');
   if (!box || !field) return;
@@ -37,7 +48,7 @@ export function searchSections(): void {
  * ../layout/layout.tsx `Field`): the password of a password-protected statistics page. Shown
  * without a script.
  */
-export function showFieldsIf(): void {
+function showFieldsIf(): void {
   const fields = [...document.querySelectorAll<HTMLElement>('[data-shown-if]')];
   const update = () => {
     for (const field of fields) {
@@ -54,7 +65,7 @@ export function showFieldsIf(): void {
  * A new website's time zone (`input[data-browser-zone]`): the browser's, when it is one the
  * form offers (its list), in place of the default.
  */
-export function browserTimeZone(): void {
+function browserTimeZone(): void {
   const field = document.querySelector<HTMLInputElement>('input[data-browser-zone]');
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!field || !zone || !field.list) return;
@@ -65,7 +76,7 @@ export function browserTimeZone(): void {
  * A new website's "waiting for the first page view" (`[data-received]`, the address that says
  * whether it has one): asked every 5 seconds while the page is shown, until it has.
  */
-export function waitForFirstHit(): void {
+function waitForFirstHit(): void {
   const line = document.querySelector<HTMLElement>('[data-received]');
   if (!line || !window.fetch) return;
   const ask = () => {

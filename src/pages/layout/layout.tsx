@@ -4,6 +4,7 @@ import type { Child, FC } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../../env.ts';
 import { csrfToken } from '../../http/session.ts';
+import { type EmbedTheme, embedThemeOf } from '../../sharing/embed-code.ts';
 import { assetUrls } from '../assets/serve.ts';
 
 /** How a statistics page's links and GET forms load in place: the new page's main, morphed in. */
@@ -15,6 +16,8 @@ type LayoutProps = {
   csrf?: string;
   /** Without the site's header: a shared link's embed. */
   bare?: boolean;
+  /** Colours fixed whatever the reader's system prefers (an embed's `?theme=`). */
+  theme?: EmbedTheme | undefined;
   /** A page that changes in place (the statistics pages): htmx is loaded. */
   inPlace?: boolean;
   children?: Child;
@@ -26,10 +29,11 @@ const Layout: FC<LayoutProps & { assets: Awaited<ReturnType<typeof assetUrls>> }
   csrf,
   assets,
   bare = false,
+  theme,
   inPlace = false,
   children,
 }) => (
-  <html lang="en">
+  <html lang="en" data-theme={theme}>
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -81,6 +85,13 @@ const Layout: FC<LayoutProps & { assets: Awaited<ReturnType<typeof assetUrls>> }
   </html>
 );
 
+/**
+ * The theme a shared link's embed is asked for (`?theme=light` or `dark`; any other value, or
+ * none, is the reader's own: docs/GUIDE.md, "Sharing"). Other pages follow the reader's.
+ */
+export const embedThemeIn = (c: Context<AppEnv>): EmbedTheme | undefined =>
+  c.get('embedded') === true ? embedThemeOf(c.req.query('theme')) : undefined;
+
 /** Renders a page inside the layout for the current request (its owner and CSRF token). */
 export async function render(
   c: Context<AppEnv>,
@@ -95,6 +106,7 @@ export async function render(
       csrf={await csrfToken(c)}
       assets={await assetUrls()}
       bare={c.get('embedded') === true}
+      theme={embedThemeIn(c)}
       inPlace={props.inPlace === true}
     >
       {props.children}

@@ -1,65 +1,152 @@
 /**
- * Unsubscribing from e-mail reports. The link carries an HMAC of the website id, so it needs
- * no session. The e-mail's own link is `/reports/unsubscribe#{id}.{token}`: the secret after
- * `#` is never sent, and the page's form posts it (docs/ARCHITECTURE.md, "Secrets out of
- * addresses"). RFC 8058's one-click address, `/reports/unsubscribe/{id}/{token}`, is what mail
- * providers post to as it is, so it keeps the secret in its path; opened in a browser (also an
- * older e-mail's link), it shows the same form. Mail clients post without an Origin header, so
- * these routes are outside the pages' Origin check (the token is the credential).
+ * The pages of the e-mail reports' links, reached from e-mails: the link's secret is the
+ * credential, not a session or an Origin header (mail clients post without one).
+ * - Unsubscribing. The owner's link (`{id}`: the website's id) carries an HMAC of the website
+ *   id and turns the website's reports off (`websites.email`); a recipient's (`r{id}`) an
+ *   HMAC of the recipient's id and address, and takes it off the reports. The e-mail's own
+ *   link is `/reports/unsubscribe#{code}.{token}`: the secret after `#` is never sent, and the
+ *   page's form posts it (docs/ARCHITECTURE.md, "Secrets out of addresses"). RFC 8058's
+ *   one-click address, `/reports/unsubscribe/{code}/{token}`, is what mail providers post to
+ *   as it is, so it keeps the secret in its path; opened in a browser (also an older e-mail's
+ *   link), it shows the same form.
+ * - Confirming a recipient's address: `/reports/confirm#{id}.{token}` (the form is sent at
+ *   once by the page's script).
  */
+import { eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { createDb } from '../../db/client.ts';
+import { websites } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { timingSafeEqual } from '../../lib/crypto.ts';
 import { ApiError } from '../../lib/errors.ts';
+import type { Interval } from '../../reports/period.ts';
+import { intervalText } from '../../reports/recipient-mail.ts';
+import {
+  confirmRecipient,
+  notValid,
+  recipientByToken,
+  unsubscribeRecipient,
+} from '../../reports/recipients.ts';
 import { unsubscribe, unsubscribeToken } from '../../reports/send.ts';
-import { CodeForm, postedCode, smallForms } from '../layout/fragment-form.tsx';
+import { CodeForm, FragmentForm, postedCode, smallForms } from '../layout/fragment-form.tsx';
 import { render } from '../layout/layout.tsx';
 
 const invalid = () =>
   new ApiError(404, "This link is not valid. Turn reports off in the website's settings instead.");
 
-/** Where the form posts: the secret travels in its body. */
-const ACTION = '/reports/unsubscribe';
+/** Where the forms post: the secret travels in their bodies. */
+const ACTIONS = { unsubscribe: '/reports/unsubscribe', confirm: '/reports/confirm' };
 
-/** Turns the reports of `id` off when `token` is its secret; the page that says so. */
-async function done(c: Context<AppEnv>, id: number, token: string) {
-  if (!(await unsubscribe(createDb(c.env.DB), id, token))) throw invalid();
+/** A link's code: the owner's `{website id}.{token}`, a recipient's `r{id}.{token}`. */
+const CODE = /^(r?)([1-9][0-9]{0,15})\.([0-9a-f]{32})$/;
+const PATH = '/:code{r?[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}';
+
+type Code = { recipient: boolean; id: number; token: string };
+
+/** The code a form posted, or the one-click path's; a 404 for anything else. */
+async function codeOf(c: Context<AppEnv>, posted: boolean): Promise<Code> {
+  const m = CODE.exec(
+    posted ? await postedCode(c) : `${c.req.param('code')}.${c.req.param('token')}`,
+  );
+  if (!m) throw invalid();
+  return { recipient: m[1] === 'r', id: Number(m[2]), token: m[3] ?? '' };
+}
+
+/** The domain of a website. */
+async function domainOf(c: Context<AppEnv>, websiteId: number): Promise<string> {
+  const row = await createDb(c.env.DB)
+    .select({ domain: websites.domain })
+    .from(websites)
+    .where(eq(websites.id, websiteId))
+    .get();
+  return row?.domain ?? 'the website';
+}
+
+/** Stops the reports `code` names when its token is theirs; the page that says so. */
+async function done(c: Context<AppEnv>, code: Code) {
+  const db = createDb(c.env.DB);
+  let said = 'No more e-mail reports will be sent for this website.';
+  if (code.recipient) {
+    const row = await unsubscribeRecipient(db, code.id, code.token);
+    said = `No more reports of ${await domainOf(c, row.websiteId)} will be sent to ${row.email}.`;
+  } else if (!(await unsubscribe(db, code.id, code.token))) throw invalid();
   return render(c, {
     title: 'Unsubscribed',
     children: (
       <>
         <h1>Unsubscribed</h1>
-        <p>No more e-mail reports will be sent for this website.</p>
+        <p>{said}</p>
       </>
     ),
   });
 }
 
-export function createUnsubscribePages() {
+/** The one-click address opened in a browser: the form, when the token is the code's. */
+async function opened(c: Context<AppEnv>, code: Code) {
+  const db = createDb(c.env.DB);
+  if (code.recipient) await recipientByToken(db, 'unsubscribe', code.id, code.token);
+  else if (!timingSafeEqual(code.token, await unsubscribeToken(db, code.id))) throw invalid();
+  const value = `${code.recipient ? 'r' : ''}${code.id}.${code.token}`;
+  return render(c, { title: 'Unsubscribe', children: unsubscribeForm(value) });
+}
+
+const unsubscribeForm = (code?: string) => (
+  <>
+    <h1>Stop e-mail reports?</h1>
+    <CodeForm action={ACTIONS.unsubscribe} button="Stop these reports" code={code} />
+  </>
+);
+
+/** Confirms the recipient a posted code names; the page that says what it will get. */
+async function confirmed(c: Context<AppEnv>) {
+  const code = await codeOf(c, true);
+  if (code.recipient) throw notValid();
+  const db = createDb(c.env.DB);
+  const row = await confirmRecipient(
+    db,
+    await recipientByToken(db, 'confirm', code.id, code.token),
+  );
+  const what = intervalText(row.interval as Interval, await domainOf(c, row.websiteId));
+  return render(c, {
+    title: 'Reports confirmed',
+    children: (
+      <>
+        <h1>Reports confirmed</h1>
+        <p>
+          {row.email} will get {what}. The first, of the last complete period, comes within the
+          hour; each e-mail has a link to stop them.
+        </p>
+      </>
+    ),
+  });
+}
+
+export function createReportLinkPages() {
   const pages = new Hono<AppEnv>();
   pages.use('*', smallForms());
-  const confirm = (code?: string) => (
-    <>
-      <h1>Stop e-mail reports?</h1>
-      <CodeForm action={ACTION} button="Stop the reports for this website" code={code} />
-    </>
+  pages.get('/unsubscribe', (c) =>
+    render(c, { title: 'Unsubscribe', children: unsubscribeForm() }),
   );
-
-  pages.get('/', (c) => render(c, { title: 'Unsubscribe', children: confirm() }));
-  pages.post('/', async (c) => {
-    const m = /^([1-9][0-9]{0,15})\.([0-9a-f]{32})$/.exec(await postedCode(c));
-    if (!m) throw invalid();
-    return done(c, Number(m[1]), m[2] ?? '');
-  });
-  pages.get('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', async (c) => {
-    const [id, token] = [Number(c.req.param('id')), c.req.param('token')];
-    if (!timingSafeEqual(token, await unsubscribeToken(createDb(c.env.DB), id))) throw invalid();
-    return render(c, { title: 'Unsubscribe', children: confirm(`${id}.${token}`) });
-  });
+  pages.post('/unsubscribe', async (c) => done(c, await codeOf(c, true)));
+  pages.get(`/unsubscribe${PATH}`, async (c) => opened(c, await codeOf(c, false)));
   // RFC 8058: the mail provider's one-click post.
-  pages.post('/:id{[1-9][0-9]{0,15}}/:token{[0-9a-f]{32}}', (c) =>
-    done(c, Number(c.req.param('id')), c.req.param('token')),
+  pages.post(`/unsubscribe${PATH}`, async (c) => done(c, await codeOf(c, false)));
+  pages.get('/confirm', (c) =>
+    render(c, {
+      title: 'Confirm e-mail reports',
+      children: (
+        <>
+          <h1>Confirm e-mail reports</h1>
+          <FragmentForm
+            action={ACTIONS.confirm}
+            label="The code of the link (after # in its address)"
+            button="Confirm"
+            auto
+          />
+        </>
+      ),
+    }),
   );
+  pages.post('/confirm', confirmed);
   return pages;
 }

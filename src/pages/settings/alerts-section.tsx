@@ -25,6 +25,7 @@ import { signedInOwner } from '../../http/session.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
 import { FieldError, SettingsSection } from './section.tsx';
+import { settingsPath } from './settings-pages.tsx';
 
 /** The alert form's fields as sent, to show them again with the messages. */
 type AlertFormValues = Record<'kind' | 'email' | 'threshold' | 'hours' | 'every_hours', string>;
@@ -172,7 +173,8 @@ export function registerAlertPages(
     personId: signedInOwner(c).id,
     origin: linkOrigin(c.env.PUBLIC_URL, c.req.url),
   });
-  const settings = (site: WebsiteRow, done: string) => `/websites/${site.id}?alert=${done}#alerts`;
+  const settings = (site: WebsiteRow, done: string) =>
+    settingsPath(site.id, 'alerts', `alert=${done}`);
   /** A refusal the section shows (with its status), or the error itself. */
   const shown = (err: unknown) =>
     err instanceof ApiError && (err.status === 422 || err.status === 429 || err.status === 503)

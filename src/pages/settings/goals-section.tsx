@@ -1,6 +1,6 @@
 /**
- * A website's goals on its settings page (`/websites/{id}`): the list with a delete button
- * each, and a form to add an event goal or a page goal — through the same domain functions
+ * A website's goals on their settings page (`/websites/{id}/goals`): the list with a delete
+ * button each, and a form to add an event goal or a page goal — through the same domain functions
  * and messages as the API (src/goals/goals.ts).
  */
 import type { Context, Hono } from 'hono';
@@ -11,17 +11,21 @@ import type { AppEnv } from '../../env.ts';
 import { createGoal, deleteGoal, goalInput, listGoals } from '../../goals/goals.ts';
 import { formText } from '../../http/form.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
-import { FieldError, SettingsSection } from './section.tsx';
+import { Field } from '../layout/layout.tsx';
+import { SettingsSection } from './section.tsx';
+import { settingsPath } from './settings-pages.tsx';
+import { SuggestionLists, type Suggestions } from './suggestions.tsx';
 
 /** The goal form's fields as sent, to show them again with the messages. */
 export type GoalFormValues = Record<
-  'kind' | 'target' | 'display_name' | 'currency' | 'scroll_threshold',
+  'kind' | 'event' | 'page' | 'display_name' | 'currency' | 'scroll_threshold',
   string
 >;
 
 const EMPTY: GoalFormValues = {
   kind: 'event',
-  target: '',
+  event: '',
+  page: '',
   display_name: '',
   currency: '',
   scroll_threshold: '',
@@ -31,13 +35,14 @@ export const GoalsSection: FC<{
   site: WebsiteRow;
   goals: GoalRow[];
   csrf: string;
+  suggestions: Suggestions;
   values?: GoalFormValues;
   errors?: FieldErrors;
-}> = ({ site, goals, csrf, values = EMPTY, errors = {} }) => (
+}> = ({ site, goals, csrf, suggestions, values = EMPTY, errors = {} }) => (
   <SettingsSection
     id="goals"
     title="Goals"
-    hint="A custom event's name (Signup), or a page — a path, or a pattern with * within a segment and ** across (/blog/**), viewed or, with a scroll depth, read that far down. Its conversions show on the statistics page."
+    hint="A goal counts the visitors who did something that matters to you: sent a custom event (a sign-up) or visited a page (a thank-you page). The statistics page shows how many converted."
     csrf={csrf}
     table={{
       head: ['Goal', 'Counts', 'Currency'],
@@ -50,7 +55,7 @@ export const GoalsSection: FC<{
     add={{
       action: `/websites/${site.id}/goals`,
       button: 'Add the goal',
-      fields: <GoalFields values={values} errors={errors} />,
+      fields: <GoalFields values={values} errors={errors} suggestions={suggestions} />,
     }}
   />
 );
@@ -63,36 +68,66 @@ const goalCounts = (g: GoalRow) =>
       ? `Page ${g.pagePath}, scrolled ${g.scrollThreshold}%`
       : `Page ${g.pagePath}`;
 
-const GoalFields: FC<{ values: GoalFormValues; errors: FieldErrors }> = ({ values, errors }) => (
+/**
+ * The goal form: its kind first, then only the fields of that kind (the settings' script hides
+ * the others; without it they all show, and the kind chooses which are read), the website's
+ * real event names and pages offered as one types.
+ */
+const GoalFields: FC<{ values: GoalFormValues; errors: FieldErrors; suggestions: Suggestions }> = ({
+  values,
+  errors,
+  suggestions,
+}) => (
   <>
     <label>
-      Kind{' '}
+      Counts{' '}
       <select name="kind">
         <option value="event" selected={values.kind === 'event'}>
-          Custom event
+          A custom event
         </option>
         <option value="page" selected={values.kind === 'page'}>
-          Page
+          A page visit
         </option>
       </select>
     </label>
-    <label>
-      Event name or page <input name="target" value={values.target} required />
-    </label>
-    <FieldError errors={errors} field="event" />
-    <FieldError errors={errors} field="page" />
-    <label>
-      Name shown (optional) <input name="display_name" value={values.display_name} />
-    </label>
-    <FieldError errors={errors} field="display_name" />
-    <label>
-      Revenue currency (optional, event goals: EUR){' '}
-      <input name="currency" value={values.currency} />
-    </label>
-    <FieldError errors={errors} field="currency" />
-    <label>
-      Scrolled at least, in % (optional, page goals: 75){' '}
+    <Field label="Event name" name="event" error={errors.event} shownIf="kind=event">
+      <input id="event" name="event" value={values.event} list="suggested-events" />
+    </Field>
+    <Field
+      label="Page"
+      name="page"
+      error={errors.page}
+      hint="A path (/pricing), or a pattern: * within a part, ** across parts (/blog/**)."
+      shownIf="kind=page"
+    >
+      <input id="page" name="page" value={values.page} list="suggested-pages" />
+    </Field>
+    <Field
+      label="Name shown (optional)"
+      name="display_name"
+      error={errors.display_name}
+      hint="How the goal is listed: the event name or page if left empty."
+    >
+      <input id="display_name" name="display_name" value={values.display_name} />
+    </Field>
+    <Field
+      label="Revenue currency (optional)"
+      name="currency"
+      error={errors.currency}
+      hint="For a purchase event that sends its amount: EUR, USD, …"
+      shownIf="kind=event"
+    >
+      <input id="currency" name="currency" value={values.currency} maxlength={3} />
+    </Field>
+    <Field
+      label="Scrolled at least, in % (optional)"
+      name="scroll_threshold"
+      error={errors.scroll_threshold}
+      hint="Counts a visit only once it has scrolled that far down the page."
+      shownIf="kind=page"
+    >
       <input
+        id="scroll_threshold"
         name="scroll_threshold"
         type="number"
         min="0"
@@ -100,8 +135,8 @@ const GoalFields: FC<{ values: GoalFormValues; errors: FieldErrors }> = ({ value
         inputmode="numeric"
         value={values.scroll_threshold}
       />
-    </label>
-    <FieldError errors={errors} field="scroll_threshold" />
+    </Field>
+    <SuggestionLists suggestions={suggestions} />
   </>
 );
 
@@ -122,22 +157,25 @@ export function registerGoalPages(
     const site = await siteOf(c);
     const body = await formBody(c);
     const text = (name: string) => formText(body[name]);
+    const kind = text('kind') === 'page' ? 'page' : 'event';
     const values: GoalFormValues = {
-      kind: text('kind') === 'page' ? 'page' : 'event',
-      target: text('target'),
+      kind,
+      event: text('event'),
+      page: text('page'),
       display_name: text('display_name'),
       currency: text('currency'),
       scroll_threshold: text('scroll_threshold'),
     };
     try {
       const input = goalInput({
-        [values.kind]: values.target,
+        [kind]: values[kind],
         display_name: values.display_name,
-        currency: values.currency,
-        scroll_threshold: values.scroll_threshold,
+        ...(kind === 'event'
+          ? { currency: values.currency }
+          : { scroll_threshold: values.scroll_threshold }),
       });
       await createGoal(createDb(c.env.DB), site.id, input);
-      return c.redirect(`/websites/${site.id}?goal=added#goals`, 303);
+      return c.redirect(settingsPath(site.id, 'goals', 'goal=added'), 303);
     } catch (err) {
       if (err instanceof ApiError && err.errors) return reshow(c, site)(values, err.errors);
       throw err;
@@ -149,7 +187,7 @@ export function registerGoalPages(
     const id = /^[1-9]\d{0,15}$/.test(c.req.param('goal')) ? Number(c.req.param('goal')) : 0;
     if (!(await deleteGoal(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such goal.');
-    return c.redirect(`/websites/${site.id}?goal=deleted#goals`, 303);
+    return c.redirect(settingsPath(site.id, 'goals', 'goal=deleted'), 303);
   });
 }
 

@@ -30,6 +30,7 @@ import { tooManyRequests, withinReadLimits } from '../../lib/rate-limit.ts';
 import { flushBeforeReading } from '../../website-log/worker/partitions.ts';
 import type { Role } from '../../websites/queries.ts';
 import { SettingsSection } from './section.tsx';
+import { settingsPath } from './settings-pages.tsx';
 
 /** The largest file the settings page takes (the form is read whole; the API streams 100 MB). */
 const UPLOAD_LIMIT = 50 * 1024 * 1024;
@@ -158,7 +159,7 @@ export function registerImportPages(
         );
       throw err;
     }
-    return c.redirect(`/websites/${site.id}?import=added#imports`, 303);
+    return c.redirect(settingsPath(site.id, 'imports', 'import=added'), 303);
   });
   pages.post('/:id/imports/:import/delete', async (c) => {
     const site = await siteOf(c);
@@ -166,7 +167,7 @@ export function registerImportPages(
     const id = parseId(c.req.param('import'));
     if (id === null || !(await deleteImport(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such import.');
-    return c.redirect(`/websites/${site.id}?import=deleted#imports`, 303);
+    return c.redirect(settingsPath(site.id, 'imports', 'import=deleted'), 303);
   });
   pages.get('/:id/export', async (c) => {
     // Any member reads everything of the website: an export too.

@@ -28,6 +28,7 @@ import {
 } from '../../members/members.ts';
 import { MEMBER_ROLES, type Role } from '../../websites/queries.ts';
 import { FieldError, SettingsSection } from './section.tsx';
+import { settingsPath } from './settings-pages.tsx';
 
 /** What the section shows after a form: the form's messages and values. */
 export type MembersState = { values?: { email: string; role: string }; errors?: FieldErrors };
@@ -152,7 +153,7 @@ export function registerMemberPages(
   reshow: (c: Context<AppEnv>, site: WebsiteRow) => Reshow,
 ) {
   const settings = (site: WebsiteRow, done: string) =>
-    `/websites/${site.id}?member=${done}#members`;
+    settingsPath(site.id, 'members', `member=${done}`);
   pages.post('/:id/members', async (c) => {
     const { website: site } = await accessOf(c, 'admin');
     const body = await formBody(c);

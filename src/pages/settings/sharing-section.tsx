@@ -2,7 +2,7 @@
  * A website's shared links on its settings page (`/websites/{id}`): the links, each with a
  * revoke button, and a form to make one — a name and an optional password — through the same
  * domain functions and messages as the API (src/sharing/links.ts). A new link's address is
- * shown once, with the `<iframe>` that embeds it.
+ * shown once, with the code that embeds it (src/sharing/embed-code.ts) in the theme chosen.
  */
 
 import type { Context, Hono } from 'hono';
@@ -17,6 +17,7 @@ import { signedInOwner } from '../../http/session.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
 import { listSegments } from '../../segments/segments.ts';
+import { type EmbedTheme, embedCode } from '../../sharing/embed-code.ts';
 import {
   createSharedLink,
   deleteSharedLink,
@@ -24,6 +25,7 @@ import {
   type SharedLinkRecord,
 } from '../../sharing/links.ts';
 import { FieldError, SettingsSection } from './section.tsx';
+import { settingsPath } from './settings-pages.tsx';
 
 /** What the section shows after a form: the new link's address, or the form's messages. */
 export type SharingState = {
@@ -33,9 +35,12 @@ export type SharingState = {
   errors?: FieldErrors;
 };
 
-/** The `<iframe>` that embeds a link's statistics in any page. */
-const embedSnippet = (url: string) =>
-  `<iframe src="${url}" style="width: 100%; height: 1600px; border: 0" loading="lazy" title="Statistics"></iframe>`;
+/** The embed's themes, as the choice names them: the reader's own first (the default). */
+const EMBED_THEMES: [EmbedTheme | undefined, string][] = [
+  [undefined, "the reader's (light or dark, as their system is)"],
+  ['light', 'light'],
+  ['dark', 'dark'],
+];
 
 /** What a link shows, in words. */
 const shows = (l: SharedLinkRecord, segments: SegmentRow[]) =>
@@ -51,8 +56,22 @@ export const SharedLinkMade: FC<{ created: { url: string; embed: string } }> = (
     <button type="button" class="secondary" data-copy="shared-link-url">
       Copy link
     </button>
-    <p>To embed the statistics in a page (a link without a password):</p>
-    <pre id="shared-link-embed">{embedSnippet(created.embed)}</pre>
+    <p>
+      To embed the statistics in a page (a link without a password), paste the frame and the lines
+      of script that make it as tall as its content. Its colours follow the reader's light or dark
+      mode; for fixed ones, add <code>?theme=light</code> or <code>?theme=dark</code> before the{' '}
+      <code>#</code> of its address.
+    </p>
+    {/* Shown by the page's script, which puts the chosen theme's code in the box below. */}
+    <label hidden data-embed-theme="shared-link-embed">
+      Theme{' '}
+      <select>
+        {EMBED_THEMES.map(([theme, label]) => (
+          <option value={embedCode(created.embed, theme)}>{label}</option>
+        ))}
+      </select>
+    </label>
+    <pre id="shared-link-embed">{embedCode(created.embed)}</pre>
     <button type="button" class="secondary" data-copy="shared-link-embed">
       Copy embed code
     </button>
@@ -160,7 +179,7 @@ export function registerSharingPages(
     const id = parseId(c.req.param('link'));
     if (id === null || !(await deleteSharedLink(createDb(c.env.DB), site.id, id)))
       throw new ApiError(404, 'There is no such link.');
-    return c.redirect(`/websites/${site.id}?link=deleted#sharing`, 303);
+    return c.redirect(settingsPath(site.id, 'sharing', 'link=deleted'), 303);
   });
 }
 

@@ -10,31 +10,10 @@ import type { Context } from 'hono';
 import type { FC } from 'hono/jsx';
 import { MAX_PROP_NAME } from '../../counting/query-dimensions.ts';
 import type { AppEnv } from '../../env.ts';
-import {
-  FILTER_DIMENSIONS,
-  type FilterDimension,
-  GOAL_FILTER,
-  V1_FILTER_LABELS,
-  type V1FilterOperator,
-} from '../../query/parse/v1.ts';
+import type { FilterDimension, V1FilterOperator } from '../../query/parse/v1.ts';
 import { filterParam } from '../../query/parse/v1-filters.ts';
+import { chosenDimension, FILTER_CHOICES, OPERATOR_LABELS } from './filter-words.ts';
 import { type Extra, HiddenFields, type View, viewParams } from './view.tsx';
-
-/** The menu's choice of a custom property, named in the field beside (`add_property`). */
-const PROPERTY = 'property';
-
-/** The menu's dimensions, as their chips name them, then the goals and a custom property. */
-const DIMENSIONS: [FilterDimension | typeof GOAL_FILTER | typeof PROPERTY, string][] = [
-  ...FILTER_DIMENSIONS.map((d): [FilterDimension, string] => [d, V1_FILTER_LABELS[d].chip]),
-  [GOAL_FILTER, 'Goal'],
-  [PROPERTY, 'Custom property'],
-];
-
-const OPERATORS: [V1FilterOperator, string][] = [
-  ['is', 'is'],
-  ['not', 'is not'],
-  ['contains', 'contains'],
-];
 
 /** The menu's parameters: what an address that adds a filter holds besides the view. */
 const MENU_PARAMS = ['add_filter', 'add_property', 'add_operator', 'add_value'] as const;
@@ -50,8 +29,7 @@ export function addedFilterHref(c: Context<AppEnv>): string | null {
   const chosen = url.searchParams.get('add_filter');
   if (chosen === null) return null;
   // A custom property's filter is `filter[props:<name>]`.
-  const dimension =
-    chosen === PROPERTY ? `props:${(url.searchParams.get('add_property') ?? '').trim()}` : chosen;
+  const dimension = chosenDimension(chosen, url.searchParams.get('add_property') ?? '');
   const operator = url.searchParams.get('add_operator') ?? 'is';
   const value = url.searchParams.get('add_value') ?? '';
   for (const name of MENU_PARAMS) url.searchParams.delete(name);
@@ -69,16 +47,21 @@ export function addedFilterHref(c: Context<AppEnv>): string | null {
 
 /**
  * The menu: closed until opened (a disclosure), then a dimension, an operator and a value with
- * the range's values suggested (`data-suggest`: the address its suggestions start at).
+ * the range's values suggested (`data-suggest`: the address its suggestions start at). It asks
+ * the overview, or `action` (a funnel's page), which redirects to the address naming the filter.
  */
-export const FilterMenu: FC<{ view: View; keep: Extra }> = ({ view, keep }) => (
+export const FilterMenu: FC<{ view: View; keep: Extra; action?: string }> = ({
+  view,
+  keep,
+  action = view.base,
+}) => (
   <details class="filter-menu">
     <summary>Add a filter</summary>
-    <form method="get" action={view.base} class="actions" data-suggest={view.base}>
+    <form method="get" action={action} class="actions" data-suggest={view.base}>
       <HiddenFields params={viewParams(view, keep)} />
       <label for="add-filter">Dimension</label>
       <select id="add-filter" name="add_filter">
-        {DIMENSIONS.map(([name, label]) => (
+        {FILTER_CHOICES.map(([name, label]) => (
           <option value={name}>{label}</option>
         ))}
       </select>
@@ -95,7 +78,7 @@ export const FilterMenu: FC<{ view: View; keep: Extra }> = ({ view, keep }) => (
       />
       <label for="add-operator">Operator</label>
       <select id="add-operator" name="add_operator">
-        {OPERATORS.map(([name, label]) => (
+        {Object.entries(OPERATOR_LABELS).map(([name, label]) => (
           <option value={name}>{label}</option>
         ))}
       </select>

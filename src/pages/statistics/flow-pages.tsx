@@ -2,7 +2,8 @@
  * The statistics page's funnels and journeys (docs/ARCHITECTURE.md, "Funnels and journeys"):
  * `/stats/{domain}/funnels/{id}` shows a saved funnel's steps — a bar each, its visitors,
  * conversion and drop-off — and `/stats/{domain}/journeys?page=/pricing` the paths visits
- * took from or to a page; each follows the page's range and filters, and has its CSV. Access
+ * took from or to a page; each follows the page's range and filters (a funnel's page has the
+ * overview's filter menu and, for the website's team, its segments), and has its CSV. Access
  * is the statistics page's (./gate.tsx).
  */
 
@@ -21,6 +22,7 @@ import { formatNumber } from '../../query/present/readable.ts';
 import { render } from '../layout/layout.tsx';
 import { notFound } from '../sharing/link-access.tsx';
 import { RangeNav } from './date-menu.tsx';
+import { addedFilterHref, FilterMenu } from './filter-menu.tsx';
 import { readableSite, viewOf } from './gate.tsx';
 import {
   Bar,
@@ -30,6 +32,7 @@ import {
   UnavailableNotice,
   unavailableCsv,
 } from './panels/panel-rows.tsx';
+import { SegmentMenu, segmentMenuOf } from './segment-menu.tsx';
 import { FilterChips, HiddenFields, type View, viewHref, viewParams } from './view.tsx';
 
 /** The funnel of the address and its steps over the view, or the page's 404. */
@@ -42,7 +45,7 @@ async function funnelView(c: Context<AppEnv>) {
   if (!funnel) throw notFound();
   const { view, refused, goals = await listGoals(db, site.id) } = await viewOf(c, site, db);
   const steps = await funnelOf(c.env, site.id, funnel, view.range, view.filters, goals);
-  return { site, funnel, view, refused, steps };
+  return { site, db, funnel, view, refused, steps };
 }
 
 const StepsTable: FC<{ steps: FunnelStepAnswer[] }> = ({ steps }) => (
@@ -79,13 +82,32 @@ const StepsTable: FC<{ steps: FunnelStepAnswer[] }> = ({ steps }) => (
   </table>
 );
 
-/** `/stats/{domain}/funnels/{id}`. */
+/**
+ * How the funnel counts, against a goal's visitors: a goal of the last step counts more
+ * visitors, and readers ask why.
+ */
+const HowItCounts: FC = () => (
+  <p class="hint">
+    A visitor counts at a step only if, on one day, they took every step before it in this order (in
+    one visit or several). A goal counts everyone who converted, whatever they did before: so it may
+    count many more visitors than the same step here.
+  </p>
+);
+
+/**
+ * `/stats/{domain}/funnels/{id}`, under the address's range, filters and segments (the
+ * overview's: the same chips and filter menu, whose answer redirects to the address naming
+ * its filter).
+ */
 async function funnelPage(c: Context<AppEnv>) {
+  const added = addedFilterHref(c);
+  if (added) return c.redirect(added, 303);
   const shown = await funnelView(c);
   if (shown instanceof Response) return shown;
-  const { site, funnel, view, refused, steps } = shown;
+  const { site, db, funnel, view, refused, steps } = shown;
   const overview = view.base;
   const path = `${overview}/funnels/${funnel.id}`;
+  const segmentMenu = await segmentMenuOf(c, db, site);
   return render(c, {
     inPlace: true,
     title: `${funnel.name} · ${site.domain}`,
@@ -97,15 +119,14 @@ async function funnelPage(c: Context<AppEnv>) {
         <h1>Funnel: {funnel.name}</h1>
         <RangeNav path={path} view={view} />
         <FilterChips path={path} view={view} refused={refused} />
+        <FilterMenu view={view} keep={{}} action={path} />
+        {segmentMenu ? <SegmentMenu path={path} view={view} keep={{}} menu={segmentMenu} /> : null}
         {isUnavailable(steps) ? (
           <UnavailableNotice path={path} view={view} firstDate={steps.firstDate} />
         ) : (
           <>
             <StepsTable steps={steps} />
-            <p class="hint">
-              A visitor of a day takes a step when, that day, they took the steps before it in
-              order, in one visit or several.
-            </p>
+            <HowItCounts />
           </>
         )}
         <p class="actions">

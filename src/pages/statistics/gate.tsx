@@ -32,7 +32,7 @@ import {
   statsAccess,
   websiteByDomain,
 } from '../../websites/stats-access.ts';
-import { Field, render } from '../layout/layout.tsx';
+import { embedThemeIn, Field, render } from '../layout/layout.tsx';
 import {
   heldLink,
   linkCookieOptions,
@@ -265,6 +265,7 @@ export async function viewOf(
   // Values typed as people read them find what is stored; those that match nothing say so.
   const unfiltered = websiteNumbers(c.env, db, site.id, [], []).source;
   const matched = await matchedFilters(unfiltered, range, filters);
+  const theme = embedThemeIn(c);
   return {
     view: {
       range,
@@ -273,6 +274,7 @@ export async function viewOf(
       ...(limited ? { locked: limited.value } : {}),
       timeZone: site.timezone,
       unmatched: matched.flatMap((m) => m.unmatched.map((v) => `${filterParam(m.filter)}=${v}`)),
+      ...(theme ? { theme } : {}),
     },
     refused,
     ...(goals ? { goals } : {}),

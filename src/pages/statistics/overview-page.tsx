@@ -226,7 +226,7 @@ async function overviewPage(
     properties: propertyAsk.listed && !propertyAsk.asked ? 1 : undefined,
   };
   const chartHref = chartHrefOf(view, kept);
-  const funnelsMade = reader?.admin ? `/websites/${site.id}#funnels` : undefined;
+  const funnelsMade = reader?.admin ? `/websites/${site.id}/funnels` : undefined;
   return render(c, {
     inPlace: true,
     title: `${site.domain} statistics`,

@@ -50,6 +50,10 @@ export async function segmentMenuOf(
   return { segments, admin: reader.admin, csrf: await csrfToken(c), personId: reader.id };
 }
 
+/**
+ * The menu: each segment a link that applies it to the page at `path` (the overview, a
+ * funnel's page); saving and deleting are the overview's (`{base}/segments`).
+ */
 export const SegmentMenu: FC<{
   path: string;
   view: View;
@@ -78,7 +82,7 @@ export const SegmentMenu: FC<{
             <span class="hint">{s.type === 'site' ? 'everyone' : 'only you'}</span>
             {(s.type === 'site' ? menu.admin : s.ownerId === menu.personId) ? (
               <DeleteButton
-                action={`${path}/segments/${s.id}/delete?${new URLSearchParams(viewParams(view))}`}
+                action={`${view.base}/segments/${s.id}/delete?${new URLSearchParams(viewParams(view))}`}
                 csrf={menu.csrf}
                 what={`the segment ${s.name}`}
               />
@@ -90,7 +94,7 @@ export const SegmentMenu: FC<{
       <p class="hint">No saved segments yet.</p>
     )}
     {view.filters.length > 0 ? (
-      <form method="post" action={`${path}/segments`}>
+      <form method="post" action={`${view.base}/segments`}>
         <input type="hidden" name="_csrf" value={menu.csrf} />
         {viewParams(view).map(([name, value]) => (
           <input type="hidden" name={name} value={value} />

@@ -9,19 +9,22 @@ import { type ImportRecord, type ImportSource, NOT_IMPORTED } from '../../import
 import type { RequestedRange } from '../../lib/time/dates.ts';
 import {
   type Filter,
-  type FilterDimension,
-  filteredProperty,
-  GOAL_FILTER,
   LOG_LISTINGS,
   type LogListing,
   SEGMENT_FILTER,
-  V1_FILTER_LABELS,
   V1_STATISTICS,
-  type V1FilterOperator,
   valuesOf,
 } from '../../query/parse/v1.ts';
 import { filterParam } from '../../query/parse/v1-filters.ts';
-import { percentChange, valueLabel } from '../../query/present/readable.ts';
+import { percentChange } from '../../query/present/readable.ts';
+import type { EmbedTheme } from '../../sharing/embed-code.ts';
+import {
+  dimensionLabel,
+  filterWords,
+  OPERATOR_LABELS,
+  savedFiltersWords,
+  valueWords,
+} from './filter-words.ts';
 
 /**
  * What a statistics page shows, and under which address: `/stats/{domain}`, or a shared
@@ -40,6 +43,8 @@ export type View = {
   unmatched?: string[];
   /** The website's time zone, which its dates and hours are in. */
   timeZone?: string;
+  /** An embed's theme (`?theme=`), which its links and forms keep. */
+  theme?: EmbedTheme;
 };
 
 /** Other parameters of an address; an empty or undefined value is left out. */
@@ -52,6 +57,7 @@ export function viewParams(view: View, extra: Extra = {}): [string, string][] {
   for (const f of view.filters) for (const v of valuesOf(f)) params.push([filterParam(f), v]);
   for (const [k, v] of Object.entries(extra))
     if (v !== undefined && v !== '') params.push([k, String(v)]);
+  if (view.theme) params.push(['theme', view.theme]);
   return params;
 }
 
@@ -106,22 +112,6 @@ export const TITLES = new Map<string, string>([
   ['goal', 'Goals'],
 ]);
 
-/** A filter's dimension as a chip reads it: a custom property by its name. */
-function dimensionLabel(dimension: Filter['dimension']): string {
-  if (dimension === GOAL_FILTER) return 'Goal';
-  if (dimension === SEGMENT_FILTER) return 'Segment';
-  const property = filteredProperty(dimension);
-  return property === null
-    ? V1_FILTER_LABELS[dimension as FilterDimension].chip
-    : `Property ${property}`;
-}
-
-const OPERATOR_LABELS: Record<V1FilterOperator, string> = {
-  is: 'is',
-  not: 'is not',
-  contains: 'contains',
-};
-
 /** A figure's change against the period before: `+12%`, `-3%`, `new`, `±0%`. */
 export function change(now: number, before: number): string {
   return percentChange(now, before) ?? (now === 0 ? '±0%' : 'new');
@@ -164,9 +154,46 @@ const SOURCE_LABELS: Record<ImportSource, string> = {
   umami: 'Umami',
 };
 
+/** How long a segment's chip is before the page may cut it (the whole then in its title). */
+const CHIP_CUT_AT = 40;
+
 /**
- * The active filters as chips, each with a link that removes it, and a link that removes
- * them all; filters the address named but that could not be used are said so.
+ * What a chip says: a filter's dimension, operator and values, and those of its values that
+ * match nothing in the range; a segment's name and its filters in words, on one line that a
+ * long one is cut on — the whole in its title on hover, and (focusable) when the keyboard
+ * reaches it.
+ */
+const ChipText: FC<{ filter: Filter; nothing: string[] }> = ({ filter: f, nothing }) => {
+  if (f.segment) {
+    const whole = filterWords(f);
+    const long = whole.length > CHIP_CUT_AT;
+    return (
+      <span
+        class="truncate segment-words"
+        title={long ? whole : undefined}
+        tabindex={long ? 0 : undefined}
+      >
+        <strong>{f.segment.name}</strong>: {savedFiltersWords(f.segment.saved).join(' · ')}
+      </span>
+    );
+  }
+  return (
+    <span>
+      {dimensionLabel(f.dimension)} {OPERATOR_LABELS[f.operator]} <strong>{valueWords(f)}</strong>
+      {nothing.length > 0 ? (
+        <em class="unmatched-note">
+          {' '}
+          — {nothing.map((v) => `“${v}”`).join(', ')} matches nothing in this range
+        </em>
+      ) : null}
+    </span>
+  );
+};
+
+/**
+ * The active filters as chips, each with a link that removes it (but a shared link's
+ * segment), and a link that removes them all; filters the address named but that could not
+ * be used are said so.
  */
 export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: string[] }> = ({
   path,
@@ -184,12 +211,7 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
       <section class="filters" aria-label="Filters">
         <ul class="chips">
           {view.filters.map((f, i) => {
-            const value = f.segment
-              ? f.segment.name
-              : valuesOf(f)
-                  .map((v) => valueLabel(f.dimension, v))
-                  .join(f.operator === 'not' ? ' nor ' : ' or ');
-            const label = `${dimensionLabel(f.dimension)} ${OPERATOR_LABELS[f.operator]} ${value}`;
+            const label = f.segment ? `segment ${f.segment.name}` : `filter: ${filterWords(f)}`;
             const rest = { ...view, filters: view.filters.filter((_, j) => j !== i) };
             const locked = f.dimension === SEGMENT_FILTER && f.value === view.locked;
             const nothing = valuesOf(f).filter((v) =>
@@ -197,20 +219,11 @@ export const FilterChips: FC<{ path: string; view: View; keep?: Extra; refused: 
             );
             return (
               <li class={nothing.length > 0 ? 'chip unmatched' : 'chip'}>
-                <span>
-                  {dimensionLabel(f.dimension)} {OPERATOR_LABELS[f.operator]}{' '}
-                  <strong>{value}</strong>
-                  {nothing.length > 0 ? (
-                    <em class="unmatched-note">
-                      {' '}
-                      — {nothing.map((v) => `“${v}”`).join(', ')} matches nothing in this range
-                    </em>
-                  ) : null}
-                </span>
+                <ChipText filter={f} nothing={nothing} />
                 {locked ? null : (
                   <a href={viewHref(path, rest, keep)}>
                     <span aria-hidden="true">×</span>
-                    <span class="sr-only">Remove filter: {label}</span>
+                    <span class="sr-only">Remove {label}</span>
                   </a>
                 )}
               </li>

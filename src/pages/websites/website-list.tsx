@@ -107,7 +107,7 @@ function WebsiteTable({
               <a href={`/stats/${site.domain}`}>Statistics</a>
               <a href={`/websites/${site.id}/export?format=plausible`}>Export</a>
               {role && mayActAs(role, 'admin') ? (
-                <a href={`/websites/${site.id}`}>Edit and snippet</a>
+                <a href={`/websites/${site.id}`}>Settings</a>
               ) : null}
               {role === 'owner' ? (
                 <a href={`/websites/${site.id}/delete`}>Delete</a>

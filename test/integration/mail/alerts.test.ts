@@ -412,7 +412,7 @@ describe('alerts on the settings page', () => {
       hours: '6',
       every_hours: '',
     });
-    expect([added.status, added.location]).toEqual([303, `/websites/${s.id}?alert=added#alerts`]);
+    expect([added.status, added.location]).toEqual([303, `/websites/${s.id}/alerts?alert=added`]);
     const page = await b.get(added.location as string);
     expect(page.text).toContain('Alert added: its address has been sent a link to confirm it.');
     expect(page.text).toContain(
@@ -424,13 +424,13 @@ describe('alerts on the settings page', () => {
     const resent = await b.post(`/websites/${s.id}/alerts/${alertId}/confirmation`, {
       _csrf: csrf,
     });
-    expect(resent.location).toBe(`/websites/${s.id}?alert=resent#alerts`);
+    expect(resent.location).toBe(`/websites/${s.id}/alerts?alert=resent`);
     expect(box.mails.filter((m) => m.to === 'page@example.com')).toHaveLength(2);
     await confirm(codeTo('page@example.com'));
-    expect((await b.get(`/websites/${s.id}`)).text).toContain('<td>confirmed</td>');
+    expect((await b.get(`/websites/${s.id}/alerts`)).text).toContain('<td>confirmed</td>');
     const deleted = await b.post(`/websites/${s.id}/alerts/${alertId}/delete`, { _csrf: csrf });
-    expect(deleted.location).toBe(`/websites/${s.id}?alert=deleted#alerts`);
-    expect((await b.get(`/websites/${s.id}`)).text).toContain('No alerts yet.');
+    expect(deleted.location).toBe(`/websites/${s.id}/alerts?alert=deleted`);
+    expect((await b.get(`/websites/${s.id}/alerts`)).text).toContain('No alerts yet.');
     // Another website's alert through this one's address: the 404 of a missing one.
     const other = await makeWebsite(owner.key, {
       domain: `alert-other-${crypto.randomUUID().slice(0, 6)}.example.com`,

@@ -317,16 +317,16 @@ describe("a website's goals on its settings page", () => {
         _csrf: await tokenOf(b, `/websites/${site.id}`),
         ...fields,
       });
-    const added = await add({ kind: 'event', target: 'Signup', currency: 'eur' });
-    expect([added.status, added.location]).toEqual([303, `/websites/${site.id}?goal=added#goals`]);
+    const added = await add({ kind: 'event', event: 'Signup', currency: 'eur' });
+    expect([added.status, added.location]).toEqual([303, `/websites/${site.id}/goals?goal=added`]);
     expect(
-      (await add({ kind: 'page', target: '/blog/**', display_name: 'Blog readers' })).status,
+      (await add({ kind: 'page', page: '/blog/**', display_name: 'Blog readers' })).status,
     ).toBe(303);
-    const page = (await b.get(`/websites/${site.id}?goal=added`)).text;
+    const page = (await b.get(`/websites/${site.id}/goals?goal=added`)).text;
     expect(page).toContain('Goal added.');
     expect(page).toContain('<td>Signup</td><td>Event Signup</td><td>EUR</td>');
     expect(page).toContain('<td>Blog readers</td><td>Page /blog/**</td>');
-    const bad = await add({ kind: 'page', target: 'blog', currency: 'EUR' });
+    const bad = await add({ kind: 'page', page: 'blog', currency: 'EUR' });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('The page field must be a path starting with /');
     const goals = (await call(`/api/v1/websites/${site.id}/goals`, { key: owner.key })).json as {
@@ -530,35 +530,50 @@ describe('hostile data is escaped', () => {
 });
 
 describe("a website's settings page as one moves around it", () => {
-  it('has a navigation of its sections and a danger zone; a link made shows at the top; the statistics are one click away', async () => {
+  it('is an area of short pages with one navigation; a link made shows at the top; the statistics are one click away', async () => {
     const { owner, b } = await ownerSession('pages-sections');
     const site = await makeWebsite(owner.key, { domain: 'sections.example.com' });
     const page = await b.get(`/websites/${site.id}`);
-    const nav = page.text.match(/<nav class="sections"[^>]*>([\s\S]*?)<\/nav>/)?.[1] ?? '';
-    const targets = [...nav.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]);
-    expect(targets).toEqual([
-      'snippet-title',
-      'general',
-      'goals',
-      'funnels',
-      'imports',
-      'sharing',
-      'members',
-      'alerts',
-      'storage',
-      'danger',
-    ]);
-    for (const id of targets) expect(page.text, id).toContain(`id="${id}"`);
-    expect(nav).toContain(`href="/stats/sections.example.com"`);
-    expect(page.text).toContain(`href="/websites/${site.id}/delete"`);
-    const made = await b.post(`/websites/${site.id}/shared-links`, {
+    const navOf = (html: string) =>
+      html.match(/<nav class="settings-nav"[^>]*>([\s\S]*?)<\/nav>/)?.[1] ?? '';
+    const targets = [...navOf(page.text).matchAll(/href="([^"]+)"/g)].map((m) => m[1] ?? '');
+    const base = `/websites/${site.id}`;
+    expect(targets).toEqual(
+      ['', '/goals', '/funnels', '/segments', '/alerts', '/sharing', '/members', '/imports']
+        .concat(['/storage', '/danger'])
+        .map((path) => `${base}${path}`),
+    );
+    const headings: Record<string, string> = {
+      [base]: 'id="snippet-title"',
+      [`${base}/goals`]: '<h2 id="goals">',
+      [`${base}/funnels`]: '<h2 id="funnels">',
+      [`${base}/alerts`]: '<h2 id="alerts">',
+      [`${base}/sharing`]: '<h2 id="sharing">',
+      [`${base}/members`]: '<h2 id="members">',
+      [`${base}/imports`]: '<h2 id="imports">',
+      [`${base}/storage`]: '<h2 id="storage">',
+      [`${base}/danger`]: '<h2 id="danger">',
+    };
+    for (const target of targets) {
+      const shown = await b.get(target);
+      expect(shown.status, target).toBe(200);
+      expect(navOf(shown.text), target).toContain(`href="${target}" aria-current="page"`);
+      if (headings[target]) expect(shown.text, target).toContain(headings[target]);
+      // Each page holds its own subject only.
+      const others = Object.entries(headings).filter(([path]) => path !== target);
+      for (const [, heading] of others) expect(shown.text, target).not.toContain(heading);
+    }
+    expect(page.text).toContain(`href="/stats/sections.example.com"`);
+    expect((await b.get(`${base}/danger`)).text).toContain(`href="${base}/delete"`);
+    const made = await b.post(`${base}/shared-links`, {
       _csrf: csrfFrom(page.text),
       name: 'Board',
     });
     expect(made.status).toBe(200);
     const url = made.text.indexOf('id="shared-link-url"');
     expect(url).toBeGreaterThan(0);
-    expect(url).toBeLessThan(made.text.indexOf('class="sections"'));
+    expect(url).toBeLessThan(made.text.indexOf('class="settings-nav"'));
+    expect(navOf(made.text)).toContain(`href="${base}/sharing" aria-current="page"`);
   });
 });
 
@@ -572,7 +587,7 @@ describe("one click between a website's statistics and settings, and between web
     expect(links).toContain(`href="/websites/${one.id}"`);
     expect(links).toContain('href="/stats/switch-two.example.com?range=30d"');
     expect(links).not.toContain('href="/stats/switch-one.example.com"');
-    expect(stats).toContain(`href="/websites/${one.id}#funnels"`);
+    expect(stats).toContain(`href="/websites/${one.id}/funnels"`);
     const settings = (await b.get(`/websites/${one.id}`)).text;
     expect(settings).toContain(`href="/websites/${two.id}"`);
     // A stranger reading the public page: no settings, no other website.

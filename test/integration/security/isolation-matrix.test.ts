@@ -109,6 +109,8 @@ const w = {} as {
   bSegment: number;
   bAnnotation: number;
   bAlert: number;
+  /** A recipient of the reports of B's private website. */
+  bRecipient: number;
 };
 
 /** Website id → owner id (also for websites that were deleted), for attributing rows. */
@@ -256,6 +258,13 @@ beforeAll(async () => {
     });
     expect(alert.status).toBe(201);
     w.bAlert = (alert.json as { data: { id: number } }).data.id;
+    const recipient = await call(`/api/v1/websites/${w.bSites.private.id}/report-recipients`, {
+      method: 'POST',
+      key: w.b.key,
+      body: { json: { email: 'b-only-reports@example.com' } },
+    });
+    expect(recipient.status).toBe(201);
+    w.bRecipient = (recipient.json as { data: { id: number } }).data.id;
   } finally {
     box.close();
   }
@@ -373,6 +382,7 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   segments: bySite,
   annotations: bySite,
   alerts: bySite,
+  report_recipients: bySite,
   secrets: () => null,
   throttles: () => null,
 };
@@ -531,6 +541,10 @@ type ApiRoute = {
     | '/websites/{id}/alerts'
     | '/websites/{id}/alerts/{alert_id}'
     | '/websites/{id}/alerts/{alert_id}/confirmation'
+    | '/websites/{id}/report-recipients'
+    | '/websites/{id}/report-recipients/{recipient_id}'
+    | '/websites/{id}/report-recipients/{recipient_id}/confirmation'
+    | '/websites/{id}/report-recipients/{recipient_id}/test'
     | '/sites/goals'
     | '/sites/goals/{goal_id}';
   query?: string;
@@ -638,6 +652,15 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'PATCH', path: '/websites/{id}/alerts/{alert_id}', form: () => ({ threshold: '2' }) },
   { method: 'DELETE', path: '/websites/{id}/alerts/{alert_id}' },
   { method: 'POST', path: '/websites/{id}/alerts/{alert_id}/confirmation' },
+  { method: 'GET', path: '/websites/{id}/report-recipients' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/report-recipients',
+    form: () => ({ email: w.a.email, interval: 'weekly' }),
+  },
+  { method: 'DELETE', path: '/websites/{id}/report-recipients/{recipient_id}' },
+  { method: 'POST', path: '/websites/{id}/report-recipients/{recipient_id}/confirmation' },
+  { method: 'POST', path: '/websites/{id}/report-recipients/{recipient_id}/test' },
   { method: 'GET', path: '/sites/goals', asA: () => sitesGoalsAsA('GET') },
   { method: 'PUT', path: '/sites/goals', asA: () => sitesGoalsAsA('PUT') },
   { method: 'DELETE', path: '/sites/goals/{goal_id}', asA: () => sitesGoalsAsA('DELETE') },
@@ -692,7 +715,8 @@ function callApi(
     .replace('{member_id}', String(w.bMember))
     .replace('{segment_id}', String(w.bSegment))
     .replace('{annotation_id}', String(w.bAnnotation))
-    .replace('{alert_id}', String(w.bAlert));
+    .replace('{alert_id}', String(w.bAlert))
+    .replace('{recipient_id}', String(w.bRecipient));
   return call(`/api/v1${path}${query ? `?${query}` : ''}`, {
     method: route.method,
     body: route.form ? { form: route.form() } : undefined,
@@ -985,6 +1009,7 @@ const fill = (path: string, vars: Vars) =>
     .replace('{annotation}', String(w.bAnnotation))
     .replace('{segment}', String(w.bSegment))
     .replace('{alert}', String(w.bAlert))
+    .replace('{recipient}', String(w.bRecipient))
     .replace('{page}', encodeURIComponent(vars.page ?? '/'));
 
 function sendPage(
@@ -1054,12 +1079,21 @@ const DASHBOARD_PAGES: PageRoute[] = [
     fields: (vars) => ({ ...takeover(), domain: vars.domain }),
   },
   { method: 'GET', path: '/websites/{id}/received.json' },
+  { method: 'GET', path: '/websites/{id}/goals' },
+  { method: 'GET', path: '/websites/{id}/funnels' },
+  { method: 'GET', path: '/websites/{id}/segments' },
+  { method: 'GET', path: '/websites/{id}/alerts' },
+  { method: 'GET', path: '/websites/{id}/sharing' },
+  { method: 'GET', path: '/websites/{id}/members' },
+  { method: 'GET', path: '/websites/{id}/imports' },
+  { method: 'GET', path: '/websites/{id}/storage' },
+  { method: 'GET', path: '/websites/{id}/danger' },
   { method: 'GET', path: '/websites/{id}/delete' },
   { method: 'POST', path: '/websites/{id}/delete' },
   {
     method: 'POST',
     path: '/websites/{id}/goals',
-    fields: () => ({ kind: 'event', target: 'A was here' }),
+    fields: () => ({ kind: 'event', event: 'A was here' }),
   },
   { method: 'POST', path: '/websites/{id}/goals/{goal}/delete' },
   {
@@ -1067,6 +1101,7 @@ const DASHBOARD_PAGES: PageRoute[] = [
     path: '/websites/{id}/funnels',
     fields: () => ({ name: 'A was here', steps: '/a-was-here\nevent:A was here' }),
   },
+  { method: 'GET', path: '/websites/{id}/funnels/preview.json?steps=[{"page":"/"},{"page":"/a"}]' },
   { method: 'POST', path: '/websites/{id}/funnels/{funnel}/delete' },
   { method: 'POST', path: '/websites/{id}/imports', fields: () => ({ source: 'plausible' }) },
   { method: 'POST', path: '/websites/{id}/imports/{import}/delete' },
@@ -1093,6 +1128,20 @@ const DASHBOARD_PAGES: PageRoute[] = [
   },
   { method: 'POST', path: '/websites/{id}/alerts/{alert}/confirmation' },
   { method: 'POST', path: '/websites/{id}/alerts/{alert}/delete' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/reports',
+    fields: () => ({ email: 'a-was-here@example.com', interval: 'weekly' }),
+  },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/confirmation' },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/test' },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/delete' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/segments/{segment}',
+    fields: () => ({ name: 'A was here', type: 'site' }),
+  },
+  { method: 'POST', path: '/websites/{id}/segments/{segment}/delete' },
   {
     method: 'GET',
     path: '/account',
@@ -1590,6 +1639,16 @@ const OUT_OF_SCOPE: [Method, string, string][] = [
     "confirming an alert by its alert-bound token alone (alerts.test.ts: a wrong code, another alert's)",
   ],
   ['GET', '/alerts/unsubscribe', 'a page that takes the secret after its #: shows nothing'],
+  [
+    'GET',
+    '/reports/confirm',
+    "a report recipient's confirmation: a page that posts the secret after its #",
+  ],
+  [
+    'POST',
+    '/reports/confirm',
+    'confirming a report recipient by its recipient-bound token alone (report-recipients.test.ts)',
+  ],
   [
     'POST',
     '/alerts/unsubscribe',

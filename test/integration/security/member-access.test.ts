@@ -167,9 +167,10 @@ describe('who made what', () => {
   it('the settings page shows the makers and offers the hand-over on removal', async () => {
     const t = await adminWithThings('paged-admin');
     const b = await signedIn(owner);
-    const page = await b.get(`/websites/${site.id}`);
-    const linkRow = page.text.slice(page.text.indexOf('paged-admin link'));
+    const links = await b.get(`/websites/${site.id}/sharing`);
+    const linkRow = links.text.slice(links.text.indexOf('paged-admin link'));
     expect(linkRow.slice(0, linkRow.indexOf('</tr>'))).toContain(t.admin.email);
+    const page = await b.get(`/websites/${site.id}/members`);
     expect(page.text).toContain('name="hand_over"');
     const removed = await b.post(`/websites/${site.id}/members/${t.memberId}/delete`, {
       _csrf: csrfFrom(page.text),
@@ -177,7 +178,7 @@ describe('who made what', () => {
     });
     expect(removed.status).toBe(303);
     expect(await opens(t.link.url)).toBe(true);
-    const again = await b.get(`/websites/${site.id}`);
+    const again = await b.get(`/websites/${site.id}/sharing`);
     const row = again.text.slice(again.text.indexOf('paged-admin link'));
     expect(row.slice(0, row.indexOf('</tr>'))).toContain(owner.email);
   });

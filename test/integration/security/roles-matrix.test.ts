@@ -60,47 +60,64 @@ const w = {} as {
     segment: number;
     annotation: number;
     alert: number;
+    recipient: number;
   };
 };
 
-/** Objects of T made by its owner for one request that may delete or change them. */
-async function freshIds() {
+/**
+ * Objects of T made by its owner for one request that may delete or change them: those its
+ * `path` names (`{goal_id}`, `{goal}`, …), the standing ones for the rest (without a path,
+ * all are made). A website holds at most 100 of most kinds, so only what is needed is made.
+ */
+async function freshIds(path?: string) {
   const key = w.o.key;
   const tag = crypto.randomUUID().slice(0, 8);
-  const made = async (path: string, json: unknown) => {
-    const res = await call(`/api/v1/websites/${w.t.id}/${path}`, {
+  const needs = (name: keyof Ids) => path === undefined || path.includes(`{${name}`);
+  const made = async (name: keyof Ids, plural: string, json: unknown) => {
+    if (!needs(name)) return w.ids[name];
+    const res = await call(`/api/v1/websites/${w.t.id}/${plural}`, {
       method: 'POST',
       key,
       body: { json },
     });
-    expect(res.status, path).toBe(201);
+    expect(res.status, plural).toBe(201);
     return Number(oneOf(res).data.id);
   };
-  const imported = await call(
-    `/api/v1/websites/${w.t.id}/imports?source=plausible&file_name=imported_pages_20200101_20200101.csv`,
-    {
-      method: 'POST',
-      key,
-      body: { raw: 'date,page,pageviews\n2020-01-01,/x,1\n', type: 'text/csv' },
-    },
-  );
-  expect(imported.status).toBe(201);
+  const imported = async () => {
+    if (!needs('import')) return w.ids.import;
+    const res = await call(
+      `/api/v1/websites/${w.t.id}/imports?source=plausible&file_name=imported_pages_20200101_20200101.csv`,
+      {
+        method: 'POST',
+        key,
+        body: { raw: 'date,page,pageviews\n2020-01-01,/x,1\n', type: 'text/csv' },
+      },
+    );
+    expect(res.status).toBe(201);
+    return Number(oneOf(res).data.id);
+  };
   return {
-    goal: await made('goals', { event: `fresh-${tag}` }),
-    funnel: await made('funnels', {
+    goal: await made('goal', 'goals', { event: `fresh-${tag}` }),
+    funnel: await made('funnel', 'funnels', {
       name: `fresh-${tag}`,
       steps: [{ page: '/a' }, { page: '/b' }],
     }),
-    import: Number(oneOf(imported).data.id),
-    link: await made('shared-links', { name: `fresh-${tag}` }),
-    member: await made('members', { email: `fresh-${tag}@example.com`, role: 'viewer' }),
-    segment: await made('segments', {
+    import: await imported(),
+    link: await made('link', 'shared-links', { name: `fresh-${tag}` }),
+    member: await made('member', 'members', { email: `fresh-${tag}@example.com`, role: 'viewer' }),
+    segment: await made('segment', 'segments', {
       name: `fresh-${tag}`,
       type: 'site',
       filters: [['is', 'event:page', ['/a']]],
     }),
-    annotation: await made('annotations', { date: '2020-01-01', text: `fresh-${tag}` }),
-    alert: await made('alerts', { kind: 'drop', email: `fresh-alert-${tag}@example.com` }),
+    annotation: await made('annotation', 'annotations', {
+      date: '2020-01-01',
+      text: `fresh-${tag}`,
+    }),
+    alert: await made('alert', 'alerts', { kind: 'drop', email: `fresh-alert-${tag}@example.com` }),
+    recipient: await made('recipient', 'report-recipients', {
+      email: `fresh-report-${tag}@example.com`,
+    }),
   };
 }
 
@@ -115,7 +132,8 @@ const fill = (path: string, id: number, ids: Ids) =>
     .replace('{member_id}', String(ids.member))
     .replace('{segment_id}', String(ids.segment))
     .replace('{annotation_id}', String(ids.annotation))
-    .replace('{alert_id}', String(ids.alert));
+    .replace('{alert_id}', String(ids.alert))
+    .replace('{recipient_id}', String(ids.recipient));
 
 // ---------------------------------------------------------------------------------------
 // The API
@@ -272,6 +290,21 @@ const API_RULES: ApiRule[] = [
   },
   { method: 'DELETE', path: '/websites/{id}/alerts/{alert_id}', need: 'admin' },
   { method: 'POST', path: '/websites/{id}/alerts/{alert_id}/confirmation', need: 'admin' },
+  // Report recipients: the list holds others' addresses too.
+  { method: 'GET', path: '/websites/{id}/report-recipients', need: 'admin' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/report-recipients',
+    need: 'admin',
+    body: () => ({ json: { email: `report-${unique()}@example.com`, interval: 'monthly' } }),
+  },
+  { method: 'DELETE', path: '/websites/{id}/report-recipients/{recipient_id}', need: 'admin' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/report-recipients/{recipient_id}/confirmation',
+    need: 'admin',
+  },
+  { method: 'POST', path: '/websites/{id}/report-recipients/{recipient_id}/test', need: 'admin' },
 ];
 
 function callRule(rule: ApiRule, key: string, id: number, ids: Ids): Promise<Answer> {
@@ -350,13 +383,22 @@ const PAGE_RULES: PageRule[] = [
     fields: () => ({ privacy: '1', timezone: 'UTC' }),
   },
   { method: 'GET', path: '/websites/{id}/received.json', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/goals', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/funnels', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/segments', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/alerts', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/sharing', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/members', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/imports', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/storage', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/danger', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/delete', need: 'owner' },
   { method: 'POST', path: '/websites/{id}/delete', need: 'owner' },
   {
     method: 'POST',
     path: '/websites/{id}/goals',
     need: 'admin',
-    fields: () => ({ kind: 'event', target: `page-goal-${unique()}` }),
+    fields: () => ({ kind: 'event', event: `page-goal-${unique()}` }),
   },
   { method: 'POST', path: '/websites/{id}/goals/{goal}/delete', need: 'admin' },
   {
@@ -364,6 +406,11 @@ const PAGE_RULES: PageRule[] = [
     path: '/websites/{id}/funnels',
     need: 'admin',
     fields: () => ({ name: `page-funnel-${unique()}`, steps: '/a\n/e' }),
+  },
+  {
+    method: 'GET',
+    path: '/websites/{id}/funnels/preview.json?steps=[{"page":"/"},{"page":"/a"}]',
+    need: 'admin',
   },
   { method: 'POST', path: '/websites/{id}/funnels/{funnel}/delete', need: 'admin' },
   {
@@ -403,6 +450,22 @@ const PAGE_RULES: PageRule[] = [
   },
   { method: 'POST', path: '/websites/{id}/alerts/{alert}/confirmation', need: 'admin' },
   { method: 'POST', path: '/websites/{id}/alerts/{alert}/delete', need: 'admin' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/reports',
+    need: 'admin',
+    fields: () => ({ email: `paged-report-${unique()}@example.com`, interval: 'weekly' }),
+  },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/confirmation', need: 'admin' },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/test', need: 'admin' },
+  { method: 'POST', path: '/websites/{id}/reports/{recipient}/delete', need: 'admin' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/segments/{segment}',
+    need: 'admin',
+    fields: () => ({ name: `paged-segment-${unique()}`, type: 'site' }),
+  },
+  { method: 'POST', path: '/websites/{id}/segments/{segment}/delete', need: 'admin' },
 ];
 
 const fillPage = (path: string, id: number, ids: Ids) =>
@@ -413,6 +476,8 @@ const fillPage = (path: string, id: number, ids: Ids) =>
       .replace('{import}', '{import_id}')
       .replace('{link}', '{link_id}')
       .replace('{alert}', '{alert_id}')
+      .replace('{recipient}', '{recipient_id}')
+      .replace('{segment}', '{segment_id}')
       .replace('{member}', '{member_id}'),
     id,
     ids,
@@ -501,7 +566,7 @@ describe.each(API_RULES.map((r) => [ruleName(r), r] as const))('API %s', (_, rul
       expect(res.status).toBe(403);
       expect(res.json.status).toBe(403);
     } else {
-      const res = await callRule(rule, key, w.t.id, await freshIds());
+      const res = await callRule(rule, key, w.t.id, await freshIds(rule.path));
       expect([401, 403, 404], res.text).not.toContain(res.status);
     }
   });
@@ -523,7 +588,7 @@ describe.each(DOMAIN_RULES.map((r) => [r.name, r] as const))('API %s', (_, rule)
       const res = await unchanged(() => rule.send(key, w.t.domain, w.ids));
       expect(res.status).toBe(403);
     } else {
-      const res = await rule.send(key, w.t.domain, await freshIds());
+      const res = await rule.send(key, w.t.domain, await freshIds(rule.name));
       expect([401, 403, 404], res.text).not.toContain(res.status);
     }
   });
@@ -544,7 +609,7 @@ describe.each(PAGE_RULES.map((r) => [ruleName(r), r] as const))('page %s', (_, r
       const res = await unchanged(() => sendPage(rule, person, w.t.id, w.ids));
       expect(res.status).toBe(403);
     } else if (!rule.noAllowedCase) {
-      const res = await sendPage(rule, person, w.t.id, await freshIds());
+      const res = await sendPage(rule, person, w.t.id, await freshIds(rule.path));
       expect([401, 403, 404], res.text.slice(0, 2000)).not.toContain(res.status);
     }
   });

@@ -375,7 +375,7 @@ describe('roles, removal and leaving', () => {
 
   it('the pages: invite, change a role, remove, leave', async () => {
     const b = await signedIn(owner);
-    const settings = await b.get(`/websites/${site.id}`);
+    const settings = await b.get(`/websites/${site.id}/members`);
     expect(settings.text).toContain('id="members"');
     expect(settings.text).toContain(viewer.email);
     const csrf = csrfFrom(settings.text);
@@ -387,7 +387,7 @@ describe('roles, removal and leaving', () => {
     });
     expect([sent.status, sent.location]).toEqual([
       303,
-      `/websites/${site.id}?member=invited#members`,
+      `/websites/${site.id}/members?member=invited`,
     ]);
     expect(box.linkTo(email)).toContain('/invitations#');
     const bad = await b.post(`/websites/${site.id}/members`, {
@@ -408,7 +408,7 @@ describe('roles, removal and leaving', () => {
       _csrf: csrf,
       role: 'admin',
     });
-    expect(changed.location).toBe(`/websites/${site.id}?member=changed#members`);
+    expect(changed.location).toBe(`/websites/${site.id}/members?member=changed`);
     expect(oneOf(await call(`/api/v1/websites/${site.id}`, { key: viewer.key })).data.role).toBe(
       'admin',
     );

@@ -161,7 +161,7 @@ describe('the settings page', () => {
   it('makes a link, shows its address and embed once, lists it, and revokes it', async () => {
     const b = await signedIn(owner);
     const settings = `/websites/${site.id}`;
-    const page = await b.get(settings);
+    const page = await b.get(`${settings}/sharing`);
     expect(page.text).toContain('<h2 id="sharing">Shared links</h2>');
     const bad = await b.post(`${settings}/shared-links`, { _csrf: csrfFrom(page.text), name: '' });
     expect(bad.status).toBe(422);
@@ -178,14 +178,14 @@ describe('the settings page', () => {
     const { browser, path } = await opened(url);
     expect((await browser.get(`${path}?${range}`)).status).toBe(200);
     // Listed without its address; revoked from the list.
-    const again = await b.get(settings);
+    const again = await b.get(`${settings}/sharing`);
     expect(again.text).toContain('Agency');
     expect(again.text).not.toContain(token);
     const id = new RegExp(`/websites/${site.id}/shared-links/(\\d+)/delete`).exec(again.text)?.[1];
     const revoked = await b.post(`${settings}/shared-links/${id}/delete`, {
       _csrf: csrfFrom(again.text),
     });
-    expect([revoked.status, revoked.location]).toEqual([303, `${settings}?link=deleted#sharing`]);
+    expect([revoked.status, revoked.location]).toEqual([303, `${settings}/sharing?link=deleted`]);
   });
 });
 

@@ -512,7 +512,7 @@ describe('the settings page', () => {
     const file = new File([PAGES], 'imported_pages_20230209_20230210.csv', { type: 'text/csv' });
     const done = await upload(b, site.id, { source: 'plausible' }, file);
     expect(done.status, done.text).toBe(303);
-    expect(done.location).toBe(`/websites/${site.id}?import=added#imports`);
+    expect(done.location).toBe(`/websites/${site.id}/imports?import=added`);
     const settings = await b.get(done.location as string);
     expect(settings.text).toContain('Import added.');
     expect(settings.text).toContain('2023-02-09 to 2023-02-10');
@@ -530,9 +530,9 @@ describe('the settings page', () => {
     });
     expect([gone.status, gone.location]).toEqual([
       303,
-      `/websites/${site.id}?import=deleted#imports`,
+      `/websites/${site.id}/imports?import=deleted`,
     ]);
-    expect((await b.get(`/websites/${site.id}`)).text).toContain('No imports yet.');
+    expect((await b.get(`/websites/${site.id}/imports`)).text).toContain('No imports yet.');
   });
 
   it('shows a malformed file’s error by the form, and imports nothing', async () => {

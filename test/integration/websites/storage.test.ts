@@ -93,9 +93,11 @@ describe('a website’s storage', () => {
       domain: `storage-page-${crypto.randomUUID().slice(0, 8)}.example.com`,
     });
     const b = await signedIn(owner);
-    expect((await b.get(`/websites/${id}`)).text).toContain('The event log holds nothing yet');
+    expect((await b.get(`/websites/${id}/storage`)).text).toContain(
+      'The event log holds nothing yet',
+    );
     expect((await sendHit({ page: `https://${domain}/` })).status).toBe(202);
-    const page = (await b.get(`/websites/${id}`)).text;
+    const page = (await b.get(`/websites/${id}/storage`)).text;
     const { bytes } = await storageOf(id, owner.key);
     expect(page).toContain('<h2 id="storage">Storage</h2>');
     expect(page).toContain(

@@ -102,14 +102,18 @@ describe.skipIf(!haveChromium)("a website's settings in a real browser", () => {
   it('builds a funnel from steps picked, moved and counted as it is built', async () => {
     await page.goto(`${settings}/funnels`);
     const rows = page.locator('fieldset.funnel-steps li');
-    expect(await rows.evaluateAll((items) => items.filter((i) => !i.hidden).length)).toBe(2);
+    expect(
+      await rows.evaluateAll((items) => items.filter((i) => !(i as HTMLElement).hidden).length),
+    ).toBe(2);
     const [first = '/', second = '/pricing'] = await offered('suggested-pages');
     await page.fill('#name', 'Browsed');
     await page.fill('input[name=step_value_1]', first);
     await page.fill('input[name=step_value_2]', second);
     // Each step's visitors of the last 30 days, as the funnel stands.
     await page.waitForFunction(() =>
-      /visitor/.test(document.querySelector('input[name=step_value_2] ~ output')?.textContent ?? ''),
+      /visitor/.test(
+        document.querySelector('input[name=step_value_2] ~ output')?.textContent ?? '',
+      ),
     );
     expect(await page.textContent('[data-preview]')).toContain('last 30 days');
     // A third step, as a goal, then moved up to be the second.

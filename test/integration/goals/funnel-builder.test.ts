@@ -55,8 +55,9 @@ describe('the funnel builder', () => {
     }
     const list = (id: string) =>
       [
-        ...(page.match(new RegExp(`<datalist id="${id}">([\\s\\S]*?)</datalist>`))?.[1] ?? '')
-          .matchAll(/value="([^"]*)"/g),
+        ...(
+          page.match(new RegExp(`<datalist id="${id}">([\\s\\S]*?)</datalist>`))?.[1] ?? ''
+        ).matchAll(/value="([^"]*)"/g),
       ].map((m) => m[1]);
     expect(list('suggested-pages')).toEqual(['/pricing', '/signup']);
     expect(list('suggested-events')).toEqual(['Signup']);

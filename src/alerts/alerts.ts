@@ -10,11 +10,11 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { normalizeEmail, validateEmail } from '../accounts/owners.ts';
 import type { Database } from '../db/client.ts';
+import { linkSecret } from '../db/secrets.ts';
 import { type AlertRow, alerts } from '../db/sharing-schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { apiTimestamp } from '../lib/time/dates.ts';
-import { linkToken } from '../reports/confirmation.ts';
 
 export const ALERT_KINDS = ['spike', 'drop'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -216,7 +216,7 @@ export async function alertToken(
   purpose: 'confirm' | 'unsubscribe',
   alert: { id: number; email: string },
 ): Promise<string> {
-  return linkToken(db, 'alerts', [purpose, alert.id, alert.email]);
+  return linkSecret(db, 'alerts', [purpose, alert.id, alert.email]);
 }
 
 /** The alert `id` when `token` is its secret for `purpose`; a 404 otherwise. */

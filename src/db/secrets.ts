@@ -31,3 +31,15 @@ export async function hmacHex(key: string, message: string): Promise<string> {
   const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(message));
   return toHex(new Uint8Array(mac));
 }
+
+/**
+ * The secret of a link an e-mail carries (confirm an address, unsubscribe): an HMAC of `parts`
+ * (a purpose, a row's id and address) under the server secret `secret`, 32 hex digits.
+ */
+export async function linkSecret(
+  db: Database,
+  secret: string,
+  parts: (string | number)[],
+): Promise<string> {
+  return (await hmacHex(await serverSecret(db, secret), parts.join('\u0000'))).slice(0, 32);
+}

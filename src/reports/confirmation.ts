@@ -12,7 +12,6 @@
 import { personOf } from '../accounts/owners.ts';
 import { consumeAttempt } from '../accounts/throttle.ts';
 import type { Database } from '../db/client.ts';
-import { hmacHex, serverSecret } from '../db/secrets.ts';
 import type { Env } from '../env.ts';
 import { ApiError } from '../lib/errors.ts';
 import { sendNow } from '../lib/mail.ts';
@@ -24,18 +23,6 @@ export type Sender = { personId: number; origin: string };
 
 /** Confirmation e-mails one address may get a day, from every website together. */
 const CONFIRMATIONS = { limit: 3, windowMs: 24 * 3_600_000 };
-
-/**
- * The secret of a link: an HMAC of `parts` (a purpose, a row's id and address) under the
- * server secret `secret`, 32 hex digits.
- */
-export async function linkToken(
-  db: Database,
-  secret: string,
-  parts: (string | number)[],
-): Promise<string> {
-  return (await hmacHex(await serverSecret(db, secret), parts.join('\u0000'))).slice(0, 32);
-}
 
 /** A plain-text message from Sightline, with RFC 8058's one-click `unsubscribe` when given. */
 export function plainMessage(

@@ -8,11 +8,11 @@
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { normalizeEmail, validateEmail } from '../accounts/owners.ts';
 import type { Database } from '../db/client.ts';
+import { linkSecret } from '../db/secrets.ts';
 import { type ReportRecipientRow, reportRecipients } from '../db/sharing-schema.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { ApiError, type FieldErrors, validationFailed } from '../lib/errors.ts';
 import { apiTimestamp } from '../lib/time/dates.ts';
-import { linkToken } from './confirmation.ts';
 import type { Interval } from './period.ts';
 
 export const REPORT_INTERVALS = ['weekly', 'monthly'] as const satisfies readonly Interval[];
@@ -129,7 +129,7 @@ export function recipientToken(
   purpose: 'confirm' | 'unsubscribe',
   recipient: { id: number; email: string },
 ): Promise<string> {
-  return linkToken(db, 'reports', [purpose, recipient.id, recipient.email]);
+  return linkSecret(db, 'reports', [purpose, recipient.id, recipient.email]);
 }
 
 /** The link of a deleted recipient, or one that is not its own: the 404. */

@@ -17,6 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { metered, QueryBudget } from '../db/query-budget.ts';
 import { reportSends, websites } from '../db/schema.ts';
+import { linkSecret } from '../db/secrets.ts';
 import type { Env } from '../env.ts';
 import { timingSafeEqual } from '../lib/crypto.ts';
 import { logError } from '../lib/log.ts';
@@ -24,7 +25,6 @@ import type { Mailer } from '../lib/mail.ts';
 import { mimeMessage } from '../lib/text/mime.ts';
 import { topGoals } from '../query/present/overview.ts';
 import { flushBeforeReading } from '../website-log/worker/partitions.ts';
-import { linkToken } from './confirmation.ts';
 import {
   type GoalRows,
   htmlOf,
@@ -50,7 +50,7 @@ export const REPORT_QUERIES = 12 + ONCE_QUERIES;
 
 /** The secret of the owner's unsubscribe link of a website's reports. */
 export function unsubscribeToken(db: Database, websiteId: number): Promise<string> {
-  return linkToken(db, 'unsubscribe', ['unsubscribe', websiteId]);
+  return linkSecret(db, 'unsubscribe', ['unsubscribe', websiteId]);
 }
 
 export function buildMessage(report: ReportData, to: string, config: { from: string }): string {

@@ -91,7 +91,7 @@ export const AlertsSection: FC<{
     <SettingsSection
       id="alerts"
       title="Traffic alerts"
-      hint="An e-mail when traffic spikes (this many visitors or more in the last hours) or drops (fewer than this many, when the same hours a week before had that many — the tracker may have broken), checked every hour, with the top pages and sources of a spike. Each address confirms first, by the link of an e-mail, and can stop its alert from any of them."
+      hint="Get an e-mail when traffic jumps (at least this many visitors in the last few hours: the e-mail names the pages and sources it comes from) or stops (fewer than this many, when the same hours last week had at least that many — often a sign the snippet broke). Checked every hour. Each address gets a link to confirm it first, and every e-mail has a link to stop the alert."
       csrf={csrf}
       table={{
         head: ['E-mail', 'When', 'At most', 'Status'],

@@ -155,17 +155,24 @@ const StepRows: FC<{ site: WebsiteRow; rows: StepRow[]; errors: FieldErrors }> =
         const message = rows.length > 0 ? stepMessage(errors, n) : undefined;
         return (
           <li data-step>
-            <select name={`step_kind_${n}`} aria-label={`Step ${n}: what it is`}>
+            <label for={`step_kind_${n}`} class="sr-only">
+              Step {n}: what it is
+            </label>
+            <select id={`step_kind_${n}`} name={`step_kind_${n}`}>
               {KINDS.map(([kind, label]) => (
                 <option value={kind} selected={row.kind === kind}>
                   {label}
                 </option>
               ))}
             </select>
+            <label for={`step_value_${n}`} class="sr-only">
+              Step {n}
+              {n > FUNNEL_STEPS.min ? ' (optional)' : ''}: its page, event or goal
+            </label>
             <input
+              id={`step_value_${n}`}
               name={`step_value_${n}`}
               value={row.value}
-              aria-label={`Step ${n}${n > FUNNEL_STEPS.min ? ' (optional)' : ''}: its page, event or goal`}
               list={KINDS.find(([kind]) => kind === row.kind)?.[2]}
               placeholder={n > FUNNEL_STEPS.min ? 'Optional' : '/pricing'}
             />

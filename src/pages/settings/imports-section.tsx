@@ -54,7 +54,7 @@ export const ImportsSection: FC<{
   <SettingsSection
     id="imports"
     title="Imports and exports"
-    hint="Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers for its dates (filters and hourly charts show Sightline's own events only). A newer import of the same dates replaces what an older one held of the same statistics."
+    hint="Bring your history from Plausible, GoatCounter or Umami: it is added to this website's numbers on its dates. Filters and hourly charts count only what Sightline recorded itself. Importing the same dates again replaces what the older import held."
     csrf={csrf}
     table={{
       head: ['Source', 'Dates', { label: 'Rows', num: true }],

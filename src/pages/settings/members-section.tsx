@@ -90,11 +90,12 @@ export const MembersSection: FC<{
     title="Members"
     hint={
       <>
-        People with their own login to this website: a viewer may {ROLE_MEANING.viewer}; an admin
-        may {ROLE_MEANING.admin}. Only the owner may delete the website. An invitation is an e-mail
-        with a link that works once, for 72 hours. Removing a member, or making an admin a viewer,
-        revokes the shared links and invitations they made, unless you keep them (they are then
-        yours). A dash under Invited by: the inviter is not known (it counts as the owner's).
+        People who sign in with their own login to this website. A viewer may {ROLE_MEANING.viewer}.
+        An admin may {ROLE_MEANING.admin}. Only the owner can delete the website. An invitation is
+        an e-mail with a link that works once, for 72 hours. When you remove a member or make an
+        admin a viewer, the shared links and invitations they made stop working, unless you choose
+        to keep them (they become yours). A dash under Invited by: who invited them is not known,
+        and it counts as the owner's.
       </>
     }
     csrf={csrf}

@@ -93,7 +93,7 @@ export const ReportsSection: FC<{
     <SettingsSection
       id="reports"
       title="E-mail reports"
-      hint="The report of each complete week (Monday to Sunday) or month in the website's time zone: visitors, visits, page views and the rest with their change, the top pages, sources, countries and goals. Each address confirms first, by the link of an e-mail, and can stop its reports from any of them; a test sends the last complete period's report at once."
+      hint="A summary e-mail of each full week (Monday to Sunday) or month in the website's time zone: visitors, visits, page views and more with their change, and the top pages, sources, countries and goals. Each address gets a link to confirm it first, and every report has a link to stop them. Send a test sends the last full period's report right away."
       csrf={csrf}
       table={{
         head: ['E-mail', 'Sent', 'Status'],

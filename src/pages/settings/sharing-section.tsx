@@ -89,7 +89,7 @@ export const SharingSection: FC<{
   <SettingsSection
     id="sharing"
     title="Shared links"
-    hint="A secret link shows this website's statistics, read-only, to whoever has it — every range, filter, full view and CSV, nothing else — until you revoke it, or its maker stops being an admin (unless it is handed over). A dash under Made by: its maker is not known (it counts as the owner's)."
+    hint="A secret link shows this website's statistics to anyone who has it, read-only: every range, filter, full view and CSV, nothing else. It works until you revoke it, or until the person who made it stops being an admin (unless their links are handed over). A dash under Made by: who made it is not known, and it counts as the owner's."
     csrf={csrf}
     table={{
       head: ['Link', 'Shows', 'Password', 'Made', 'Made by'],

@@ -49,7 +49,7 @@ const DangerZone = ({ site, owner }: { site: WebsiteRow; owner: boolean }) => (
         <a href={`/websites/${site.id}/delete`} class="button danger">
           Delete {site.domain}…
         </a>{' '}
-        The website and all of its statistics; the next page asks first.
+        Deletes the website and all of its statistics; the next page asks you to confirm.
       </p>
     ) : (
       <p class="hint">Only the website's owner may delete it.</p>

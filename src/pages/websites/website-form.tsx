@@ -146,18 +146,18 @@ export function WebsiteForm(props: {
         Exclude bots
       </label>
       <label class="check">
-        <input type="checkbox" name="email" value="1" checked={values.email === '1'} /> Send
-        periodic e-mail reports
+        <input type="checkbox" name="email" value="1" checked={values.email === '1'} /> E-mail the
+        owner a report every week or month (more addresses: Alerts and reports)
       </label>
       <label class="check">
         <input type="checkbox" name="path_only" value="1" checked={pathOnly(values)} /> Count the
-        path only: no query string in pages (campaign tags and ad click ids never are: they are
-        counted as sources and campaigns)
+        path only: leave out everything after ? in page addresses (campaign tags are always read as
+        sources and campaigns, never kept in pages)
       </label>
       <ListField
         label="Excluded query parameters"
         name="exclude_params"
-        hint="Unless the path only is counted: one per line."
+        hint="Query parameters to leave out of page addresses, one per line (not needed when only the path is counted)."
         value={pathOnly(values) ? '' : values.exclude_params}
         errors={errors}
       />

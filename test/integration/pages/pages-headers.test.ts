@@ -27,6 +27,15 @@ const PAGES = [
   '/websites?deleted=x.example.com',
   '/websites/new',
   '/websites/:id',
+  '/websites/:id/goals',
+  '/websites/:id/funnels',
+  '/websites/:id/segments',
+  '/websites/:id/alerts',
+  '/websites/:id/sharing',
+  '/websites/:id/members',
+  '/websites/:id/imports',
+  '/websites/:id/storage',
+  '/websites/:id/danger',
   '/websites/:id/delete',
   '/websites/999999',
   '/account',
@@ -121,11 +130,22 @@ describe.each(PAGES)('%s', (name) => {
           new RegExp(`<(input|select|textarea)\\b[^>]*\\sid="${target}"`),
         );
     }
-    // The settings form (its path-only box too), and on a website's page its goal form (kind, target, name, currency)
-    // its funnel form (name, steps), its members' invitation form (e-mail, role) and its
-    // traffic alerts' form (e-mail, kind, threshold, hours, every hours).
+    // The settings form (its path-only box too); the goal form (kind, event, page, name,
+    // currency, scroll); the funnel builder (name, 8 steps of a kind and a value, the steps as
+    // text); the alerts' form (e-mail, kind, threshold, hours, every hours) and the reports'
+    // (e-mail, interval); a shared link's (name, password, segment); an invitation's (e-mail,
+    // role); an import's (source, file, and its note).
     if (name === '/websites/new') expect(count).toBe(9);
-    if (name === '/websites/:id') expect(count).toBe(28);
+    const settings: Record<string, number> = {
+      '/websites/:id': 9,
+      '/websites/:id/goals': 6,
+      '/websites/:id/funnels': 18,
+      '/websites/:id/alerts': 7,
+      '/websites/:id/sharing': 2,
+      '/websites/:id/members': 2,
+      '/websites/:id/imports': 3,
+    };
+    if (settings[name] !== undefined) expect(count).toBe(settings[name]);
     if (name === '/account') expect(count).toBe(3);
   });
 });
@@ -151,6 +171,15 @@ describe('status of the pages', () => {
       '/websites?deleted=x.example.com': 200,
       '/websites/new': 200,
       '/websites/:id': 200,
+      '/websites/:id/goals': 200,
+      '/websites/:id/funnels': 200,
+      '/websites/:id/segments': 200,
+      '/websites/:id/alerts': 200,
+      '/websites/:id/sharing': 200,
+      '/websites/:id/members': 200,
+      '/websites/:id/imports': 200,
+      '/websites/:id/storage': 200,
+      '/websites/:id/danger': 200,
       '/websites/:id/delete': 200,
       '/websites/999999': 404,
       '/account': 200,

@@ -24,6 +24,7 @@ import { linkOrigin } from '../../http/origin.ts';
 import { signedInOwner } from '../../http/session.ts';
 import { ApiError, type FieldErrors } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
+import { Field } from '../layout/layout.tsx';
 import { FieldError, SettingsSection } from './section.tsx';
 import { settingsPath } from './settings-pages.tsx';
 
@@ -60,23 +61,21 @@ const AlertStatus: FC<{ site: WebsiteRow; alert: AlertRow; csrf: string }> = ({
 const NumberField: FC<{
   name: keyof typeof ALERT_BOUNDS;
   label: string;
+  hint: string;
   value: string;
   error?: string | undefined;
-}> = ({ name, label, value, error }) => (
-  <>
-    <label>
-      {label}{' '}
-      <input
-        name={name}
-        type="number"
-        min={String(ALERT_BOUNDS[name].min)}
-        max={String(ALERT_BOUNDS[name].max)}
-        inputmode="numeric"
-        value={value}
-      />
-    </label>
-    {error ? <p class="error">{error}</p> : null}
-  </>
+}> = ({ name, label, hint, value, error }) => (
+  <Field label={label} name={name} hint={hint} error={error ? [error] : undefined}>
+    <input
+      id={name}
+      name={name}
+      type="number"
+      min={String(ALERT_BOUNDS[name].min)}
+      max={String(ALERT_BOUNDS[name].max)}
+      inputmode="numeric"
+      value={value}
+    />
+  </Field>
 );
 
 export const AlertsSection: FC<{
@@ -132,19 +131,22 @@ export const AlertsSection: FC<{
             </label>
             <NumberField
               name="threshold"
-              label={`Visitors (a spike: this many or more; a drop: fewer than this — ${ALERT_DEFAULTS.drop.threshold}, none at all, unless set)`}
+              label="Visitors"
+              hint={`A spike: this many or more. A drop: fewer than this. Left empty: ${ALERT_DEFAULTS.drop.threshold} for a drop (none at all).`}
               value={values.threshold}
               error={error('threshold')}
             />
             <NumberField
               name="hours"
-              label={`Over the last … hours (${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop, unless set)`}
+              label="Over the last … hours"
+              hint={`Left empty: ${ALERT_DEFAULTS.spike.hours} for a spike, ${ALERT_DEFAULTS.drop.hours} for a drop.`}
               value={values.hours}
               error={error('hours')}
             />
             <NumberField
               name="every_hours"
-              label={`Hours between two e-mails, at least (${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop, unless set)`}
+              label="At most one e-mail every … hours"
+              hint={`Left empty: ${ALERT_DEFAULTS.spike.every_hours} for a spike, ${ALERT_DEFAULTS.drop.every_hours} for a drop.`}
               value={values.every_hours}
               error={error('every_hours')}
             />

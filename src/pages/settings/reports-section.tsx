@@ -93,7 +93,7 @@ export const ReportsSection: FC<{
     <SettingsSection
       id="reports"
       title="E-mail reports"
-      hint="A summary e-mail of each full week (Monday to Sunday) or month in the website's time zone: visitors, visits, page views and more with their change, and the top pages, sources, countries and goals. Each address gets a link to confirm it first, and every report has a link to stop them. Send a test sends the last full period's report right away."
+      hint="A summary e-mail of each full week (Monday to Sunday) or month in the website's time zone: visitors, visits, page views and more with their change, and the top pages, sources, countries and goals. Each address gets a link to confirm it first, and every report has a link to stop them. A test e-mail brings the last full period's report right away."
       csrf={csrf}
       table={{
         head: ['E-mail', 'Sent', 'Status'],

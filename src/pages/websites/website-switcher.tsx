@@ -1,7 +1,7 @@
 /**
  * One click between what belongs together: on a website's statistics page, a link to its
  * settings (for its owner and admins) and a menu of the person's other websites; on its
- * settings page, the same menu. Only for a signed-in person reading as themselves — never on
+ * settings pages, a link to its statistics and the same menu. Only for a signed-in person reading as themselves — never on
  * a shared link's pages, which show one website and nothing of who made them.
  */
 import type { Context } from 'hono';
@@ -48,6 +48,7 @@ export async function websiteLinks(
   return (
     <nav class="website-links" aria-label="Websites">
       {on === 'stats' && person.admin ? <a href={`/websites/${current.id}`}>Settings</a> : null}
+      {on === 'settings' ? <a href={`/stats/${current.domain}`}>Statistics</a> : null}
       {others.length > 0 ? (
         <details class="switcher">
           <summary>Other websites</summary>

@@ -1,11 +1,12 @@
 /**
  * The demo owner and website, with 90 days of sample traffic through the real pipeline, and
- * goals, a funnel and custom properties to look at.
+ * goals, a funnel, a segment and custom properties to look at.
  */
 import { createOwner } from '../../src/accounts/owners.ts';
 import type { Database } from '../../src/db/client.ts';
 import { createFunnel } from '../../src/flows/funnels.ts';
 import { createGoal, goalInput } from '../../src/goals/goals.ts';
+import { createSegment, segmentInput } from '../../src/segments/segments.ts';
 import { createWebsite } from '../../src/websites/service.ts';
 import { suffixesOnDisk } from './public-suffixes.ts';
 import { type GeneratedHit, generateTraffic, replayTraffic, rng } from './traffic.ts';
@@ -38,6 +39,19 @@ export async function createDemo(db: Database) {
     name: 'Pricing to sign-up',
     steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }],
   });
+  await createSegment(
+    db,
+    website.id,
+    { personId: owner.id, admin: true },
+    segmentInput({
+      name: 'Phones from search',
+      type: 'site',
+      filters: [
+        ['is', 'visit:device', ['Mobile']],
+        ['is', 'visit:channel', ['Organic Search']],
+      ],
+    }),
+  );
   return { owner, website, from: day(Date.now() - 89 * DAY), to: day(Date.now()) };
 }
 

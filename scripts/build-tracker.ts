@@ -9,9 +9,12 @@
  */
 import { gzipped, minified, withinBudget, writeGenerated } from './lib/bundle.ts';
 
-/** Hard limits: the tracker is on every page of every site; its extra parts only where asked. */
+/**
+ * Hard limits: the tracker is on every page of every site; its extra parts only where asked.
+ * The full one's was 1,712 until the tracker's check for automation (32 bytes) came in.
+ */
 const MAX_GZIP_BYTES = 1200;
-const MAX_FULL_GZIP_BYTES = 1712;
+const MAX_FULL_GZIP_BYTES = 1744;
 
 const { code, version } = await minified('src/tracker/script.ts');
 const full = await minified('src/tracker/full.ts');

@@ -13,7 +13,9 @@
  *           data-dnt="true"></script>              (optional: honour Do Not Track / GPC)
  *
  * Every hit is `POST {host}/api/event` with a JSON body sent as text/plain (a CORS "simple"
- * request, so no preflight). Nothing here reads or writes cookies or storage, and the only
+ * request, so no preflight). Nothing at all is sent from a browser driven by automation
+ * (`navigator.webdriver`, or the global PhantomJS, Nightmare or Cypress leaves), as with
+ * Plausible's tracker. Nothing here reads or writes cookies or storage, and the only
  * global it creates is `window.pa`.
  *
  * Engagement: for each page view the tracker keeps the time the page was visible and focused
@@ -66,6 +68,11 @@ interface ScriptElement {
 declare const window: {
   pa?: Pa;
   readonly doNotTrack?: string | null;
+  // Left by automation that does not set navigator.webdriver: PhantomJS (also `callPhantom`,
+  // always with it), Nightmare (Electron), and Cypress in the page it tests.
+  readonly _phantom?: unknown;
+  readonly __nightmare?: unknown;
+  readonly Cypress?: unknown;
   addEventListener(
     type:
       | 'popstate'
@@ -98,6 +105,7 @@ declare const navigator: {
   readonly language: string;
   readonly doNotTrack?: string | null;
   readonly globalPrivacyControl?: boolean;
+  readonly webdriver?: boolean;
   sendBeacon(url: string, data: Blob): boolean;
 };
 declare const history: {
@@ -148,13 +156,22 @@ try {
     try {
       tagProps = JSON.parse(attr('props') as string) || undefined;
     } catch {}
-    // DNT and GPC are only honoured when the site opted in with data-dnt="true"; then nothing
-    // at all is sent (queued and later events are dropped too).
+    // Nothing at all is sent (queued and later events are dropped too) when DNT or GPC is on
+    // and the site opted in with data-dnt="true", or from a browser driven by automation: the
+    // WebDriver standard's flag (Selenium, Playwright, Puppeteer, ChromeDriver, geckodriver)
+    // or a global of the tools that do not set it. Such visits are no person's; the server's
+    // bot filter cannot tell the ones with a browser's usual User-Agent. No attribute or
+    // stored flag lets them through (the tracker reads no storage): an owner tries a site in
+    // a person's browser (docs/GUIDE.md, "The hit endpoint").
     const optedOut =
-      dnt &&
-      (navigator.doNotTrack === '1' ||
-        window.doNotTrack === '1' ||
-        navigator.globalPrivacyControl === true);
+      (dnt &&
+        (navigator.doNotTrack === '1' ||
+          window.doNotTrack === '1' ||
+          navigator.globalPrivacyControl === true)) ||
+      navigator.webdriver ||
+      window._phantom ||
+      window.__nightmare ||
+      window.Cypress;
 
     // The current page view's referrer: the document's for the landing page, the previous
     // page (same site, so the server treats it as internal) after an SPA navigation.

@@ -27,10 +27,11 @@ export const DESKTOP_CHROME =
 
 /**
  * Launches Chromium with a fresh profile; `hosts` are resolved to 127.0.0.1. `asPerson`
- * hides the automation flag (`navigator.webdriver`), which some trackers (Plausible's)
- * rightly refuse to count. Its waits (a launch, a page's load, an element, a response) end
- * when what they wait for happens; their timeouts are guards against a hang (`GUARD_MS`),
- * not playwright's 30 seconds, which a busy machine can exceed.
+ * hides the automation flag (`navigator.webdriver`), from which Sightline's tracker, as
+ * Plausible's, sends nothing: a visitor whose hits a test expects is launched so. Its waits
+ * (a launch, a page's load, an element, a response) end when what they wait for happens;
+ * their timeouts are guards against a hang (`GUARD_MS`), not playwright's 30 seconds, which
+ * a busy machine can exceed.
  */
 export async function launchBrowser(
   hosts: string[],

@@ -117,7 +117,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
   });
 
   it('counts a visitor browsing the site and shows it on the statistics page', async () => {
-    const visitor = await launchBrowser([SHOP], DESKTOP_CHROME);
+    const visitor = await launchBrowser([SHOP], DESKTOP_CHROME, true);
     try {
       const tab = await visitor.newPage();
       let hits = 0;
@@ -228,7 +228,7 @@ describe.skipIf(!haveChromium)('the dashboard in a real browser', () => {
 
   it('filters every number by a clicked value, and removes the filter with its chip', async () => {
     // A second visitor: Safari on an iPhone, straight to /blog (a bounce).
-    const visitor = await launchBrowser([SHOP], IPHONE_SAFARI);
+    const visitor = await launchBrowser([SHOP], IPHONE_SAFARI, true);
     try {
       const tab = await visitor.newPage();
       const counted = tab.waitForResponse((r) => r.url().endsWith('/api/event'));

@@ -145,7 +145,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
-    browser = await launchBrowser([SITE, STATS], DESKTOP_CHROME);
+    browser = await launchBrowser([SITE, STATS], DESKTOP_CHROME, true);
   });
 
   afterAll(async () => {

@@ -2,7 +2,9 @@
  * The tracker end to end, as a site owner and a visitor meet it: a page on a real host
  * name (`shop.example.com`, not localhost) includes the snippet, is browsed in Chromium as
  * a single-page app, fires `pa.track`, and the hits end up counted by the Worker
- * (served by wrangler against a local D1).
+ * (served by wrangler against a local D1). The visitor's Chromium is presented as a person's
+ * browser (`launchBrowser`'s `asPerson`): from one that says it is automated, the tracker
+ * sends nothing (the last test).
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Request as BrowserRequest } from 'playwright-core';
+import type { BrowserContext, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
@@ -22,11 +24,14 @@ import { until } from '../support/until.ts';
 import { DESKTOP_CHROME, haveChromium, launchBrowser } from './browser.ts';
 
 const SITE = 'shop.example.com';
+/** A website that only automated browsers, then one person, visit. */
+const LAB = 'lab.example.com';
 
 let state: string;
 let worker: Unstable_DevWorker;
 let pages: Server;
 let siteId: number;
+let labId: number;
 let apiKey: string;
 let pagesPort: number;
 
@@ -52,15 +57,15 @@ ${missing ? '<meta name="sightline" content="404">' : ''}
 </body></html>`;
 }
 
-async function rollups() {
+async function rollups(domain = SITE, id = siteId) {
   // Opening the (public) statistics page rolls the website's event log up into D1 first.
-  const opened = await worker.fetch(`/stats/${SITE}`);
+  const opened = await worker.fetch(`/stats/${domain}`);
   await opened.arrayBuffer();
   if (opened.status !== 200) throw new Error(`statistics page: ${opened.status}`);
   return withDatabase({ remote: false, persistTo: state }, async (db) => {
     const rows = await db.$client
       .prepare('SELECT name, value, count FROM stats WHERE website_id = ? ORDER BY name, value')
-      .bind(siteId)
+      .bind(id)
       .all<{ name: string; value: string; count: number }>();
     const out: Record<string, Record<string, number>> = {};
     for (const r of rows.results) {
@@ -80,6 +85,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
         password: 'shop owner password',
       });
       apiKey = owner.apiKey;
+      labId = (await createWebsite(db, owner.id, { domain: LAB, privacy: '0' }, suffixesOnDisk)).id;
       return (await createWebsite(db, owner.id, { domain: SITE, privacy: '0' }, suffixesOnDisk)).id;
     });
     worker = await startWorker(state);
@@ -105,7 +111,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
   });
 
   it('counts the landing page, SPA navigations and a custom event', async () => {
-    const browser = await launchBrowser([SITE], DESKTOP_CHROME);
+    const browser = await launchBrowser([SITE], DESKTOP_CHROME, true);
     // The page views and the event, with their answers; the roll-ups below show which pages
     // were sent. The engagement hits the page sends as it is left (after a second, or 3 s, or
     // a scroll: timing decides) are left out (test/e2e/engagement.test.ts is about them).
@@ -237,7 +243,7 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
       );
     };
     const pageviews = () => v2(['event:page'], [['is', 'event:name', ['pageview']]]);
-    const browser = await launchBrowser([SITE], DESKTOP_CHROME);
+    const browser = await launchBrowser([SITE], DESKTOP_CHROME, true);
     let names: string[];
     try {
       const page = await browser.newPage();
@@ -291,7 +297,8 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
   });
 
   it('drops headless Chromium as a bot, as it announces itself', async () => {
-    const browser = await launchBrowser([SITE]);
+    // Not flagged as automated (the tracker would send nothing), only headless.
+    const browser = await launchBrowser([SITE], undefined, true);
     try {
       const page = await browser.newPage();
       const response = page.waitForResponse((r) => r.url().endsWith('/api/event'));
@@ -302,5 +309,74 @@ describe.skipIf(!haveChromium)('the tracker in a real browser', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it("sends nothing from an automated browser, and a person's page view as before", async () => {
+    const requests: string[] = [];
+    /** Opens `path` of the lab and goes through all that sends a hit; returns the page. */
+    const visit = async (browser: BrowserContext, path: string, automation?: string) => {
+      const page = await browser.newPage();
+      page.on('request', (request) => requests.push(request.url()));
+      // A tool's global, there before the page's scripts run, as the tool puts it.
+      if (automation)
+        await page.addInitScript((name) => {
+          (window as unknown as Record<string, unknown>)[name] = {};
+        }, automation);
+      await page.goto(`http://${LAB}:${pagesPort}${path}`);
+      await page.evaluate(async () => {
+        const pa = (window as unknown as { pa: { track(e: object): void } }).pa;
+        pa.track({ name: 'signup' });
+        history.pushState({}, '', '/next');
+        scrollTo(0, 1000);
+        // Hidden, the page sends its view's engagement.
+        Object.defineProperty(document, 'visibilityState', { get: () => 'hidden' });
+        document.dispatchEvent(new Event('visibilitychange'));
+        // The tag of /tools tracks clicks without code (/js/script.full.js).
+        document.getElementById('cta')?.click();
+        document.getElementById('send')?.click();
+        // A request after all of the above: a hit sent before it reaches the driver first.
+        await fetch('/after-the-hits');
+      });
+      return page;
+    };
+    const hits = () => requests.filter((url) => url.endsWith('/api/event'));
+
+    // Automated as playwright leaves it: navigator.webdriver is true.
+    const automated = await launchBrowser([LAB], DESKTOP_CHROME);
+    try {
+      const page = await visit(automated, '/');
+      expect(await page.evaluate(() => navigator.webdriver)).toBe(true);
+      await visit(automated, '/tools');
+    } finally {
+      await automated.close();
+    }
+    // A person's browser, but with the global an automation tool leaves in the page.
+    const person = await launchBrowser([LAB], DESKTOP_CHROME, true);
+    try {
+      for (const automation of ['_phantom', '__nightmare', 'Cypress'])
+        await visit(person, '/tools', automation);
+      expect(requests.filter((url) => url.endsWith('/after-the-hits'))).toHaveLength(5);
+      expect(hits()).toEqual([]);
+      expect(await rollups(LAB, labId)).toEqual({});
+
+      // The same browser without such a global: its page view is sent, and counted.
+      const page = await person.newPage();
+      expect(await page.evaluate(() => navigator.webdriver)).toBe(false);
+      const response = page.waitForResponse((r) => r.url().endsWith('/api/event'));
+      await page.goto(`http://${LAB}:${pagesPort}/welcome`);
+      const hit = await response;
+      expect(hit.status()).toBe(202);
+      expect(hit.headers()['x-drop-reason']).toBeUndefined();
+    } finally {
+      await person.close();
+    }
+    const stats = await rollups(LAB, labId);
+    const today = Object.keys(stats.pageviews ?? {});
+    expect(stats).toMatchObject({
+      pageviews: { [today[0] as string]: 1 },
+      visitors: { [today[0] as string]: 1 },
+      page: { '/welcome': 1 },
+    });
+    expect(stats.event).toBeUndefined();
   });
 });

@@ -65,6 +65,56 @@ describe('channelOf (Google Analytics 4 default channel groups)', () => {
   });
 });
 
+describe('AI assistants', () => {
+  it.each<[string, string]>([
+    ['chatgpt.com', 'ChatGPT'],
+    ['www.chatgpt.com', 'ChatGPT'],
+    ['chat.openai.com', 'ChatGPT'],
+    ['perplexity.ai', 'Perplexity'],
+    ['www.perplexity.ai', 'Perplexity'],
+    ['claude.ai', 'Claude'],
+    ['gemini.google.com', 'Gemini'],
+    ['bard.google.com', 'Gemini'],
+    ['copilot.microsoft.com', 'Microsoft Copilot'],
+    ['copilot.cloud.microsoft', 'Microsoft Copilot'],
+    ['chat.mistral.ai', 'Le Chat'],
+    ['chat.deepseek.com', 'DeepSeek'],
+    ['grok.com', 'Grok'],
+    ['www.meta.ai', 'Meta AI'],
+    ['poe.com', 'Poe'],
+    ['www.phind.com', 'Phind'],
+    ['you.com', 'You.com'],
+    ['chat.qwen.ai', 'Qwen'],
+    ['www.kimi.com', 'Kimi'],
+    ['kimi.moonshot.cn', 'Kimi'],
+    ['www.doubao.com', 'Doubao'],
+  ])('a referrer from %s is %s, an AI assistant', (referrer, source) => {
+    expect(acquisitionSource(visit({ referrer }))).toBe(source);
+    expect(channelOf(visit({ referrer }))).toBe('AI Assistants');
+  });
+
+  it.each<[Partial<Acquisition>, string, string]>([
+    // ChatGPT tags the links of its answers, with or without a referrer sent.
+    [{ utmSource: 'chatgpt.com' }, 'ChatGPT', 'AI Assistants'],
+    [{ utmSource: 'ChatGPT.com', referrer: 'chatgpt.com' }, 'ChatGPT', 'AI Assistants'],
+    [{ utmSource: 'perplexity' }, 'Perplexity', 'AI Assistants'],
+    [{ utmSource: 'claude.ai' }, 'Claude', 'AI Assistants'],
+    // A paid medium keeps its paid channel; a tag names the source as sent.
+    [{ utmSource: 'chatgpt.com', utmMedium: 'cpc' }, 'ChatGPT', 'Paid Other'],
+    [{ utmSource: 'newsletter', referrer: 'chatgpt.com' }, 'newsletter', 'AI Assistants'],
+    // Google's other hosts, OpenAI's own site and what only a path would tell stay as before.
+    [{ referrer: 'www.google.com' }, 'Google', 'Organic Search'],
+    [{ referrer: 'mail.google.com' }, 'Gmail', 'Email'],
+    [{ referrer: 'openai.com' }, 'openai.com', 'Referral'],
+    [{ referrer: 'kagi.com' }, 'Kagi', 'Organic Search'],
+    [{ referrer: 'x.com' }, 'Twitter', 'Organic Social'],
+    [{ referrer: 'notchatgpt.com' }, 'notchatgpt.com', 'Referral'],
+  ])('%j → %s, %s', (over, source, channel) => {
+    expect(acquisitionSource(visit(over))).toBe(source);
+    expect(channelOf(visit(over))).toBe(channel);
+  });
+});
+
 describe('utmOf and hostnameOf', () => {
   it('reads the UTM tags, trimmed; ref and source stand for utm_source', () => {
     expect(

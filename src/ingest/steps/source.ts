@@ -3,11 +3,44 @@
  * (docs/ARCHITECTURE.md, "The counting model"): the source is a name people know ("Google",
  * "Hacker News") for a well-known referrer or `utm_source`, else the referrer's host or the
  * `utm_source` as sent; the channel is Google Analytics 4's default channel grouping, which
- * Plausible follows: from the source's kind and the visit's `utm_medium` and `utm_campaign`.
+ * Plausible follows: from the source's kind and the visit's `utm_medium` and `utm_campaign`,
+ * with Plausible's `AI Assistants` for the chat assistants that link to websites.
  * A visit with neither referrer nor `utm_source` has no source (shown as "Direct / None").
+ * Both are worked out as a visit starts and stored with it: a change here applies to visits
+ * from then on, and stored ones keep theirs.
  */
 
-type Kind = 'search' | 'social' | 'video' | 'shopping' | 'email' | 'other';
+type Kind = 'search' | 'social' | 'video' | 'shopping' | 'email' | 'ai' | 'other';
+
+/**
+ * The chat assistants whose answers link to websites (the `AI Assistants` channel), named as
+ * their makers name them, by the addresses people use them at (each its vendor's own). An
+ * assistant's host is also a `utm_source` naming it: ChatGPT adds `utm_source=chatgpt.com` to
+ * the links in its answers. An assistant served at a path of a search engine's or a social
+ * network's host (Kagi's at kagi.com/assistant, Grok's at x.com/i/grok, Copilot's at
+ * bing.com/chat) cannot be told from it, as only the host is sent, and counts as that site.
+ */
+const AI_ASSISTANTS: { name: string; hosts: string[]; ids: string[] }[] = [
+  { name: 'ChatGPT', hosts: ['chatgpt.com', 'chat.openai.com'], ids: ['chatgpt'] },
+  { name: 'Perplexity', hosts: ['perplexity.ai'], ids: ['perplexity'] },
+  { name: 'Claude', hosts: ['claude.ai'], ids: ['claude'] },
+  { name: 'Gemini', hosts: ['gemini.google.com', 'bard.google.com'], ids: ['gemini'] },
+  {
+    name: 'Microsoft Copilot',
+    hosts: ['copilot.microsoft.com', 'copilot.cloud.microsoft'],
+    ids: [],
+  },
+  { name: 'Le Chat', hosts: ['chat.mistral.ai'], ids: [] },
+  { name: 'DeepSeek', hosts: ['chat.deepseek.com'], ids: ['deepseek'] },
+  { name: 'Grok', hosts: ['grok.com'], ids: ['grok'] },
+  { name: 'Meta AI', hosts: ['meta.ai'], ids: [] },
+  { name: 'Poe', hosts: ['poe.com'], ids: [] },
+  { name: 'Phind', hosts: ['phind.com'], ids: ['phind'] },
+  { name: 'You.com', hosts: ['you.com'], ids: [] },
+  { name: 'Qwen', hosts: ['chat.qwen.ai'], ids: [] },
+  { name: 'Kimi', hosts: ['kimi.com', 'kimi.moonshot.cn'], ids: ['kimi'] },
+  { name: 'Doubao', hosts: ['doubao.com'], ids: ['doubao'] },
+].map((a) => ({ ...a, ids: [...a.ids, ...a.hosts] }));
 
 /**
  * Well-known sources: a name, its kind, the hosts it refers from (a host matches itself and
@@ -67,6 +100,7 @@ const SOURCES: { name: string; kind: Kind; hosts: string[]; ids?: string[] }[] =
     ids: ['outlook'],
   },
   { name: 'Yahoo! Mail', kind: 'email', hosts: ['mail.yahoo.com'], ids: ['yahoomail'] },
+  ...AI_ASSISTANTS.map((s) => ({ ...s, kind: 'ai' as const })),
   { name: 'GitHub', kind: 'other', hosts: ['github.com'], ids: ['github'] },
   { name: 'Wikipedia', kind: 'other', hosts: ['wikipedia.org'], ids: ['wikipedia'] },
 ];
@@ -132,6 +166,7 @@ export function channelOf(a: Acquisition): string {
     [kind === 'video' && paid, 'Paid Video'],
     [DISPLAY.has(medium), 'Display'],
     [paid, 'Paid Other'],
+    [kind === 'ai', 'AI Assistants'],
     [shopping, 'Organic Shopping'],
     [kind === 'social' || SOCIAL.has(medium), 'Organic Social'],
     [kind === 'video' || medium.includes('video'), 'Organic Video'],

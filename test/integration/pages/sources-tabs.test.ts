@@ -170,6 +170,78 @@ describe('the Sources tabs', () => {
     expect(JSON.parse(values.text)).toEqual({ values: [{ value: 'partner', label: 'partner' }] });
   });
 
+  it('name the AI assistants and group them as AI Assistants, in every view', async () => {
+    freezeAt('2026-12-02T10:00:00Z');
+    const owner = await makeOwner('ai-assistants');
+    const site = await makeWebsite(owner.key, {
+      domain: `ai-${crypto.randomUUID().slice(0, 6)}.example.com`,
+      privacy: '0',
+    });
+    const hits: [string, string, string][] = [
+      ['/a', 'https://chatgpt.com/', '203.0.113.1'],
+      // ChatGPT's tag, with no referrer sent.
+      ['/b?utm_source=chatgpt.com', '', '203.0.113.2'],
+      ['/c', 'https://www.perplexity.ai/search/x', '203.0.113.3'],
+      ['/d', 'https://www.google.com/', '203.0.113.4'],
+    ];
+    for (const [path, referrer, ip] of hits) {
+      const hit = { name: 'pageview', url: `https://${site.domain}${path}`, referrer };
+      expect((await sendHit(hit, { ip })).status).toBe(202);
+    }
+    const v2 = async (body: Record<string, unknown>) => {
+      const res = await call('/api/v2/query', {
+        method: 'POST',
+        key: owner.key,
+        body: { json: { site_id: site.domain, date_range: 'day', metrics: ['visits'], ...body } },
+      });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return (res.json as { results: { dimensions: string[]; metrics: number[] }[] }).results;
+    };
+    expect(await v2({ dimensions: ['visit:channel'] })).toEqual([
+      { dimensions: ['AI Assistants'], metrics: [3] },
+      { dimensions: ['Organic Search'], metrics: [1] },
+    ]);
+    const ai = [['is', 'visit:channel', ['AI Assistants']]];
+    expect(await v2({ dimensions: ['visit:source'], filters: ai })).toEqual([
+      { dimensions: ['ChatGPT'], metrics: [2] },
+      { dimensions: ['Perplexity'], metrics: [1] },
+    ]);
+    expect(await v2({ dimensions: ['event:page'], filters: ai, metrics: ['pageviews'] })).toEqual([
+      { dimensions: ['/a'], metrics: [1] },
+      { dimensions: ['/b'], metrics: [1] },
+      { dimensions: ['/c'], metrics: [1] },
+    ]);
+
+    // API v1: the channel statistic and its filter.
+    const v1 = async (query: string) =>
+      listOf(await call(`/api/v1/stats/${site.id}?${query}`, { key: owner.key })).data;
+    const day = 'from=2026-12-02&to=2026-12-02';
+    expect(await v1(`name=channel&${day}`)).toEqual([
+      { value: 'AI Assistants', count: 3 },
+      { value: 'Organic Search', count: 1 },
+    ]);
+    expect(await v1(`name=source&${day}&filter%5Bchannel%5D=AI+Assistants`)).toEqual([
+      { value: 'ChatGPT', count: 2 },
+      { value: 'Perplexity', count: 1 },
+    ]);
+
+    // The statistics page: the Channels tab, and its row a filter.
+    const b = newBrowser();
+    const base = `/stats/${site.domain}?range=today`;
+    const channels = (await b.get(`${base}&sources=channel`)).text;
+    expect(panelRows(channels, 'channel').map((r) => [r.value, r.count])).toEqual([
+      ['AI Assistants', '3'],
+      ['Organic Search', '1'],
+    ]);
+    const link = channels.match(
+      /href="([^"]*filter%5Bchannel%5D=AI(?:\+|%20)Assistants[^"]*)"/,
+    )?.[1];
+    expect(link).toBeDefined();
+    const filtered = (await b.get(unescapeHtml(link as string))).text;
+    expect(totalsOf(filtered).visitors?.value).toBe('3');
+    expect(panelRows(filtered, 'page').map((r) => r.value)).toEqual(['/a', '/b', '/c']);
+  });
+
   it('are API v1 statistics and filters', async () => {
     freezeAt('2026-11-28T10:00:00Z');
     const owner = await makeOwner('sources-api');

@@ -37,6 +37,9 @@ export function funnelBuilder(): void {
   const show = () => {
     rows.forEach((row, i) => {
       row.item.hidden = i >= shown;
+      // The first step cannot move up, nor the last shown down.
+      for (const move of row.item.querySelectorAll<HTMLButtonElement>('[data-move]'))
+        move.disabled = move.dataset.move === '-1' ? i === 0 : i >= shown - 1;
     });
     if (add) add.hidden = shown >= rows.length;
   };

@@ -34,8 +34,12 @@ document.addEventListener('click', (event) => {
   if (!button) return;
   const source = document.getElementById(button.getAttribute('data-copy') ?? '');
   if (source && navigator.clipboard) {
+    const label = button.textContent;
     navigator.clipboard.writeText(source.textContent ?? '').then(() => {
       button.textContent = 'Copied';
+      setTimeout(() => {
+        button.textContent = label;
+      }, 3000);
     });
   }
 });

@@ -155,8 +155,8 @@ const StepRows: FC<{ site: WebsiteRow; rows: StepRow[]; errors: FieldErrors }> =
         const message = rows.length > 0 ? stepMessage(errors, n) : undefined;
         return (
           <li data-step>
-            <label for={`step_kind_${n}`} class="sr-only">
-              Step {n}: what it is
+            <label for={`step_kind_${n}`} class="step-number">
+              Step {n}
             </label>
             <select id={`step_kind_${n}`} name={`step_kind_${n}`}>
               {KINDS.map(([kind, label]) => (

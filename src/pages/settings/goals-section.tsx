@@ -55,6 +55,7 @@ export const GoalsSection: FC<{
     add={{
       action: `/websites/${site.id}/goals`,
       button: 'Add the goal',
+      class: 'stack',
       fields: <GoalFields values={values} errors={errors} suggestions={suggestions} />,
     }}
   />

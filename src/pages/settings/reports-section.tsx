@@ -96,7 +96,7 @@ export const ReportsSection: FC<{
       hint="A summary e-mail of each full week (Monday to Sunday) or month in the website's time zone: visitors, visits, page views and more with their change, and the top pages, sources, countries and goals. Each address gets a link to confirm it first, and every report has a link to stop them. A test e-mail brings the last full period's report right away."
       csrf={csrf}
       table={{
-        head: ['E-mail', 'Sent', 'Status'],
+        head: ['E-mail', 'How often', 'Status'],
         rows: [
           ...(site.email === 1 ? [ownerRow] : []),
           ...recipients.map((r) => ({

@@ -80,6 +80,9 @@ const SectionTable: FC<{ head: Column[]; rows: SectionRow[]; csrf: string }> = (
 }) => {
   const removable = rows.some((r) => r.remove || r.actions);
   const num = head.map((h) => typeof h !== 'string');
+  // Each cell but the first (the card's title) names its column, which a phone shows before
+  // it (the table as cards).
+  const labels = head.map((h, i) => (i === 0 ? undefined : typeof h === 'string' ? h : h.label));
   return (
     <table>
       <thead>
@@ -103,7 +106,15 @@ const SectionTable: FC<{ head: Column[]; rows: SectionRow[]; csrf: string }> = (
       <tbody>
         {rows.map((row) => (
           <tr>
-            {row.cells.map((cell, i) => (num[i] ? <td class="num">{cell}</td> : <td>{cell}</td>))}
+            {row.cells.map((cell, i) =>
+              num[i] ? (
+                <td class="num" data-label={labels[i]}>
+                  {cell}
+                </td>
+              ) : (
+                <td data-label={labels[i]}>{cell}</td>
+              ),
+            )}
             {removable ? (
               <td class="actions">
                 {row.actions}

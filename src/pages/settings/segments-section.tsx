@@ -113,18 +113,6 @@ export const SegmentsSection: FC<{
           cells: [s.name, words.join(' · '), seenBy(s)],
           ...(changes
             ? {
-                actions: (
-                  <SegmentForm
-                    action={`/websites/${site.id}/segments/${s.id}`}
-                    csrf={csrf}
-                    name={s.name}
-                    admin={data.admin}
-                    mine={s.ownerId === data.personId}
-                    values={state?.id === s.id ? state.values : segmentFormValues(s)}
-                    errors={state?.id === s.id ? state.errors : {}}
-                    open={state?.id === s.id}
-                  />
-                ),
                 remove: {
                   action: `/websites/${site.id}/segments/${s.id}/delete`,
                   what: s.name,
@@ -141,10 +129,25 @@ export const SegmentsSection: FC<{
       }),
     }}
     empty="No segments yet. Choose filters on the statistics page, then save them there as a segment."
-  />
+  >
+    {data.segments
+      .filter((s) => mayChange(data, s))
+      .map((s) => (
+        <SegmentForm
+          action={`/websites/${site.id}/segments/${s.id}`}
+          csrf={csrf}
+          name={s.name}
+          admin={data.admin}
+          mine={s.ownerId === data.personId}
+          values={state?.id === s.id ? state.values : segmentFormValues(s)}
+          errors={state?.id === s.id ? state.errors : {}}
+          open={state?.id === s.id}
+        />
+      ))}
+  </SettingsSection>
 );
 
-/** The Edit disclosure of a segment's row, and its form. */
+/** A segment's Edit disclosure under the table, and its form. */
 const SegmentForm: FC<{
   action: string;
   csrf: string;
@@ -157,9 +160,7 @@ const SegmentForm: FC<{
   open: boolean;
 }> = ({ action, csrf, name, admin, mine, values, errors, open }) => (
   <details class="segment-edit" open={open}>
-    <summary>
-      Edit…<span class="sr-only"> {name}</span>
-    </summary>
+    <summary>Edit {name}…</summary>
     <form method="post" action={action} class="stack">
       <input type="hidden" name="_csrf" value={csrf} />
       <label>

@@ -12,6 +12,7 @@ import type { AppEnv } from '../../env.ts';
 import { listGoals } from '../../goals/goals.ts';
 import { resolveRange } from '../../lib/time/dates.ts';
 import { isUnavailable, sourceOf } from '../../query/present/numbers.ts';
+import { eventParts } from '../../query/present/readable.ts';
 
 /** How many of each the lists offer. */
 const SUGGESTED = 50;
@@ -39,7 +40,9 @@ export async function suggestionsOf(c: Context<AppEnv>, site: WebsiteRow): Promi
     valuesOf('event'),
     listGoals(createDb(c.env.DB), site.id),
   ]);
-  return { pages, events, goals: goals.map((g) => g.displayName) };
+  // An event's stored value carries its value and unit (`purchase:99:USD`): offer its name.
+  const names = [...new Set(events.map((stored) => eventParts(stored).name))];
+  return { pages, events: names, goals: goals.map((g) => g.displayName) };
 }
 
 /** The lists, for the fields that name them (`list="suggested-pages"`, `…-events`, `…-goals`). */

@@ -45,12 +45,14 @@ const DangerZone = ({ site, owner }: { site: WebsiteRow; owner: boolean }) => (
   <section aria-labelledby="danger" class="card danger-zone">
     <h2 id="danger">Danger zone</h2>
     {owner ? (
-      <p>
-        <a href={`/websites/${site.id}/delete`} class="button danger">
-          Delete {site.domain}…
-        </a>{' '}
-        Deletes the website and all of its statistics; the next page asks you to confirm.
-      </p>
+      <>
+        <p>Deletes the website and all of its statistics; the next page asks you to confirm.</p>
+        <p>
+          <a href={`/websites/${site.id}/delete`} class="button danger">
+            Delete {site.domain}…
+          </a>
+        </p>
+      </>
     ) : (
       <p class="hint">Only the website's owner may delete it.</p>
     )}

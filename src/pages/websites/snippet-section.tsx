@@ -40,7 +40,8 @@ export function SnippetSection({
         </p>
       ) : (
         <p class="waiting" role="status" data-received={`/websites/${site.id}/received.json`}>
-          Waiting for the first page view: open your site with the snippet in place.{' '}
+          Waiting for the first page view: open your site with the snippet in place (to try without
+          a site, send one with curl as the README's "Your first website" shows).{' '}
           <a href={stats} hidden>
             See the statistics
           </a>

@@ -118,7 +118,7 @@ export function WebsiteForm(props: {
       <Field
         label="Time zone"
         name="timezone"
-        hint="Type a city or region to choose from the list (Europe/Berlin). Days and hours are counted in it."
+        hint="Days and hours are counted in it. Your browser's is filled in; type a city or region to choose another (for example Europe/Berlin)."
         error={errors?.timezone}
       >
         <input

@@ -97,12 +97,12 @@ function WebsiteTable({
             <td>
               <a href={`/stats/${site.domain}`}>{site.domain}</a>
             </td>
-            <td class="num">
+            <td class="num" data-label="Last 24 hours">
               <RecentCell domain={site.domain} last={recent.get(site.id)} />
             </td>
-            <td>{PRIVACY[site.privacy] ?? ''}</td>
-            <td>{site.timezone}</td>
-            <td>{role}</td>
+            <td data-label="Statistics page">{PRIVACY[site.privacy] ?? ''}</td>
+            <td data-label="Time zone">{site.timezone}</td>
+            <td data-label="Your role">{role}</td>
             <td class="actions">
               <a href={`/stats/${site.domain}`}>Statistics</a>
               <a href={`/websites/${site.id}/export?format=plausible`}>Export</a>

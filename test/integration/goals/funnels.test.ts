@@ -378,7 +378,9 @@ describe("a website's funnels on its settings page", () => {
     const funnelId = list.data[0]?.id;
     const page = (await b.get(`${settings}/funnels?funnel=added`)).text;
     expect(page).toContain('Funnel added.');
-    expect(page).toContain('<td>Signup</td><td>/pricing → /signup/** → event Signup</td>');
+    expect(page).toContain(
+      '<td>Signup</td><td data-label="Steps">/pricing → /signup/** → event Signup</td>',
+    );
     expect(page).toContain(`href="/stats/${domain}/funnels/${funnelId}"`);
     expect(page).toContain(`action="${settings}/funnels/${funnelId}/delete"`);
 

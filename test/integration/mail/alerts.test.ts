@@ -427,7 +427,9 @@ describe('alerts on the settings page', () => {
     expect(resent.location).toBe(`/websites/${s.id}/alerts?alert=resent`);
     expect(box.mails.filter((m) => m.to === 'page@example.com')).toHaveLength(2);
     await confirm(codeTo('page@example.com'));
-    expect((await b.get(`/websites/${s.id}/alerts`)).text).toContain('<td>confirmed</td>');
+    expect((await b.get(`/websites/${s.id}/alerts`)).text).toContain(
+      '<td data-label="Status">confirmed</td>',
+    );
     const deleted = await b.post(`/websites/${s.id}/alerts/${alertId}/delete`, { _csrf: csrf });
     expect(deleted.location).toBe(`/websites/${s.id}/alerts?alert=deleted`);
     expect((await b.get(`/websites/${s.id}/alerts`)).text).toContain('No alerts yet.');

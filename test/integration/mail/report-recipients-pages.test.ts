@@ -84,7 +84,7 @@ describe('the reports section of the settings', () => {
       (await call('/reports/confirm', { method: 'POST', body: { form: { code } } })).status,
     ).toBe(200);
     const ready = await send(b, `/websites/${site.id}/alerts`);
-    expect(ready.text).toContain('<td>confirmed</td>');
+    expect(ready.text).toContain('<td data-label="Status">confirmed</td>');
     expect(ready.text).toContain('Send a test');
 
     const tested = await send(b, `${base}/test`, { _csrf: csrf });

@@ -324,8 +324,10 @@ describe("a website's goals on its settings page", () => {
     ).toBe(303);
     const page = (await b.get(`/websites/${site.id}/goals?goal=added`)).text;
     expect(page).toContain('Goal added.');
-    expect(page).toContain('<td>Signup</td><td>Event Signup</td><td>EUR</td>');
-    expect(page).toContain('<td>Blog readers</td><td>Page /blog/**</td>');
+    expect(page).toContain(
+      '<td>Signup</td><td data-label="Counts">Event Signup</td><td data-label="Currency">EUR</td>',
+    );
+    expect(page).toContain('<td>Blog readers</td><td data-label="Counts">Page /blog/**</td>');
     const bad = await add({ kind: 'page', page: 'blog', currency: 'EUR' });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('The page field must be a path starting with /');

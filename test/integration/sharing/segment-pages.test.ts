@@ -152,9 +152,11 @@ describe("the settings' segments page", () => {
     const row = (name: string) =>
       page.text.slice(page.text.indexOf(`<td>${escapeHtml(name)}</td>`));
     expect(row('Everyone’s')).toMatch(
-      /^<td>Everyone’s<\/td><td>Country is Germany · Page contains \/blog<\/td><td>Everyone with access to the site<\/td>/,
+      /^<td>Everyone’s<\/td><td data-label="Filters">Country is Germany · Page contains \/blog<\/td><td data-label="Who sees it">Everyone with access to the site<\/td>/,
     );
-    expect(row('Mine')).toMatch(/^<td>Mine<\/td><td>Device is Mobile<\/td><td>Only me<\/td>/);
+    expect(row('Mine')).toMatch(
+      /^<td>Mine<\/td><td data-label="Filters">Device is Mobile<\/td><td data-label="Who sees it">Only me<\/td>/,
+    );
     expect(page.text).not.toContain('The viewer’s own');
     // Each the owner may change: an Edit that opens its form in place, a delete that asks.
     for (const id of [everyone, mine]) {

@@ -122,7 +122,7 @@ export async function addressedTo(
     ...(owner
       ? {}
       : {
-          reason: `You get this because ${to.email} asked for the ${to.interval} reports of ${numbers.domain}.`,
+          reason: `You get this because ${to.email} was added to the ${to.interval} reports of ${numbers.domain} and confirmed it.`,
         }),
   };
 }

@@ -113,8 +113,8 @@ async function confirmed(c: Context<AppEnv>) {
       <>
         <h1>Reports confirmed</h1>
         <p>
-          {row.email} will get {what}. The first, of the last complete period, comes within the
-          hour; each e-mail has a link to stop them.
+          {row.email} will get {what}. The first one, of the last full period, arrives within the
+          hour; every e-mail has a link to stop them.
         </p>
       </>
     ),

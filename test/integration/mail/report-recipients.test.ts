@@ -121,7 +121,7 @@ describe('recipients through the API', () => {
       `${s.domain}: 0 visitors, 0 page views (week of 2026-11-30)`,
     );
     expect(report?.text).toContain(
-      `You get this because team@example.com asked for the weekly reports of ${s.domain}.`,
+      `You get this because team@example.com was added to the weekly reports of ${s.domain} and confirmed it.`,
     );
     // Its own links: one-click in the header, the page's with the secret after `#`.
     expect(headerOf(report?.text ?? '', 'List-Unsubscribe')).toMatch(

@@ -340,6 +340,7 @@ export default {
                 if (!outcome.ok) return outcome;
                 cost.objectRowsWritten += outcome.cost.rowsWritten;
                 cost.objectRowsRead += outcome.cost.rowsRead;
+                if ('dropped' in outcome) return outcome;
                 const due = waiting.get(hit.websiteId) ?? { count: 0, oldest: null };
                 due.count += 1;
                 due.oldest ??= hit.time;

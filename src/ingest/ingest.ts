@@ -86,10 +86,11 @@ export async function ingestCall(
     const engagements = writes.filter((w) => w.kind === 'engagement');
     const counted = writes.filter((w) => w.kind !== 'engagement');
     const engaged = await Promise.all(engagements.map((e) => engageInLog(env, e)));
-    await storeInLogs(env, counted);
+    const dropped = await storeInLogs(env, counted);
     for (const write of writes) facts.touched?.add(write.websiteId);
-    if (counted.length > 0 || engaged.includes('engaged')) return null;
-    return engaged.includes('engagement_cut') ? 'engagement_cut' : 'no_page_view';
+    if ((counted.length > 0 && !dropped) || engaged.includes('engaged')) return null;
+    const why = (['too_fast', 'engagement_cut'] as const).find((r) => engaged.includes(r));
+    return dropped ?? why ?? 'no_page_view';
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // Nothing of this call was counted (a call naming several websites stages all first;

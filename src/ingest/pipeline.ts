@@ -37,6 +37,12 @@ export type DropReason =
    * that brought no scroll (src/website-log/object/write/engagement.ts).
    */
   | 'engagement_cut'
+  /**
+   * A hit of a visitor who sent page views faster than a person can — more than 30 within
+   * 60 seconds — from the page view that went over to the end of their day; decided by the
+   * website's log (src/website-log/object/write/too-fast.ts).
+   */
+  | 'too_fast'
   /** Over the rate limit of its client IP and website: answered 429, not 202. */
   | 'rate_limited';
 

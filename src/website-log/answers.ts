@@ -38,6 +38,16 @@ export type Recorded = {
 };
 
 /**
+ * A hit `record` dropped rather than stored: its visitor sends page views faster than a person
+ * can (./object/write/too-fast.ts); `cost` as `Recorded`'s.
+ */
+export type Dropped = {
+  ok: true;
+  dropped: 'too_fast';
+  cost: { rowsRead: number; rowsWritten: number };
+};
+
+/**
  * A flush's answer. A failure is an answer, not an exception: an exception would cross the
  * RPC boundary as an uncaught error of the object; the caller decides (a reader answers 503).
  */

@@ -1,7 +1,7 @@
 /** Fixtures for the event log (src/website-log/): a hit as the pipeline hands it to a log. */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import type { NotStored, Recorded } from '../../src/website-log/answers.ts';
+import type { Dropped, NotStored, Recorded } from '../../src/website-log/answers.ts';
 import type { LoggedEvent, LogHit } from '../../src/website-log/events.ts';
 import type { WebsiteLog } from '../../src/website-log/object/durable-object.ts';
 import { Dictionary } from '../../src/website-log/object/tables/dictionary.ts';
@@ -46,13 +46,13 @@ export function logHit(websiteId: number, over: Partial<LogHit> = {}): LogHit {
   };
 }
 
-/** Records a hit in a log and returns what it decided; a refusal fails the test. */
+/** Records a hit in a log and returns what it decided; a refusal or a drop fails the test. */
 export async function record(
-  log: { record(hit: LogHit): Promise<Recorded | NotStored> },
+  log: { record(hit: LogHit): Promise<Recorded | Dropped | NotStored> },
   hit: LogHit,
 ): Promise<Recorded> {
   const outcome = await log.record(hit);
-  if (!outcome.ok) throw new Error('the log did not store the hit');
+  if (!outcome.ok || 'dropped' in outcome) throw new Error('the log did not store the hit');
   return outcome;
 }
 

@@ -2,7 +2,7 @@
 import { logError } from '../../lib/log.ts';
 import { QueuedRuns } from '../../lib/queued-runs.ts';
 import { NO_COST } from '../../rollups/increments.ts';
-import type { FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from '../answers.ts';
+import type { Dropped, FlushOutcome, LogEnv, LogStorage, NotStored, Recorded } from '../answers.ts';
 import { daySalt, type LogHit, visitorHash } from '../events.ts';
 import { flushDueAt, flushEvents, type Waiting, waitingIn } from './flush.ts';
 import { forgetsAnswers, isClosed, type Moved, movedFrom, sentBack } from './partition.ts';
@@ -70,9 +70,8 @@ export class WebsiteLogCore {
   private visits: Map<string, VisitState> | undefined;
   /** The website id, once noted in `meta`. */
   private website: number | undefined;
-  /** What it forgets, and when (./retention.ts). */
+  /** What it forgets, and when (./retention.ts); the flushes, one after another (`flush`). */
   private readonly forgetting: Forgetting;
-  /** The flushes, one after another (`flush`). */
   private readonly flushes = new QueuedRuns(() => this.flushOnce());
   /** The id of the newest event stored, once known (ids never go backwards: `nextEventId`). */
   private lastId: number | undefined;
@@ -120,10 +119,10 @@ export class WebsiteLogCore {
   }
 
   /**
-   * Stores one hit and decides its visitor and visit. Answers only once the row is durable
-   * (the object's output gate holds the answer until storage has confirmed the write).
+   * Stores one hit and decides its visitor and visit — or drops it, its visitor too fast.
+   * Answers only once the row is durable (the output gate holds it until storage confirms).
    */
-  async record(hit: LogHit): Promise<Recorded | NotStored | Moved> {
+  async record(hit: LogHit): Promise<Recorded | Dropped | NotStored | Moved> {
     return this.answer('hit not stored in its log', async () => {
       this.ensureTables();
       const moved = await this.movedFrom(hit);
@@ -163,8 +162,8 @@ export class WebsiteLogCore {
     hash: string,
     guard: () => boolean,
     before = { ...this.db.io },
-  ): Promise<Recorded | null> {
-    let outcome: Stored | null;
+  ): Promise<Recorded | Dropped | null> {
+    let outcome: Stored | Dropped | null;
     try {
       outcome = this.transaction(() => (guard() ? this.storeNow(hit, hash, before) : null));
     } catch (err) {
@@ -172,7 +171,7 @@ export class WebsiteLogCore {
       this.dict.forget();
       throw err;
     }
-    if (!outcome) return null;
+    if (!outcome || 'dropped' in outcome) return outcome;
     if (hit.replayed) this.forgetting.noteReplayed(Date.now());
     const recorded = this.stored(outcome);
     await this.waitFor(recorded.id, hit.time);
@@ -251,17 +250,18 @@ export class WebsiteLogCore {
    * starts), in one synchronous step and one storage transaction: nothing awaits between
    * reading the visitor and writing, so two hits of one visitor are decided one after the
    * other, in arrival order; and a write that fails takes the others back with it, so a retry
-   * is decided as if the failed attempt never happened. The visit's new state is answered,
-   * for `stored` to keep once the transaction has committed.
+   * is decided as if the failed attempt never happened. Answers the visit's new state, for
+   * `stored` to keep once committed; or the hit dropped (./write/too-fast.ts).
    */
   private storeNow(
     hit: LogHit,
     hash: string,
     before: { rowsRead: number; rowsWritten: number },
-  ): Stored {
+  ): Stored | Dropped {
     const id = this.nextId();
-    const visits = () => this.visitStates();
-    const decision = decideHit(this.db, this.numbers, visits, hit, hash, id);
+    const decision = decideHit(this.db, this.numbers, () => this.visitStates(), hit, hash, id);
+    if ('tooFast' in decision)
+      return { ok: true, dropped: 'too_fast', cost: this.db.since(before) };
     const { decided, facts, values, state } = decision;
     this.dates.latest ??= latestDate(this.db);
     // In the transaction that stores it: a read meanwhile keeps nothing (./read/answer-cache.ts).

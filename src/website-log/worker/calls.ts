@@ -34,19 +34,21 @@ const COMMIT_TRIES = 3;
  * that, learn it from the leader a minute later; the call is answered 202. A stage that fails,
  * or a leader that aborted, drops the call everywhere; a failure throws (the caller answers
  * 503) and nothing is counted — but when the leader's answer itself is lost, which the
- * others then follow whichever way it went.
+ * others then follow whichever way it went. Answers `too_fast` when the one hit's log dropped
+ * it, its visitor sending page views faster than a person can (../object/write/too-fast.ts);
+ * a log that drops its hit of a call naming several websites does so on its own.
  */
-export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
+export async function storeInLogs(env: Env, hits: LogHit[]): Promise<'too_fast' | null> {
   const [only] = hits;
-  if (!only) return;
+  if (!only) return null;
   const limit = partitionLimit(env);
   if (hits.length === 1) {
-    await inOpenPartition(env, only.websiteId, async (log, number, back) => {
+    const answer = await inOpenPartition(env, only.websiteId, async (log, number, back) => {
       const answer = await log.record({ ...only, partition: { number, limit, back } });
       if (!answer.ok && !('moved' in answer)) throw new LogRefused('record the hit');
       return answer;
     });
-    return;
+    return answer.ok && 'dropped' in answer ? answer.dropped : null;
   }
   const token = crypto.randomUUID();
   // Each hit in its website's open partition; the followers name the leader's.
@@ -73,7 +75,7 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
     throw err;
   }
   const [leader, ...others] = staged;
-  if (!leader) return;
+  if (!leader) return null;
   const abortOthers = () => Promise.allSettled(others.map((log) => log.abort(token)));
   // A leader not reached leaves the others staged: they will follow whatever it did.
   if ((await commitTrying(leader, token)) !== 'committed') {
@@ -84,6 +86,7 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
   for (const c of committed)
     if (c.status === 'rejected')
       logError('staged hit left to settle with its leader', { leader: only.websiteId }, c.reason);
+  return null;
 }
 
 /**
@@ -94,13 +97,14 @@ export async function storeInLogs(env: Env, hits: LogHit[]): Promise<void> {
 export async function engageInLog(
   env: Env,
   hit: LogHit,
-): Promise<'engaged' | 'no_page_view' | 'engagement_cut'> {
+): Promise<'engaged' | 'no_page_view' | 'engagement_cut' | 'too_fast'> {
   const limit = partitionLimit(env);
   const answer = await inOpenPartition(env, hit.websiteId, async (log, number, back) => {
     const engaged = await log.engage({ ...hit, partition: { number, limit, back } });
     if (!engaged.ok && !('moved' in engaged)) throw new LogRefused('store the engagement');
     return engaged;
   });
+  if (answer.ok && answer.tooFast) return 'too_fast';
   if (!answer.ok || !answer.engaged) return 'no_page_view';
   return answer.cut ? 'engagement_cut' : 'engaged';
 }

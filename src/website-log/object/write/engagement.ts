@@ -20,6 +20,7 @@ import type { LogHit } from '../../events.ts';
 import { forgetsAnswers } from '../partition.ts';
 import { forgetAnswers } from '../read/answer-cache.ts';
 import type { LogDb } from '../tables/log-db.ts';
+import { TOO_FAST_COLUMN } from './too-fast.ts';
 import { type VisitState, visitUnderWay } from './visits.ts';
 
 /** The id of a visit's last page view, if its engagement can be kept. */
@@ -96,6 +97,8 @@ export type Engaged = {
   ok: true;
   engaged: boolean;
   cut?: true;
+  /** Not written: its visitor sent page views faster than a person can (./too-fast.ts). */
+  tooFast?: true;
   /** Its change to the visit's duration waits for the flush as a row of its own (`engage`). */
   late?: true;
   cost: { rowsRead: number; rowsWritten: number };
@@ -106,7 +109,8 @@ export type Engaged = {
  * visitor (`hash`) has under way, in one transaction — which forgets the answers kept for
  * its date when that is older than the `latest` the log holds (../partition.ts), as a hit of
  * that date does. `before`: the log's rows read and written before it (its cost counts the
- * hash's); `id`: the position a change to a duration already rolled up would take.
+ * hash's); `id`: the position a change to a duration already rolled up would take. A visitor
+ * marked too fast (./too-fast.ts) has nothing written.
  */
 export function engaged(
   log: {
@@ -121,10 +125,12 @@ export function engaged(
   id: number,
 ): Engaged {
   const { db } = log;
-  const known = db.rows<{ number: number; visit: number }>(
-    'SELECT number, visit FROM visitors WHERE hash = ?',
+  const known = db.rows<{ number: number; visit: number; too_fast: number | null }>(
+    `SELECT number, visit, ${TOO_FAST_COLUMN} FROM visitors WHERE hash = ?`,
     hash,
   )[0];
+  if (known?.too_fast != null)
+    return { ok: true, engaged: false, tooFast: true, cost: db.since(before) };
   const visit = visitUnderWay(visits, known, hit.date, hit.time);
   const found = log.transaction(() => {
     const done = engage(db, visit, hit, id);

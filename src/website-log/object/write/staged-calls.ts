@@ -11,7 +11,7 @@
  * `staged` (the hits) and `settled` (the outcomes a leader remembers).
  */
 import { logError } from '../../../lib/log.ts';
-import type { Recorded } from '../../answers.ts';
+import type { Dropped, Recorded } from '../../answers.ts';
 import type { LogHit } from '../../events.ts';
 import type { LogDb } from '../tables/log-db.ts';
 
@@ -140,8 +140,15 @@ export type Leaders = (
   partition: number,
 ) => { settle(token: string): Promise<Settlement> };
 
-/** What `commit` did: the call's outcome as this log knows it, and the hit it stored now. */
-export type Committed = { ok: true; outcome: Settlement | 'unknown'; recorded: Recorded | null };
+/**
+ * What `commit` did: the call's outcome as this log knows it, and the hit it stored now (or
+ * dropped, its visitor too fast: ./too-fast.ts).
+ */
+export type Committed = {
+  ok: true;
+  outcome: Settlement | 'unknown';
+  recorded: Recorded | Dropped | null;
+};
 
 /** What the protocol needs of its log. */
 type Host = {
@@ -152,7 +159,7 @@ type Host = {
   /** The day's visitor hash of a hit. */
   hashOf(hit: LogHit): Promise<string>;
   /** Stores a hit when `guard`, run first in the same transaction, says so (null: not stored). */
-  storeIf(hit: LogHit, hash: string, guard: () => boolean): Promise<Recorded | null>;
+  storeIf(hit: LogHit, hash: string, guard: () => boolean): Promise<Recorded | Dropped | null>;
   scheduleAlarm(at: number): Promise<void>;
   leaders: Leaders | undefined;
 };

@@ -15,6 +15,14 @@ import {
   visitorValuesOf,
   visitValuesOf,
 } from '../tables/rows.ts';
+import {
+  goesOver,
+  markTooFast,
+  type Pace,
+  recentPageViews,
+  WINDOW_MS,
+  withPageViewAt,
+} from './too-fast.ts';
 
 /** A new visit starts after this long without a page view. */
 const VISIT_GAP_MS = 30 * 60 * 1000;
@@ -44,6 +52,11 @@ export type VisitState = {
    * (./engagement.ts): the next page view's own seconds leave them out.
    */
   tail?: number;
+  /**
+   * The times of the visitor's page views in the last minute, of this visit or the one
+   * before (./too-fast.ts): every visitor's pace is judged, in memory.
+   */
+  recent?: number[];
 };
 
 /** A visit's page views by page: the ids of its first and of its last view of each. */
@@ -123,10 +136,10 @@ function continuedVisit(
 /** A visitor's and their current visit's values, as their row keeps them. */
 type Values = { visitor: VisitorValues; visit: VisitValues | null };
 
-/** The values a visitor's row keeps (none in a row an older version wrote). */
-function valuesOf(known: VisitorRow | undefined): Partial<Values> {
+/** The values a visitor's row keeps (none in a row an older version wrote), and their pace. */
+function valuesOf(known: VisitorRow | undefined): Partial<Values> & Pace {
   if (!known?.attrs) return {};
-  return JSON.parse(known.attrs) as Partial<Values>;
+  return JSON.parse(known.attrs) as Partial<Values> & Pace;
 }
 
 /**
@@ -224,7 +237,8 @@ export function readBackVisits(
       if (row.kind !== 0) continue;
       const key = visitKey(dateOfDay(row.day), row.visitor);
       const known = visits.get(key);
-      // Newest first: the visit's last page view makes its state, the older ones its pages.
+      // Newest first: the visit's last page view makes its state, the older ones its pages
+      // (and, of any visit, those of its last minute its pace: ./too-fast.ts).
       if (!known)
         visits.set(key, {
           visit: row.visit,
@@ -233,9 +247,14 @@ export function readBackVisits(
           page: page(row.page),
           pages: withPageView(undefined, page(row.page), row.id),
           tail: Math.floor((row.engaged ?? 0) / 1000),
+          recent: [row.time],
         });
-      else if (known.visit === row.visit)
-        known.pages = withPageView(known.pages, page(row.page), row.id, true);
+      else {
+        if (row.time > known.lastSeen - WINDOW_MS)
+          known.recent = [row.time, ...(known.recent ?? [])];
+        if (known.visit === row.visit)
+          known.pages = withPageView(known.pages, page(row.page), row.id, true);
+      }
     }
     // Done at the first batch with nothing recent: arrival order and time order may
     // differ a little (the clocks of different Workers).
@@ -268,7 +287,9 @@ export function pruneVisits(visits: Map<string, VisitState>): void {
  * carries — its visitor's (from their first page view of the day) and its visit's (from the
  * visit's first) — and the visit's new state for the log to keep in memory once the hit's
  * transaction has committed (with the page view, `id`, among its pages). A visitor whose row
- * an older version wrote has no values kept: the hit's own stand in.
+ * an older version wrote has no values kept: the hit's own stand in. Answers `tooFast`, and
+ * writes nothing but the mark of the page view that goes over, for a visitor who sends page
+ * views faster than a person can (./too-fast.ts).
  */
 export function decideHit(
   db: LogDb,
@@ -277,12 +298,15 @@ export function decideHit(
   hit: LogHit,
   hash: string,
   id: number,
-): { decided: Decided; facts: VisitFacts; values: Values; state?: [string, VisitState] } {
+):
+  | { decided: Decided; facts: VisitFacts; values: Values; state?: [string, VisitState] }
+  | { tooFast: true } {
   const known = db.rows<VisitorRow>(
     'SELECT number, visit, visit_referrer, visit_start, attrs FROM visitors WHERE hash = ?',
     hash,
   )[0];
   const kept = valuesOf(known);
+  if (kept.tooFast !== undefined) return { tooFast: true };
   if (hit.kind !== 'pageview') {
     const decided = {
       visitor: known?.number ?? 0,
@@ -295,6 +319,11 @@ export function decideHit(
   }
   // The visitor's visit under way, if the one in memory is the visitor's current one.
   const current = known && underWay().get(visitKey(hit.date, known.number));
+  const recent = recentPageViews(current?.recent, hit.time);
+  if (known && goesOver(recent)) {
+    markTooFast(db, hash, hit.time);
+    return { tooFast: true };
+  }
   const under = current?.visit === known?.visit ? current : undefined;
   const goesOn = continuedVisit(hit, known, under);
   const decided = {
@@ -315,6 +344,7 @@ export function decideHit(
     views: facts.visitViews,
     page: hit.page,
     pages: withPageView(goesOn ? under?.pages : undefined, hit.page, id),
+    recent: withPageViewAt(recent, hit.time),
   };
   return { decided, facts, values, state: [visitKey(hit.date, decided.visitor), state] };
 }

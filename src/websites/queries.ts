@@ -270,3 +270,13 @@ export async function deleteWebsite(
   );
   return deleted.length > 0;
 }
+
+/** The domain of a website, as an e-mail's link pages name it ("the website" when it is gone). */
+export async function domainOfWebsite(db: Database, websiteId: number): Promise<string> {
+  const row = await db
+    .select({ domain: websites.domain })
+    .from(websites)
+    .where(eq(websites.id, websiteId))
+    .get();
+  return row?.domain ?? 'the website';
+}

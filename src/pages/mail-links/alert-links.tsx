@@ -8,14 +8,13 @@
  * an Origin header.
  */
 
-import { eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { conditionOf } from '../../alerts/alert-mail.ts';
 import { alertByToken, confirmAlert, deleteAlert } from '../../alerts/alerts.ts';
 import { createDb } from '../../db/client.ts';
-import { websites } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { domainOfWebsite } from '../../websites/queries.ts';
 import { CodeForm, FragmentForm, postedCode, smallForms } from '../layout/fragment-form.tsx';
 import { render } from '../layout/layout.tsx';
 
@@ -29,21 +28,11 @@ async function codeOf(c: Context<AppEnv>): Promise<[number, string]> {
   return [Number(m[1]), m[2] ?? ''];
 }
 
-/** The domain of an alert's website. */
-async function domainOf(c: Context<AppEnv>, websiteId: number): Promise<string> {
-  const row = await createDb(c.env.DB)
-    .select({ domain: websites.domain })
-    .from(websites)
-    .where(eq(websites.id, websiteId))
-    .get();
-  return row?.domain ?? 'the website';
-}
-
 /** Deletes the alert `id` when `token` is its unsubscribe secret; the page that says so. */
 async function unsubscribed(c: Context<AppEnv>, id: number, token: string) {
   const db = createDb(c.env.DB);
   const row = await alertByToken(db, 'unsubscribe', id, token);
-  const domain = await domainOf(c, row.websiteId);
+  const domain = await domainOfWebsite(db, row.websiteId);
   await deleteAlert(db, row.websiteId, row.id);
   return render(c, {
     title: 'Unsubscribed',
@@ -91,7 +80,7 @@ export function createAlertPages() {
     const db = createDb(c.env.DB);
     const [id, token] = await codeOf(c);
     const row = await confirmAlert(db, await alertByToken(db, 'confirm', id, token));
-    const domain = await domainOf(c, row.websiteId);
+    const domain = await domainOfWebsite(db, row.websiteId);
     return render(c, {
       title: 'Alerts confirmed',
       children: (

@@ -1,21 +1,5 @@
-/**
- * The pages of the e-mail reports' links, reached from e-mails: the link's secret is the
- * credential, not a session or an Origin header (mail clients post without one).
- * - Unsubscribing. The owner's link (`{id}`: the website's id) carries an HMAC of the website
- *   id and turns the website's reports off (`websites.email`); a recipient's (`r{id}`) an
- *   HMAC of the recipient's id and address, and takes it off the reports. The e-mail's own
- *   link is `/reports/unsubscribe#{code}.{token}`: the secret after `#` is never sent, and the
- *   page's form posts it (docs/ARCHITECTURE.md, "Secrets out of addresses"). RFC 8058's
- *   one-click address, `/reports/unsubscribe/{code}/{token}`, is what mail providers post to
- *   as it is, so it keeps the secret in its path; opened in a browser (also an older e-mail's
- *   link), it shows the same form.
- * - Confirming a recipient's address: `/reports/confirm#{id}.{token}` (the form is sent at
- *   once by the page's script).
- */
-import { eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { createDb } from '../../db/client.ts';
-import { websites } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { timingSafeEqual } from '../../lib/crypto.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -28,6 +12,7 @@ import {
   unsubscribeRecipient,
 } from '../../reports/recipients.ts';
 import { unsubscribe, unsubscribeToken } from '../../reports/send.ts';
+import { domainOfWebsite } from '../../websites/queries.ts';
 import { CodeForm, FragmentForm, postedCode, smallForms } from '../layout/fragment-form.tsx';
 import { render } from '../layout/layout.tsx';
 
@@ -52,23 +37,13 @@ async function codeOf(c: Context<AppEnv>, posted: boolean): Promise<Code> {
   return { recipient: m[1] === 'r', id: Number(m[2]), token: m[3] ?? '' };
 }
 
-/** The domain of a website. */
-async function domainOf(c: Context<AppEnv>, websiteId: number): Promise<string> {
-  const row = await createDb(c.env.DB)
-    .select({ domain: websites.domain })
-    .from(websites)
-    .where(eq(websites.id, websiteId))
-    .get();
-  return row?.domain ?? 'the website';
-}
-
 /** Stops the reports `code` names when its token is theirs; the page that says so. */
 async function done(c: Context<AppEnv>, code: Code) {
   const db = createDb(c.env.DB);
   let said = 'No more e-mail reports will be sent for this website.';
   if (code.recipient) {
     const row = await unsubscribeRecipient(db, code.id, code.token);
-    said = `No more reports of ${await domainOf(c, row.websiteId)} will be sent to ${row.email}.`;
+    said = `No more reports of ${await domainOfWebsite(db, row.websiteId)} will be sent to ${row.email}.`;
   } else if (!(await unsubscribe(db, code.id, code.token))) throw invalid();
   return render(c, {
     title: 'Unsubscribed',
@@ -106,7 +81,7 @@ async function confirmed(c: Context<AppEnv>) {
     db,
     await recipientByToken(db, 'confirm', code.id, code.token),
   );
-  const what = intervalText(row.interval as Interval, await domainOf(c, row.websiteId));
+  const what = intervalText(row.interval as Interval, await domainOfWebsite(db, row.websiteId));
   return render(c, {
     title: 'Reports confirmed',
     children: (

@@ -54,6 +54,7 @@ import { FLUSH_EVENTS, FLUSH_WITHIN_MS } from '../src/website-log/object/flush.t
 import { createWebsite } from '../src/websites/service.ts';
 import { measureBundle } from './bench/bundle.ts';
 import { dictionarySize, dictionaryTexts, hitsUnderGoals, widenDictionary } from './bench/goals.ts';
+import { hitSteps } from './bench/hit-steps.ts';
 import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
 import { createBenchSite, d1File, loadedEvents, loadInParallel } from './bench/load.ts';
 import { hitsUnderPatterns } from './bench/patterns.ts';
@@ -959,6 +960,7 @@ async function main() {
         trivial: health,
         ratio: round(events.requestsPerSecond / Math.max(1, health.requestsPerSecond), 3),
         vsFloor: round(events.requestsPerSecond / Math.max(1, floors.requestsPerSecond), 3),
+        steps: await hitSteps({ visitors: quick ? 1_000 : 5_000, passes: 5 }),
         hitLatencyUnderReads: underReads,
       };
 

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
 import type { BundleReport } from './bundle.ts';
+import { type HitStep, hitStepsSection } from './hit-steps.ts';
 import type { PeakHeapReport } from './import-heap.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
 import { type ScaleReport, scaleSection } from './scale.ts';
@@ -126,6 +127,8 @@ export type BenchReport = {
     trivial: Load;
     ratio: number;
     vsFloor: number;
+    /** What each step of a hit costs, in microseconds of CPU (./hit-steps.ts). */
+    steps?: HitStep[];
     /** A hit's latency, alone and while readers ask the heaviest filtered questions. */
     hitLatencyUnderReads: {
       readers: number;
@@ -612,6 +615,7 @@ Sightline's own work (parsing, enrichment, the event log's decisions and its wri
 \`GET /health\` the ratio is ${r.throughput.ratio}× (\`throughput.ratio\`): under \`wrangler dev\` a call to an
 object alone costs most of that, so that figure measures the local simulator more than the code.
 
+${hitStepsSection(r.throughput.steps, r.throughput.event.requestsPerSecond / r.machine.cores)}
 ### A hit while readers ask the heaviest questions
 
 One client sends hits to the benchmark's website one after another for ${hl.seconds} s, alone, then while

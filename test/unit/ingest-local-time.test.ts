@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { localDateHour } from '../../src/lib/time/dates.ts';
 
@@ -125,5 +126,74 @@ describe('localDateHour: hour format', () => {
       date: '2026-07-02',
       hour: '00',
     });
+  });
+});
+
+describe("a hit's local date and hour: each zone's latest offset kept a quarter hour", () => {
+  const ZONES = [
+    'UTC',
+    'Europe/Berlin',
+    'America/New_York',
+    'America/St_Johns',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+    'Australia/Lord_Howe',
+    'Asia/Kolkata',
+    'America/Santiago',
+    'Pacific/Apia',
+  ];
+  /** The date and hour as Intl formats them, each instant on its own. */
+  const formats = new Map(
+    ZONES.map((timeZone) => [
+      timeZone,
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        hourCycle: 'h23',
+      }),
+    ]),
+  );
+  const formatted = (ms: number, timeZone: string) => {
+    const p: Record<string, string> = {};
+    const format = formats.get(timeZone) as Intl.DateTimeFormat;
+    for (const part of format.formatToParts(new Date(ms))) p[part.type] = part.value;
+    return { date: `${p.year}-${p.month}-${p.day}`, hour: p.hour };
+  };
+
+  it('equals the formatted date and hour around every change of offset, in any order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...ZONES),
+            fc.integer({ min: Date.UTC(1995, 0, 1), max: Date.UTC(2035, 0, 1) }),
+          ),
+          { minLength: 1, maxLength: 40 },
+        ),
+        (instants) => {
+          for (const [zone, ms] of instants) {
+            // Each instant and its neighbours a few minutes on either side.
+            for (const at of [ms, ms - 60_000, ms + 61_000, ms + 899_999])
+              expect(localDateHour(at, zone)).toEqual(formatted(at, zone));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds across the changes of offset of 2026, minute by minute', () => {
+    for (const zone of ZONES) {
+      for (const [from, to] of [
+        [Date.UTC(2026, 2, 7), Date.UTC(2026, 3, 7)],
+        [Date.UTC(2026, 8, 25), Date.UTC(2026, 10, 3)],
+      ] as const) {
+        for (let at = from; at < to; at += 17 * 60_000 + 13_000)
+          expect(localDateHour(at, zone)).toEqual(formatted(at, zone));
+      }
+    }
   });
 });

@@ -30,8 +30,19 @@ const CONTINENTS: Record<string, string> = {
 };
 
 let regionNames: Intl.DisplayNames | undefined;
+/** The names found, by code (at most the 36 × 26 two-character codes): Intl asked once each. */
+const countryNames = new Map<string, string>();
 
 export function countryName(code: string): string {
+  let name = countryNames.get(code);
+  if (name === undefined) {
+    name = namedCountry(code);
+    countryNames.set(code, name);
+  }
+  return name;
+}
+
+function namedCountry(code: string): string {
   // Cloudflare uses XX for unknown and T1 for Tor; neither is a region Intl knows.
   if (code === 'T1') return 'Tor';
   try {

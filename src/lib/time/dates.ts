@@ -292,8 +292,8 @@ export function apiTimestamp(ms: number): string {
 
 const zonedFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** The wall-clock time of an instant in a time zone, as if it were UTC (epoch ms). */
-function wallClock(epochMs: number, timeZone: string): number {
+/** The wall-clock time of a whole second in a time zone, as if it were UTC (epoch ms), formatted. */
+function formattedWallClock(epochMs: number, timeZone: string): number {
   let format = zonedFormats.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-CA', {
@@ -311,6 +311,27 @@ function wallClock(epochMs: number, timeZone: string): number {
   const p: Record<string, string> = {};
   for (const part of format.formatToParts(new Date(epochMs))) p[part.type] = part.value;
   return Date.parse(`${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}Z`);
+}
+
+/**
+ * Since 1990 every zone's offset is whole quarter hours and changes at a local quarter hour,
+ * so at a UTC quarter hour: within one the offset holds, and each zone's latest is kept —
+ * a hit's local date costs a formatting once a quarter hour, not once a hit.
+ */
+const QUARTER_HOUR = 900_000;
+const QUARTERS_FROM = Date.UTC(1990, 0, 1);
+const latestOffsets = new Map<string, { quarter: number; offset: number }>();
+
+/** The wall-clock time of an instant in a time zone, as if it were UTC (epoch ms, whole seconds). */
+function wallClock(epochMs: number, timeZone: string): number {
+  const whole = Math.floor(epochMs / 1000) * 1000;
+  if (epochMs < QUARTERS_FROM) return formattedWallClock(whole, timeZone);
+  const quarter = Math.floor(epochMs / QUARTER_HOUR) * QUARTER_HOUR;
+  const latest = latestOffsets.get(timeZone);
+  if (latest?.quarter === quarter) return whole + latest.offset;
+  const offset = formattedWallClock(quarter, timeZone) - quarter;
+  latestOffsets.set(timeZone, { quarter, offset });
+  return whole + offset;
 }
 
 /** The instant a website-local date and time (`HH:MM:SS`) names in a time zone. */

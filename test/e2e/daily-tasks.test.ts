@@ -50,6 +50,13 @@ const panelValues = (name: string) =>
 /** The address's parameter `name`, all its values. */
 const param = (name: string) => new URL(page.url()).searchParams.getAll(name);
 
+/**
+ * Waits for the parts of a view changed in place that follow its figures (`data-later`: the
+ * changes, the compared points, the pages' engagement; docs/ARCHITECTURE.md, "The statistics
+ * page").
+ */
+const settled = () => page.waitForFunction(() => !document.querySelector('#main [data-later]'));
+
 /** Adds a filter with the filter menu, as typed, and waits for the view that has it. */
 async function addFilter(dimension: string, value: string, expected: RegExp) {
   await page.click('details.filter-menu > summary');
@@ -57,6 +64,7 @@ async function addFilter(dimension: string, value: string, expected: RegExp) {
   await page.fill('#add-value', value);
   await Promise.all([page.waitForURL(expected), page.click('form[data-suggest] [type=submit]')]);
   await page.waitForSelector('.chips');
+  await settled();
 }
 
 describe.skipIf(!haveChromium)("a daily user's tasks in a real browser", () => {
@@ -101,6 +109,7 @@ describe.skipIf(!haveChromium)("a daily user's tasks in a real browser", () => {
     await page.waitForFunction(() =>
       document.querySelector('details.date-menu > summary')?.textContent?.includes(' vs '),
     );
+    await settled();
     expect(await stillSamePage()).toBe(true);
     // The control names both ranges: today, and yesterday until the same time of day.
     const summary = (await page.textContent('details.date-menu > summary')) ?? '';

@@ -8,7 +8,8 @@
  * per range, `x` compares, `?` lists them; the arrow keys move between the chart's points and
  * a group's tabs), its tabs switched in place, its realtime figure asked for again every 30 s
  * while shown, the secret after a link's `#` put in its form (../layout/fragment-form.tsx), the
- * filter menu's suggested values, an embed's height told to its frame (./embed-script.ts):
+ * filter menu's suggested values, an embed's height told to its frame (./embed-script.ts), the
+ * parts of a view changed in place that follow its figures (./later-script.ts):
  * progressive enhancement, everything works without it (the upload is then a plain form post, a
  * tab a link, the figure as of the page's load, the secret typed, a value typed whole).
  *
@@ -17,6 +18,7 @@
  */
 
 import { embedParts } from './embed-script.ts';
+import { laterParts } from './later-script.ts';
 import { settingsParts } from './settings-script.ts';
 
 /** An element that can take the focus: an HTML element, or an SVG one (a chart's point). */
@@ -394,3 +396,4 @@ refreshParts();
 suggestFilterValues();
 settingsParts();
 embedParts();
+laterParts();

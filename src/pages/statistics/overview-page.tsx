@@ -86,6 +86,7 @@ const OverviewChart: FC<{
       notes={chartNotes(notes, overview.series, unit, range)}
       from={range.from}
       underWay={pointUnderWay(overview.series, unit, range, localDateHour(Date.now(), timeZone))}
+      later={compared !== null && overview.later?.compared === true}
     />
     <IntervalNav range={range} unit={unit} hrefFor={intervalHref} />
   </>
@@ -215,7 +216,11 @@ async function overviewPage(
   const unit = seriesUnitOf(range, c.req.query('interval'));
   const panels = (hasGoals: boolean) => panelsAsked((name) => c.req.query(name), hasGoals);
   const propertyAsk = propertyAsked(c);
-  const q = { range, filters: view.filters, panels, compare, compared, unit };
+  // A change made in place (htmx's request) shows its figures first: what takes another pass of
+  // the log follows, the page's script asking for the whole view (docs/ARCHITECTURE.md, "The
+  // statistics page"). A page loaded whole (first paint, no script, a bookmark) is complete.
+  const later = c.req.header('HX-Request') === 'true';
+  const q = { range, filters: view.filters, panels, compare, compared, unit, later };
   const read = await pageReads(c, site, db, { ...q, property: propertyAsk }, view);
   const { numbers, funnels, segmentMenu, notes, annotator, links, reader } = read;
   const { overview, property, imported, asked, hasGoals } = numbers;

@@ -38,6 +38,18 @@ export const figureScopes = (filters: { dimension: string }[]): Record<string, s
 const upIsGood = (figure: string) => figure !== 'bounce_rate';
 
 /**
+ * Where a figure's change will be, while the compared range is read (`Overview.later`): a
+ * neutral mark and the compared dates, never a change of 0% (docs/ARCHITECTURE.md, "The
+ * statistics page"); the page's script asks for the whole view and morphs it in.
+ */
+const LaterChange: FC<{ versus: string }> = ({ versus }) => (
+  <p class="hint" data-later="">
+    <span aria-hidden="true">…</span>
+    <span class="sr-only">change being read</span> <span class="versus">vs {versus}</span>
+  </p>
+);
+
+/**
  * A figure's change, its direction and what it means — in words as well as colour (`better`,
  * `worse`), since a colour alone says nothing to some readers — and what it is compared with:
  * the compared value and its dates (`+14% vs 4,321 on Nov 1–6, better`).
@@ -127,6 +139,7 @@ export function Totals({
 }) {
   const { data, previous } = overview.summary;
   const conversion = overview.conversion;
+  const later = overview.later?.changes === true;
   const figure = ([key, title]: (typeof SHOWN_FIGURES)[number]) => (
     <Card
       figure={key}
@@ -137,6 +150,8 @@ export function Totals({
     >
       {conversion && key === 'pageviews' && data.pageviews === 0 && data.events > 0 ? (
         <p class="hint">its conversions are custom events, which are not page views</p>
+      ) : later ? (
+        <LaterChange versus={versus} />
       ) : (
         <FigureChange
           figure={key}
@@ -162,27 +177,39 @@ export function Totals({
         value={formatNumber(data.visitors)}
         chart={chart}
       >
-        <FigureChange
-          figure="visitors"
-          now={data.visitors}
-          before={previous.visitors}
-          was={formatNumber(previous.visitors)}
-          versus={versus}
-        />
+        {later ? (
+          <LaterChange versus={versus} />
+        ) : (
+          <FigureChange
+            figure="visitors"
+            now={data.visitors}
+            before={previous.visitors}
+            was={formatNumber(previous.visitors)}
+            versus={versus}
+          />
+        )}
       </Card>
       <Card title="Total conversions" value={formatNumber(conversion.total)} chart={chart}>
-        <FigureChange
-          figure="total"
-          now={conversion.total}
-          before={conversion.previousTotal}
-          was={formatNumber(conversion.previousTotal)}
-          versus={versus}
-        />
+        {later ? (
+          <LaterChange versus={versus} />
+        ) : (
+          <FigureChange
+            figure="total"
+            now={conversion.total}
+            before={conversion.previousTotal}
+            was={formatNumber(conversion.previousTotal)}
+            versus={versus}
+          />
+        )}
       </Card>
       <Card title="Conversion rate" value={`${conversion.rate}%`} chart={chart}>
-        <p class="hint">
-          vs {conversion.previous}% on {versus}
-        </p>
+        {later ? (
+          <LaterChange versus={versus} />
+        ) : (
+          <p class="hint">
+            vs {conversion.previous}% on {versus}
+          </p>
+        )}
       </Card>
       {conversion.revenue ? (
         <Card

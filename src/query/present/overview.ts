@@ -14,7 +14,7 @@ import { listGoals } from '../../goals/goals.ts';
 import { previousPeriod, type SeriesUnit } from '../../lib/time/dates.ts';
 import { type Filter, isLogListing, type LogListing } from '../parse/v1.ts';
 import type { EventName } from './custom-events.ts';
-import type { SeriesPoint, Summary } from './figures.ts';
+import { figuresFrom, type SeriesPoint, type Summary } from './figures.ts';
 import { pageMetricOf } from './listed-metrics.ts';
 import {
   type Conversions,
@@ -76,6 +76,15 @@ export type Overview = {
   /** The top pages' time on page and scroll depth (the Pages panel's columns). */
   engagement: PageEngagement;
   /**
+   * In a change made in place (`later` asked): what is not read yet, and follows a moment later
+   * (docs/ARCHITECTURE.md, "The statistics page"): the top pages' engagement always; with
+   * `changes`, the compared range's figures (a filtered view's: another pass of the log), whose
+   * `summary.previous` and the conversion's previous numbers are then zeros never shown; with
+   * `compared`, the chart's compared points and the panels' changes (`previousSeries` and
+   * `previousPanels` null).
+   */
+  later?: { changes: boolean; compared: boolean };
+  /**
    * When asked (the Events tab shown): the range's custom events by name, each with its
    * conversion rate (its visitors in percent of the range's: Plausible's), null when the log
    * does not hold the range.
@@ -92,7 +101,8 @@ const COMPARED_ROWS = 100;
  * The conversion rate of the visitors `filters` keep (their `summary`): their visitors ÷ the
  * visitors of the filters but the `converting` ones (Plausible's definition; from the
  * roll-ups once flushed when there are none, so the hits of the last seconds count on both
- * sides), for the range and the period before, with that base's visitors.
+ * sides), for the range and the period before, with that base's visitors (`compared` null:
+ * the range's alone, the period before's left for later and read as 0: `Overview.later`).
  */
 export async function conversionOf(
   website: Pick<WebsiteNumbers, 'under'>,
@@ -100,17 +110,27 @@ export async function conversionOf(
   filters: Filter[],
   summary: Summary,
   converting: (f: Filter) => boolean,
-  compared: { from: string; to: string } = previousPeriod(range),
+  compared: { from: string; to: string } | null = previousPeriod(range),
 ): Promise<(Pick<Conversion, 'rate' | 'previous'> & { base: number }) | Unavailable> {
   const others = filters.filter((f) => !converting(f));
   // Converting visitors are Sightline's own (the log's): so are those they are divided by.
-  const all = await summaryOf(website.under(others, { imports: false }), range, compared);
+  const base = website.under(others, { imports: false });
+  const all = await (compared ? summaryOf(base, range, compared) : figuresAlone(base, range));
   if (isUnavailable(all)) return all;
   return {
     rate: conversionRate(summary.data.visitors, all.data.visitors),
     previous: conversionRate(summary.previous.visitors, all.previous.visitors),
     base: all.data.visitors,
   };
+}
+
+/**
+ * A range's figures without its compared range's, which follow later (`Overview.later`): the
+ * compared figures are zeros, never shown.
+ */
+async function figuresAlone(source: Source, range: Dates): Promise<Summary | Unavailable> {
+  const data = await source.figures(range);
+  return isUnavailable(data) ? data : { data, previous: figuresFrom(undefined) };
 }
 
 /**
@@ -141,6 +161,36 @@ async function topsOf(
   };
 }
 
+/**
+ * With an `event` or goal filter, the conversion (`Overview.conversion`) and the visitors its
+ * rate is of; `compared` null: the compared range's left for later (`Overview.later`).
+ */
+async function conversionIn(
+  website: WebsiteNumbers,
+  range: { from: string; to: string },
+  filters: Filter[],
+  summary: Summary,
+  conversions: Conversions[],
+  { compared }: { compared: Dates | null },
+): Promise<{ conversion: Conversion; base: number } | undefined> {
+  const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
+  if (!filters.some(converting)) return undefined;
+  const found = await conversionOf(website, range, filters, summary, converting, compared);
+  if (isUnavailable(found)) return undefined;
+  const goal = filters.find((f) => isGoalFilter(f) && f.operator === 'is')?.value;
+  const converted = conversions.find((c) => c.goal.displayName === goal && c.goal.currency);
+  const conversion: Conversion = {
+    rate: found.rate,
+    previous: found.previous,
+    total: summary.data.pageviews + summary.data.events,
+    previousTotal: summary.previous.pageviews + summary.previous.events,
+    ...(converted?.goal.currency
+      ? { revenue: { amount: converted.revenue, currency: converted.goal.currency } }
+      : {}),
+  };
+  return { conversion, base: found.base };
+}
+
 /** Every number of the overview of a range under `filters`, read from `website`'s numbers. */
 export async function overviewOf(
   website: WebsiteNumbers,
@@ -153,9 +203,15 @@ export async function overviewOf(
     unit,
     imported = false,
     events = false,
+    later = false,
   }: {
     /** Read the custom events by name (`Overview.events`). */
     events?: boolean;
+    /**
+     * Leave out what can follow a moment later (`Overview.later`): the top pages' engagement,
+     * and under filters the compared range.
+     */
+    later?: boolean;
     /** The range holds imported history (the panels then count the roll-ups' metrics). */
     imported?: boolean;
     compare?: boolean;
@@ -165,10 +221,13 @@ export async function overviewOf(
   } = {},
 ): Promise<Overview | Unavailable> {
   const { source, goals } = website;
+  // Filtered, the compared range is another pass of the log: later, it is left for the next ask.
+  const waiting = later ? { changes: filters.length > 0, compared: compare } : undefined;
+  const comparing = compare && !later;
   const tops = topsOf(source, panels, range, PANEL_ROWS, imported);
   // The top pages' engagement is asked once they are known, while the rest is read.
   const engaged = tops.then((found) =>
-    isUnavailable(found)
+    isUnavailable(found) || later
       ? {}
       : source.engagement(
           found.pages[panels.indexOf('page')]?.rows.map((r) => r.value) ?? [],
@@ -177,11 +236,11 @@ export async function overviewOf(
   );
   const [summary, series, previous, pages, before, live, conversions, named, engagement] =
     await Promise.all([
-      summaryOf(source, range, compared),
+      waiting?.changes ? figuresAlone(source, range) : summaryOf(source, range, compared),
       source.series(range, unit),
-      compare ? source.series(compared, unit) : null,
+      comparing ? source.series(compared, unit) : null,
       tops,
-      compare ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
+      comparing ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
       website.realtime(),
       source.conversions(goals, range),
       events ? source.events(range, PANEL_ROWS) : undefined,
@@ -210,33 +269,23 @@ export async function overviewOf(
     live,
     goals: [],
     engagement: isUnavailable(engagement) ? {} : engagement,
+    ...(waiting ? { later: waiting } : {}),
   };
   if (named !== undefined)
     overview.events = isUnavailable(named)
       ? null
       : named.map((e) => ({ ...e, rate: conversionRate(e.visitors, summary.data.visitors) }));
-  const converting = (f: Filter) => f.dimension === 'event' || isGoalFilter(f);
   const shown = conversions.filter((c) => c.visitors > 0 || c.events > 0);
   let base =
     shown.length > 0 && filters.length === 0
       ? await ownVisitors(website, range, summary)
       : summary.data.visitors;
-  if (filters.some(converting)) {
-    const conversion = await conversionOf(website, range, filters, summary, converting, compared);
-    if (!isUnavailable(conversion)) {
-      base = conversion.base;
-      const goal = filters.find((f) => isGoalFilter(f) && f.operator === 'is')?.value;
-      const converted = conversions.find((c) => c.goal.displayName === goal && c.goal.currency);
-      overview.conversion = {
-        rate: conversion.rate,
-        previous: conversion.previous,
-        total: summary.data.pageviews + summary.data.events,
-        previousTotal: summary.previous.pageviews + summary.previous.events,
-        ...(converted?.goal.currency
-          ? { revenue: { amount: converted.revenue, currency: converted.goal.currency } }
-          : {}),
-      };
-    }
+  const converted = await conversionIn(website, range, filters, summary, conversions, {
+    compared: waiting?.changes ? null : compared,
+  });
+  if (converted) {
+    base = converted.base;
+    overview.conversion = converted.conversion;
   }
   // A goal's rate: its converting visitors ÷ the visitors of the filters on anything else.
   overview.goals = shown

@@ -30,6 +30,11 @@ export type PageQuestion = {
   unit: SeriesUnit;
   /** The custom property named by the address (`asked`), or the list of them (`listed`). */
   property: { asked: string; listed: boolean };
+  /**
+   * A change made in place: what can follow a moment later is left out (`Overview.later`;
+   * docs/ARCHITECTURE.md, "The statistics page").
+   */
+  later?: boolean;
 };
 
 /**
@@ -107,6 +112,7 @@ export async function statisticsPageOf(
         unit: q.unit,
         imported: imported.length > 0 && filters.length === 0,
         events: asked.includes('event'),
+        later: q.later === true,
       },
     ),
     property(),

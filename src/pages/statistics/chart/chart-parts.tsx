@@ -154,7 +154,9 @@ export const ChartKey: FC<{
   /** The compared range's dates; null: not comparing. */
   comparedTo: string | null;
   compared: boolean;
-}> = ({ lines, range, comparedTo, compared }) => (
+  /** The compared points are being read (`Overview.later`): named, and a neutral mark. */
+  later?: boolean | undefined;
+}> = ({ lines, range, comparedTo, compared, later = false }) => (
   <figcaption>
     {lines.map(([colour, title]) => (
       <>
@@ -162,7 +164,12 @@ export const ChartKey: FC<{
       </>
     ))}
     {comparedTo ? (
-      compared ? (
+      later ? (
+        <span class="hint" data-later="">
+          {comparedTo} <span aria-hidden="true">…</span>
+          <span class="sr-only">being read</span>
+        </span>
+      ) : compared ? (
         <>
           <span class="hint">{range} (solid)</span>{' '}
           <span class="key previous">{comparedTo} (dotted)</span>

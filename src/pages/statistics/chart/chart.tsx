@@ -305,6 +305,8 @@ export const Chart: FC<{
    * the points after it are still to come, and not drawn. Undefined: every point is over.
    */
   underWay?: number | undefined;
+  /** The compared points follow a moment later (`Overview.later`): the key says so. */
+  later?: boolean | undefined;
 }> = ({
   points: slots,
   previous,
@@ -317,6 +319,7 @@ export const Chart: FC<{
   notes = [],
   from,
   underWay,
+  later,
 }) => {
   const points = underWay === undefined ? slots : slots.slice(0, underWay + 1);
   const shown: Shown[] = metric === 'overview' ? ['visitors', 'pageviews'] : [metric];
@@ -338,6 +341,7 @@ export const Chart: FC<{
         range={rangeText}
         comparedTo={comparedTo}
         compared={before.length > 0}
+        later={later}
       />
       <ChartTable
         points={points}

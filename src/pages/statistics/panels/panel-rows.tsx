@@ -191,6 +191,17 @@ const ChangeCell: FC<{
   );
 };
 
+/**
+ * A cell whose number is being read (`Overview.later`): a neutral mark until the page's script
+ * morphs the whole view in (docs/ARCHITECTURE.md, "The statistics page").
+ */
+const LaterCell: FC<{ class: string }> = (props) => (
+  <td class={props.class} data-later="">
+    <span aria-hidden="true">…</span>
+    <span class="sr-only">being read</span>
+  </td>
+);
+
 /** A table's header cell of the rows' changes against the compared range. */
 export const ChangeHeader: FC = () => (
   <th scope="col" class="num change" title="Against the compared range">
@@ -223,10 +234,16 @@ export const ValueRows: FC<{
   keep?: Extra;
   /** Adds a link per row that filters the overview by everything but the value. */
   exclude?: boolean;
-  /** Pages' time on page and scroll depth: two columns more (`EngagementHeaders`). */
-  engagement?: PageEngagement;
-  /** When comparing: the compared range's counts, for a column of changes (`ChangeHeader`). */
-  before?: { counts: Map<string, number>; complete: boolean } | undefined;
+  /**
+   * Pages' time on page and scroll depth: two columns more (`EngagementHeaders`); `later`:
+   * being read, each cell a neutral mark.
+   */
+  engagement?: PageEngagement | 'later';
+  /**
+   * When comparing: the compared range's counts, for a column of changes (`ChangeHeader`);
+   * `later`: being read.
+   */
+  before?: { counts: Map<string, number>; complete: boolean } | 'later' | undefined;
 }> = ({
   name,
   rows,
@@ -263,11 +280,20 @@ export const ValueRows: FC<{
           ) : null}
           <td class="num">{formatMetric(metrics[0] as string, row.count)}</td>
           {base === null ? null : <td class="num share">{shareText(row.count, base)}</td>}
-          {before ? <ChangeCell count={row.count} value={row.value} before={before} /> : null}
+          {before === 'later' ? (
+            <LaterCell class="num change" />
+          ) : before ? (
+            <ChangeCell count={row.count} value={row.value} before={before} />
+          ) : null}
           {metrics.slice(1).map((metric, i) => (
             <td class="num">{formatMetric(metric, row.more?.[i] ?? null)}</td>
           ))}
-          {engagement ? (
+          {engagement === 'later' ? (
+            <>
+              <LaterCell class="num engaged" />
+              <LaterCell class="num engaged" />
+            </>
+          ) : engagement ? (
             <>
               <td class="num engaged">
                 {formatMetric('time_on_page', engagement[row.value]?.time ?? 0)}

@@ -149,8 +149,10 @@ const StatisticTab: FC<
     data?: Listing | undefined;
     before?: { counts: Map<string, number>; complete: boolean } | undefined;
   }
-> = ({ overview, domain, view, keep, name, label, data, before }) => {
+> = ({ overview, domain, view, keep, name, label, data, before: read }) => {
   const metric = pageMetricOf(name, overview.imported);
+  // In a change made in place, the changes and the engagement follow (`Overview.later`).
+  const before = overview.later?.compared ? 'later' : read;
   return (
     <>
       {data && data.rows.length > 0 ? (
@@ -173,7 +175,9 @@ const StatisticTab: FC<
             keep={keep}
             base={before ? null : (shareBaseOf(name, metric)?.(overview.summary.data) ?? null)}
             before={before}
-            {...(name === 'page' ? { engagement: overview.engagement } : {})}
+            {...(name === 'page'
+              ? { engagement: overview.later ? ('later' as const) : overview.engagement }
+              : {})}
           />
         </table>
       ) : data === undefined && overview.logFrom ? (

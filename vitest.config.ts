@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import parquetWorker from './src/parquet/parquet-worker.ts';
 
 /**
  * Pure functions' tests need no Workers runtime and run in Node, where a test file costs no
@@ -42,6 +43,12 @@ export default defineConfig({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               bindings: { TEST_MIGRATIONS: await readD1Migrations('./drizzle') },
+              // The Parquet Worker (wrangler.parquet.toml) answers here in Node, as its own
+              // Worker would behind the service binding.
+              serviceBindings: { PARQUET: (request: Request) => parquetWorker.fetch(request) },
+              // A local R2 bucket for the daily archive's tests (test/integration/archive/), which
+              // pass it as ARCHIVE: every other test runs without one, as wrangler.toml does.
+              r2Buckets: ['TEST_ARCHIVE'],
               // The rate limiters of wrangler.toml count across test files; here they are
               // raised out of the way, and test/integration/security/rate-limits.test.ts runs the app
               // with the tight TEST_RATE_LIMIT_* limiters instead. (test/e2e checks the real

@@ -3,10 +3,12 @@
  * 1. The D1 database: found by its name (`sightline`) in the account, or created once;
  *    its id never goes into wrangler.toml (each command gets a copy of it with the id).
  * 2. Its pending migrations applied (`wrangler d1 migrations apply --remote`).
- * 3. The Worker deployed (`wrangler deploy`): the Durable Object, the cron, the bindings.
+ * 3. The Workers deployed (`wrangler deploy`): first the Parquet Worker (wrangler.parquet.toml),
+ *    which the main one's `PARQUET` service binding names, then the main Worker: the Durable
+ *    Object, the cron, the bindings.
  * 4. When no owner exists yet: how to make the first one.
  * `-- --dry-run` builds the Worker and checks it without uploading anything (no account
- * needed; CI runs it), printing the bundle's size.
+ * needed; CI runs it), printing each bundle's size.
  */
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,11 +18,22 @@ const { values } = parseOptions(() =>
   parseArgs({ options: { 'dry-run': { type: 'boolean', default: false } }, strict: true }),
 );
 const say = (line: string) => process.stdout.write(`${line}\n`);
+/** The Parquet Worker's configuration (docs/ARCHITECTURE.md, "Exports"). */
+const PARQUET_CONFIG = 'wrangler.parquet.toml';
 
 if (values['dry-run']) {
   const out = wrangler(['deploy', '--dry-run', '--outdir', '.wrangler/deploy']);
   const size = out.match(/Total Upload:.*$/m)?.[0];
   say(`The Worker builds and passes wrangler's checks (nothing uploaded). ${size ?? ''}`.trim());
+  const parquet = wrangler([
+    'deploy',
+    '--dry-run',
+    '--config',
+    PARQUET_CONFIG,
+    '--outdir',
+    '.wrangler/deploy-parquet',
+  ]).match(/Total Upload:.*$/m)?.[0];
+  say(`The Parquet Worker builds too. ${parquet ?? ''}`.trim());
   process.exit(0);
 }
 
@@ -29,6 +42,7 @@ say(`D1 database ${id}.`);
 const config = configWithDatabase(id);
 try {
   wrangler(['d1', 'migrations', 'apply', 'DB', '--remote', '--config', config], { show: true });
+  wrangler(['deploy', '--config', PARQUET_CONFIG], { show: true });
   wrangler(['deploy', '--config', config], { show: true });
   const out = wrangler([
     'd1',

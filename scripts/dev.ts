@@ -1,6 +1,7 @@
 /**
  * `npm run dev`: applies local migrations; on an empty local database creates a demo owner
- * and a demo website; serves the Worker with `wrangler dev` on http://localhost:8787; and,
+ * and a demo website; serves the Worker (and the Parquet Worker beside it) with `wrangler dev`
+ * on http://localhost:8787; and,
  * for a new demo website, loads 90 days of sample traffic through the running Worker's hit
  * pipeline (its local-only replay route), showing progress, runs the hourly maintenance once
  * (which compacts the months that are over), then prints how to use it.
@@ -36,6 +37,12 @@ const child = spawn(
   // this server answers, for the links of shared links, invitations and alerts.
   [
     'dev',
+    // The main Worker and, beside it, the Parquet Worker its `PARQUET` binding reaches
+    // (wrangler.parquet.toml; docs/ARCHITECTURE.md, "Exports").
+    '--config',
+    'wrangler.toml',
+    '--config',
+    'wrangler.parquet.toml',
     '--var',
     'REPLAY:on',
     '--var',

@@ -1,9 +1,9 @@
 /**
- * `npm run export -- --website example.com --format plausible|events [--as csv] [--out FILE]
- *   [--url URL] [--key KEY]`
+ * `npm run export -- --website example.com --format plausible|events [--as csv|parquet]
+ *   [--from DATE] [--to DATE] [--out FILE] [--url URL] [--key KEY]`
  * Downloads a website's data through a running Sightline's API (`GET …/websites/{id}/export`):
- * `plausible`, its numbers as Plausible's CSV export (a zip); `events`, its event log as NDJSON
- * or CSV. Streams to FILE (default: the name the server gives), never holding the file in
+ * `plausible`, its numbers as Plausible's CSV export (a zip); `events`, its event log as NDJSON,
+ * CSV or Parquet — of the dates `--from` to `--to` only (the website's time zone), if given. Streams to FILE (default: the name the server gives), never holding the file in
  * memory. `--url` defaults to `npm run dev`'s http://localhost:8787; the key is `--key` or
  * `SIGHTLINE_API_KEY`.
  */
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { fail, parseOptions } from './lib/d1.ts';
 
 const USAGE =
-  'usage: npm run export -- --website DOMAIN --format plausible|events [--as ndjson|csv] [--out FILE] [--url URL] [--key KEY]';
+  'usage: npm run export -- --website DOMAIN --format plausible|events [--as ndjson|csv|parquet] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--out FILE] [--url URL] [--key KEY]';
 
 const { values } = parseOptions(() =>
   parseArgs({
@@ -22,6 +22,8 @@ const { values } = parseOptions(() =>
       website: { type: 'string' },
       format: { type: 'string' },
       as: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       out: { type: 'string' },
       url: { type: 'string', default: 'http://localhost:8787' },
       key: { type: 'string' },
@@ -34,6 +36,8 @@ if (!values.website || !values.format) fail(USAGE);
 if (!key) fail('an API key is needed: --key KEY or SIGHTLINE_API_KEY');
 if (values.format !== 'plausible' && values.format !== 'events')
   fail('--format must be plausible or events');
+if (values.as && !['ndjson', 'csv', 'parquet'].includes(values.as))
+  fail('--as must be ndjson, csv or parquet');
 const base = values.url.replace(/\/+$/, '');
 const headers = { authorization: `Bearer ${key}` };
 
@@ -56,6 +60,8 @@ const id = await websiteId(values.website);
 const query = new URLSearchParams({
   format: values.format,
   ...(values.as ? { as: values.as } : {}),
+  ...(values.from ? { from: values.from } : {}),
+  ...(values.to ? { to: values.to } : {}),
 });
 const started = performance.now();
 const res = await fetch(`${base}/api/v1/websites/${id}/export?${query}`, { headers });

@@ -28,6 +28,20 @@ export function startWorker(
 }
 
 /**
+ * The Parquet Worker (wrangler.parquet.toml, src/parquet/), which the main Worker's `PARQUET`
+ * service binding reaches through wrangler's registry of local Workers: started beside it
+ * wherever the event log is exported as Parquet.
+ */
+export function startParquetWorker(): Promise<Unstable_DevWorker> {
+  return unstable_dev(join(root, 'src/parquet/parquet-worker.ts'), {
+    config: join(root, 'wrangler.parquet.toml'),
+    ip: '127.0.0.1',
+    logLevel: (process.env.DEBUG_WORKER ? 'log' : 'none') as 'log' | 'none',
+    experimental: { disableExperimentalWarning: true },
+  });
+}
+
+/**
  * wrangler.toml's text for a copy kept elsewhere (a test's or the benchmark's own limits): its
  * entry point and its assets' directory named by absolute paths.
  */

@@ -1,7 +1,8 @@
 /**
  * A website's data as a download (docs/ARCHITECTURE.md, "Exports"), for the API and the
  * settings page alike: its own numbers as Plausible's CSV export (./plausible-export.ts), or its
- * event log as NDJSON or CSV (src/website-log/object/read/event-lines.ts), streamed.
+ * event log — all of it or a range of dates — as NDJSON, CSV (src/website-log/object/read/event-lines.ts)
+ * or Parquet (src/parquet/), streamed.
  */
 import type { Database } from '../db/client.ts';
 import type { WebsiteRow } from '../db/schema.ts';
@@ -12,7 +13,19 @@ import { rollupDates } from '../rollups/sums.ts';
 import { exportLog } from '../website-log/worker/calls.ts';
 import { plausibleExport, plausibleZipName } from './plausible-export.ts';
 
-export type ExportFormat = { format: 'plausible' | 'events'; as?: 'ndjson' | 'csv' | undefined };
+export type ExportFormat = {
+  format: 'plausible' | 'events';
+  as?: 'ndjson' | 'csv' | 'parquet' | undefined;
+  /** The events' local dates, inclusive (none: all of them). */
+  range?: { from: string; to: string } | undefined;
+};
+
+/** Each events file's type. */
+const EVENT_TYPES = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+};
 
 /** Headers of a download. */
 const download = (type: string, name: string) => ({
@@ -40,9 +53,8 @@ export async function exportResponse(
     });
   }
   const as = q.as ?? 'ndjson';
-  const stream = await exportLog(env, website.id, as);
-  const name = `${website.domain.replaceAll('.', '_')}_events_${today}.${as}`;
-  return new Response(stream, {
-    headers: download(as === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson', name),
-  });
+  const stream = await exportLog(env, website.id, as, q.range);
+  const dates = q.range ? `${q.range.from}_${q.range.to}`.replaceAll('-', '') : today;
+  const name = `${website.domain.replaceAll('.', '_')}_events_${dates}.${as}`;
+  return new Response(stream, { headers: download(EVENT_TYPES[as], name) });
 }

@@ -10,6 +10,8 @@
 
 import { checkAlerts } from '../alerts/check.ts';
 import { trafficOf } from '../alerts/traffic.ts';
+import { archiveClosedDates } from '../archive/archive.ts';
+import { forgetArchived } from '../archive/forget.ts';
 import { createDb } from '../db/client.ts';
 import { metered, QueryBudget } from '../db/query-budget.ts';
 import type { Env } from '../env.ts';
@@ -32,6 +34,13 @@ const DELETED_WEBSITES_QUERIES = 100;
  * left: up to five statements a website.
  */
 const COMPACTION_QUERIES = 110;
+
+/**
+ * The share of the daily archive into the owner's bucket (src/archive/): up to three
+ * statements a date written, three a manifest, and what it forgets (deleted websites' files,
+ * retention). Spent only with an `ARCHIVE` binding.
+ */
+const ARCHIVE_QUERIES = 120;
 
 /** Statements for removing imports' rows: 5,000 rows each. */
 const IMPORT_QUERIES = 20;
@@ -87,6 +96,11 @@ export async function runScheduled(
     const share = queries.share(Math.min(COMPACTION_QUERIES, Math.floor(queries.left / 5)));
     const compacted = await compactMonths(metered(db, share), now, { queries: share });
     return { websitesCompacted: compacted.websites, monthsCompacted: compacted.months };
+  });
+  await step('archive', async () => {
+    const share = queries.share(ARCHIVE_QUERIES);
+    const forgotten = await forgetArchived(env, now, { queries: share.share(10) });
+    return { ...forgotten, ...(await archiveClosedDates(env, now, { queries: share })) };
   });
   logSummary('maintenance', { ...maintenance, queries: queries.used });
 

@@ -82,10 +82,13 @@ describe('npm run deploy', () => {
       'd1 list',
       'd1 migrations',
       'deploy --config',
+      'deploy --config',
       'd1 execute',
     ]);
     const id = 'aaaaaaaa-bbbb-cccc-dddd-000000000000';
-    for (const call of first.filter((c) => c.config !== null))
+    // The Parquet Worker first (the main one's service binding names it), from its own file.
+    expect(first[4]?.args).toEqual(['deploy', '--config', 'wrangler.parquet.toml']);
+    for (const call of first.filter((c) => c.config !== null && c !== first[4]))
       expect(call.config).toContain(`database_id = "${id}"`);
     expect(first[3]?.args).toContain('--remote');
     expect(out).toContain(`D1 database ${id}.`);
@@ -94,7 +97,9 @@ describe('npm run deploy', () => {
     await deploy();
     const second = readCalls().slice(first.length);
     expect(second.map((c) => c.args.slice(0, 2).join(' '))).not.toContain('d1 create');
-    expect(second.find((c) => c.args[0] === 'deploy')?.config).toContain(`database_id = "${id}"`);
+    expect(second.filter((c) => c.args[0] === 'deploy').at(-1)?.config).toContain(
+      `database_id = "${id}"`,
+    );
     expect(JSON.parse(readFileSync(state, 'utf8'))).toHaveLength(1);
     // The repository is as it was: no id in wrangler.toml, no copy left behind.
     expect(readFileSync(join(root, 'wrangler.toml'), 'utf8')).toBe(before);
@@ -109,5 +114,10 @@ describe('npm run deploy', () => {
     // The bundle's budget: at most 250 KB gzipped (docs/BENCHMARKS.md, section 6).
     const gzipKiB = Number(/gzip: ([\d.]+) KiB/.exec(out)?.[1]);
     expect(gzipKiB * 1024).toBeLessThanOrEqual(250_000);
+    // The Parquet Worker, built on its own (docs/ARCHITECTURE.md, "Exports"), is small.
+    const parquetKiB = Number(
+      /Parquet Worker builds too\. Total Upload: [\d.]+ KiB \/ gzip: ([\d.]+) KiB/.exec(out)?.[1],
+    );
+    expect(parquetKiB * 1024).toBeLessThanOrEqual(50_000);
   });
 });

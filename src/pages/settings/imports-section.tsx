@@ -27,6 +27,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { parseId } from '../../lib/ids.ts';
 import { clientAddressKey } from '../../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../../lib/rate-limit.ts';
+import { isCalendarDate, MAX_DATE, MIN_DATE } from '../../lib/time/dates.ts';
 import { flushBeforeReading } from '../../website-log/worker/partitions.ts';
 import type { Role } from '../../websites/queries.ts';
 import { SettingsSection } from './section.tsx';
@@ -111,12 +112,34 @@ export const ImportsSection: FC<{
         <span class="hint">(a zip that Plausible and Sightline import)</span>
       </li>
       <li>
-        <a href={`/websites/${site.id}/export?format=events`}>Every event, as NDJSON</a> or{' '}
-        <a href={`/websites/${site.id}/export?format=events&as=csv`}>as CSV</a>
+        <form method="get" action={`/websites/${site.id}/export`} class="inline">
+          <input type="hidden" name="format" value="events" />
+          <label>
+            Every event, as{' '}
+            <select name="as">
+              <option value="ndjson">NDJSON</option>
+              <option value="csv">CSV</option>
+              <option value="parquet">Parquet</option>
+            </select>
+          </label>{' '}
+          <label>
+            from <input type="date" name="from" />
+          </label>{' '}
+          <label>
+            to <input type="date" name="to" />
+          </label>{' '}
+          <button type="submit">Download</button>{' '}
+          <span class="hint">(no dates: all of them; Parquet reads in DuckDB, pandas, Spark)</span>
+        </form>
       </li>
     </ul>
   </SettingsSection>
 );
+
+/** The event log's file formats (src/exports/exports.ts). */
+const EVENT_FILES = ['ndjson', 'csv', 'parquet'] as const;
+const isEventFile = (as: string): as is (typeof EVENT_FILES)[number] =>
+  (EVENT_FILES as readonly string[]).includes(as);
 
 /** The settings page again, with the import's error (a 422, or 409 for own dates). */
 type Reshow = (error: string, status: 409 | 422) => Promise<Response>;
@@ -173,13 +196,23 @@ export function registerImportPages(
     // Any member reads everything of the website: an export too.
     const site = await siteOf(c, 'viewer');
     const format = c.req.query('format');
-    const as = c.req.query('as') ?? 'ndjson';
-    if ((format !== 'plausible' && format !== 'events') || (as !== 'csv' && as !== 'ndjson'))
+    const as = c.req.query('as') || 'ndjson';
+    if ((format !== 'plausible' && format !== 'events') || !isEventFile(as))
       throw new ApiError(404, 'There is no such export.');
+    // The form's dates, either or both left empty (all of them).
+    const from = c.req.query('from') || MIN_DATE;
+    const to = c.req.query('to') || MAX_DATE;
+    if (!isCalendarDate(from) || !isCalendarDate(to) || to < from)
+      throw new ApiError(422, 'Choose a first date on or before the last.');
+    const range = from === MIN_DATE && to === MAX_DATE ? undefined : { from, to };
     // An export reads all of a website: readers' limits apply (src/lib/rate-limit.ts).
     if (!(await withinReadLimits(c.env, clientAddressKey(c), site.id, true)))
       throw tooManyRequests();
-    return exportResponse(c.env, createDb(c.env.DB), site, { format, as });
+    return exportResponse(c.env, createDb(c.env.DB), site, {
+      format,
+      as,
+      range: format === 'events' ? range : undefined,
+    });
   });
 }
 

@@ -7,14 +7,14 @@
  */
 import { REVENUE_UNIT } from '../../../counting/query-metrics.ts';
 import { csvLine } from '../../../lib/text/csv.ts';
-import { dateOfDay } from '../../../lib/time/dates.ts';
+import { dateOfDay, dayNumber } from '../../../lib/time/dates.ts';
 import { EXPORTED_TEXTS } from '../tables/columns.ts';
 import type { Dictionary } from '../tables/dictionary.ts';
 import type { LogDb } from '../tables/log-db.ts';
 import type { ReadLane } from './lane.ts';
 
 /** The columns of an exported event, in order (docs/GUIDE.md, "Take your data", documents each). */
-const EVENT_COLUMNS = [
+export const EVENT_COLUMNS = [
   'id',
   'time',
   'date',
@@ -65,13 +65,43 @@ const PLACE_CODES = new Set(['country', 'region', 'continent']);
 
 type Row = Record<string, number | string | null>;
 
+/** The local dates of an export, inclusive (null: all of them). */
+export type ExportRange = { from: string; to: string } | null;
+
+/**
+ * The ids an export of `range` reads, from `days` (the runs of each local date's events):
+ * the first of its dates' first run up to the last of their last — a date's events sit in
+ * runs among the others' only for hits sent late, so the statement's `day` condition skips
+ * few. Null: the log holds none of its dates.
+ */
+function idsOf(db: LogDb, range: ExportRange): { low: number; high: number } | null {
+  if (!range) return { low: 0, high: Number.MAX_SAFE_INTEGER };
+  const run = db.one<{ low: number | null; high: number | null }>(
+    `SELECT min(d.first) AS low,
+      max(coalesce((SELECT min(n.first) FROM days n WHERE n.first > d.first) - 1, ${Number.MAX_SAFE_INTEGER})) AS high
+    FROM days d WHERE d.date BETWEEN ? AND ?`,
+    range.from,
+    range.to,
+  );
+  return run.low === null || run.high === null ? null : { low: run.low, high: run.high };
+}
+
 /** The events after `after`, up to `PAGE`, as records of `EVENT_COLUMNS`. */
-function pieceOf(db: LogDb, dict: Dictionary, after: number): Row[] {
+function pieceOf(
+  db: LogDb,
+  dict: Dictionary,
+  after: number,
+  range: ExportRange,
+  high: number,
+): Row[] {
+  const days = range ? [dayNumber(range.from), dayNumber(range.to)] : [0, Number.MAX_SAFE_INTEGER];
   const rows = db.rows<Record<string, number | string | null>>(
     `SELECT id, kind, time, day, hour, visitor, visit, firsts, visit_views, visit_seconds, props, revenue, engaged, scroll,
       ${EXPORTED_TEXTS.map(([, column]) => column).join(', ')}
-    FROM log WHERE id > ? ORDER BY id LIMIT ?`,
+    FROM log WHERE id > ? AND id <= ? AND day BETWEEN ? AND ? ORDER BY id LIMIT ?`,
     after,
+    high,
+    ...days,
     PAGE,
   );
   const ids = new Set<number>();
@@ -144,8 +174,9 @@ function lineOf(row: Row, format: 'ndjson' | 'csv'): string {
 }
 
 /**
- * The whole log as a stream of lines, oldest first; a CSV starts with its header. Each piece
- * is read when the stream's reader asks for it, in the read lane.
+ * The log's events of a range of local dates (null: all), as a stream of lines, oldest
+ * first; a CSV starts with its header. Each piece is read when the stream's reader asks for
+ * it, in the read lane.
  */
 export function exportStream(
   db: LogDb,
@@ -154,9 +185,11 @@ export function exportStream(
   format: 'ndjson' | 'csv',
   hasTables: () => boolean,
   header = true,
+  range: ExportRange = null,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = 0;
+  let high = 0;
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -164,8 +197,13 @@ export function exportStream(
       if (!started) {
         started = true;
         if (format === 'csv' && header) text += csvLine([...EVENT_COLUMNS]);
+        const ids = hasTables() ? await lane.run(() => idsOf(db, range)) : null;
+        if (ids) [after, high] = [ids.low - 1, ids.high];
       }
-      const piece = hasTables() ? await lane.run(() => pieceOf(db, dict, after)) : [];
+      const piece =
+        hasTables() && high > after
+          ? await lane.run(() => pieceOf(db, dict, after, range, high))
+          : [];
       for (const row of piece) text += lineOf(row, format);
       const last = piece[piece.length - 1];
       if (last) after = last.id as number;

@@ -28,7 +28,7 @@ import { isClosed } from '../partition.ts';
 import type { Dictionary } from '../tables/dictionary.ts';
 import type { LogDb } from '../tables/log-db.ts';
 import { answersEpoch, ClosedValues, keepAnswer, keptAnswer } from './answer-cache.ts';
-import { exportStream } from './event-lines.ts';
+import { type ExportRange, exportStream } from './event-lines.ts';
 import { FlowReader } from './flows.ts';
 import { ReadLane } from './lane.ts';
 import { type PropertyName, type PropertyNamesQuery, PropertyReader } from './property-names.ts';
@@ -216,9 +216,16 @@ export class LogReads {
     }));
   }
 
-  /** Every event, oldest first, as NDJSON or CSV lines (./event-lines.ts); `header`: a CSV's. */
-  exportEvents(format: 'ndjson' | 'csv', header = true): ReadableStream<Uint8Array> {
-    return exportStream(this.db, this.dict, this.lane, format, this.hasTables, header);
+  /**
+   * Every event of a range of local dates (null: all), oldest first, as NDJSON or CSV lines
+   * (./event-lines.ts); `header`: a CSV's.
+   */
+  exportEvents(
+    format: 'ndjson' | 'csv',
+    header = true,
+    range: ExportRange = null,
+  ): ReadableStream<Uint8Array> {
+    return exportStream(this.db, this.dict, this.lane, format, this.hasTables, header, range);
   }
 
   /**

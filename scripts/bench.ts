@@ -11,6 +11,8 @@
  * query), --duration S (seconds of load per route), --concurrency N, --cost-days N (days of
  * traffic whose writes are counted), --out DIR (where the report goes; default docs),
  * --render-only (rewrite BENCHMARKS.md from the JSON of the last run, measuring nothing),
+ * --parquet-export (measure only the event log's encoding as Parquet, `exports.parquet`, over a
+ * generated year, into the JSON of the last run),
  * --import-heap (measure only the heap of an Umami import, `imports.peakHeap`, into the JSON of
  * the last run), --import-sessions N (that import's sessions; default 1,000,000), --keep
  * (keep the run's local state — the D1 database and the benchmark site's object — and print
@@ -57,6 +59,7 @@ import { dictionarySize, dictionaryTexts, hitsUnderGoals, widenDictionary } from
 import { hitSteps } from './bench/hit-steps.ts';
 import { measureImportHeap, writeUmamiExport } from './bench/import-heap.ts';
 import { createBenchSite, d1File, loadedEvents, loadInParallel } from './bench/load.ts';
+import { generatedYear, measureParquetExport } from './bench/parquet-export.ts';
 import { hitsUnderPatterns } from './bench/patterns.ts';
 import { freePlanCapacity, type PerPageview, paidCostPerMillion } from './bench/plans.ts';
 import { type BenchReport, renderMarkdown } from './bench/report.ts';
@@ -74,8 +77,9 @@ import {
 } from './bench/under-load.ts';
 import type { ImportedEvent } from './bench/worker.ts';
 import { root, wrangler } from './lib/d1.ts';
+import { engagementSends } from './lib/engagement-mix.ts';
 import { suffixesOnDisk } from './lib/public-suffixes.ts';
-import { type GeneratedHit, type TrafficOptions, trafficDays } from './lib/traffic.ts';
+import { type GeneratedHit, rng, type TrafficOptions, trafficDays } from './lib/traffic.ts';
 import { startWorker } from './lib/worker.ts';
 
 const { values: args } = parseArgs({
@@ -92,6 +96,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     'render-only': { type: 'boolean', default: false },
     'import-heap': { type: 'boolean', default: false },
+    'parquet-export': { type: 'boolean', default: false },
     'import-sessions': { type: 'string' },
     keep: { type: 'boolean', default: false },
     scale: { type: 'boolean', default: false },
@@ -194,6 +199,10 @@ function sizes(bytes: Uint8Array) {
 
 type Cost = {
   hits: number;
+  /** Requests to the Worker: every hit sent, engagements included. */
+  requests: number;
+  /** Requests to the websites' logs (Durable Objects): a hit's or an engagement's call. */
+  objectRequests: number;
   rowsWritten: number;
   objectRowsWritten: number;
   objectRowsRead: number;
@@ -201,7 +210,80 @@ type Cost = {
   d1RowsRead: number;
   flushes: number;
 };
-type Tally = Record<'pageview' | 'event' | 'dropped', Cost>;
+/** Engagements are a kind of their own: they add no page view, but their requests and rows. */
+type Tally = Record<'pageview' | 'event' | 'engagement' | 'dropped', Cost>;
+
+/**
+ * The mix the rows written per dropped hit are measured at (`writes.rowsPerDropped`;
+ * docs/ARCHITECTURE.md, "Filtered traffic"): a run of crawlers on the benchmark's website —
+ * `hits` bot hits at `perSecond` a second, the hits' own clock, each from one of the named
+ * crawlers in turn or an automated browser the list does not name — their counters written as
+ * the log's timer would (a minute after the oldest), the last ones by a flush.
+ */
+const DROPPED_MIX = {
+  hits: 15_000,
+  perSecond: 50,
+  userAgents: [
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
+    'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+    'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)',
+    'Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)',
+    'Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)',
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)',
+    'CCBot/2.0 (https://commoncrawl.org/faq/)',
+    'Mozilla/5.0 (compatible; Bytespider; spider-feedback@bytedance.com)',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36',
+  ],
+};
+
+/**
+ * The rows a run of dropped hits writes (`DROPPED_MIX`): in D1 (the counters' upserts) and in
+ * the log (none: a timer writes them); `day`: which day after the data's year.
+ */
+async function measureDropped(
+  post: (path: string, body: unknown) => Promise<unknown>,
+  site: { id: number; domain: string },
+  day: number,
+) {
+  const { hits, perSecond, userAgents } = DROPPED_MIX;
+  const start = end + day * DAY;
+  const sent = Array.from({ length: hits }, (_, i) => ({
+    body: { page: `https://${site.domain}/page-${i % 400}` },
+    req: {
+      ip: `198.51.100.${i % 250}`,
+      userAgent: userAgents[i % userAgents.length] as string,
+      headers: {},
+      cf: {},
+      now: start + Math.floor((i * 1000) / perSecond),
+    },
+  }));
+  const dropped = { hits: 0, objectRowsWritten: 0, d1RowsWritten: 0 };
+  for (let i = 0; i < sent.length; i += 500) {
+    const part = (await post('/bench/ingest', sent.slice(i, i + 500))) as Tally;
+    dropped.hits += part.dropped.hits;
+    dropped.objectRowsWritten += part.dropped.objectRowsWritten;
+    dropped.d1RowsWritten += part.dropped.d1RowsWritten;
+  }
+  if (dropped.hits !== hits)
+    throw new Error(`${hits - dropped.hits} of the crawlers' hits counted`);
+  const rest = (await post('/bench/flush', { websiteIds: [site.id] })) as {
+    droppedRowsWritten: number;
+  };
+  dropped.d1RowsWritten += rest.droppedRowsWritten;
+  const rows = dropped.objectRowsWritten + dropped.d1RowsWritten;
+  return {
+    rowsPerDropped: round(rows / hits, 4),
+    droppedMix: {
+      hits,
+      perSecond,
+      userAgents: userAgents.length,
+      rowsWritten: rows,
+      objectRowsWritten: dropped.objectRowsWritten,
+    },
+  };
+}
 
 /** The rates page views are measured at, a second. */
 const RATES = ['0.1', '1', '10', '50'] as const;
@@ -218,7 +300,10 @@ async function measureWrites(
   perSecond: number,
   day: number,
   props?: (i: number) => Record<string, string | boolean>,
-  /** Each page view followed, half a gap later, by its engagement (time seen, deepest scroll). */
+  /**
+   * Each page view followed by the engagements the default tracker sends for it under the mix
+   * of scripts/lib/engagement-mix.ts (none for a view seen less than 15 s), each when it is sent.
+   */
   engage = false,
 ) {
   const sample: GeneratedHit[] = [];
@@ -234,6 +319,8 @@ async function measureWrites(
   }
   const zero = (): Cost => ({
     hits: 0,
+    requests: 0,
+    objectRequests: 0,
     rowsWritten: 0,
     objectRowsWritten: 0,
     objectRowsRead: 0,
@@ -241,9 +328,10 @@ async function measureWrites(
     d1RowsRead: 0,
     flushes: 0,
   });
-  const tally: Tally = { pageview: zero(), event: zero(), dropped: zero() };
+  const tally: Tally = { pageview: zero(), event: zero(), engagement: zero(), dropped: zero() };
   const start = end + day * DAY;
   const gap = 1000 / perSecond;
+  const random = rng(config.seed + 20 + day);
   const paced = sample.flatMap((hit, i) => {
     const now = start + i * gap;
     const sent = {
@@ -252,9 +340,16 @@ async function measureWrites(
     };
     if (!engage || hit.body.event) return [sent];
     const { page, domain } = hit.body;
-    const engagement = { ms: 2_000 + (i % 60) * 1_000, scroll: 10 + (i % 91) };
-    return [sent, { body: { page, domain, engagement }, req: { ...hit.req, now: now + gap / 2 } }];
+    return [
+      sent,
+      ...engagementSends(random).map(({ after, ms, scroll }) => ({
+        body: { page, domain, engagement: { ms, scroll } },
+        req: { ...hit.req, now: now + after },
+      })),
+    ];
   });
+  // The engagements arrive when they are sent, among the next page views' hits.
+  if (engage) paced.sort((a, b) => a.req.now - b.req.now);
   for (let i = 0; i < paced.length; i += 500) {
     const part = (await post('/bench/ingest', paced.slice(i, i + 500).map(wire))) as Tally;
     for (const k of Object.keys(tally) as (keyof Tally)[])
@@ -270,14 +365,17 @@ async function measureWrites(
   tally.pageview.flushes += 1;
   tally.pageview.rowsWritten += rest.rowsWritten;
   const stored = tally.pageview.hits + tally.event.hits;
-  const all = (c: keyof Cost) => tally.pageview[c] + tally.event[c] + tally.dropped[c];
+  const { engagement } = tally;
+  const all = (c: keyof Cost) =>
+    tally.pageview[c] + tally.event[c] + engagement[c] + tally.dropped[c];
   const per = (t: Cost) => (t.hits ? round(t.rowsWritten / t.hits) : 0);
   // What one page view costs of what the plans count: every hit of the day shared out by page
-  // view (events and dropped hits ride along, as on a real website).
+  // view (events, engagements and dropped hits ride along, as on a real website), each request
+  // counted — to the Worker, to the logs — whatever it wrote.
   const views = Math.max(1, tally.pageview.hits);
   const perPageview: PerPageview = {
-    workersRequests: round(all('hits') / views, 3),
-    doRequests: round((stored + all('flushes')) / views, 3),
+    workersRequests: round(all('requests') / views, 3),
+    doRequests: round((all('objectRequests') + all('flushes')) / views, 3),
     doRowsWritten: round(all('objectRowsWritten') / views, 3),
     doRowsRead: round(all('objectRowsRead') / views, 3),
     d1RowsWritten: round(all('d1RowsWritten') / views, 3),
@@ -290,7 +388,11 @@ async function measureWrites(
       events: tally.event.hits,
       dropped: tally.dropped.hits,
       flushes: all('flushes'),
-      rowsPerPageview: per(tally.pageview),
+      // A page view's rows with its engagements' (none without them).
+      rowsPerPageview: per({
+        ...tally.pageview,
+        rowsWritten: tally.pageview.rowsWritten + engagement.rowsWritten,
+      }),
       rowsPerEvent: per(tally.event),
       rowsPerDropped: per(tally.dropped),
       rowsPerStoredHit: round(
@@ -298,6 +400,20 @@ async function measureWrites(
       ),
     },
     perPageview,
+    /** The engagement hits sent, per page view stored. */
+    engagementsPerPageview: round(paced.filter((h) => 'engagement' in h.body).length / views, 3),
+    /**
+     * What the engagements themselves add to a page view, counted on their own calls (the
+     * same day's page views, so no other day's traffic in the difference): rows written in
+     * the log (they write none in D1 but through a flush), Worker and Durable Object requests
+     * (those of engagements dropped — a bot's, one without its page view — are the dropped
+     * hits', in `perPageview` with the rest).
+     */
+    engagementCost: {
+      rowsWritten: round(engagement.rowsWritten / views, 3),
+      workersRequests: round(engagement.requests / views, 3),
+      doRequests: round(engagement.objectRequests / views, 3),
+    },
   };
 }
 
@@ -515,6 +631,13 @@ async function exportAndImport(base: string, siteId: number, key: string) {
     for (const byte of chunk) if (byte === 10) events++;
   }
   const eventsExport = { seconds: seconds(at), bytes, events };
+  // The same NDJSON encoded as Parquet by the Parquet Worker's code (`exports.parquet`).
+  const again = await fetch(`${base}/api/v1/websites/${siteId}/export?format=events`, { headers });
+  if (!again.ok || !again.body) throw new Error(`the export answered ${again.status}`);
+  const parquet = await measureParquetExport(
+    again.body,
+    "the year's NDJSON export from wrangler dev, encoded in the benchmark's process",
+  );
   const made = await fetch(`${base}/api/v1/websites`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
@@ -533,7 +656,7 @@ async function exportAndImport(base: string, siteId: number, key: string) {
     status: imported.status,
     records: answer.data?.rows ?? 0,
   };
-  return { zip, figures: { plausibleExport, eventsExport, apiImport } };
+  return { zip, parquet, figures: { plausibleExport, eventsExport, apiImport } };
 }
 
 /** The same import's rows written, counted over the local D1 file (SQLite's changes). */
@@ -784,7 +907,8 @@ async function main() {
         }),
       );
       log(`  writes per hit with five properties measured on ${withProps.hits} hits`);
-      // A day more at 1 a second, every page view followed by its engagement (issue #49).
+      // A day more at 1 a second, every page view followed by the engagements the default
+      // tracker sends for it, under the mix of scripts/lib/engagement-mix.ts (issue #49).
       const withEngagement = await measureWrites(
         post,
         { id: benchSiteId, domain: BENCH_DOMAIN },
@@ -794,6 +918,15 @@ async function main() {
         true,
       );
       log(`  writes per page view with engagement measured on ${withEngagement.hits} hits`);
+      // A run of crawlers the website drops, counted (docs/ARCHITECTURE.md, "Filtered traffic").
+      const droppedRun = await measureDropped(
+        post,
+        { id: benchSiteId, domain: BENCH_DOMAIN },
+        RATES.length + 2,
+      );
+      log(
+        `  writes per dropped hit: ${droppedRun.rowsPerDropped} on ${droppedRun.droppedMix.hits} crawlers' hits`,
+      );
       const each = <T>(f: (t: Awaited<ReturnType<typeof measureWrites>>) => T) =>
         Object.fromEntries(
           RATES.map((rate) => [rate, f(at[rate] as NonNullable<(typeof at)[typeof rate]>)]),
@@ -808,6 +941,8 @@ async function main() {
         freePlanAt: each((t) => freePlanCapacity(t.perPageview)),
         paidPerMillionAt: each((t) => paidCostPerMillion(t.perPageview)),
         flushPolicy: { events: FLUSH_EVENTS, withinMs: FLUSH_WITHIN_MS },
+        // The day's few dropped hits aside: what a run of them costs each (`DROPPED_MIX`).
+        ...droppedRun,
         withFiveProps: {
           rowsPerPageview: withProps.figures.rowsPerPageview,
           perPageview: withProps.perPageview,
@@ -815,6 +950,9 @@ async function main() {
         withEngagement: {
           rowsPerPageview: withEngagement.figures.rowsPerPageview,
           perPageview: withEngagement.perPageview,
+          engagementsPerPageview: withEngagement.engagementsPerPageview,
+          engagementPerPageview: withEngagement.engagementCost,
+          freePlanPageviewsPerDay: freePlanCapacity(withEngagement.perPageview).pageviewsPerDay,
         },
       };
     } finally {
@@ -1088,6 +1226,7 @@ async function main() {
       v2Reads,
       flowReads,
       imports,
+      ...(transfer ? { exports: { parquet: transfer.parquet } } : {}),
       compaction,
       eventsImported,
       throughput,
@@ -1109,6 +1248,25 @@ async function main() {
     if (args.keep) log(`kept ${state} (its local D1 and the website's object)`);
     else rmSync(state, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--parquet-export`: only `exports.parquet`, over a generated year of as many events as the
+ * last run's export (scripts/bench/parquet-export.ts), into its JSON.
+ */
+async function parquetExportOnly() {
+  const path = join(outDir, 'benchmarks.json');
+  const report = JSON.parse(readFileSync(path, 'utf8')) as BenchReport;
+  const events = report.imports?.eventsExport.events ?? 1_200_000;
+  log(`encoding a generated year of ${events.toLocaleString('en')} events as Parquet`);
+  const parquet = await measureParquetExport(
+    generatedYear(events),
+    `a generated year of the last run's ${events.toLocaleString('en')} events, encoded in the benchmark's process`,
+  );
+  report.exports = { ...report.exports, parquet };
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(outDir, 'BENCHMARKS.md'), renderMarkdown(report));
+  log(`wrote exports.parquet into ${path} and BENCHMARKS.md`);
 }
 
 /** `--import-heap`: only `imports.peakHeap`, on a fresh local D1, into the last run's JSON. */
@@ -1420,6 +1578,8 @@ if (args.scale) {
   await scaleMain();
 } else if (args.bundle) {
   await bundleOnly();
+} else if (args['parquet-export']) {
+  await parquetExportOnly();
 } else if (args['import-heap']) {
   await importHeapOnly();
 } else if (args['render-only']) {

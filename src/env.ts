@@ -8,6 +8,11 @@ export interface Env {
    * through `websiteLog` (src/website-log/worker/calls.ts), which knows its class.
    */
   WEBSITE_LOG: DurableObjectNamespace;
+  /**
+   * The Parquet Worker (src/parquet/, its own wrangler.parquet.toml): encodes the event log's
+   * NDJSON export as Parquet (src/website-log/worker/calls.ts, `exportLog`).
+   */
+  PARQUET: Fetcher;
   /** `on` (set by `npm run dev` and `npm run screenshots`, never in wrangler.toml) enables `POST /__replay` for localhost (src/ingest/replay.ts). */
   REPLAY?: string;
   /** `on` (set by `npm run dev`, never in wrangler.toml): `localhost` may be added as a website (src/websites/service.ts). */
@@ -19,6 +24,11 @@ export interface Env {
   LOG_PARTITION_EVENTS?: string;
   /** Days a website's log keeps its events (after they are rolled up); unset keeps all. */
   EVENT_RETENTION_DAYS?: string;
+  /**
+   * The owner's R2 bucket of the daily archive (src/archive/, docs/ARCHIVE.md): each closed
+   * date of each website as Parquet. Unset: no archive.
+   */
+  ARCHIVE?: R2Bucket;
   /** `open` lets anyone sign up on the web; anything else only the first owner. */
   REGISTRATION?: string;
   /** Cloudflare's `send_email` binding, for periodic reports. */

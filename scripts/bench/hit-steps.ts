@@ -11,6 +11,7 @@ import { fromEventBody } from '../../src/ingest/formats.ts';
 import { type Hit, parseHit } from '../../src/ingest/payload.ts';
 import { type HitRequest, prepareSiteHit } from '../../src/ingest/pipeline.ts';
 import { botOf } from '../../src/ingest/steps/bots.ts';
+import { fromDatacenter } from '../../src/ingest/steps/datacenters.ts';
 import { capUserAgent, parseDevice } from '../../src/ingest/steps/device.ts';
 import { geoFromCf } from '../../src/ingest/steps/geo.ts';
 import { languageOf } from '../../src/ingest/steps/language.ts';
@@ -45,6 +46,7 @@ const site = {
   domain: 'bench.example',
   timezone: 'UTC',
   excludeBots: 1,
+  excludeDatacenters: 1,
   excludeIps: '',
   excludeParams: '',
 } as WebsiteRow;
@@ -81,6 +83,9 @@ export async function hitSteps(options: { visitors: number; passes: number }): P
   });
   await add('bot: known crawlers, isbot, automation', ({ req }) =>
     botOf(capUserAgent(req.userAgent), req.headers),
+  );
+  await add("data centre: the network's ASN", ({ req }) =>
+    fromDatacenter({ asn: 16_509 + (req.now % 2) * 3_000 }, req.ip),
   );
   await add('device: browser, OS, screen class', ({ req }) =>
     parseDevice(capUserAgent(req.userAgent), {

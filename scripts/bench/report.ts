@@ -2,9 +2,11 @@
 
 import { readFileSync } from 'node:fs';
 import { STAT_NAMES } from '../../src/counting/statistics.ts';
+import { ENGAGEMENT_MIX } from '../lib/engagement-mix.ts';
 import type { BundleReport } from './bundle.ts';
 import { type HitStep, hitStepsSection } from './hit-steps.ts';
 import type { PeakHeapReport } from './import-heap.ts';
+import type { ParquetExportReport } from './parquet-export.ts';
 import { FREE_PLAN_DAILY, type PerPageview, PLAN_SOURCES } from './plans.ts';
 import { type ScaleReport, scaleSection } from './scale.ts';
 
@@ -62,7 +64,15 @@ export type BenchReport = {
     dropped: number;
     rowsPerPageview: number;
     rowsPerEvent: number;
+    /** Rows written per dropped hit, in a run of crawlers (`droppedMix`: scripts/bench.ts). */
     rowsPerDropped: number;
+    droppedMix?: {
+      hits: number;
+      perSecond: number;
+      userAgents: number;
+      rowsWritten: number;
+      objectRowsWritten: number;
+    };
     rowsPerStoredHit: number;
     flushes: number;
     /** Rows written per page view at 0.1, 1, 10 and 50 page views a second. */
@@ -77,7 +87,19 @@ export type BenchReport = {
     flushPolicy: { events: number; withinMs: number };
     /** A day at 1 page view a second, every hit with five custom properties. */
     withFiveProps?: { rowsPerPageview: number; perPageview: PerPageview };
-    withEngagement?: { rowsPerPageview: number; perPageview: PerPageview };
+    /**
+     * A day at 1 page view a second with the engagements the default tracker sends under the
+     * mix of scripts/lib/engagement-mix.ts: the engagement hits per page view, and the page
+     * views a day the Workers Free plan allows then (every engagement's requests counted).
+     */
+    withEngagement?: {
+      rowsPerPageview: number;
+      perPageview: PerPageview;
+      engagementsPerPageview?: number;
+      /** What the engagements themselves add per page view (their own calls, the same day). */
+      engagementPerPageview?: { rowsWritten: number; workersRequests: number; doRequests: number };
+      freePlanPageviewsPerDay?: number;
+    };
   };
   reads: Read[];
   /** Filtered statistics read from the site's event log in its Durable Object (rows read: SQLite's count). */
@@ -114,6 +136,11 @@ export type BenchReport = {
       rowsWritten: { records: number; rowsWritten: number; staged: number };
     };
   };
+  /**
+   * The event log as Parquet (./parquet-export.ts): a year of the website encoded by the
+   * Parquet Worker's code, its throughput and peak heap.
+   */
+  exports?: { parquet?: ParquetExportReport };
   /** The complete months compacted into month and year roll-ups before the reads. */
   compaction: { months: number; rowsWritten: number; rowsRead: number; seconds: number };
   /** Events in the site's log when the filtered reads were measured. */
@@ -264,7 +291,16 @@ function importsSection(r: BenchReport): string {
 
 The same import counted over the local D1 file (\`imports.rowsWritten\`): ${n(i.rowsWritten.records)} records
 holding ${n(i.rowsWritten.values)} values (a count of a statistic each) wrote **${n(i.rowsWritten.rowsWritten)}** rows:
-**${i.rowsWritten.perValue}** a value (target ≤ 1), in ${i.rowsWritten.seconds} s.${i.peakHeap ? `\n\n${peakHeapText(i.peakHeap)}` : ''}`;
+**${i.rowsWritten.perValue}** a value (target ≤ 1), in ${i.rowsWritten.seconds} s.${i.peakHeap ? `\n\n${peakHeapText(i.peakHeap)}` : ''}${r.exports?.parquet ? `\n\n${parquetText(r.exports.parquet)}` : ''}`;
+}
+
+/** The event log as Parquet (\`exports.parquet\`). */
+function parquetText(p: ParquetExportReport): string {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  return `The event log as Parquet (\`exports.parquet\`, ${p.via}): ${n(p.events)} events, ${mb(p.ndjsonBytes)} MB of
+NDJSON, became a ${mb(p.bytes)} MB file of ${n(p.rowGroups)} row groups of ${n(p.rowGroup)} events in ${p.cpuSeconds} s of CPU
+(**${n(p.eventsPerSecond)} events/s**); the heap peaked **${mb(p.peakHeapAboveIdleBytes)} MB** above where it started, whatever the
+year's size (a row group at a time).`;
 }
 
 /** The heap of an import of single hits (\`imports.peakHeap\`). */
@@ -441,9 +477,21 @@ ${n(w.flushPolicy.events)} events wait, or once the oldest has waited ${hours(w.
 |---|---|---|
 | Page view | **${w.rowsPerPageview}** | 1 |
 | Event | **${w.rowsPerEvent}** | 1 |
-| Dropped hit (bot, …) | ${w.rowsPerDropped} | 0 |
+| Dropped hit (bot, …)${w.droppedMix ? ': a run of crawlers, below' : ''} | ${w.rowsPerDropped} | 0 |
 | Any stored hit | ${w.rowsPerStoredHit} | 1 |
-
+${
+  w.droppedMix
+    ? `
+A dropped hit is counted, never stored (docs/ARCHITECTURE.md, "Filtered traffic"): its log adds
+it to a counter per date, reason and bot in memory, written to D1 a minute after the oldest.
+Measured on a run of crawlers (\`writes.droppedMix\`): ${n(w.droppedMix.hits)} bot hits at
+${w.droppedMix.perSecond} a second from ${w.droppedMix.userAgents} User-Agents (ten named crawlers, an
+automated browser) wrote ${n(w.droppedMix.rowsWritten)} rows (${w.droppedMix.objectRowsWritten} in the log):
+**${w.rowsPerDropped}** a dropped hit. A minute costs a row per (date, reason, bot) seen in it,
+so a rare drop costs about one.
+`
+    : ''
+}
 Page views at each rate, rows written per page view (events and dropped hits of the day
 shared out over them in the last columns):
 
@@ -462,8 +510,8 @@ ${
 `
     : ''
 }${
-  w.withEngagement
-    ? `With every page view followed by its engagement (time seen and deepest scroll, a day at 1 a second; \`writes.withEngagement\`), a page view writes **${w.withEngagement.rowsPerPageview}** rows (${w.withEngagement.perPageview.doRowsWritten} in the log, ${w.withEngagement.perPageview.d1RowsWritten} in D1) against ${w.rowsPerPageviewAt['1']} without: the engagement updates its page view's row — one row, two for a page viewed again in its visit (its time on the last view, its scroll on the first) — and adds no event and no roll-up row.
+  w.withEngagement?.engagementPerPageview !== undefined
+    ? `With the default tracker's engagements (time seen and deepest scroll; a day at 1 a second, \`writes.withEngagement\`), under an assumed mix — ${ENGAGEMENT_MIX} — a page view is followed by **${w.withEngagement.engagementsPerPageview}** engagement hits on average. Each is a request to the Worker and a call to its website's log, and updates its page view's row — one row, two for a page viewed again in its visit (its time on the last view, its scroll on the first), none when it brings nothing new — adding no event and no roll-up row: counted on their own calls, the engagements add **${w.withEngagement.engagementPerPageview.rowsWritten}** rows written, **${w.withEngagement.engagementPerPageview.workersRequests}** Worker and ${w.withEngagement.engagementPerPageview.doRequests} Durable Object requests to a page view. In all, that day's page view writes ${w.withEngagement.rowsPerPageview} rows (${w.withEngagement.perPageview.doRowsWritten} in the log, ${w.withEngagement.perPageview.d1RowsWritten} in D1; ${w.rowsPerPageviewAt['1']} at 1 a second without engagement, on another day's traffic) and costs ${w.withEngagement.perPageview.workersRequests} Worker and ${w.withEngagement.perPageview.doRequests} Durable Object requests (${per('1').workersRequests} and ${per('1').doRequests}).
 
 `
     : ''
@@ -488,7 +536,14 @@ alarms and its flushes counted as Durable Object requests:
 | Page views a day the free plan allows | ${RATES.map((rate) => `**${n(w.freePlanAt[rate].pageviewsPerDay)}**`).join(' | ')} |
 | The limit reached first | ${RATES.map((rate) => LIMIT_NAMES[w.freePlanAt[rate].binding]).join(' | ')} |
 | Workers / Durable Object requests per page view | ${RATES.map((rate) => `${per(rate).workersRequests} / ${per(rate).doRequests}`).join(' | ')} |
-
+${
+  w.withEngagement?.freePlanPageviewsPerDay !== undefined
+    ? `
+With the default tracker, its engagements sent as the mix above assumes, the free plan allows
+**${n(w.withEngagement.freePlanPageviewsPerDay)}** page views a day (\`writes.withEngagement.freePlanPageviewsPerDay\`).
+`
+    : ''
+}
 A Durable Object is also billed for the time it is active (13,000 GB-s a day on the free
 plan): one website's log, active all day long, uses at most 24 h × 128 MB = 10,800 GB-s, so
 this limit never binds for one website (it does for many busy ones together).

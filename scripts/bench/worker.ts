@@ -7,12 +7,14 @@
  *   from the daily rows alone) `runs` times; answers D1's rows read, the rows returned, and
  *   the latency of every run in milliseconds.
  * - `POST /bench/ingest` `[{body, req}]`: runs generated hits through the one ingestion
- *   entry point (`ingestCall`), counting the rows written and read per page view and event:
- *   in the websites' event logs (`Recorded.cost`, and an engagement's `Engaged.cost`, counted
- *   with the page views it updates) and, when the log's policy says so in the
- *   hits' own time (`flushDueAt`: enough events waiting, or the oldest a day old), in D1 by
- *   the logs' flushes (as their alarms would flush); the hit path itself writes nothing to D1.
- * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written and read.
+ *   entry point (`ingestCall`), counting per kind of hit (page view, event, engagement,
+ *   dropped) the requests to the Worker and to the logs and the rows written and read: in the
+ *   websites' event logs (`Recorded.cost`, an engagement's `Engaged.cost`) and, when the log's
+ *   policy says so in the hits' own time (`flushDueAt`: enough events waiting, or the oldest a
+ *   day old), in D1 by the logs' flushes (as their alarms would flush); the hit path itself
+ *   writes nothing to D1.
+ * - `POST /bench/flush` `{websiteIds}`: flushes those logs; answers D1's rows written and read
+ *   (those of the counters of dropped hits apart: `droppedRowsWritten`, `droppedRowsRead`).
  * - `POST /bench/compact` `{now}`: compacts every complete month of every website into
  *   month and year roll-ups (`compactMonths`, as the hourly maintenance does); answers the
  *   months compacted and D1's rows written and read.
@@ -48,6 +50,7 @@ import { answer, isUnavailable, readerOf } from '../../src/query/run/reader.ts';
 import { compactMonths } from '../../src/rollups/compaction.ts';
 import { queryStats, type StatsPage } from '../../src/rollups/sums.ts';
 import type { LogHit } from '../../src/website-log/events.ts';
+import { DROPPED_WITHIN_MS, type DroppedHit } from '../../src/website-log/object/dropped.ts';
 import {
   logOver,
   WebsiteLog as SightlineWebsiteLog,
@@ -231,6 +234,18 @@ export class WebsiteLog extends SightlineWebsiteLog {
 
 /** The events waiting for each website's flush, in its hits' time (the alarm's policy). */
 const waiting = new Map<number, Waiting>();
+/**
+ * When, in the hits' own time, the oldest counter of dropped hits each website's log holds was
+ * started: they are written once it has waited `DROPPED_WITHIN_MS`, as the log's timer would
+ * (src/website-log/object/dropped.ts).
+ */
+const droppedSince = new Map<number, number>();
+
+/** Writes the counters of dropped hits a website's log holds: D1's rows written and read. */
+async function flushedDrops(env: Env, websiteId: number) {
+  droppedSince.delete(websiteId);
+  return (websiteLog(env, websiteId) as unknown as DurableObjectStub<WebsiteLog>).flushDropped();
+}
 
 /** Flushes a website's log; the D1 rows its flush wrote and read. */
 async function flushed(
@@ -243,9 +258,16 @@ async function flushed(
   return { rowsWritten: outcome.cost.rowsWritten, rowsRead: outcome.cost.rowsRead };
 }
 
-/** What the hits of one kind cost: rows written and read, in the logs and in D1. */
+/**
+ * What the hits of one kind cost: requests to the Worker and to the logs, rows written and
+ * read, in the logs and in D1.
+ */
 type Tally = {
   hits: number;
+  /** Requests to the Worker: every hit, engagements (which count as no hit) included. */
+  requests: number;
+  /** Calls to a website's log (a Durable Object request each): a hit's, an engagement's. */
+  objectRequests: number;
   rowsWritten: number;
   objectRowsWritten: number;
   objectRowsRead: number;
@@ -256,6 +278,8 @@ type Tally = {
 
 const tally = (): Tally => ({
   hits: 0,
+  requests: 0,
+  objectRequests: 0,
   rowsWritten: 0,
   objectRowsWritten: 0,
   objectRowsRead: 0,
@@ -317,6 +341,8 @@ export default {
         };
       }[];
       const cost = tally();
+      /** The time of the hit being ingested (a dropped hit's counter is written by its time). */
+      let hitTime = 0;
       // The logs' own rows, from what `record` answers (exact, SQLite's counts); the flushes'
       // when the log's policy says, in the hits' own time.
       const namespace = env.WEBSITE_LOG as unknown as DurableObjectNamespace<WebsiteLog>;
@@ -326,8 +352,24 @@ export default {
           const stub = namespace.get(id);
           return new Proxy(stub, {
             get(target, prop) {
+              // A dropped hit's one call; its counters written by the log's policy, in the
+              // hits' own time: D1's rows, and no row of the log's (a timer writes them).
+              if (prop === 'noteDropped')
+                return async (hit: DroppedHit) => {
+                  cost.objectRequests += 1;
+                  const since = droppedSince.get(hit.websiteId);
+                  if (since !== undefined && hitTime - since >= DROPPED_WITHIN_MS) {
+                    const rows = await flushedDrops(env, hit.websiteId);
+                    cost.d1RowsWritten += rows.rowsWritten;
+                    cost.d1RowsRead += rows.rowsRead;
+                    cost.flushes += 1;
+                  }
+                  if (!droppedSince.has(hit.websiteId)) droppedSince.set(hit.websiteId, hitTime);
+                  return target.noteDropped(hit);
+                };
               if (prop === 'engage')
                 return async (hit: LogHit) => {
+                  cost.objectRequests += 1;
                   const outcome = await target.engage(hit);
                   if (!outcome.ok) return outcome;
                   cost.objectRowsWritten += outcome.cost.rowsWritten;
@@ -336,6 +378,7 @@ export default {
                 };
               if (prop !== 'record') return Reflect.get(target, prop, target);
               return async (hit: LogHit) => {
+                cost.objectRequests += 1;
                 const outcome = await target.record(hit);
                 if (!outcome.ok) return outcome;
                 cost.objectRowsWritten += outcome.cost.rowsWritten;
@@ -360,22 +403,32 @@ export default {
       };
       // The hit path writes nothing to D1 itself: the logs' flushes do, and are counted.
       const counted = { ...env, WEBSITE_LOG: countingLogs as unknown as Env['WEBSITE_LOG'] };
-      const out: Record<'pageview' | 'event' | 'dropped', Tally> = {
+      const out: Record<'pageview' | 'event' | 'engagement' | 'dropped', Tally> = {
         pageview: tally(),
         event: tally(),
+        engagement: tally(),
         dropped: tally(),
       };
       for (const { body, req } of hits) {
         const before = { ...cost };
+        hitTime = req.now;
         const dropped = await ingestCall(counted, fromEventBody(body), {
           ...req,
           headers: new Headers(req.headers),
         });
-        // An engagement's rows are its page view's: it adds no hit.
-        const kind = dropped ? 'dropped' : body.event ? 'event' : 'pageview';
+        // An engagement is a kind of its own: it adds no page view, but its requests and rows.
+        const kind = dropped
+          ? 'dropped'
+          : body.event
+            ? 'event'
+            : body.engagement
+              ? 'engagement'
+              : 'pageview';
         const into = out[kind];
-        if (dropped || !body.engagement) into.hits++;
+        into.hits++;
+        into.requests++;
         for (const key of [
+          'objectRequests',
           'objectRowsWritten',
           'objectRowsRead',
           'd1RowsWritten',
@@ -498,8 +551,12 @@ export default {
     }
     if (pathname === '/bench/flush') {
       const { websiteIds } = (await request.json()) as { websiteIds: number[] };
-      const total = { rowsWritten: 0, rowsRead: 0 };
+      const total = { rowsWritten: 0, rowsRead: 0, droppedRowsWritten: 0, droppedRowsRead: 0 };
       for (const id of websiteIds) {
+        // The counters of dropped hits apart: what the run's dropped hits cost.
+        const drops = await flushedDrops(env, id);
+        total.droppedRowsWritten += drops.rowsWritten;
+        total.droppedRowsRead += drops.rowsRead;
         const rows = await flushed(env, id);
         total.rowsWritten += rows.rowsWritten;
         total.rowsRead += rows.rowsRead;

@@ -8,6 +8,7 @@ import { createFunnel } from '../../src/flows/funnels.ts';
 import { createGoal, goalInput } from '../../src/goals/goals.ts';
 import { createSegment, segmentInput } from '../../src/segments/segments.ts';
 import { createWebsite } from '../../src/websites/service.ts';
+import { engagementSends } from './engagement-mix.ts';
 import { suffixesOnDisk } from './public-suffixes.ts';
 import { type GeneratedHit, generateTraffic, replayTraffic, rng } from './traffic.ts';
 
@@ -81,20 +82,22 @@ function asTrackerEvent(random: () => number) {
 }
 
 /**
- * A page view followed, most of the time, by its engagement as the tracker sends it when the
- * visitor leaves (seconds seen and deepest scroll, `random`-drawn): the demo's time on page
- * and scroll depth.
+ * A page view followed by the engagements the tracker sends for it as the visitor leaves
+ * (seconds seen and deepest scroll, `random`-drawn under the mix of ./engagement-mix.ts: none
+ * for a view seen less than 15 s), each when it is sent: the demo's time on page and scroll
+ * depth.
  */
 const withEngagement =
   (random: () => number) =>
   (hit: GeneratedHit): GeneratedHit[] => {
-    if (hit.body.name || random() < 0.2) return [hit];
-    const ms = Math.round(2_000 + random() * random() * 240_000);
-    const engagement = { ms, scroll: Math.min(100, Math.round(15 + random() * 95)) };
+    if (hit.body.name) return [hit];
     const { page, domain } = hit.body;
     return [
       hit,
-      { body: { page, domain, engagement }, req: { ...hit.req, now: hit.req.now + 1_000 } },
+      ...engagementSends(random).map(({ after, ms, scroll }) => ({
+        body: { page, domain, engagement: { ms, scroll } },
+        req: { ...hit.req, now: hit.req.now + after },
+      })),
     ];
   };
 
@@ -116,7 +119,10 @@ export async function replayDemoTraffic(
   })
     .filter((hit) => hit.req.now <= Date.now())
     .map(asTrackerEvent(rng(7)))
-    .flatMap(withEngagement(rng(49)));
+    .flatMap(withEngagement(rng(49)))
+    // Each hit when it is sent: an engagement among the next page views' hits.
+    .filter((hit) => hit.req.now <= Date.now())
+    .sort((a, b) => a.req.now - b.req.now);
   log(`Loading 90 days of sample traffic (${hits.length} hits) through the hit pipeline…`);
   const started = Date.now();
   const loaded = await replayTraffic(base, hits, (done) =>

@@ -5,7 +5,9 @@
 import { bearerAuth } from '../accounts/http.ts';
 import { registerAlertRoutes } from '../alerts/routes.ts';
 import { registerAnnotationRoutes } from '../annotations/routes.ts';
+import { registerArchiveRoutes } from '../archive/routes.ts';
 import { registerExportRoutes } from '../exports/routes.ts';
+import { registerFilteredTrafficRoutes } from '../filtered-traffic/routes.ts';
 import { registerFlowRoutes } from '../flows/routes.ts';
 import { registerGoalRoutes } from '../goals/routes.ts';
 import { defaultBodyLimit } from '../http/body-limits.ts';
@@ -59,6 +61,8 @@ export function createApi() {
   registerFlowRoutes(api);
   registerImportRoutes(api);
   registerExportRoutes(api);
+  registerFilteredTrafficRoutes(api);
+  registerArchiveRoutes(api);
   registerSegmentRoutes(api);
   registerAnnotationRoutes(api);
   registerAlertRoutes(api);

@@ -86,6 +86,8 @@ export const websites = sqliteTable(
     /** 1 when periodic e-mail reports are on. */
     email: integer('email').notNull().default(0),
     excludeBots: integer('exclude_bots').notNull().default(1),
+    /** 1 when hits from hosting and cloud networks are dropped (src/ingest/steps/datacenters.ts). */
+    excludeDatacenters: integer('exclude_datacenters').notNull().default(1),
     /** One query parameter name per line (`*` removes all). */
     excludeParams: text('exclude_params').notNull().default(''),
     /** One IP address or CIDR per line; `#` lines are comments. */
@@ -296,6 +298,20 @@ export const statsYears = sqliteTable(
     visitors: integer('visitors').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.websiteId, t.name, t.year, t.value] })],
+);
+
+/** Dropped hits' counters ('' no bot): docs/ARCHITECTURE.md, "Filtered traffic"; WITHOUT ROWID. */
+export const droppedHits = sqliteTable(
+  'dropped_hits',
+  {
+    websiteId: integer('website_id').notNull(),
+    date: text('date').notNull(),
+    reason: text('reason').notNull(),
+    name: text('name').notNull().default(''),
+    kind: text('kind').notNull().default(''),
+    hits: integer('hits').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.websiteId, t.date, t.reason, t.name, t.kind] })],
 );
 
 /** The last month (`YYYY-MM`) of each website whose days are compacted, with every one before. */

@@ -7,13 +7,16 @@
  * pipeline — lookup, drops, rate limit, enrichment — and writes the stored ones.
  */
 import { createDb, type Database } from '../db/client.ts';
+import type { WebsiteRow } from '../db/schema.ts';
 import type { Env } from '../env.ts';
 import { ApiError, tryAgainSoon } from '../lib/errors.ts';
 import { addressKey } from '../lib/ip.ts';
 import { type LogContext, logError } from '../lib/log.ts';
 import { tooManyRequests, withinLimit } from '../lib/rate-limit.ts';
+import { localDateHour } from '../lib/time/dates.ts';
 import type { LogHit } from '../website-log/events.ts';
-import { engageInLog, storeInLogs } from '../website-log/worker/calls.ts';
+import type { DroppedHit } from '../website-log/object/dropped.ts';
+import { engageInLog, noteDropped, storeInLogs } from '../website-log/worker/calls.ts';
 import type { Translated } from './formats.ts';
 import { type Hit, parseHit } from './payload.ts';
 import {
@@ -22,6 +25,7 @@ import {
   findSiteByDomain,
   findSiteById,
   type HitRequest,
+  type PreparedHit,
   prepareSiteHit,
 } from './pipeline.ts';
 
@@ -33,6 +37,11 @@ export type CallFacts = Omit<HitRequest, 'withinLimit'> & {
   touched?: Set<number>;
   /** Hits of past days loaded by the replay route (src/ingest/replay.ts). */
   replayed?: boolean;
+  /**
+   * Runs work after the answer (the request's `waitUntil`): the counting of dropped hits,
+   * which the answer does not wait for. None: the call waits for it.
+   */
+  waitUntil?: (work: Promise<unknown>) => void;
 };
 
 /**
@@ -65,6 +74,7 @@ export async function ingestCall(
     };
     let firstDrop: DropReason | null = null;
     const writes: LogHit[] = [];
+    const drops: DroppedHit[] = [];
     // One tracker call may name a website more than once (Plausible's `d: "x.com,www.x.com"`).
     const seen = new Set<number>();
     for (const hit of hits) {
@@ -76,11 +86,18 @@ export async function ingestCall(
       if (seen.has(site.id)) continue;
       seen.add(site.id);
       const prepared = await prepareSiteHit(site, hit, req);
-      if (prepared.stored)
+      if (prepared.stored) {
         writes.push(facts.replayed ? { ...prepared.hit, replayed: true } : prepared.hit);
-      else if (prepared.reason === 'rate_limited') throw tooManyRequests();
-      else firstDrop ??= prepared.reason;
+        continue;
+      }
+      drops.push(droppedHit(site, prepared, facts.now));
+      if (prepared.reason === 'rate_limited') {
+        await countDropped(env, drops, facts);
+        throw tooManyRequests();
+      }
+      firstDrop ??= prepared.reason;
     }
+    await countDropped(env, drops, facts);
     if (writes.length === 0) return firstDrop;
     // An engagement updates its page view (each website's on its own: it adds no hit).
     const engagements = writes.filter((w) => w.kind === 'engagement');
@@ -98,6 +115,36 @@ export async function ingestCall(
     logError('hit not stored', facts.where ?? {}, err);
     throw tryAgainSoon('The hit could not be stored; try again.');
   }
+}
+
+/** A dropped hit as its website's log counts it: its local date, reason, and bot. */
+function droppedHit(
+  site: WebsiteRow,
+  prepared: Extract<PreparedHit, { stored: false }>,
+  now: number,
+): DroppedHit {
+  const bot = prepared.bot === 'unnamed' ? undefined : prepared.bot;
+  return {
+    websiteId: site.id,
+    date: localDateHour(now, site.timezone).date,
+    reason: prepared.reason,
+    name: bot?.name ?? '',
+    kind: bot?.kind ?? '',
+  };
+}
+
+/**
+ * Counts the dropped hits of a call, each in its website's log (docs/ARCHITECTURE.md,
+ * "Filtered traffic"): after the answer when the request can (`waitUntil`), else before it.
+ * A failure is logged, never the call's: the hits were dropped either way.
+ */
+async function countDropped(env: Env, drops: DroppedHit[], facts: CallFacts): Promise<void> {
+  if (drops.length === 0) return;
+  const work = Promise.all(drops.map((drop) => noteDropped(env, drop))).catch((err: unknown) =>
+    logError('dropped hits not counted', facts.where ?? {}, err),
+  );
+  if (facts.waitUntil) facts.waitUntil(work);
+  else await work;
 }
 
 /**

@@ -14,7 +14,9 @@ import type { LogHit } from '../website-log/events.ts';
 import { cachedWebsite } from '../websites/cache.ts';
 import { normalizeDomain, parentDomains } from '../websites/domain.ts';
 import { eventLabel, type Hit } from './payload.ts';
-import { isBotRequest } from './steps/bots.ts';
+import { botOf } from './steps/bots.ts';
+import type { Crawler } from './steps/crawlers.ts';
+import { type CfNetwork, fromDatacenter } from './steps/datacenters.ts';
 import { capUserAgent, parseDevice } from './steps/device.ts';
 import { isExcludedIp } from './steps/excluded-ip.ts';
 import { type CfGeo, geoFromCf } from './steps/geo.ts';
@@ -27,6 +29,8 @@ export type DropReason =
   | 'unknown_site'
   | 'host_mismatch'
   | 'bot'
+  /** A hit from a hosting or cloud network (`request.cf.asn`: src/ingest/steps/datacenters.ts). */
+  | 'datacenter'
   | 'excluded_ip'
   | 'dnt'
   | 'not_counted'
@@ -52,7 +56,7 @@ export type HitRequest = {
   ip: string | null;
   userAgent: string;
   headers: { get(name: string): string | null };
-  cf: CfGeo | undefined;
+  cf: (CfGeo & CfNetwork) | undefined;
   now: number;
   /** Counts the hit against the rate limit of its client and website; false when over it. */
   withinLimit?: (websiteId: number) => Promise<boolean>;
@@ -114,11 +118,33 @@ function wantsNoTracking(hit: Hit, headers: HitRequest['headers']): boolean {
   return hit.dnt && (headers.get('dnt') === '1' || headers.get('sec-gpc') === '1');
 }
 
-/** A hit that passed every step, enriched as the event log keeps it; or why it was dropped. */
-export type PreparedHit = { stored: true; hit: LogHit } | { stored: false; reason: DropReason };
+/**
+ * A hit that passed every step, enriched as the event log keeps it; or why it was dropped —
+ * with, for a bot, the crawler it is or `'unnamed'` (its counter's: docs/ARCHITECTURE.md,
+ * "Filtered traffic").
+ */
+export type PreparedHit =
+  | { stored: true; hit: LogHit }
+  | { stored: false; reason: DropReason; bot?: Crawler | 'unnamed' };
 
-/** What the drop steps look at: the website, the hit, its request and its capped User-Agent. */
-type StepInput = { site: WebsiteRow; hit: Hit; req: HitRequest; userAgent: string };
+/**
+ * What the drop steps look at: the website, the hit, its request and its capped User-Agent;
+ * and the bot the bot step found.
+ */
+type StepInput = {
+  site: WebsiteRow;
+  hit: Hit;
+  req: HitRequest;
+  userAgent: string;
+  bot?: Crawler | 'unnamed' | null;
+};
+
+/** Step: no bot, when the website excludes them; the bot found is kept for its counter. */
+function notBot(s: StepInput): boolean {
+  if (s.site.excludeBots !== 1) return true;
+  s.bot = botOf(s.userAgent, s.req.headers);
+  return s.bot === null;
+}
 
 /**
  * The steps of a hit whose website was found, in the order they run — the one list the code
@@ -129,9 +155,10 @@ type StepInput = { site: WebsiteRow; hit: Hit; req: HitRequest; userAgent: strin
  */
 const HIT_STEPS: { drop: DropReason; keeps: (s: StepInput) => boolean | Promise<boolean> }[] = [
   { drop: 'host_mismatch', keeps: (s) => hostMatches(s.site, s.hit) },
+  { drop: 'bot', keeps: notBot },
   {
-    drop: 'bot',
-    keeps: (s) => s.site.excludeBots !== 1 || !isBotRequest(s.userAgent, s.req.headers),
+    drop: 'datacenter',
+    keeps: (s) => s.site.excludeDatacenters !== 1 || !fromDatacenter(s.req.cf, s.req.ip),
   },
   { drop: 'excluded_ip', keeps: (s) => !isExcludedIp(s.req.ip, s.site.excludeIps) },
   { drop: 'dnt', keeps: (s) => !wantsNoTracking(s.hit, s.req.headers) },
@@ -155,7 +182,10 @@ export async function prepareSiteHit(
   // device and the visitor hash): a long one costs no more than a real one.
   const input: StepInput = { site, hit, req, userAgent: capUserAgent(req.userAgent) };
   for (const step of HIT_STEPS)
-    if (!(await step.keeps(input))) return { stored: false, reason: step.drop };
+    if (!(await step.keeps(input)))
+      return step.drop === 'bot' && input.bot
+        ? { stored: false, reason: step.drop, bot: input.bot }
+        : { stored: false, reason: step.drop };
   return { stored: true, hit: enriched(input) };
 }
 

@@ -44,7 +44,18 @@ function factsOf(c: Context<AppEnv>): CallFacts {
     cf: c.req.raw.cf as CallFacts['cf'],
     now: Date.now(),
     where: requestContext(c.req.raw),
+    ...waitUntilOf(c),
   };
+}
+
+/** The request's `waitUntil`, when it has an execution context: dropped hits counted after the answer. */
+function waitUntilOf(c: Context<AppEnv>): Pick<CallFacts, 'waitUntil'> {
+  try {
+    const ctx = c.executionCtx;
+    return { waitUntil: (work) => ctx.waitUntil(work) };
+  } catch {
+    return {};
+  }
 }
 
 export function createIngestRoutes() {

@@ -23,8 +23,11 @@
  * page's height, 100 for a page shorter than the window). When the visitor leaves the page
  * view (an SPA navigation to another page, before that page's view; the tab hidden; the page
  * unloaded) it sends `{page, engagement: {ms, scroll}, domain?, dnt?, hash?}`, `page` as the
- * view sent it: cumulative values (the server keeps the largest), and only when the deepest
- * scroll grew or the time grew by 3 s since the view's last such hit.
+ * view sent it: cumulative values (the server keeps the largest). A view seen less than 15 s
+ * sends none (a glance, about half of all page views: a request and a row written saved on
+ * each); from then on, Plausible's rule: only when the deepest scroll grew or the time grew
+ * by 3 s since the view's last such hit (docs/ARCHITECTURE.md, "Time on page and scroll
+ * depth").
  */
 
 // This file is a module so that the browser declarations below stay local to it: the root
@@ -126,7 +129,6 @@ declare function fetch(
   init: {
     method: 'POST';
     body: string;
-    headers: Record<string, string>;
     keepalive: boolean;
     credentials: 'omit';
   },
@@ -202,14 +204,14 @@ try {
           hash: hash || undefined,
         });
         // sendBeacon survives the page unloading; it returns false when its queue is full and
-        // may be missing or throw, and then fetch with keepalive is the fallback.
+        // may be missing or throw, and then fetch with keepalive is the fallback. A string
+        // body is sent as text/plain (charset=UTF-8) by both, so no header is set.
         try {
           if (navigator.sendBeacon(endpoint, new Blob([body], { type: 'text/plain' }))) return;
         } catch {}
         fetch(endpoint, {
           method: 'POST',
           body,
-          headers: { 'Content-Type': 'text/plain' },
           keepalive: true,
           credentials: 'omit',
         }).catch(() => {});
@@ -258,14 +260,14 @@ try {
     // The visitor leaves the current page view: for another view (no argument), or `away`: the
     // tab hidden or the page unloaded, when what is on screen is still the view's own (so it is
     // measured) and the time stops until it is shown again. Sends the view's engagement if it
-    // grew since its last send.
+    // grew since its last send, and once the view has been seen 15 s (a glance sends nothing).
     const leave = (away?: unknown) => {
       tick();
       if (away) {
         depth();
         engaged = false;
       }
-      if (current && (scroll > sentScroll || ms - sentMs >= 3000)) {
+      if (current && ms >= 15000 && (scroll > sentScroll || ms - sentMs >= 3000)) {
         sentScroll = scroll;
         sentMs = ms;
         send({ page: current, engagement: { ms: Math.round(ms), scroll } });

@@ -114,6 +114,11 @@ export const websiteInputSchema = s
       [0, 1],
       'Exclude common bots: 0 no, 1 yes (default).',
     ).optional(),
+    exclude_datacenters: intChoice(
+      'exclude_datacenters',
+      [0, 1],
+      'Exclude hits from hosting and cloud networks (data centres): 0 no, 1 yes (default).',
+    ).optional(),
     exclude_params: listField(
       'exclude_params',
       'Query parameters to remove from recorded pages, one per line; a line "*" removes all.',

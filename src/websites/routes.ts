@@ -95,7 +95,7 @@ const websiteRoutes = {
     tags: ['Websites'],
     summary: 'Create a website',
     description:
-      '`domain` is required. Defaults: privacy 1, email 0, exclude_bots 1, timezone UTC.',
+      '`domain` is required. Defaults: privacy 1, email 0, exclude_bots 1, exclude_datacenters 1, timezone UTC.',
     security,
     request: { body: { required: true, content: bodyContent } },
     responses: {

@@ -44,6 +44,10 @@ export const websiteSchema = s
     }),
     email: s.number().int().openapi({ example: 0 }),
     exclude_bots: s.number().int().openapi({ example: 1 }),
+    exclude_datacenters: s.number().int().openapi({
+      example: 1,
+      description: '1 when hits from hosting and cloud networks (data centres) are dropped.',
+    }),
     exclude_params: s.string().nullable().openapi({ example: 'fbclid\ngclid' }),
     exclude_ips: s.string().nullable().openapi({ example: '203.0.113.0/24' }),
     timezone: s.string().openapi({ example: 'UTC' }),
@@ -71,6 +75,7 @@ export function toWebsiteRecord(row: WebsiteRow, role: Role): WebsiteRecord {
     password: row.passwordHash !== null,
     email: row.email,
     exclude_bots: row.excludeBots,
+    exclude_datacenters: row.excludeDatacenters,
     exclude_params: row.excludeParams === '' ? null : row.excludeParams,
     exclude_ips: row.excludeIps === '' ? null : row.excludeIps,
     timezone: row.timezone,

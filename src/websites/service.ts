@@ -42,6 +42,7 @@ async function columnsOf(data: WebsiteInput): Promise<Partial<NewWebsite>> {
   if (data.password) columns.passwordHash = await hashPassword(data.password);
   if (data.email !== undefined) columns.email = data.email;
   if (data.exclude_bots !== undefined) columns.excludeBots = data.exclude_bots;
+  if (data.exclude_datacenters !== undefined) columns.excludeDatacenters = data.exclude_datacenters;
   if (data.exclude_params !== undefined) columns.excludeParams = data.exclude_params;
   if (data.exclude_ips !== undefined) columns.excludeIps = data.exclude_ips;
   if (data.timezone !== undefined) columns.timezone = data.timezone;

@@ -500,7 +500,7 @@ describe('tracker behaviour', () => {
     never.loaded();
     never.runTimers();
     never.scrollTo(3000);
-    never.elapse(5000);
+    never.elapse(20_000);
     never.hide();
     never.unload();
     expect(never.hits).toEqual([]);
@@ -522,7 +522,7 @@ describe('tracker behaviour', () => {
     p.track({ name: 'signup' });
     p.runTimers();
     p.scrollTo(3000);
-    p.elapse(5000);
+    p.elapse(20_000);
     p.hide();
     p.unload();
     expect(p.hits).toEqual([]);
@@ -587,7 +587,8 @@ describe('tracker behaviour', () => {
   });
 
   describe('transport', () => {
-    it('falls back to a keepalive, credential-less text/plain fetch without sendBeacon', () => {
+    // A string body is text/plain (charset=UTF-8) in fetch as in sendBeacon: no header set.
+    it('falls back to a keepalive, credential-less fetch of a string without sendBeacon', () => {
       const p = page({ beacon: 'missing' });
       p.load();
       expect(p.hits).toEqual([
@@ -598,7 +599,6 @@ describe('tracker behaviour', () => {
           init: {
             method: 'POST',
             body: expect.any(String),
-            headers: { 'Content-Type': 'text/plain' },
             keepalive: true,
             credentials: 'omit',
           },
@@ -655,16 +655,16 @@ describe('tracker behaviour', () => {
       const p = page({ data: { domain: 'example.com' } });
       p.load();
       p.runTimers();
-      p.elapse(2000);
+      p.elapse(12_000);
       p.scrollTo(3000);
       p.scrollTo(0);
-      p.elapse(1500);
+      p.elapse(3500);
       p.hide();
       expect(p.hits.map((h) => h.body)).toEqual([
         expect.objectContaining({ page: 'https://site.test/', language: 'en-GB' }),
         {
           page: 'https://site.test/',
-          engagement: { ms: 3500, scroll: 100 },
+          engagement: { ms: 15_500, scroll: 100 },
           domain: 'example.com',
         },
       ]);
@@ -681,8 +681,9 @@ describe('tracker behaviour', () => {
         const p = page({ height });
         p.load();
         p.runTimers();
+        p.elapse(15_000);
         p.hide();
-        expect(p.engagements()).toEqual([['https://site.test/', 0, scroll]]);
+        expect(p.engagements()).toEqual([['https://site.test/', 15_000, scroll]]);
       }
     });
 
@@ -692,17 +693,17 @@ describe('tracker behaviour', () => {
       p.runTimers();
       p.document.documentElement.scrollHeight = 4000;
       p.loaded();
-      p.elapse(1000);
+      p.elapse(15_000);
       // Left for another view (which measures nothing itself).
       p.history.pushState({}, '', '/next');
-      expect(p.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+      expect(p.engagements()).toEqual([['https://site.test/', 15_000, 25]]);
     });
 
     it('counts no time while the tab is hidden or the window has lost the focus', () => {
       const p = page();
       p.load();
       p.runTimers();
-      p.elapse(1000);
+      p.elapse(15_000);
       p.hide();
       p.elapse(60_000);
       p.show();
@@ -713,8 +714,8 @@ describe('tracker behaviour', () => {
       p.elapse(2000);
       p.hide();
       expect(p.engagements()).toEqual([
-        ['https://site.test/', 1000, 25],
-        ['https://site.test/', 4000, 25],
+        ['https://site.test/', 15_000, 25],
+        ['https://site.test/', 18_000, 25],
       ]);
 
       // A tab opened in the background.
@@ -722,16 +723,16 @@ describe('tracker behaviour', () => {
       background.load();
       background.elapse(60_000);
       background.show();
-      background.elapse(1000);
+      background.elapse(15_000);
       background.hide();
-      expect(background.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+      expect(background.engagements()).toEqual([['https://site.test/', 15_000, 25]]);
     });
 
     it('is sent only when the deepest scroll grew or the time by 3 seconds', () => {
       const p = page();
       p.load();
       p.runTimers();
-      p.elapse(1000);
+      p.elapse(15_000);
       p.hide();
       p.hide();
       p.show();
@@ -747,30 +748,57 @@ describe('tracker behaviour', () => {
       p.scrollTo(500);
       p.hide();
       expect(p.engagements()).toEqual([
-        ['https://site.test/', 1000, 25],
-        ['https://site.test/', 4000, 25],
-        ['https://site.test/', 4000, 50],
+        ['https://site.test/', 15_000, 25],
+        ['https://site.test/', 18_000, 25],
+        ['https://site.test/', 18_000, 50],
       ]);
+    });
+
+    it('is not sent for a view seen less than 15 seconds, however far it was scrolled', () => {
+      const p = page({ href: 'https://site.test/a' });
+      p.load();
+      p.runTimers();
+      p.scrollTo(3000);
+      p.elapse(14_999);
+      p.hide();
+      p.unload();
+      // The time hidden does not count; shown again, the view reaches 15 s and sends it all.
+      p.elapse(60_000);
+      p.show();
+      p.elapse(1);
+      p.hide();
+      // An SPA navigation leaves a glance unsent too, and its next view starts from nothing.
+      p.show();
+      p.history.pushState({}, '', '/b');
+      p.runTimers();
+      p.elapse(10_000);
+      p.history.pushState({}, '', '/c');
+      p.runTimers();
+      p.elapse(5000);
+      p.hide();
+      expect(p.engagements()).toEqual([['https://site.test/a', 15_000, 100]]);
+      // Three page views, one engagement.
+      expect(p.hits).toHaveLength(4);
     });
 
     it("of the page an SPA navigation leaves goes first, with that page's URL", () => {
       const p = page({ href: 'https://site.test/a' });
       p.load();
       p.runTimers();
-      p.elapse(1200);
+      p.elapse(15_200);
       p.scrollTo(3000);
       p.history.pushState({}, '', '/b');
       // The router draws the new page and scrolls to its top; the view's first depth waits
       // for that (a timer), else it would be the old page's.
       p.window.scrollY = 0;
       p.runTimers();
-      p.elapse(500);
+      p.elapse(15_500);
       p.hide();
       expect(p.hits.map((h) => [h.body.page, h.body.engagement ?? h.body.referrer])).toEqual([
         ['https://site.test/a', null],
-        ['https://site.test/a', { ms: 1200, scroll: 100 }],
+        ['https://site.test/a', { ms: 15_200, scroll: 100 }],
         ['https://site.test/b', 'https://site.test/a'],
-        ['https://site.test/b', { ms: 500, scroll: 25 }],
+        ['https://site.test/b', { ms: 15_500, scroll: 25 }],
       ]);
     });
 
@@ -778,25 +806,25 @@ describe('tracker behaviour', () => {
       const p = page();
       p.load();
       p.runTimers();
-      p.elapse(1000);
+      p.elapse(15_000);
       p.unload();
       p.hide();
-      expect(p.engagements()).toEqual([['https://site.test/', 1000, 25]]);
+      expect(p.engagements()).toEqual([['https://site.test/', 15_000, 25]]);
     });
 
     it('counts no time while the page is in the back/forward cache', () => {
       const p = page();
       p.load();
       p.runTimers();
-      p.elapse(1000);
+      p.elapse(15_000);
       p.unload();
       p.elapse(60_000);
       p.restore();
       p.elapse(3000);
       p.hide();
       expect(p.engagements()).toEqual([
-        ['https://site.test/', 1000, 25],
-        ['https://site.test/', 4000, 25],
+        ['https://site.test/', 15_000, 25],
+        ['https://site.test/', 18_000, 25],
       ]);
     });
 
@@ -808,10 +836,11 @@ describe('tracker behaviour', () => {
       });
       p.load();
       p.runTimers();
+      p.elapse(15_000);
       p.hide();
       expect(p.hits[1]?.body).toEqual({
         page: 'https://site.test/#/a',
-        engagement: { ms: 0, scroll: 25 },
+        engagement: { ms: 15_000, scroll: 25 },
         dnt: true,
         hash: true,
       });
@@ -826,7 +855,7 @@ describe('tracker behaviour', () => {
     p.track({ name: 'signup', value: 10, unit: 'usd' });
     p.runTimers();
     p.scrollTo(2000);
-    p.elapse(4000);
+    p.elapse(15_000);
     p.hide();
     p.unload();
     expect(p.hits).toHaveLength(5);

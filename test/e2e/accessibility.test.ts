@@ -257,6 +257,8 @@ describe.skipIf(!haveChromium)('accessibility in a real browser', () => {
     // The shortcuts: `x` compares with the period before (dotted lines), `w` shows 7 days.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await Promise.all([page.waitForURL(/compare=previous/), page.keyboard.press('x')]);
+    // (the compared points follow the figures: docs/ARCHITECTURE.md, "The statistics page")
+    await page.waitForFunction(() => !document.querySelector('#main [data-later]'));
     expect(await page.locator('.chart svg.wide polyline.previous').count()).toBe(2);
     // (the key names the compared dates)
     expect(await page.textContent('.chart figcaption')).toMatch(/\w{3} \d{1,2}.* \(dotted\)/);

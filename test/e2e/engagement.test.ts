@@ -7,7 +7,8 @@
  * only (tracker.test.ts follows hits through the Worker into the statistics).
  *
  * Times are never asserted exactly (the machine is shared): each is bounded by clocks read in
- * the page itself, before and after what it measures.
+ * the page itself, before and after what it measures. A view sends its engagement only once it
+ * has been seen 15 s: rather than wait that out, a test moves the page's clock on (`skip`).
  */
 
 import { createServer, type Server } from 'node:http';
@@ -67,9 +68,18 @@ async function watch(page: Page): Promise<Array<Hit | 'marker'>> {
   return sent;
 }
 
-/** Opens `path` in a new tab once the tracker has sent its view (or loaded, when it sends none). */
+/**
+ * Opens `path` in a new tab once the tracker has sent its view (or loaded, when it sends none).
+ * The page's `performance.now()` runs `window.skipped` ms ahead of its real clock (`skip`).
+ */
 async function open(path: string, before?: (page: Page) => Promise<unknown>) {
   const page = await browser.newPage();
+  await page.addInitScript(() => {
+    const clock = performance.now.bind(performance);
+    const w = window as unknown as { skipped: number };
+    w.skipped = 0;
+    performance.now = () => clock() + w.skipped;
+  });
   await before?.(page);
   const sent = await watch(page);
   await page.goto(url(path));
@@ -84,6 +94,15 @@ async function sentSoFar(page: Page, sent: Array<Hit | 'marker'>): Promise<Hit[]
   await until('the marker request', () => sent.includes('marker'));
   return sent.slice(0, sent.indexOf('marker')) as Hit[];
 }
+
+/**
+ * Moves the page's clock on by `ms` at once: to the tracker, `ms` more of the page seen (or
+ * not) since its last look, as if the visitor had stayed that long.
+ */
+const skip = (page: Page, ms: number) =>
+  page.evaluate((ms) => {
+    (window as unknown as { skipped: number }).skipped += ms;
+  }, ms);
 
 /** Lets at least `ms` of the page's time pass (engaged time can only be measured so). */
 const elapse = (page: Page, ms: number) =>
@@ -160,6 +179,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
       // Back to the top: the deepest scroll is what counts.
       await scrollToY(page, 0);
       await elapse(page, 1000);
+      await skip(page, 15_000);
       const [, hidden] = await setVisibility(page, 'hidden');
       await until('the engagement', () => sent.length >= 2);
       const hit = sent[1] as Hit;
@@ -169,9 +189,9 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
         domain: SITE,
       });
       expect(Object.keys(hit)).toEqual(['page', 'engagement', 'domain']);
-      // At least the second waited; at most the page's life until hidden.
+      // At least the second waited and the 15 s skipped; at most the page's life until hidden.
       expect(Number.isInteger(hit.engagement?.ms)).toBe(true);
-      expect(hit.engagement?.ms).toBeGreaterThanOrEqual(1000);
+      expect(hit.engagement?.ms).toBeGreaterThanOrEqual(16_000);
       expect(hit.engagement?.ms).toBeLessThanOrEqual(hidden);
     } finally {
       await page.close();
@@ -182,6 +202,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     const { page, sent } = await open('/switch/long');
     try {
       await elapse(page, 1000);
+      await skip(page, 15_000);
       const [, hidden] = await setVisibility(page, 'hidden');
       await elapse(page, 2000);
       const [shown] = await setVisibility(page, 'visible');
@@ -194,7 +215,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
         [url('/switch/long'), await firstScreen(page)],
         [url('/switch/long'), await firstScreen(page)],
       ]);
-      expect(first).toBeGreaterThanOrEqual(1000);
+      expect(first).toBeGreaterThanOrEqual(16_000);
       expect(first).toBeLessThanOrEqual(hidden);
       // Between the two sends, only the time shown again counts, not the 2 s hidden (+1: the
       // values sent are rounded).
@@ -224,11 +245,13 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
         addEventListener('blur', () => {
           times.blur = performance.now();
         });
+        // (On the page's clock: its real one, which the event's time is on, and what was skipped.)
         addEventListener('focus', (event) => {
-          times.focus = event.timeStamp;
+          times.focus = event.timeStamp + (window as unknown as { skipped: number }).skipped;
         });
       });
       await elapse(page, 500);
+      await skip(page, 15_000);
       await setVisibility(page, 'hidden');
       const [shown] = await setVisibility(page, 'visible');
 
@@ -265,6 +288,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     try {
       await scrollToY(page, 100_000);
       await elapse(page, 500);
+      await skip(page, 15_000);
       // A router: the new URL, then the new page from its top.
       await page.evaluate(() => {
         history.pushState({}, '', '/spa/next');
@@ -279,11 +303,12 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
         [url('/spa/next'), 'view', url('/spa/long')],
       ]);
       expect((sent[1] as Hit).engagement).toEqual({ ms: expect.any(Number), scroll: 100 });
-      expect((sent[1] as Hit).engagement?.ms).toBeGreaterThanOrEqual(500);
+      expect((sent[1] as Hit).engagement?.ms).toBeGreaterThanOrEqual(15_500);
 
       // The new view starts afresh: its depth is its own (measured once it has settled, a
       // second in), not the old page's 100.
       await elapse(page, 1500);
+      await skip(page, 15_000);
       const [, hidden] = await setVisibility(page, 'hidden');
       const hits = await sentSoFar(page, sent);
       expect(hits).toHaveLength(4);
@@ -292,7 +317,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
         engagement: { ms: expect.any(Number), scroll: await firstScreen(page) },
         domain: SITE,
       });
-      expect(hits[3]?.engagement?.ms).toBeGreaterThanOrEqual(1500);
+      expect(hits[3]?.engagement?.ms).toBeGreaterThanOrEqual(16_500);
       expect(hits[3]?.engagement?.ms).toBeLessThanOrEqual(hidden);
     } finally {
       await page.close();
@@ -304,6 +329,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
       received.filter((h) => h.page === url(path) && h.engagement);
     const { page } = await open('/leave/short');
     await elapse(page, 500);
+    await skip(page, 15_000);
     // Another page of the site: the short one unloads.
     await page.goto(url('/leave/long'));
     const [left] = await until('the short page left', () => {
@@ -312,29 +338,52 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     });
     // Shorter than the window: all of it was seen.
     expect(left?.engagement).toEqual({ ms: expect.any(Number), scroll: 100 });
-    expect(left?.engagement?.ms).toBeGreaterThanOrEqual(500);
+    expect(left?.engagement?.ms).toBeGreaterThanOrEqual(15_500);
 
     await until('the view of the long page', () =>
       received.some((h) => h.page === url('/leave/long') && !h.engagement),
     );
     await scrollToY(page, 100_000);
     await elapse(page, 500);
+    await skip(page, 15_000);
     await page.close({ runBeforeUnload: true });
     const [closed] = await until('the long page closed', () => {
       const found = engagements('/leave/long');
       return found.length > 0 && found;
     });
     expect(closed?.engagement).toEqual({ ms: expect.any(Number), scroll: 100 });
-    expect(closed?.engagement?.ms).toBeGreaterThanOrEqual(500);
+    expect(closed?.engagement?.ms).toBeGreaterThanOrEqual(15_500);
     // One send each: the `visibilitychange` that follows `pagehide` found nothing new.
     expect(engagements('/leave/short')).toHaveLength(1);
     expect(engagements('/leave/long')).toHaveLength(1);
+  });
+
+  it('sends nothing for a view seen less than 15 s, however far it was scrolled', async () => {
+    const { page, sent } = await open('/glance/long');
+    try {
+      await scrollToY(page, 100_000);
+      await elapse(page, 500);
+      await skip(page, 14_000);
+      await setVisibility(page, 'hidden');
+      await setVisibility(page, 'visible');
+      await page.evaluate(() => history.pushState({}, '', '/glance/next'));
+      await until('the next view', () => sent.length >= 2);
+      await setVisibility(page, 'hidden');
+      const hits = await sentSoFar(page, sent);
+      expect(hits.map((h) => [h.page, h.engagement ? 'engagement' : 'view'])).toEqual([
+        [url('/glance/long'), 'view'],
+        [url('/glance/next'), 'view'],
+      ]);
+    } finally {
+      await page.close();
+    }
   });
 
   it('sends nothing when nothing changed since the last send', async () => {
     const { page, sent } = await open('/twice/long');
     try {
       await elapse(page, 500);
+      await skip(page, 15_000);
       await setVisibility(page, 'hidden');
       await setVisibility(page, 'hidden');
       await setVisibility(page, 'visible');
@@ -358,6 +407,7 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     );
     await scrollToY(page, 100_000);
     await elapse(page, 500);
+    await skip(page, 15_000);
     await setVisibility(page, 'hidden');
     await setVisibility(page, 'visible');
     await page.evaluate(() => history.pushState({}, '', '/dnt/next'));

@@ -20,6 +20,7 @@ export const SETTINGS_PAGES = [
   { path: 'sharing', name: 'Sharing' },
   { path: 'members', name: 'Members' },
   { path: 'imports', name: 'Imports and exports' },
+  { path: 'filtered', name: 'Filtered traffic' },
   { path: 'storage', name: 'Storage' },
   { path: 'danger', name: 'Danger zone' },
 ] as const;

@@ -9,6 +9,7 @@ import type { WebsiteRow } from '../../db/schema.ts';
 import type { AppEnv } from '../../env.ts';
 import { csrfToken, signedInOwner } from '../../http/session.ts';
 import type { FieldErrors } from '../../lib/errors.ts';
+import { FilteredSection, filteredTrafficPage } from '../filtered/filtered-section.tsx';
 import { render } from '../layout/layout.tsx';
 import { AlertsSection, type AlertsState, alertsOf } from '../settings/alerts-section.tsx';
 import { type FunnelFormValues, FunnelsSection, funnelsOf } from '../settings/funnels-section.tsx';
@@ -186,6 +187,8 @@ async function pageContent(
       const list = await importsOf(c, site);
       return <ImportsSection site={site} imports={list} csrf={csrf} error={imports?.error} />;
     }
+    case 'filtered':
+      return <FilteredSection site={site} traffic={await filteredTrafficPage(c.env, site)} />;
     case 'storage':
       return <StorageSection storage={await storageRecordOf(c.env, site)} />;
     case 'danger':

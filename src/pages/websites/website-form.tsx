@@ -13,7 +13,14 @@ export const PRIVACY = ['Public', 'Private (you and the members)', 'Password-pro
 
 export type FormValues = Partial<
   Record<
-    'domain' | 'privacy' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'timezone',
+    | 'domain'
+    | 'privacy'
+    | 'email'
+    | 'exclude_bots'
+    | 'exclude_datacenters'
+    | 'exclude_params'
+    | 'exclude_ips'
+    | 'timezone',
     string
   >
 >;
@@ -24,6 +31,7 @@ export function valuesOf(site: WebsiteRow): FormValues {
     privacy: String(site.privacy),
     email: String(site.email),
     exclude_bots: String(site.excludeBots),
+    exclude_datacenters: String(site.excludeDatacenters),
     exclude_params: site.excludeParams,
     exclude_ips: site.excludeIps,
     timezone: site.timezone,
@@ -146,6 +154,16 @@ export function WebsiteForm(props: {
         Exclude bots
       </label>
       <label class="check">
+        <input
+          type="checkbox"
+          name="exclude_datacenters"
+          value="1"
+          checked={(values.exclude_datacenters ?? '1') === '1'}
+        />{' '}
+        Exclude hits from data centres (hosting and cloud networks, where servers run, not people's
+        browsers)
+      </label>
+      <label class="check">
         <input type="checkbox" name="email" value="1" checked={values.email === '1'} /> E-mail the
         owner a report every week or month (more addresses: Alerts and reports)
       </label>
@@ -196,6 +214,7 @@ export function fieldsOf(body: Record<string, unknown>): Record<string, unknown>
   if (body.path_only === '1') fields.exclude_params = '*';
   fields.email = body.email === '1' ? '1' : '0';
   fields.exclude_bots = body.exclude_bots === '1' ? '1' : '0';
+  fields.exclude_datacenters = body.exclude_datacenters === '1' ? '1' : '0';
   return fields;
 }
 

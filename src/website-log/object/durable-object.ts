@@ -7,8 +7,10 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env.ts';
+import type { FlushCost } from '../../rollups/increments.ts';
 import type { LogHit } from '../events.ts';
 import { WebsiteLogCore } from './core.ts';
+import { type DroppedHit, DroppedWriter } from './dropped.ts';
 import { logName } from './partition.ts';
 import type { LogReads } from './read/methods.ts';
 
@@ -27,18 +29,47 @@ export function logOver(ctx: DurableObjectState, env: Env): WebsiteLogCore {
 export class WebsiteLog extends DurableObject<Env> {
   /** The log this object holds (./core.ts); the benchmark's loader opens it again. */
   protected log: WebsiteLogCore;
+  /** The counters of its website's dropped hits, in memory until written to D1 (./dropped.ts). */
+  private readonly drops: DroppedWriter;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.log = logOver(ctx, env);
+    this.drops = new DroppedWriter(env.DB);
   }
 
-  record(hit: LogHit) {
-    return this.log.record(hit);
+  async record(hit: LogHit) {
+    const answer = await this.log.record(hit);
+    if (answer.ok && 'dropped' in answer) this.countTooFast(hit);
+    return answer;
   }
 
-  engage(hit: LogHit) {
-    return this.log.engage(hit);
+  async engage(hit: LogHit) {
+    const answer = await this.log.engage(hit);
+    if (answer.ok && 'tooFast' in answer && answer.tooFast) this.countTooFast(hit);
+    return answer;
+  }
+
+  /** Counts a hit its website's pipeline dropped (the hit's one call of its log: ./dropped.ts). */
+  noteDropped(hit: DroppedHit): { ok: boolean } {
+    this.drops.note(hit);
+    return { ok: true };
+  }
+
+  /** Writes the counters of dropped hits to D1 now; answers D1's rows (a failure: none). */
+  flushDropped(): Promise<FlushCost> {
+    return this.drops.flush();
+  }
+
+  /** A hit its log dropped (its visitor too fast), counted as the pipeline's drops are. */
+  private countTooFast(hit: LogHit): void {
+    this.drops.note({
+      websiteId: hit.websiteId,
+      date: hit.date,
+      reason: 'too_fast',
+      name: '',
+      kind: '',
+    });
   }
 
   stage(token: string, hit: LogHit, leader: number) {
@@ -57,8 +88,10 @@ export class WebsiteLog extends DurableObject<Env> {
     this.log.abort(token);
   }
 
-  flush() {
-    return this.log.flush();
+  /** Rolls up the events, and writes the counters of dropped hits with them. */
+  async flush() {
+    const [outcome] = await Promise.all([this.log.flush(), this.drops.flush()]);
+    return outcome;
   }
 
   realtime(now: number) {
@@ -109,11 +142,12 @@ export class WebsiteLog extends DurableObject<Env> {
     return this.log.reads.storage();
   }
 
-  exportEvents(format: 'ndjson' | 'csv', header = true) {
-    return this.log.reads.exportEvents(format, header);
+  exportEvents(...args: Parameters<LogReads['exportEvents']>) {
+    return this.log.reads.exportEvents(...args);
   }
 
   destroy() {
+    this.drops.clear();
     return this.log.destroy();
   }
 

@@ -5,8 +5,10 @@
  * "When a website outgrows one object").
  */
 import type { Env } from '../../env.ts';
+import { tryAgainSoon } from '../../lib/errors.ts';
 import { logError } from '../../lib/log.ts';
 import type { LogHit } from '../events.ts';
+import type { DroppedHit } from '../object/dropped.ts';
 import type { Moved } from '../object/partition.ts';
 import type { LogStorage } from '../object/read/storage-used.ts';
 import type { Settlement } from '../object/write/staged-calls.ts';
@@ -109,6 +111,18 @@ export async function engageInLog(
   return answer.cut ? 'engagement_cut' : 'engaged';
 }
 
+/**
+ * Counts a hit its website's pipeline dropped in the website's open partition (the hit's one
+ * call of its log: ../object/dropped.ts); a failure throws (the caller logs it: the hit is
+ * answered as dropped either way).
+ */
+export async function noteDropped(env: Env, hit: DroppedHit): Promise<void> {
+  const answer = await websiteLog(env, hit.websiteId, openPartition(hit.websiteId)).noteDropped(
+    hit,
+  );
+  if (!answer.ok) throw new LogRefused('count the dropped hit');
+}
+
 /** Commits a staged hit, trying again on a failure; its outcome, or the last failure thrown. */
 async function commitTrying(
   log: ReturnType<typeof websiteLog>,
@@ -164,27 +178,58 @@ async function inOpenPartition<A extends { ok: boolean }>(
 }
 
 /**
- * The website's events, oldest first, as a stream of NDJSON or CSV lines (../object/read/event-lines.ts):
- * each partition's in turn, a CSV's header once.
+ * The website's events of a range of its local dates (`from`, `to`: `YYYY-MM-DD`, inclusive;
+ * none: all of them), oldest first, as a stream of NDJSON or CSV lines
+ * (../object/read/event-lines.ts) — each partition's in turn, a CSV's header once — or as one
+ * Parquet file, which the Parquet Worker encodes from the lines (`parquetOf`).
  */
 export async function exportLog(
   env: Env,
   websiteId: number,
-  format: 'ndjson' | 'csv',
+  as: 'ndjson' | 'csv' | 'parquet',
+  range?: { from: string; to: string },
 ): Promise<ReadableStream<Uint8Array>> {
   await flushBeforeReading(env, websiteId);
   const numbers = partitionNumbers(websiteId);
-  return askLog(
+  const lines = as === 'parquet' ? 'ndjson' : as;
+  const events = await askLog(
     env,
     websiteId,
     'The events could not be read; try again in a moment.',
     async () => {
       const streams = await Promise.all(
-        numbers.map((n, i) => websiteLog(env, websiteId, n).exportEvents(format, i === 0)),
+        numbers.map((n, i) =>
+          websiteLog(env, websiteId, n).exportEvents(lines, i === 0, range ?? null),
+        ),
       );
       return concatenated(streams as unknown as ReadableStream<Uint8Array>[]);
     },
   );
+  return as === 'parquet' ? parquetOf(env, websiteId, events) : events;
+}
+
+/**
+ * NDJSON events as a Parquet file, encoded by the Parquet Worker (src/parquet/, reached by
+ * the `PARQUET` service binding: docs/ARCHITECTURE.md, "Exports") as the lines stream in.
+ */
+async function parquetOf(
+  env: Env,
+  websiteId: number,
+  events: ReadableStream<Uint8Array>,
+): Promise<ReadableStream<Uint8Array>> {
+  try {
+    const response = await env.PARQUET.fetch('https://parquet.invalid/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: events,
+    });
+    if (response.ok && response.body) return response.body;
+    logError('Parquet Worker refused', { websiteId }, new Error(`status ${response.status}`));
+  } catch (err) {
+    logError('Parquet Worker not reached', { websiteId }, err);
+  }
+  await events.cancel().catch(() => {});
+  throw tryAgainSoon('The events could not be encoded; try again in a moment.');
 }
 
 /** Streams one after another. */

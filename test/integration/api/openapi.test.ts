@@ -32,7 +32,9 @@ describe('OpenAPI document and reference page', () => {
       '/websites/{id}/alerts/{alert_id}/confirmation',
       '/websites/{id}/annotations',
       '/websites/{id}/annotations/{annotation_id}',
+      '/websites/{id}/archive',
       '/websites/{id}/export',
+      '/websites/{id}/filtered',
       '/websites/{id}/funnels',
       '/websites/{id}/funnels/{funnel_id}',
       '/websites/{id}/goals',
@@ -70,12 +72,17 @@ describe('OpenAPI document and reference page', () => {
       'password',
       'email',
       'exclude_bots',
+      'exclude_datacenters',
       'exclude_params',
       'exclude_ips',
       'timezone',
     ]);
     expect(at(input, 'properties', 'privacy')).toMatchObject({ type: 'integer', enum: [0, 1, 2] });
     expect(at(input, 'properties', 'exclude_bots')).toMatchObject({
+      type: 'integer',
+      enum: [0, 1],
+    });
+    expect(at(input, 'properties', 'exclude_datacenters')).toMatchObject({
       type: 'integer',
       enum: [0, 1],
     });
@@ -124,7 +131,7 @@ describe('OpenAPI document and reference page', () => {
     ]);
     expect(
       keysAt(doc, 'paths', '/websites/{id}/export', 'get', 'responses', '200', 'content').sort(),
-    ).toEqual(['application/x-ndjson', 'application/zip', 'text/csv']);
+    ).toEqual(['application/vnd.apache.parquet', 'application/x-ndjson', 'application/zip', 'text/csv']);
     expect(keysAt(doc, 'components', 'schemas', 'Funnel', 'properties')).toEqual([
       'id',
       'name',

@@ -134,16 +134,17 @@ describe.each(PAGES)('%s', (name) => {
     // currency, scroll); the funnel builder (name, 8 steps of a kind and a value, the steps as
     // text); the alerts' form (e-mail, kind, threshold, hours, every hours) and the reports'
     // (e-mail, interval); a shared link's (name, password, segment); an invitation's (e-mail,
-    // role); an import's (source, file, and its note).
-    if (name === '/websites/new') expect(count).toBe(9);
+    // role); an import's (source, file, and its note) and the events' export (format, from, to);
+    // the website's switches include the data-centre rule.
+    if (name === '/websites/new') expect(count).toBe(10);
     const settings: Record<string, number> = {
-      '/websites/:id': 9,
+      '/websites/:id': 10,
       '/websites/:id/goals': 6,
       '/websites/:id/funnels': 18,
       '/websites/:id/alerts': 7,
       '/websites/:id/sharing': 2,
       '/websites/:id/members': 2,
-      '/websites/:id/imports': 3,
+      '/websites/:id/imports': 6,
     };
     if (settings[name] !== undefined) expect(count).toBe(settings[name]);
     if (name === '/account') expect(count).toBe(3);

@@ -30,6 +30,10 @@ const tokenOf = async (b: Browser, path = '/websites') => csrfFrom((await b.get(
 
 const apiWebsite = async (key: string, id: number) => call(`/api/v1/websites/${id}`, { key });
 
+/** The `<input>` tag of the form's checkbox `name` ('' when the page has none). */
+const checkbox = (html: string, name: string) =>
+  tags(html, 'input').find((tag) => attr(tag, 'name') === name) ?? '';
+
 describe('signed out', () => {
   it.each([
     ['GET', '/websites'],
@@ -74,6 +78,7 @@ describe('adding a website', () => {
       exclude_params: 'utm_source\nfbclid',
       email: '1',
       exclude_bots: '1',
+      exclude_datacenters: '1',
     });
     expect(res.status).toBe(303);
     const id = Number(res.location?.match(/^\/websites\/(\d+)\?created=1$/)?.[1]);
@@ -101,6 +106,7 @@ describe('adding a website', () => {
       password: true,
       email: 1,
       exclude_bots: 1,
+      exclude_datacenters: 1,
       exclude_ips: '# office\n203.0.113.7\n2001:db8::/32',
       exclude_params: 'utm_source\nfbclid',
       timezone: 'Europe/Berlin',
@@ -133,6 +139,7 @@ describe('adding a website', () => {
       password: false,
       email: 0,
       exclude_bots: 0,
+      exclude_datacenters: 0,
       timezone: 'UTC',
     });
   });
@@ -289,6 +296,8 @@ describe('editing a website', () => {
     });
     const page = await b.get(`/websites/${site.id}`);
     expect(page.text).toContain('A password is set; leave empty to keep it.');
+    // The data-centre rule is on by default, and its box ticked.
+    expect(attr(checkbox(page.text, 'exclude_datacenters'), 'checked')).toBe('');
     const res = await b.post(`/websites/${site.id}`, {
       _csrf: csrfFrom(page.text),
       domain: site.domain,
@@ -302,9 +311,13 @@ describe('editing a website', () => {
     expect((await apiWebsite(owner.key, site.id)).json.data).toMatchObject({
       email: 0,
       exclude_bots: 0,
+      exclude_datacenters: 0,
       privacy: 2,
       password: true,
     });
+    const saved = await b.get(`/websites/${site.id}`);
+    expect(checkbox(saved.text, 'exclude_datacenters')).toContain('type="checkbox"');
+    expect(attr(checkbox(saved.text, 'exclude_datacenters'), 'checked')).toBeUndefined();
   });
 });
 
@@ -542,7 +555,7 @@ describe("a website's settings page as one moves around it", () => {
     const base = `/websites/${site.id}`;
     expect(targets).toEqual(
       ['', '/goals', '/funnels', '/segments', '/alerts', '/sharing', '/members', '/imports']
-        .concat(['/storage', '/danger'])
+        .concat(['/filtered', '/storage', '/danger'])
         .map((path) => `${base}${path}`),
     );
     const headings: Record<string, string> = {
@@ -553,6 +566,7 @@ describe("a website's settings page as one moves around it", () => {
       [`${base}/sharing`]: '<h2 id="sharing">',
       [`${base}/members`]: '<h2 id="members">',
       [`${base}/imports`]: '<h2 id="imports">',
+      [`${base}/filtered`]: '<h2 id="filtered">',
       [`${base}/storage`]: '<h2 id="storage">',
       [`${base}/danger`]: '<h2 id="danger">',
     };

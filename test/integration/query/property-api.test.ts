@@ -225,6 +225,7 @@ function websiteFields(domains: fc.Arbitrary<unknown>) {
       password: fc.oneof(password, anyJson),
       email: fc.oneof(flag, anyJson),
       exclude_bots: fc.oneof(flag, anyJson),
+      exclude_datacenters: fc.oneof(flag, anyJson),
       exclude_params: fc.oneof(lines(paramEntry), anyJson),
       exclude_ips: fc.oneof(lines(ipEntry), anyJson),
       timezone: fc.oneof(timezone, anyJson),
@@ -238,6 +239,7 @@ function websiteFields(domains: fc.Arbitrary<unknown>) {
       password: usually(fc.constantFrom('', null), password, 20),
       email: usually(fc.constantFrom('0', '1', true, false), flag, 20),
       exclude_bots: usually(fc.constantFrom('0', '1', 0, 1), flag, 20),
+      exclude_datacenters: usually(fc.constantFrom('0', '1', 0, 1), flag, 20),
       exclude_params: usually(fc.constantFrom('', 'fbclid\ngclid', '*'), lines(paramEntry), 20),
       exclude_ips: usually(
         fc.constantFrom('', '10.0.0.0/8\n# office', '2001:db8::/32'),

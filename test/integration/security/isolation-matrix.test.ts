@@ -54,6 +54,7 @@ import { sendHit } from '../../support/hits.ts';
 import { flushLog } from '../../support/ingest-fixtures.ts';
 import { mailbox } from '../../support/mailbox.ts';
 import { OWNER_PASSWORD } from '../../support/owner-password.ts';
+import { until } from '../../support/until.ts';
 
 // ---------------------------------------------------------------------------------------
 // The world: owners A and B, their websites, B's traffic, reports and sessions.
@@ -152,11 +153,30 @@ async function bTraffic(target: Target, site: Site) {
     }
     const res = await sendHit(bounce, { ip: '203.0.113.78' });
     expect([res.status, res.dropReason]).toEqual([202, null]);
+    // And a bot, kept out: counted in its website's filtered traffic (`dropped_hits`).
+    const bot = await sendHit(bounce, { ip: '203.0.113.79', ua: 'Googlebot/2.1' });
+    expect([bot.status, bot.dropReason]).toEqual([202, 'bot']);
   } finally {
     vi.useRealTimers();
   }
-  // Into D1's roll-ups now, so that the snapshots hold B's rows (a reader would flush too).
-  await flushLog(site.id);
+  // Into D1's roll-ups now, so that the snapshots hold B's rows (a reader would flush too);
+  // the bot's counter once its log has it (it is counted after the answer).
+  await until(`the dropped hit of ${site.domain} counted`, async () => {
+    await flushLog(site.id);
+    const row = env.DB.prepare('SELECT 1 FROM dropped_hits WHERE website_id = ?').bind(site.id);
+    return (await row.first()) !== null;
+  });
+  // And a date of its daily archive, as the hourly maintenance records one it wrote into a
+  // bucket (the tests' Worker has none: src/archive/archive.ts).
+  const key = `sightline/site=${site.domain}/date=2026-01-01/events.parquet`;
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO archive_sites (website_id, domain, from_date, next_date) VALUES (?, ?, '2026-01-01', '2026-01-02')`,
+    ).bind(site.id, site.domain),
+    env.DB.prepare(
+      `INSERT INTO archive_dates (website_id, date, key, claimed_at, written_at, rows, bytes, sha256) VALUES (?, '2026-01-01', ?, 0, 0, 0, 0, '')`,
+    ).bind(site.id, key),
+  ]);
 }
 
 /** A fresh browser (its own client IP) with the given cookies. */
@@ -370,6 +390,9 @@ const OWNER_OF: Record<string, (row: Row) => number | null> = {
   stats_months: bySite,
   stats_years: bySite,
   compacted_months: bySite,
+  dropped_hits: bySite,
+  archive_sites: bySite,
+  archive_dates: bySite,
   report_sends: bySite,
   log_positions: bySite,
   website_purges: bySite,
@@ -534,6 +557,8 @@ type ApiRoute = {
     | '/websites/{id}/members'
     | '/websites/{id}/members/{member_id}'
     | '/websites/{id}/storage'
+    | '/websites/{id}/filtered'
+    | '/websites/{id}/archive'
     | '/websites/{id}/segments'
     | '/websites/{id}/segments/{segment_id}'
     | '/websites/{id}/annotations'
@@ -610,6 +635,13 @@ const API_ROUTES: ApiRoute[] = [
   { method: 'DELETE', path: '/websites/{id}/imports/{import_id}' },
   { method: 'GET', path: '/websites/{id}/export', query: 'format=plausible' },
   { method: 'GET', path: '/websites/{id}/export', query: 'format=events&as=csv' },
+  {
+    method: 'GET',
+    path: '/websites/{id}/export',
+    query: 'format=events&as=parquet&from=2026-01-01&to=2026-12-31',
+  },
+  { method: 'GET', path: '/websites/{id}/filtered', query: 'from=2026-01-01&to=2026-12-31' },
+  { method: 'POST', path: '/websites/{id}/archive', query: 'from=2026-01-01&to=2026-01-07' },
   { method: 'GET', path: '/websites/{id}/shared-links', query: 'per_page=100' },
   { method: 'POST', path: '/websites/{id}/shared-links', form: () => ({ name: 'A was here' }) },
   { method: 'DELETE', path: '/websites/{id}/shared-links/{link_id}' },
@@ -1086,6 +1118,7 @@ const DASHBOARD_PAGES: PageRoute[] = [
   { method: 'GET', path: '/websites/{id}/sharing' },
   { method: 'GET', path: '/websites/{id}/members' },
   { method: 'GET', path: '/websites/{id}/imports' },
+  { method: 'GET', path: '/websites/{id}/filtered' },
   { method: 'GET', path: '/websites/{id}/storage' },
   { method: 'GET', path: '/websites/{id}/danger' },
   { method: 'GET', path: '/websites/{id}/delete' },
@@ -1107,6 +1140,7 @@ const DASHBOARD_PAGES: PageRoute[] = [
   { method: 'POST', path: '/websites/{id}/imports/{import}/delete' },
   { method: 'GET', path: '/websites/{id}/export?format=plausible' },
   { method: 'GET', path: '/websites/{id}/export?format=events' },
+  { method: 'GET', path: '/websites/{id}/export?format=events&as=parquet' },
   { method: 'POST', path: '/websites/{id}/shared-links', fields: () => ({ name: 'A was here' }) },
   { method: 'POST', path: '/websites/{id}/shared-links/{link}/delete' },
   {

@@ -155,6 +155,12 @@ const API_RULES: ApiRule[] = [
   { method: 'PATCH', path: '/websites/{id}', need: 'admin', body: () => ({ json: { email: 0 } }) },
   { method: 'DELETE', path: '/websites/{id}', need: 'owner' },
   { method: 'GET', path: '/websites/{id}/storage', need: 'viewer' },
+  {
+    method: 'GET',
+    path: '/websites/{id}/filtered',
+    need: 'viewer',
+    query: 'from=2026-01-01&to=2026-12-31',
+  },
   ...['pageviews', 'browser', 'page'].map(
     (name): ApiRule => ({
       method: 'GET',
@@ -214,6 +220,12 @@ const API_RULES: ApiRule[] = [
   },
   { method: 'DELETE', path: '/websites/{id}/imports/{import_id}', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/export', need: 'viewer', query: 'format=plausible' },
+  {
+    method: 'POST',
+    path: '/websites/{id}/archive',
+    need: 'admin',
+    query: 'from=2020-01-01&to=2020-01-02',
+  },
   { method: 'GET', path: '/websites/{id}/shared-links', need: 'admin' },
   {
     method: 'POST',
@@ -390,6 +402,7 @@ const PAGE_RULES: PageRule[] = [
   { method: 'GET', path: '/websites/{id}/sharing', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/members', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/imports', need: 'admin' },
+  { method: 'GET', path: '/websites/{id}/filtered', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/storage', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/danger', need: 'admin' },
   { method: 'GET', path: '/websites/{id}/delete', need: 'owner' },

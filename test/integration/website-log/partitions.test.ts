@@ -204,6 +204,27 @@ describe("a log over partitions' export", () => {
       );
     expect(noId(pe)).toEqual(noId(ce));
   });
+
+  it('keeps a range of dates across partitions, as one object does', async () => {
+    const dates = async (s: Site, range: string) => {
+      const res = await call(`/api/v1/websites/${s.id}/export?format=events&${range}`, {
+        key: s.key,
+      });
+      expect(res.status).toBe(200);
+      const text = res.text.trim();
+      return text ? text.split('\n').map((l) => (JSON.parse(l) as { date: string }).date) : [];
+    };
+    // 2026-07-02 to 2026-07-04 spans the second and third partitions.
+    for (const range of ['from=2026-07-02&to=2026-07-04', 'from=2026-07-05', 'to=2026-06-30']) {
+      const [pd, cd] = [await dates(p, range), await dates(c, range)];
+      expect(pd).toEqual(cd);
+      const [from, to] = [/from=([\d-]+)/.exec(range)?.[1], /to=([\d-]+)/.exec(range)?.[1]];
+      expect(pd.every((d) => (!from || d >= from) && (!to || d <= to))).toBe(true);
+    }
+    expect(await dates(p, 'from=2026-07-02&to=2026-07-04')).toHaveLength(
+      (DAYS[1]?.hits.length ?? 0) + (DAYS[2]?.hits.length ?? 0) + (DAYS[3]?.hits.length ?? 0),
+    );
+  });
 });
 
 describe("a closed partition's answers", () => {

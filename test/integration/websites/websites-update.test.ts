@@ -38,6 +38,21 @@ describe('PUT/PATCH /api/v1/websites/{id}', () => {
       body: { json: { exclude_bots: 0 } },
     });
     expect(oneOf(patch).data.exclude_bots).toBe(0);
+    expect(oneOf(patch).data.exclude_datacenters).toBe(1);
+    const off = await call(`/api/v1/websites/${site.id}`, {
+      method: 'PATCH',
+      key,
+      body: { json: { exclude_datacenters: false } },
+    });
+    expect(oneOf(off).data).toMatchObject({ exclude_bots: 0, exclude_datacenters: 0 });
+    const back = await call(`/api/v1/websites/${site.id}`, {
+      method: 'PUT',
+      key,
+      body: { form: { exclude_datacenters: '1' } },
+    });
+    expect(oneOf(back).data.exclude_datacenters).toBe(1);
+    const read = await call(`/api/v1/websites/${site.id}`, { key });
+    expect(oneOf(read).data.exclude_datacenters).toBe(1);
     const multi = await call(`/api/v1/websites/${site.id}`, {
       method: 'PUT',
       key,

@@ -8,8 +8,8 @@
  * visit's views of the page — so that every figure is a plain sum over rows: the time on a
  * page is the sum of its rows' times per visitor, its scroll depth the mean of the rows that
  * carry one. Sightline's tracker sends each page view's totals so far, kept as the maximum of
- * what arrived (a repeat or a late one changes nothing); Plausible's sends the time since its
- * last send (`added`), added up. Either way a page view is never engaged longer than it has
+ * what arrived (a repeat or a late one changes nothing, and writes no row); Plausible's sends
+ * the time since its last send (`added`), added up. Either way a page view is never engaged longer than it has
  * existed — the time from its hit to the engagement's, on the server's clock — so late or
  * excess engagement is cut there. The engaged time of a visit's last page view counts in the
  * visit's duration as well, so a visit of one page lasts as long as it was seen (and no longer
@@ -28,13 +28,16 @@ const lastPageView = (visit: VisitState) => visit.pages.get(visit.page)?.last;
 
 /**
  * Writes an engagement onto the page views it belongs to (`visit`'s); null when the visit
- * has no page view of its page. One row written when the page was viewed once in the visit
- * (the first and last view are one), two otherwise. On the visit's last page view, the
- * engaged time's whole seconds count in the visit's duration too (`visit_seconds`): when
- * that row is rolled up already, the change waits for the flush as a row of
- * `late_durations` under `id` (its position among the events). Answers the duration's new
- * tail, for the visit's state, whether it wrote that row, and whether all it brought was cut
- * (`cut`: a time past the page view's age, and no scroll).
+ * has no page view of its page. A row is written only when it changes: the last view's when
+ * the time grew (or, the page viewed once in the visit, the first and last view being one,
+ * the scroll deepened), the first view's when the scroll deepened — so one row at most when
+ * the page was viewed once, two otherwise, and none for an engagement that brings nothing
+ * new (a repeat, or what its page view holds already: one read, not a write). On the visit's
+ * last page view, the engaged time's whole seconds count in the visit's duration too
+ * (`visit_seconds`): when that row is rolled up already, the change waits for the flush as a
+ * row of `late_durations` under `id` (its position among the events). Answers the duration's
+ * new tail, for the visit's state, whether it wrote that row, and whether all it brought was
+ * cut (`cut`: a time past the page view's age, and no scroll).
  */
 function engage(
   db: LogDb,
@@ -45,10 +48,8 @@ function engage(
   const at = visit?.pages.get(hit.page);
   const e = hit.engagement;
   if (!visit || !at || !e) return null;
-  const row = db.one<{ engaged: number | null; day: number; time: number }>(
-    'SELECT engaged, day, time FROM log WHERE id = ?',
-    at.last,
-  );
+  type Row = { engaged: number | null; day: number; time: number; scroll: number | null };
+  const row = db.one<Row>('SELECT engaged, day, time, scroll FROM log WHERE id = ?', at.last);
   const before = row.engaged ?? 0;
   const asked = e.added ? before + e.ms : Math.max(before, e.ms);
   // Never engaged longer than the page view has existed (both times the server's).
@@ -57,25 +58,17 @@ function engage(
   if (cut) return { late: false, cut };
   const last = lastPageView(visit) === at.last;
   const seconds = last ? Math.floor(ms / 1000) - Math.floor(before / 1000) : 0;
-  const scroll = 'max(coalesce(scroll, 0), ?)';
-  if (e.scroll !== null && at.first === at.last)
-    db.rows(
-      `UPDATE log SET engaged = ?, visit_seconds = visit_seconds + ?, scroll = ${scroll} WHERE id = ?`,
-      ms,
-      seconds,
-      e.scroll,
-      at.last,
-    );
-  else {
-    db.rows(
-      'UPDATE log SET engaged = ?, visit_seconds = visit_seconds + ? WHERE id = ?',
-      ms,
-      seconds,
-      at.last,
-    );
-    if (e.scroll !== null)
-      db.rows(`UPDATE log SET scroll = ${scroll} WHERE id = ?`, e.scroll, at.first);
-  }
+  // The deepest scroll of the visit's views of the page is its first view's.
+  const once = at.first === at.last;
+  const firstScroll = once
+    ? row.scroll
+    : db.one<{ scroll: number | null }>('SELECT scroll FROM log WHERE id = ?', at.first).scroll;
+  const deeper = e.scroll !== null && (firstScroll === null || e.scroll > firstScroll);
+  const times = 'engaged = ?, visit_seconds = visit_seconds + ?';
+  if (once && deeper)
+    db.rows(`UPDATE log SET ${times}, scroll = ? WHERE id = ?`, ms, seconds, e.scroll, at.last);
+  else if (ms > before) db.rows(`UPDATE log SET ${times} WHERE id = ?`, ms, seconds, at.last);
+  if (!once && deeper) db.rows('UPDATE log SET scroll = ? WHERE id = ?', e.scroll, at.first);
   const late = seconds !== 0 && at.last <= db.meta('flushed');
   if (late)
     db.rows(
@@ -86,7 +79,7 @@ function engage(
       seconds,
       hit.time,
     );
-  return last ? { tail: Math.floor(ms / 1000), late, cut } : { late, cut };
+  return { ...(last ? { tail: Math.floor(ms / 1000) } : {}), late, cut };
 }
 
 /**

@@ -1,0 +1,1 @@
+ALTER TABLE `websites` ADD `exclude_datacenters` integer DEFAULT 1 NOT NULL;

@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { websiteIdOf } from './lib/api.ts';
 import { fail, parseOptions, root } from './lib/d1.ts';
 
 const USAGE =
@@ -41,7 +42,7 @@ async function backfill() {
   if (!key) fail('an API key is needed: --key KEY or SIGHTLINE_API_KEY');
   const base = values.url.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${key}` };
-  const id = await websiteId(base, headers, values.website);
+  const id = await websiteIdOf(base, headers, values.website);
   let from: string | null = values.from;
   let written = 0;
   while (from) {
@@ -61,21 +62,6 @@ async function backfill() {
     from = data.next;
   }
   process.stdout.write(`Done: ${written} dates written.\n`);
-}
-
-/** The id of the key's website with this domain, looked up a page of the list at a time. */
-async function websiteId(base: string, headers: Record<string, string>, domain: string) {
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${base}/api/v1/websites?per_page=100&page=${page}`, { headers });
-    if (!res.ok) fail(`${base}: ${res.status} ${await res.text()}`);
-    const body = (await res.json()) as {
-      data: { id: number; domain: string }[];
-      meta: { last_page: number };
-    };
-    const found = body.data.find((w) => w.domain === domain.toLowerCase());
-    if (found) return found.id;
-    if (page >= body.meta.last_page) fail(`the key's owner has no website ${domain}`);
-  }
 }
 
 /**

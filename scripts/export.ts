@@ -11,6 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { websiteIdOf } from './lib/api.ts';
 import { fail, parseOptions } from './lib/d1.ts';
 
 const USAGE =
@@ -41,22 +42,7 @@ if (values.as && !['ndjson', 'csv', 'parquet'].includes(values.as))
 const base = values.url.replace(/\/+$/, '');
 const headers = { authorization: `Bearer ${key}` };
 
-/** The id of the key's website with this domain, looked up a page of the list at a time. */
-async function websiteId(domain: string): Promise<number> {
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${base}/api/v1/websites?per_page=100&page=${page}`, { headers });
-    if (!res.ok) fail(`${base}: ${res.status} ${await res.text()}`);
-    const body = (await res.json()) as {
-      data: { id: number; domain: string }[];
-      meta: { last_page: number };
-    };
-    const found = body.data.find((w) => w.domain === domain.toLowerCase());
-    if (found) return found.id;
-    if (page >= body.meta.last_page) fail(`the key's owner has no website ${domain}`);
-  }
-}
-
-const id = await websiteId(values.website);
+const id = await websiteIdOf(base, headers, values.website);
 const query = new URLSearchParams({
   format: values.format,
   ...(values.as ? { as: values.as } : {}),

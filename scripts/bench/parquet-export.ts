@@ -28,6 +28,11 @@ export type ParquetExportReport = {
   eventsPerSecond: number;
   idleHeapBytes: number;
   peakHeapAboveIdleBytes: number;
+  /**
+   * The same encoding run by `--parquet-export` with V8's heap capped (`node
+   * --max-old-space-size=…`), so that garbage is collected as it goes: what it holds.
+   */
+  capped?: { maxOldSpaceMb: number; peakHeapAboveIdleBytes: number };
 };
 
 /** Encodes an NDJSON export as Parquet, measured. */

@@ -1,6 +1,8 @@
 /** Sending hits through the Worker's real `fetch`, and reading back the roll-ups they wrote. */
 import { env, exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
 import { VISITORS_OF } from '../../src/counting/statistics.ts';
+import { snapshot } from './api.ts';
 import { flushLog } from './ingest-fixtures.ts';
 
 export const CHROME_WINDOWS =
@@ -78,4 +80,19 @@ async function rollupsOf(websiteId: number, date: string | undefined, withVisito
       add(visitors, r.value, r.visitors);
   }
   return out;
+}
+
+/** Sends a hit that must be dropped for `reason`, and checks that no stats row changed. */
+export async function expectDropped(
+  reason: string,
+  ...[body, options]: Parameters<typeof sendHit>
+) {
+  const before = await snapshot('stats');
+  const res = await sendHit(body, options);
+  expect({ status: res.status, reason: res.dropReason, body: res.text }).toEqual({
+    status: 202,
+    reason,
+    body: '',
+  });
+  expect(await snapshot('stats')).toEqual(before);
 }

@@ -62,7 +62,10 @@ const FigureChange: FC<{
   was: string;
   /** The compared range's dates (`Nov 1–6`). */
   versus: string;
-}> = ({ figure, now, before, was, versus }) => {
+  /** The compared range is still being read (`LaterChange`). */
+  later?: boolean;
+}> = ({ figure, now, before, was, versus, later }) => {
+  if (later) return <LaterChange versus={versus} />;
   const moved = now === before || before === 0 ? null : now > before === upIsGood(figure);
   const meaning = moved === null ? '' : moved ? 'better' : 'worse';
   // Nothing to compare with: said so, not "new".
@@ -150,8 +153,6 @@ export function Totals({
     >
       {conversion && key === 'pageviews' && data.pageviews === 0 && data.events > 0 ? (
         <p class="hint">its conversions are custom events, which are not page views</p>
-      ) : later ? (
-        <LaterChange versus={versus} />
       ) : (
         <FigureChange
           figure={key}
@@ -159,6 +160,7 @@ export function Totals({
           before={previous[key]}
           was={formatFigure(key, previous[key])}
           versus={versus}
+          later={later}
         />
       )}
     </Card>
@@ -177,30 +179,24 @@ export function Totals({
         value={formatNumber(data.visitors)}
         chart={chart}
       >
-        {later ? (
-          <LaterChange versus={versus} />
-        ) : (
-          <FigureChange
-            figure="visitors"
-            now={data.visitors}
-            before={previous.visitors}
-            was={formatNumber(previous.visitors)}
-            versus={versus}
-          />
-        )}
+        <FigureChange
+          figure="visitors"
+          now={data.visitors}
+          before={previous.visitors}
+          was={formatNumber(previous.visitors)}
+          versus={versus}
+          later={later}
+        />
       </Card>
       <Card title="Total conversions" value={formatNumber(conversion.total)} chart={chart}>
-        {later ? (
-          <LaterChange versus={versus} />
-        ) : (
-          <FigureChange
-            figure="total"
-            now={conversion.total}
-            before={conversion.previousTotal}
-            was={formatNumber(conversion.previousTotal)}
-            versus={versus}
-          />
-        )}
+        <FigureChange
+          figure="total"
+          now={conversion.total}
+          before={conversion.previousTotal}
+          was={formatNumber(conversion.previousTotal)}
+          versus={versus}
+          later={later}
+        />
       </Card>
       <Card title="Conversion rate" value={`${conversion.rate}%`} chart={chart}>
         {later ? (

@@ -131,7 +131,12 @@ describe('OpenAPI document and reference page', () => {
     ]);
     expect(
       keysAt(doc, 'paths', '/websites/{id}/export', 'get', 'responses', '200', 'content').sort(),
-    ).toEqual(['application/vnd.apache.parquet', 'application/x-ndjson', 'application/zip', 'text/csv']);
+    ).toEqual([
+      'application/vnd.apache.parquet',
+      'application/x-ndjson',
+      'application/zip',
+      'text/csv',
+    ]);
     expect(keysAt(doc, 'components', 'schemas', 'Funnel', 'properties')).toEqual([
       'id',
       'name',

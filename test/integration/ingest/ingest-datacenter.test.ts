@@ -4,8 +4,7 @@
  * nothing, unless its website switched the rule off.
  */
 import { describe, expect, it } from 'vitest';
-import { snapshot } from '../../support/api.ts';
-import { AUSTIN, rollups, sendHit } from '../../support/hits.ts';
+import { AUSTIN, expectDropped, rollups, sendHit } from '../../support/hits.ts';
 import { site, statRows } from '../../support/ingest-fixtures.ts';
 
 /** A public address: a local run's own addresses are never judged by their network. */
@@ -15,17 +14,6 @@ const HETZNER = { ...AUSTIN, asn: 24940, asOrganization: 'Hetzner Online GmbH' }
 const COMCAST = { ...AUSTIN, asn: 7922, asOrganization: 'Comcast Cable Communications, LLC' };
 
 type Hit = Parameters<typeof sendHit>;
-
-async function expectDropped(reason: string, ...[body, options]: Hit) {
-  const before = await snapshot('stats');
-  const res = await sendHit(body, options);
-  expect({ status: res.status, reason: res.dropReason, body: res.text }).toEqual({
-    status: 202,
-    reason,
-    body: '',
-  });
-  expect(await snapshot('stats')).toEqual(before);
-}
 
 async function expectCounted(websiteId: number, ...[body, options]: Hit) {
   const total = async () =>

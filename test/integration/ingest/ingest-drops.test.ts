@@ -1,7 +1,6 @@
 /** The hit contract (docs/ARCHITECTURE.md): hits dropped on purpose answer 202 with their reason and store nothing. */
 import { describe, expect, it } from 'vitest';
-import { snapshot } from '../../support/api.ts';
-import { CHROME_WINDOWS, rollups, sendHit } from '../../support/hits.ts';
+import { CHROME_WINDOWS, expectDropped, rollups, sendHit } from '../../support/hits.ts';
 import { site, statRows } from '../../support/ingest-fixtures.ts';
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -9,18 +8,6 @@ const HEADLESS_CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36';
 
 type Hit = Parameters<typeof sendHit>;
-
-/** Sends a hit that must be dropped for `reason`, and checks that no stats row changed. */
-async function expectDropped(reason: string, ...[body, options]: Hit) {
-  const before = await snapshot('stats');
-  const res = await sendHit(body, options);
-  expect({ status: res.status, reason: res.dropReason, body: res.text }).toEqual({
-    status: 202,
-    reason,
-    body: '',
-  });
-  expect(await snapshot('stats')).toEqual(before);
-}
 
 /** Sends a hit that must be stored. */
 async function expectCounted(websiteId: number, ...[body, options]: Hit) {

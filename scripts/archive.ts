@@ -55,13 +55,15 @@ async function backfill() {
     const { data } = (await res.json()) as {
       data: { written: string[]; written_before: number; busy: string[]; next: string | null };
     };
-    for (const date of data.written) process.stdout.write(`Wrote ${date}.\n`);
+    for (const date of data.written) process.stdout.write(`Archived ${date}.\n`);
     for (const date of data.busy)
       process.stdout.write(`${date} is being written by the hourly run: left to it.\n`);
     written += data.written.length;
     from = data.next;
   }
-  process.stdout.write(`Done: ${written} dates written.\n`);
+  process.stdout.write(
+    `Done: ${written} dates archived (a date without events is in the manifest, with no file).\n`,
+  );
 }
 
 /**

@@ -129,7 +129,9 @@ export async function replayDemoTraffic(
     log(`  ${done} of ${hits.length} hits (${Math.round((100 * done) / hits.length)}%)`),
   );
   log(
-    `  ${loaded.stored} hits counted, ${loaded.dropped} dropped (bots) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `  ${loaded.stored} hits counted, ${loaded.dropped} dropped (${Object.entries(loaded.reasons)
+      .map(([reason, count]) => `${reason} ${count}`)
+      .join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   return loaded;
 }

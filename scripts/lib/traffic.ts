@@ -311,7 +311,7 @@ const REPLAY_CHUNK = 500;
 /**
  * Sends generated hits through the one ingestion entry point of a running Worker (its
  * `POST /__replay`, src/ingest/replay.ts), in time order; returns how many were stored and
- * dropped. `base` is the Worker's origin, e.g. `http://localhost:8787`.
+ * dropped, and the drops by reason. `base` is the Worker's origin, e.g. `http://localhost:8787`.
  */
 export async function replayTraffic(
   base: string,
@@ -320,6 +320,7 @@ export async function replayTraffic(
 ) {
   let stored = 0;
   let dropped = 0;
+  const reasons: Record<string, number> = {};
   for (let i = 0; i < hits.length; i += REPLAY_CHUNK) {
     const chunk: ReplayedHit[] = hits.slice(i, i + REPLAY_CHUNK).map(({ body, req }) => ({
       body,
@@ -337,8 +338,11 @@ export async function replayTraffic(
     if (!res.ok) throw new Error(`replay failed: ${res.status} ${await res.text()}`);
     const result = (await res.json()) as ReplayResult;
     stored += result.stored;
-    dropped += Object.values(result.dropped).reduce((a, b) => a + b, 0);
+    for (const [reason, count] of Object.entries(result.dropped)) {
+      dropped += count;
+      reasons[reason] = (reasons[reason] ?? 0) + count;
+    }
     onProgress?.(Math.min(i + REPLAY_CHUNK, hits.length));
   }
-  return { stored, dropped };
+  return { stored, dropped, reasons };
 }

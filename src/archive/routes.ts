@@ -9,7 +9,7 @@
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { errorResponses, jsonContent } from '../http/responses.ts';
 import { idParam, serveRoute } from '../http/route.ts';
-import { ApiError, validationFailed } from '../lib/errors.ts';
+import { ApiError, checkDateOrder } from '../lib/errors.ts';
 import { s } from '../lib/json-schema.ts';
 import { addDays, earlierDate } from '../lib/time/dates.ts';
 import { dateField } from '../query/api/v1/schemas.ts';
@@ -55,7 +55,7 @@ export function registerArchiveRoutes(api: ApiApp) {
   serveRoute(api, archiveRoute, async (c, { id, query }) => {
     const { website } = await websiteOf(c, id, 'admin');
     const { from, to } = query();
-    if (to < from) throw validationFailed({ to: ['The to field must be a date after from.'] });
+    checkDateOrder(from, to);
     const bucket = c.env.ARCHIVE;
     if (!bucket) throw new ApiError(409, 'No archive bucket: the ARCHIVE binding is not set.');
     const now = Date.now();

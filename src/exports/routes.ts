@@ -7,7 +7,7 @@
 import { type ApiApp, defineRoute } from '../http/openapi.ts';
 import { errorResponses } from '../http/responses.ts';
 import { idParam, serveRoute } from '../http/route.ts';
-import { validationFailed } from '../lib/errors.ts';
+import { checkDateOrder, validationFailed } from '../lib/errors.ts';
 import { stringChoice } from '../lib/fields.ts';
 import { s } from '../lib/json-schema.ts';
 import { MAX_DATE, MIN_DATE } from '../lib/time/dates.ts';
@@ -68,8 +68,7 @@ export function registerExportRoutes(api: ApiApp) {
     const { from, to, ...format } = query();
     if ((from !== undefined || to !== undefined) && format.format !== 'events')
       throw validationFailed({ from: ['The from and to fields apply to format=events only.'] });
-    if (from !== undefined && to !== undefined && to < from)
-      throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
+    if (from !== undefined && to !== undefined) checkDateOrder(from, to);
     const range =
       from !== undefined || to !== undefined
         ? { from: from ?? MIN_DATE, to: to ?? MAX_DATE }

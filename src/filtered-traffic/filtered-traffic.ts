@@ -7,7 +7,7 @@
  * (src/pages/filtered/filtered-section.tsx) show this one answer.
  */
 import type { Env } from '../env.ts';
-import { validationFailed } from '../lib/errors.ts';
+import { checkDateOrder, validationFailed } from '../lib/errors.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../lib/time/dates.ts';
 import { type DroppedRow, droppedCountsOf } from '../rollups/dropped-hits.ts';
 import { flushBeforeReading } from '../website-log/worker/partitions.ts';
@@ -42,8 +42,7 @@ export type FilteredTraffic = {
 
 /** The 422 of a range whose `to` is before its `from`, or that is longer than the API allows. */
 export function checkedRange(range: { from: string; to: string }): { from: string; to: string } {
-  if (range.from > range.to)
-    throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
+  checkDateOrder(range.from, range.to);
   if (daysBetween(range.from, range.to) > MAX_RANGE_DAYS)
     throw validationFailed({
       to: [

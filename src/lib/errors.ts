@@ -40,6 +40,12 @@ export function validationFailed(errors: FieldErrors): ApiError {
   return new ApiError(422, first, errors);
 }
 
+/** The 422 of a range of dates whose `to` comes before its `from` (`YYYY-MM-DD` strings). */
+export function checkDateOrder(from: string, to: string): void {
+  if (to < from)
+    throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
+}
+
 /**
  * Something the answer needs (the event log, D1) did not answer now: a 503 that asks the
  * client to try again in a few seconds. Domain modules throw it rather than name a status.

@@ -10,7 +10,7 @@ import { type ApiApp, defineRoute } from '../../../http/openapi.ts';
 import { statsPage } from '../../../http/pagination.ts';
 import { errorResponses } from '../../../http/responses.ts';
 import { idParam, serveRoute } from '../../../http/route.ts';
-import { ApiError, validationFailed } from '../../../lib/errors.ts';
+import { ApiError, checkDateOrder, validationFailed } from '../../../lib/errors.ts';
 import { clientAddressKey } from '../../../lib/ip.ts';
 import { tooManyRequests, withinReadLimits } from '../../../lib/rate-limit.ts';
 import { addDays, daysBetween, MAX_RANGE_DAYS } from '../../../lib/time/dates.ts';
@@ -173,9 +173,7 @@ export async function checkedQuery<
   const searched =
     filters.length > 0 && q.search ? foldingProblem('search', q.search, foldings) : null;
   if (searched) throw validationFailed({ search: [searched] });
-  if (q.from > q.to) {
-    throw validationFailed({ to: ['The to field must be a date after or equal to from.'] });
-  }
+  checkDateOrder(q.from, q.to);
   if (daysBetween(q.from, q.to) > MAX_RANGE_DAYS) {
     const last = addDays(q.from, MAX_RANGE_DAYS - 1);
     throw validationFailed({

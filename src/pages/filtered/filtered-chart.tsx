@@ -62,25 +62,22 @@ const Drawing: FC<{ points: Point[]; width: number; height: number; id: string }
           y={y}
           tickText={formatNumber}
         />
-        {[...LINES]
-          .reverse()
-          .map(({ key, colour }) =>
-            n === 1 ? (
-              <circle
-                class={`${colour} dot`}
-                cx={x(0).toFixed(1)}
-                cy={y(points[0]?.[key] ?? 0).toFixed(1)}
-                r="4"
-              />
-            ) : (
-              <polyline
-                class={colour}
-                points={points
-                  .map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`)
-                  .join(' ')}
-              />
-            ),
-          )}
+        {/* The bots' line last, over the whole's: where every dropped hit was a bot's, it shows. */}
+        {LINES.map(({ key, colour }) =>
+          n === 1 ? (
+            <circle
+              class={`${colour} dot`}
+              cx={x(0).toFixed(1)}
+              cy={y(points[0]?.[key] ?? 0).toFixed(1)}
+              r="4"
+            />
+          ) : (
+            <polyline
+              class={colour}
+              points={points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(' ')}
+            />
+          ),
+        )}
       </g>
     </svg>
   );

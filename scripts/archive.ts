@@ -12,8 +12,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { websiteIdOf } from './lib/api.ts';
 import { fail, parseOptions, root } from './lib/d1.ts';
+import { websiteIdOf } from './lib/website-id.ts';
 
 const USAGE =
   'usage: npm run archive -- --website DOMAIN --from YYYY-MM-DD --to YYYY-MM-DD [--url URL] [--key KEY]\n' +

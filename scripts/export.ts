@@ -11,8 +11,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { websiteIdOf } from './lib/api.ts';
 import { fail, parseOptions } from './lib/d1.ts';
+import { websiteIdOf } from './lib/website-id.ts';
 
 const USAGE =
   'usage: npm run export -- --website DOMAIN --format plausible|events [--as ndjson|csv|parquet] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--out FILE] [--url URL] [--key KEY]';

@@ -324,9 +324,15 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     }
   });
 
-  it('sends the engagement when the page is left or closed (pagehide)', async () => {
+  // A closing tab's beacon is the browser's to deliver once the page is gone: on a loaded
+  // machine headless Chromium has been seen to drop it (one run in dozens), so this test
+  // alone may run again; a tracker that never sends on pagehide still fails every try.
+  it('sends the engagement when the page is left or closed (pagehide)', { retry: 2 }, async () => {
     const engagements = (path: string) =>
       received.filter((h) => h.page === url(path) && h.engagement);
+    // A try starts with none of an earlier try's hits.
+    for (let i = received.length - 1; i >= 0; i--)
+      if (received[i]?.page.includes('/leave/')) received.splice(i, 1);
     const { page } = await open('/leave/short');
     await elapse(page, 500);
     await skip(page, 15_000);
@@ -343,6 +349,8 @@ describe.skipIf(!haveChromium)('engagement in a real browser', () => {
     await until('the view of the long page', () =>
       received.some((h) => h.page === url('/leave/long') && !h.engagement),
     );
+    // Focused, as a tab being read is: time counts as seen only in a focused, visible page.
+    await page.bringToFront();
     await scrollToY(page, 100_000);
     await elapse(page, 500);
     await skip(page, 15_000);

@@ -212,16 +212,15 @@ async function overviewPage(
   const { range } = view;
   const metric = chartMetric(c.req.query('chart'), range.from === range.to);
   const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
-  const path = view.base;
+  const { base: path, filters } = view;
   const unit = seriesUnitOf(range, c.req.query('interval'));
-  const panels = (hasGoals: boolean) => panelsAsked((name) => c.req.query(name), hasGoals);
+  const panels = (goals: boolean) => panelsAsked((n) => c.req.query(n), goals, filters.length > 0);
   const propertyAsk = propertyAsked(c);
-  // A change made in place (htmx's request) shows its figures first: what takes another pass of
-  // the log follows, the page's script asking for the whole view (docs/ARCHITECTURE.md, "The
-  // statistics page"). A page loaded whole (first paint, no script, a bookmark) is complete.
+  // A change made in place (htmx's request) shows its figures first, the rest follows; a page
+  // loaded whole is complete (docs/ARCHITECTURE.md, "The statistics page").
   const later = c.req.header('HX-Request') === 'true';
-  const q = { range, filters: view.filters, panels, compare, compared, unit, later };
-  const read = await pageReads(c, site, db, { ...q, property: propertyAsk }, view);
+  const q = { range, panels, compare, compared, unit, later, property: propertyAsk };
+  const read = await pageReads(c, site, db, { ...q, filters }, view);
   const { numbers, funnels, segmentMenu, notes, annotator, links, reader } = read;
   const { overview, property, imported, asked, hasGoals } = numbers;
   const keep = keptOf(c, { range, metric, unit, comparing, hasGoals });

@@ -81,9 +81,11 @@ export type Overview = {
    * `changes`, the compared range's figures (a filtered view's: another pass of the log), whose
    * `summary.previous` and the conversion's previous numbers are then zeros never shown; with
    * `compared`, the chart's compared points and the panels' changes (`previousSeries` and
-   * `previousPanels` null).
+   * `previousPanels` null); with `panels`, the panels' rows (a filtered view's: the log's
+   * groupings beyond the figures and the chart), `panels` then empty; with `events`, the
+   * custom events by name (a pass of the log, filtered or not), `events` then unread.
    */
-  later?: { changes: boolean; compared: boolean };
+  later?: { changes: boolean; compared: boolean; panels: boolean; events: boolean };
   /**
    * When asked (the Events tab shown): the range's custom events by name, each with its
    * conversion rate (its visitors in percent of the range's: Plausible's), null when the log
@@ -209,7 +211,7 @@ export async function overviewOf(
     events?: boolean;
     /**
      * Leave out what can follow a moment later (`Overview.later`): the top pages' engagement,
-     * and under filters the compared range.
+     * and under filters the compared range and the panels' rows.
      */
     later?: boolean;
     /** The range holds imported history (the panels then count the roll-ups' metrics). */
@@ -221,10 +223,17 @@ export async function overviewOf(
   } = {},
 ): Promise<Overview | Unavailable> {
   const { source, goals } = website;
-  // Filtered, the compared range is another pass of the log: later, it is left for the next ask.
-  const waiting = later ? { changes: filters.length > 0, compared: compare } : undefined;
+  // Filtered, the compared range and the panels' rows are more of the log's groupings, and the
+  // custom events by name always are: later, they are left for the next ask, so that the
+  // figures and the chart show first.
+  const filtered = filters.length > 0;
+  const waiting = later
+    ? { changes: filtered, compared: compare, panels: filtered, events }
+    : undefined;
   const comparing = compare && !later;
-  const tops = topsOf(source, panels, range, PANEL_ROWS, imported);
+  const tops = waiting?.panels
+    ? Promise.resolve<Awaited<ReturnType<typeof topsOf>>>({ pages: panels.map(() => undefined) })
+    : topsOf(source, panels, range, PANEL_ROWS, imported);
   // The top pages' engagement is asked once they are known, while the rest is read.
   const engaged = tops.then((found) =>
     isUnavailable(found) || later
@@ -243,7 +252,7 @@ export async function overviewOf(
       comparing ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
       website.realtime(),
       source.conversions(goals, range),
-      events ? source.events(range, PANEL_ROWS) : undefined,
+      events && !waiting ? source.events(range, PANEL_ROWS) : undefined,
       engaged,
     ]);
   if (isUnavailable(summary)) return summary;

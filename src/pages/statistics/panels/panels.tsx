@@ -103,17 +103,21 @@ const rolledUpByVisitors = (name: FilterDimension) =>
   !isLogListing(name) && V1_STATISTICS[name].metric === 'visitors';
 
 /**
- * The panels an overview asks for: the tab each group shows, and the hidden tabs the roll-ups
- * hold by visitors (switched to in place). Every other tab's visitors are a pass over the
- * log's rows of the range, made when it is chosen: until then it is a link that loads the
- * page with it chosen (`data-load`). `event`: the custom events by name.
+ * The panels an overview asks for: the tab each group shows, and, unfiltered, the hidden tabs
+ * the roll-ups hold by visitors (switched to in place). Every other tab's visitors are a pass
+ * over the log's rows of the range — under filters, every tab's — made when it is chosen:
+ * until then it is a link that loads the page with it chosen (`data-load`), in place. `event`:
+ * the custom events by name.
  */
 export function panelsAsked(
   query: (name: string) => string | undefined,
   hasGoals: boolean,
+  filtered: boolean,
 ): FilterDimension[] {
   const shown = GROUPS.map((group) => chosenTab(group, query(group.id), hasGoals));
-  return PANEL_NAMES.filter((name) => rolledUpByVisitors(name) || shown.includes(name));
+  return PANEL_NAMES.filter(
+    (name) => shown.includes(name) || (!filtered && rolledUpByVisitors(name)),
+  );
 }
 
 /**
@@ -257,6 +261,18 @@ const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
 };
 
 /**
+ * A tab's rows while they are read (`Overview.later`: a filtered view changed in place shows
+ * its figures and chart first): a neutral mark, as tall as a tab of rows, so that nothing
+ * below jumps; the page's script asks for the whole view and morphs the rows in.
+ */
+const RowsLater: FC<{ label: string }> = ({ label }) => (
+  <p class="hint rows-later" data-later="">
+    <span aria-hidden="true">…</span>
+    <span class="sr-only">{label} being read</span>
+  </p>
+);
+
+/**
  * A group's card: its title, a tab per statistic (links that choose it; the page's script
  * switches in place) and a tab panel each, the chosen one shown.
  */
@@ -305,6 +321,9 @@ const GroupCard: FC<
             <p class="hint">
               <a href={hrefOf(name)}>Show {label}</a>
             </p>
+          ) : name !== 'goal' &&
+            (overview.later?.panels || (name === 'event' && overview.later?.events)) ? (
+            <RowsLater label={label} />
           ) : name === 'goal' ? (
             <GoalsTab goals={overview.goals} view={view} keep={keep} />
           ) : name === 'event' ? (

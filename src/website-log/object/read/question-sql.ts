@@ -261,7 +261,9 @@ function goalTables(ctx: Context, plan: GroupPlan & { goals: GoalMap }): string[
       json_extract(value, '$[1]') AS col, json_extract(value, '$[2]') AS id,
       json_extract(value, '$[3]') AS goal_currency, json_extract(value, '$[4]') AS scroll
       FROM json_each(${list}))`,
-    `goal_rows${q} AS ${columns.length > 1 ? 'MATERIALIZED ' : ''}(SELECT * FROM kept WHERE ${joined(columns.map(hits), 'OR')})`,
+    // Materialized even when read once: in the join below, SQLite would otherwise scan the
+    // chunk's rows again for each of the goals' ids.
+    `goal_rows${q} AS MATERIALIZED (SELECT * FROM kept WHERE ${joined(columns.map(hits), 'OR')})`,
     `goal_hits${q} AS (${unionAll(columns.map(join))})`,
   ];
 }

@@ -109,14 +109,27 @@ export type Target = { remote: boolean; persistTo?: string | undefined };
 /** The migrations in `drizzle/` (wrangler.toml's `migrations_dir`), by file name. */
 const MIGRATIONS = readdirSync(`${root}drizzle`).filter((name) => name.endsWith('.sql'));
 
-/** The migrations of `drizzle/` the database lacks, in order (wrangler records those applied). */
-async function pendingMigrations(d1: D1Database): Promise<string[]> {
-  try {
-    const { results } = await d1.prepare('SELECT name FROM d1_migrations').all<{ name: string }>();
-    const applied = new Set(results.map((row) => row.name));
-    return MIGRATIONS.filter((name) => !applied.has(name));
-  } catch {
-    return MIGRATIONS; // no migrations table: nothing applied yet
+/**
+ * The migrations of `drizzle/` the database lacks, in order (wrangler records those applied).
+ * Only a database with no `d1_migrations` table has none applied. One busy for a moment (a
+ * killed process's write being recovered: SQLITE_BUSY) is asked again every `wait` ms, up to
+ * 100 times; any other failure is thrown — applying every migration again over tables that
+ * exist would fail half-way.
+ */
+export async function pendingMigrations(d1: D1Database, { wait = 100 } = {}): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { results } = await d1
+        .prepare('SELECT name FROM d1_migrations')
+        .all<{ name: string }>();
+      const applied = new Set(results.map((row) => row.name));
+      return MIGRATIONS.filter((name) => !applied.has(name));
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error);
+      if (/no such table: d1_migrations/.test(message)) return MIGRATIONS;
+      if (!/SQLITE_BUSY|database is locked/.test(message) || attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 }
 

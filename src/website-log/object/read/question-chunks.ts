@@ -151,18 +151,22 @@ export class LogReader {
           plans.push({ q: plans.length, dimensions: [GOAL], partials: new Set(['vis']), goals });
         }
       const sums = plans.map((plan) => new Groups(plan.dimensions.length));
+      const { counted, summed } = byDates(plans);
       // The statement's columns: q, a value per dimension, then the sums any grouping needs.
       const shape = {
-        dimensions: Math.max(0, ...plans.map((plan) => plan.dimensions.length)),
-        sums: PARTIALS.filter((p) => plans.some((plan) => plan.partials.has(p))),
+        dimensions: Math.max(0, ...counted.map((plan) => plan.dimensions.length)),
+        sums: PARTIALS.filter((p) => counted.some((plan) => plan.partials.has(p))),
       };
+      let chunks = 0;
       if (filter !== false)
         await this.eachChunk(q, tally, (chunk) => {
-          const statement = chunkStatement(filter, plans, chunk, q.between, currency);
+          const statement = chunkStatement(filter, counted, chunk, q.between, currency);
           const rows = this.db.arrays(statement.text, ...statement.params);
           for (const row of rows) addRow(sums, shape, row as (number | null)[]);
+          chunks++;
           return rows.length;
         });
+      if (chunks > 0) for (const [at, from] of summed) sumDates(sums, at, from);
       const total = sums[totalAt]?.all[0]?.sums ?? noPartials();
       const answers: T[] = [];
       for (const [i, g] of q.groups.entries()) {
@@ -313,6 +317,46 @@ export class LogReader {
     }
     return dates;
   }
+}
+
+/** The date dimension: its groups are the range's dates. */
+const DAY = 'time:day';
+
+/**
+ * The groupings the statement counts, and those it need not: a grouping by nothing (no
+ * goals), asked with one by date, is that one's groups added up — a visit and a visitor
+ * never cross a local date, so the range's visitors and visits are its dates' summed — and
+ * the grouping by date then counts its sums too (`summed`: [the grouping, the one by date],
+ * by index). The figures and the chart of a filtered view are so one grouping of the log.
+ */
+function byDates(plans: GroupPlan[]): { counted: GroupPlan[]; summed: [number, number][] } {
+  const dated = plans.findIndex(
+    (p) => !p.goals && p.dimensions.length === 1 && p.dimensions[0] === DAY,
+  );
+  const whole = plans.filter((p) => !p.goals && p.dimensions.length === 0);
+  const daily = plans[dated];
+  if (!daily || whole.length === 0) return { counted: plans, summed: [] };
+  const partials = new Set(
+    [daily.partials, ...whole.map((p) => p.partials)].flatMap((s) => [...s]),
+  );
+  return {
+    counted: plans.flatMap((p) =>
+      p === daily ? [{ ...p, partials }] : whole.includes(p) ? [] : [p],
+    ),
+    summed: whole.map((p) => [p.q, dated]),
+  };
+}
+
+/**
+ * The one group of grouping `at` (by nothing), as the statement would have counted it: the
+ * sums of grouping `from`'s groups (by date).
+ */
+function sumDates(sums: Groups[], at: number, from: number): void {
+  const group = sums[at]?.at([], 0);
+  if (!group) return;
+  group.hits = true;
+  for (const dated of sums[from]?.all ?? [])
+    for (const p of PARTIALS) group.sums[p] += dated.sums[p];
 }
 
 /** Adds a row of a chunk's statement (`q, d0, …, sums…`) to its grouping's sums. */

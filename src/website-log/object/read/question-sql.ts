@@ -32,6 +32,13 @@ import {
   type Resolved,
 } from './filters/filter-sql.ts';
 
+/**
+ * A visit's key in a statement: a visit's number is its date's own (no two visitors of a
+ * date share one), so the date and the number name it — one integer, which SQLite looks up
+ * faster than the row value `(day, visitor, visit)`.
+ */
+const VISIT_KEY = 'day * 4294967296 + visit';
+
 /** A statement and its parameters. */
 export type Statement = { text: string; params: (string | number)[] };
 
@@ -108,8 +115,8 @@ function hitSums(ctx: Context, dimensions: QueryDimension[]): SumSql {
     vst: wholeVisits
       ? 'sum(kind = 0 AND firsts & 2 = 2)'
       : ctx.owned
-        ? 'count(DISTINCT day * 4294967296 + visit)'
-        : 'count(DISTINCT CASE WHEN visit > 0 THEN day * 4294967296 + visit END)',
+        ? `count(DISTINCT ${VISIT_KEY})`
+        : `count(DISTINCT CASE WHEN visit > 0 THEN ${VISIT_KEY} END)`,
   };
 }
 
@@ -348,7 +355,7 @@ export function chunkStatement(
     tables.push(
       ctx.onHit
         ? `views AS ${materialized(reads.views)}(SELECT ${select} FROM log
-      WHERE ${range} AND kind = 0 AND (day, visitor, visit) IN (SELECT day, visitor, visit FROM kept WHERE visit > 0))`
+      WHERE ${range} AND kind = 0 AND ${VISIT_KEY} IN (SELECT ${VISIT_KEY} FROM kept WHERE visit > 0))`
         : `views AS ${materialized(reads.views)}(SELECT ${select} FROM kept WHERE kind = 0 AND visit > 0)`,
     );
   }

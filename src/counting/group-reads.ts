@@ -174,8 +174,12 @@ export async function answerOf(g: GroupQuery, reads: GroupReads, turn: Turn): Pr
   });
   const [first] = dimensions;
   if (g.search && first && first.kind !== 'text') {
-    const term = g.search.toLowerCase();
-    rows = rows.filter((row) => (row.dimensions[0] as string).toLowerCase().includes(term));
+    const term = g.exact ? g.search : g.search.toLowerCase();
+    rows = rows.filter((row) =>
+      g.exact
+        ? row.dimensions[0] === term
+        : (row.dimensions[0] as string).toLowerCase().includes(term),
+    );
   }
   const goalAt = dimensions.findIndex((d) => d.kind === 'goal');
   const page = await turn(() =>

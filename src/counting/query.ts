@@ -60,6 +60,11 @@ export type GroupQuery = {
   /** API v1's `search`: the rows whose first dimension's value contains it, in any case. */
   search?: string;
   /**
+   * `search` is a whole value, in its case: the row of that value alone (the roll-ups read its
+   * rows only, by their key: how a typed filter value is first looked up).
+   */
+  exact?: boolean;
+  /**
    * With `event:goal` among the dimensions: the goals its rows are split by. A hit's goals are
    * those whose filter keeps it (a hit may complete several); each goal's revenue is counted in
    * its own currency. Its rows are paged goal by goal — `offset` and `limit` within each goal's

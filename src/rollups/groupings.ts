@@ -90,6 +90,7 @@ export async function statisticAnswer(
     from: range.from,
     to: range.to,
     search: g.search,
+    exact: g.exact,
     sortBy: byValue ? 'value' : 'count',
     sort: first?.[1] ?? 'desc',
     limit: g.limit,

@@ -36,6 +36,8 @@ export type StatsQuery = {
   from: string;
   to: string;
   search?: string | undefined;
+  /** `search` is a whole value, in its case (`GroupQuery.exact`). */
+  exact?: boolean | undefined;
   sortBy: 'count' | 'value';
   sort: 'asc' | 'desc';
   limit: number;
@@ -222,6 +224,18 @@ function compound(terms: string[], order?: string): string {
   return compound(groups, order);
 }
 
+/**
+ * The WHERE of a search over a statistic's rows: the values containing it in any case, or,
+ * `exact`, the value itself — SQLite pushes it into each arm, so only that value's rows are
+ * read, by the primary key.
+ */
+const searchOf = (q: Pick<StatsQuery, 'search' | 'exact'>): SQL =>
+  q.search === undefined || q.search === ''
+    ? sql``
+    : q.exact
+      ? sql` WHERE value = ${q.search}`
+      : sql` WHERE ${containsText(sql.raw('value'), q.search)}`;
+
 /** The most terms one compound SELECT is given. */
 const COMPOUND_TERMS = 4;
 
@@ -249,7 +263,7 @@ const COMPOUND_TERMS = 4;
 export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage> {
   const rows = rollupRows({ ...q, names: [q.name], ordered: true });
   if (TIME_VALUED.has(q.name)) return timeValuedPage(db, rows, q);
-  const search = q.search ? sql` WHERE ${containsText(sql.raw('value'), q.search)}` : sql``;
+  const search = searchOf(q);
   const grouped = sql`SELECT value, sum(count) AS count FROM (${rows})${search} GROUP BY value HAVING sum(count) > 0`;
   const direction = sql.raw(q.sort === 'asc' ? 'ASC' : 'DESC');
   const primary = sql.raw(q.sortBy === 'value' ? 'value' : 'count');
@@ -279,7 +293,7 @@ export async function queryStats(db: Database, q: StatsQuery): Promise<StatsPage
  * others: by count or value, ties by value (times compare the same as text).
  */
 async function timeValuedPage(db: Database, rows: SQL, q: StatsQuery): Promise<StatsPage> {
-  const search = q.search ? sql` WHERE ${containsText(sql.raw('value'), q.search)}` : sql``;
+  const search = searchOf(q);
   const result = await db.run(sql`SELECT value, count FROM (${rows})${search}`);
   const sums = new Map<string, number>();
   for (const row of result.results as { value: string; count: number }[])

@@ -248,7 +248,14 @@ function v1Property(name: string): { dimension: string; metric: string } {
  */
 export function v1Grouping(
   name: StatName | LogListing | { property: string },
-  page: { sortBy: 'count' | 'value'; sort: 'asc' | 'desc'; limit: number; offset: number },
+  page: {
+    sortBy: 'count' | 'value';
+    sort: 'asc' | 'desc';
+    limit: number;
+    offset: number;
+    /** `search` is a whole value (`GroupQuery.exact`). */
+    exact?: boolean | undefined;
+  },
   search?: string,
   metrics?: readonly string[],
 ): GroupQuery {
@@ -265,7 +272,7 @@ export function v1Grouping(
     order: [[page.sortBy === 'value' ? dimension : (counted[0] as string), page.sort]],
     limit: page.limit,
     offset: page.offset,
-    ...(search ? { search } : {}),
+    ...(search ? { search, ...(page.exact ? { exact: true } : {}) } : {}),
   };
 }
 

@@ -35,7 +35,11 @@ function holderOf(f: Filter): StatName | LogListing | { property: string } | nul
   return isLogListing(f.dimension) ? f.dimension : (f.dimension as StatName);
 }
 
-/** One typed value matched to the range's values: the stored one, or null for none. */
+/**
+ * One typed value matched to the range's values: the stored one, or null for none. A value of
+ * a statistic is first looked up as it is (a value clicked in a panel always is: the roll-ups
+ * read its rows alone), then searched.
+ */
 async function matched(
   unfiltered: Source,
   holder: NonNullable<ReturnType<typeof holderOf>>,
@@ -43,18 +47,25 @@ async function matched(
   value: string,
   range: { from: string; to: string },
 ): Promise<string | null> {
-  const page = await unfiltered.page({
-    ...(typeof holder === 'string'
-      ? { name: holder }
-      : { name: 'property' as const, property: holder.property }),
-    from: range.from,
-    to: range.to,
-    search: value,
-    sortBy: 'count',
-    sort: 'desc',
-    limit: LOOKED_AT,
-    offset: 0,
-  });
+  const ask = (exact: boolean) =>
+    unfiltered.page({
+      ...(typeof holder === 'string'
+        ? { name: holder }
+        : { name: 'property' as const, property: holder.property }),
+      from: range.from,
+      to: range.to,
+      search: value,
+      ...(exact ? { exact } : {}),
+      sortBy: 'count',
+      sort: 'desc',
+      limit: exact ? 1 : LOOKED_AT,
+      offset: 0,
+    });
+  if (typeof holder === 'string' && !isLogListing(holder)) {
+    const found = await ask(true);
+    if (!isUnavailable(found) && found.rows.length > 0) return value;
+  }
+  const page = await ask(false);
   if (isUnavailable(page)) return value;
   const rows = page.rows.map((r) => r.value);
   if (rows.includes(value)) return value;

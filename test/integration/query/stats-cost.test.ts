@@ -119,6 +119,37 @@ describe('stats query cost (D1 rows read)', () => {
     expect((await rangeShape(otherId, 'page', '2026-01-01', '2026-01-30')).r).toBeGreaterThan(0);
   });
 
+  it("a value looked up whole (a typed filter's) reads that value's rows, one per day at most", async () => {
+    const [from, to] = ['2026-01-01', '2026-01-30'];
+    const { r } = await rangeShape(siteId, 'page', from, to);
+    const ask = (search: string, exact: boolean) =>
+      queryStats(db(), {
+        websiteId: siteId,
+        through: null,
+        name: 'page',
+        from,
+        to,
+        search,
+        exact,
+        sortBy: 'count',
+        sort: 'desc',
+        limit: 1,
+        offset: 0,
+      });
+    const [whole, searched, cased] = await Promise.all([
+      ask('/page-3', true),
+      ask('/page-3', false),
+      ask('/PAGE-3', true),
+    ]);
+    expect(whole.rows).toEqual(searched.rows.slice(0, 1));
+    expect(whole.total).toBe(1);
+    expect(cased.rows).toEqual([]);
+    // Each day's arm seeks the value (and reads one row more); the search reads every page.
+    expect(whole.rowsRead).toBeLessThanOrEqual(2 * 30 + 2);
+    expect(searched.rowsRead).toBeGreaterThanOrEqual(r);
+    expect(r).toBeGreaterThan(4 * 30);
+  });
+
   it('a page past the end counts the range once more, at most the cost of the page again', async () => {
     const { r } = await rangeShape(siteId, 'page', '2026-01-01', '2026-01-30');
     const past = await query(siteId, 'page', '2026-01-01', '2026-01-30', 1000);

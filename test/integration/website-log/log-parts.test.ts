@@ -151,6 +151,31 @@ describe("a log's parts, added together", () => {
     );
   });
 
+  it('answer a whole value searched (`exact`) with its row alone, as the search has it', async () => {
+    const g: GroupQuery = {
+      dimensions: ['sl:page'],
+      metrics: ['visitors', 'pageviews'],
+      order: [['visitors', 'desc']],
+      limit: 10,
+      offset: 0,
+      search: '/p1',
+    };
+    const q = { from: '2026-06-01', to: '2026-06-05', filters: [] };
+    const searched = await bothWays({ ...q, groups: [g] });
+    const exact = await bothWays({
+      ...q,
+      groups: [
+        { ...g, exact: true },
+        { ...g, search: '/P1', exact: true },
+      ],
+    });
+    const row = searched.whole[0]?.rows.find((r) => r.dimensions[0] === '/p1');
+    expect(row).toBeDefined();
+    expect(exact.whole[0]).toEqual({ rows: [row], total: 1 });
+    expect(exact.whole[1]).toEqual({ rows: [], total: 0 });
+    expect(exact.merged).toEqual(exact.whole);
+  });
+
   it('answer a grouping by goals as the whole log does, each goal paged alone', async () => {
     const g: GroupQuery = {
       dimensions: ['event:goal', 'sl:page'],

@@ -84,7 +84,7 @@ export async function groupReads(
   let found = hitSide ? groups.filter((group) => group.hits) : groups;
   const first = dimensions[0];
   if (g.search && first?.kind === 'text') {
-    const matching = await searched(g.search);
+    const matching = g.exact ? new Set([dict.idOf(g.search)]) : await searched(g.search);
     found = found.filter((group) => group.key[0] !== null && matching.has(group.key[0] as number));
   }
   // Each text dimension's values read once per id, not once per group.

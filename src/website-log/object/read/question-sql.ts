@@ -180,8 +180,16 @@ function groupArms(outer: Context, shape: Shape, plan: GroupPlan): Arms {
     dimensions.some((d) => d.exit) ? `${table} JOIN exits USING (day, visitor, visit)` : table;
   // Each row says its grouping and side: `q` = 2 × the grouping + 1 for the visit sums alone
   // (grouped by the visits' values: their rows make no group of their own).
+  // A row without a value of a dimension that has no `none` makes no group: it is left out
+  // before grouping (most page views carry no UTM tag, no property…).
+  const valued = (keys: string[], where?: string) => {
+    const kept = dimensions.flatMap((d, i) =>
+      d.kind === 'text' && d.none === undefined && !d.exit ? [`${keys[i]} IS NOT NULL`] : [],
+    );
+    return kept.length === 0 ? where : [...(where ? [`(${where})`] : []), ...kept].join(' AND ');
+  };
   const armOf = (from: string, keys: string[], sums: SumSql, where?: string, visits = false) =>
-    arm(shape, 2 * plan.q + (visits ? 1 : 0), from, keys, sums, where);
+    arm(shape, 2 * plan.q + (visits ? 1 : 0), from, keys, sums, valued(keys, where));
   // Exit pages alone, counted as the roll-ups count them: +1 on each page view's page, −1 on
   // the page before it (a visit begun before the log kept its views counts no exit).
   if (

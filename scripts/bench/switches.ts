@@ -4,6 +4,7 @@
  * marked, a filter's chip, a period's name) — the page changing in place (docs/ARCHITECTURE.md,
  * "The statistics page"). Timed inside the page (`performance.now()` at the click, then at each
  * animation frame until the change shows), so the driver's own round trips are not counted.
+ * Each switch starts from the page loaded afresh, and ends once the new view is complete.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -94,6 +95,10 @@ export async function measureSwitches(
         // In place: the address follows the click.
         if (page.url() === address)
           throw new Error(`the ${change.kind} switch left the address as it was`);
+        // The view is let complete (its parts that follow: ../../src/pages/assets/later-script.ts)
+        // before the next load, as a reader looks at it: what follows one switch is not
+        // counted in the next.
+        await page.waitForFunction(() => !document.querySelector('#main [data-later]'));
         if (round >= 0) times[change.kind] = [...(times[change.kind] ?? []), ms];
       }
     }

@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Unstable_DevWorker } from 'wrangler';
 import { withDatabase } from '../../scripts/lib/d1.ts';
@@ -162,16 +162,29 @@ describe.skipIf(!haveChromium)("a daily user's tasks in a real browser", () => {
     expect(await stillSamePage()).toBe(true);
   });
 
-  it('opens a UTM tab in place, the address following', async () => {
+  it('opens a UTM tab in place, its panel alone asked for, the address following', async () => {
     await page.goto(`${base}/stats/${DOMAIN}?range=30d`);
     await markPage();
     const y = await page.evaluate(() => {
       document.getElementById('sources')?.scrollIntoView();
       return window.scrollY;
     });
+    // Another group's tab chosen first (shown in place, nothing asked) stays chosen.
+    const asked: { url: string; part: string | undefined }[] = [];
+    const seen = (r: Request) => {
+      if (r.resourceType() === 'fetch' && !r.url().includes('/live.json'))
+        asked.push({ url: r.url(), part: r.headers()['sightline-part'] });
+    };
+    page.on('request', seen);
+    await page.click('#tab-os');
     await page.click('#tab-campaign');
     await page.waitForURL(/sources=campaign/);
     await page.waitForSelector('#panel-campaign:not([data-load]) table');
+    page.off('request', seen);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.part).toBe('panel-campaign');
+    expect(new URL(page.url()).searchParams.get('devices')).toBe('os');
+    expect(await page.isVisible('#panel-os')).toBe(true);
     expect(await stillSamePage()).toBe(true);
     expect(await page.isVisible('#panel-campaign')).toBe(true);
     expect((await panelValues('campaign')).length).toBeGreaterThan(0);

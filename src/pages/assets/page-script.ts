@@ -169,9 +169,36 @@ document.addEventListener('keydown', (event) => {
 const loads = (tab: Element) =>
   document.getElementById(tab.getAttribute('aria-controls') ?? '')?.hasAttribute('data-load');
 
+/** What this script uses of htmx to load a tab's panel (loaded before it on these pages). */
+type Htmx = {
+  ajax(verb: 'GET', path: string, options: Record<string, unknown>): Promise<void>;
+};
+
+/**
+ * Loads a tab's rows in place: its panel alone is asked for (`Sightline-Part`, which the
+ * server answers with that panel: ../statistics/panels/panels.tsx `panelPart`) and morphed in,
+ * then shown as any tab is. False without htmx (the tab's link is then followed); a panel
+ * still unread after its answer (the range cannot be read so) is its link followed.
+ */
+function loadTab(tab: HTMLAnchorElement, focus?: boolean): boolean {
+  const htmx = (window as unknown as { htmx?: Htmx }).htmx;
+  const id = tab.getAttribute('aria-controls');
+  if (!htmx || !id) return false;
+  const follow = () => location.assign(tab.href);
+  htmx
+    .ajax('GET', tab.href, {
+      target: `#${id}`,
+      select: `#${id}`,
+      swap: 'outerMorph',
+      headers: { 'Sightline-Part': id },
+    })
+    .then(() => (loads(tab) ? follow() : selectTab(tab, focus)), follow);
+  return true;
+}
+
 function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
   if (loads(tab)) {
-    tab.click();
+    if (!loadTab(tab, focus)) tab.click();
     return;
   }
   const list = tab.parentNode as ParentNode;
@@ -189,9 +216,14 @@ function selectTab(tab: HTMLAnchorElement, focus?: boolean): void {
   if (focus) tab.focus();
 }
 
-/** The links to this page (tabs aside) choose the group's tab `value` (none: the default). */
+/**
+ * The links to this page (the group's own tabs aside) choose the group's tab `value` (none:
+ * the default).
+ */
 function keepTabInLinks(group: string, value: string | null): void {
-  for (const link of document.querySelectorAll<HTMLAnchorElement>('a[href]:not([role=tab])')) {
+  for (const link of document.querySelectorAll<HTMLAnchorElement>(
+    `a[href]:not(#${group} [role=tab])`,
+  )) {
     const url = new URL(link.href);
     if (url.pathname !== location.pathname) continue;
     if (value) url.searchParams.set(group, value);
@@ -225,10 +257,10 @@ document.addEventListener('click', (event) => {
   const tab = elementOf(event)?.closest<HTMLAnchorElement>('[role=tab]');
   if (!tab || event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)
     return;
-  // A tab to load is followed (in place, by the page's library).
-  if (loads(tab)) return;
+  // A tab to load is asked for alone (without the page's library, its link is followed).
+  if (loads(tab) && !loadTab(tab)) return;
   event.preventDefault();
-  selectTab(tab);
+  if (!loads(tab)) selectTab(tab);
 });
 
 // A tab list's keys, as ARIA's tabs pattern has them: the arrows go to the tab before or after

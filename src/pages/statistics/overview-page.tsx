@@ -48,7 +48,7 @@ import { statisticCsv, statisticPage, statisticValues } from './full-view.tsx';
 import { readableSite, registerPasswordRoute, viewOf } from './gate.tsx';
 import { PageHead, switcherParams } from './page-head.tsx';
 import { UnavailableNotice } from './panels/panel-rows.tsx';
-import { chosenTabs, PanelGroups, panelsAsked } from './panels/panels.tsx';
+import { chosenTabs, PanelAlone, PanelGroups, panelPart, panelsAsked } from './panels/panels.tsx';
 import { PropertiesPanel } from './panels/properties-card.tsx';
 import { realtimePage } from './panels/realtime.tsx';
 import { registerSegmentPages, segmentMenuOf } from './segment-menu.tsx';
@@ -151,6 +151,13 @@ function keptOf(
   };
 }
 
+/** What the overview's links keep, with the custom property the address names or lists. */
+const withProperty = (keep: Extra, property: ReturnType<typeof propertyAsked>): Extra => ({
+  ...keep,
+  property: property.asked || undefined,
+  properties: property.listed && !property.asked ? 1 : undefined,
+});
+
 /** The overview's address with the chart drawing `m` (and another comparison, or none). */
 const chartHrefOf =
   (view: View, kept: Extra) => (m: ChartMetric, comparison?: CompareParams | false) =>
@@ -197,9 +204,51 @@ async function statisticsPage(c: Context<AppEnv>) {
   if (found instanceof Response) return found;
   const { site, db } = found;
   const viewed = await viewOf(c, site, db);
-  return viewed.view.range.name === 'realtime'
-    ? realtimePage(c, site, db, viewed)
-    : overviewPage(c, site, db, viewed);
+  if (viewed.view.range.name === 'realtime') return realtimePage(c, site, db, viewed);
+  const part = panelPart(c.req.header('Sightline-Part'));
+  return part ? panelAlone(c, site, db, viewed, part) : overviewPage(c, site, db, viewed);
+}
+
+/**
+ * A tab's panel alone (`panelPart`: the page's script loads a tab so, in place), read as the
+ * overview reads it — its rows, the figures their shares are of, their changes when comparing
+ * — and nothing else of the page; the whole overview when the range cannot be read so.
+ */
+async function panelAlone(
+  c: Context<AppEnv>,
+  site: WebsiteRow,
+  db: Database,
+  viewed: Awaited<ReturnType<typeof viewOf>>,
+  name: FilterDimension,
+) {
+  const { view } = viewed;
+  const { range } = view;
+  const { compare, compared, comparing } = comparisonAsked(c, range, site.timezone);
+  const unit = seriesUnitOf(range, c.req.query('interval'));
+  const question = { range, filters: view.filters, compare, compared, unit };
+  const numbers = await statisticsPageOf(c.env, db, site.id, {
+    ...question,
+    panels: () => [name],
+    property: { asked: '', listed: false },
+    panelsOnly: true,
+  });
+  const { overview, hasGoals } = numbers;
+  if (isUnavailable(overview)) return overviewPage(c, site, db, viewed);
+  const metric = chartMetric(c.req.query('chart'), range.from === range.to);
+  const keep = withProperty(
+    keptOf(c, { range, metric, unit, comparing, hasGoals }),
+    propertyAsked(c),
+  );
+  return c.html(
+    <PanelAlone
+      overview={overview}
+      domain={site.domain}
+      view={view}
+      keep={keep}
+      name={name}
+      hasGoals={hasGoals}
+    />,
+  );
 }
 
 /** The overview: the figures, the chart and every statistic's first values. */
@@ -224,11 +273,7 @@ async function overviewPage(
   const { numbers, funnels, segmentMenu, notes, annotator, links, reader } = read;
   const { overview, property, imported, asked, hasGoals } = numbers;
   const keep = keptOf(c, { range, metric, unit, comparing, hasGoals });
-  const kept = {
-    ...keep,
-    property: propertyAsk.asked || undefined,
-    properties: propertyAsk.listed && !propertyAsk.asked ? 1 : undefined,
-  };
+  const kept = withProperty(keep, propertyAsk);
   const chartHref = chartHrefOf(view, kept);
   const funnelsMade = reader?.admin ? `/websites/${site.id}/funnels` : undefined;
   return render(c, {

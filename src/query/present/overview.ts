@@ -206,6 +206,7 @@ export async function overviewOf(
     imported = false,
     events = false,
     later = false,
+    panelsOnly = false,
   }: {
     /** Read the custom events by name (`Overview.events`). */
     events?: boolean;
@@ -214,6 +215,11 @@ export async function overviewOf(
      * and under filters the compared range and the panels' rows.
      */
     later?: boolean;
+    /**
+     * The panels alone, with the figures their shares are of (a tab loaded in place): no
+     * chart, realtime, conversions nor custom events are read (empty in the answer).
+     */
+    panelsOnly?: boolean;
     /** The range holds imported history (the panels then count the roll-ups' metrics). */
     imported?: boolean;
     compare?: boolean;
@@ -245,14 +251,16 @@ export async function overviewOf(
   );
   const [summary, series, previous, pages, before, live, conversions, named, engagement] =
     await Promise.all([
-      waiting?.changes ? figuresAlone(source, range) : summaryOf(source, range, compared),
-      source.series(range, unit),
-      comparing ? source.series(compared, unit) : null,
+      waiting?.changes || panelsOnly
+        ? figuresAlone(source, range)
+        : summaryOf(source, range, compared),
+      panelsOnly ? [] : source.series(range, unit),
+      comparing && !panelsOnly ? source.series(compared, unit) : null,
       tops,
       comparing ? topsOf(source, panels, compared, COMPARED_ROWS, imported) : null,
-      website.realtime(),
-      source.conversions(goals, range),
-      events && !waiting ? source.events(range, PANEL_ROWS) : undefined,
+      panelsOnly ? 0 : website.realtime(),
+      panelsOnly ? [] : source.conversions(goals, range),
+      events && !waiting && !panelsOnly ? source.events(range, PANEL_ROWS) : undefined,
       engaged,
     ]);
   if (isUnavailable(summary)) return summary;
@@ -289,9 +297,11 @@ export async function overviewOf(
     shown.length > 0 && filters.length === 0
       ? await ownVisitors(website, range, summary)
       : summary.data.visitors;
-  const converted = await conversionIn(website, range, filters, summary, conversions, {
-    compared: waiting?.changes ? null : compared,
-  });
+  const converted = panelsOnly
+    ? undefined
+    : await conversionIn(website, range, filters, summary, conversions, {
+        compared: waiting?.changes ? null : compared,
+      });
   if (converted) {
     base = converted.base;
     overview.conversion = converted.conversion;

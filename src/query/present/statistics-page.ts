@@ -35,6 +35,11 @@ export type PageQuestion = {
    * docs/ARCHITECTURE.md, "The statistics page").
    */
   later?: boolean;
+  /**
+   * The panels alone (a tab loaded in place: its rows, the figures their shares are of, and
+   * when comparing their changes): no chart, no realtime, no goals, no properties.
+   */
+  panelsOnly?: boolean;
 };
 
 /**
@@ -113,9 +118,10 @@ export async function statisticsPageOf(
         imported: imported.length > 0 && filters.length === 0,
         events: asked.includes('event'),
         later: q.later === true,
+        panelsOnly: q.panelsOnly === true,
       },
     ),
-    property(),
+    q.panelsOnly ? { name: '', names: null, rows: null } : property(),
   ]);
   return { overview, asked, hasGoals: goals.length > 0, property: shown, imported };
 }

@@ -181,7 +181,7 @@ describe('the overview under filters', () => {
     const html = await page(s.domain, '');
     // The goals are the first tab of "Goals and events", chosen while there are conversions.
     expect(html).toMatch(
-      /<a href="[^"]*#events" role="tab" id="tab-goal"[^>]*aria-selected="true"/,
+      /<a href="[^"]*#events" hx-boost="false" role="tab" id="tab-goal"[^>]*aria-selected="true"/,
     );
     const goalsPanel = panel(html, 'goal');
     const goals = [

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { call } from '../../support/api.ts';
-import { panelRows, totalCard } from '../../support/html.ts';
+import { panel, panelRows, totalCard } from '../../support/html.ts';
 import { DAY, threeVisitors } from '../../support/three-visitors.ts';
 
 afterEach(() => {
@@ -119,5 +119,45 @@ describe('a change made in place', () => {
       expect(card(quick, title).later, title).toBe(true);
       expect(card(quick, title).text).not.toMatch(/%/);
     }
+  });
+});
+
+/** A tab's panel asked alone, as the page's script loads a tab (`Sightline-Part`). */
+async function panelAlone(domain: string, query: string, name: string) {
+  const res = await call(`/stats/${domain}?range=custom&from=${DAY}&to=${DAY}&${query}`, {
+    headers: { 'HX-Request': 'true', 'Sightline-Part': `panel-${name}` },
+  });
+  expect(res.status, res.text.slice(0, 300)).toBe(200);
+  return res.text;
+}
+
+describe('a tab loaded in place', () => {
+  it("is answered with its panel alone: the rows, shares and links of the whole view's", async () => {
+    const s = await threeVisitors({ privacy: '0' });
+    for (const [query, name] of [
+      ['sources=channel', 'channel'],
+      ['devices=os', 'os'],
+      ['filter[browser]=Chrome&pages=landing_page', 'landing_page'],
+      ['compare=previous&sources=source', 'source'],
+    ] as const) {
+      const whole = await overview(s.domain, query, false);
+      const alone = await panelAlone(s.domain, query, name);
+      // Nothing else of the page: no figures, no chart, no other panel.
+      expect(alone.startsWith(`<div id="panel-${name}"`), alone.slice(0, 200)).toBe(true);
+      expect(alone).not.toContain('class="totals"');
+      expect(alone).not.toContain('<figure');
+      expect(alone).not.toContain('data-load');
+      expect(alone).not.toContain('data-later');
+      expect(panel(alone, name), name).toBe(panel(whole, name));
+      expect(panelRows(alone, name).length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('is the whole view for a part that is no tab of the panels', async () => {
+    const s = await threeVisitors({ privacy: '0' });
+    for (const part of ['panel-event', 'panel-nothing', 'totals', ''])
+      expect(await panelAlone(s.domain, 'sources=channel', part.replace(/^panel-/, ''))).toContain(
+        '<section class="totals"',
+      );
   });
 });

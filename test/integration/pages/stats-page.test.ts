@@ -831,7 +831,7 @@ describe('content', () => {
       tabs.forEach(([name, label], i) => {
         const tab = res.text.match(
           new RegExp(
-            `<a href="([^"]*)" role="tab" id="tab-${name}" aria-controls="panel-${name}" aria-selected="(true|false)">${label}</a>`,
+            `<a href="([^"]*)" hx-boost="false" role="tab" id="tab-${name}" aria-controls="panel-${name}" aria-selected="(true|false)">${label}</a>`,
           ),
         );
         expect(tab?.[2], name).toBe(i === 0 ? 'true' : 'false');

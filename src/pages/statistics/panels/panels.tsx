@@ -20,11 +20,10 @@ import {
 import { metricTitle, pageMetricOf, shareBaseOf } from '../../../query/present/listed-metrics.ts';
 import type { Listing } from '../../../query/present/numbers.ts';
 import type { Overview } from '../../../query/present/overview.ts';
-import { formatMoney, formatNumber } from '../../../query/present/readable.ts';
-import { type Extra, FilterLink, type View, viewHref } from '../view.tsx';
+import { type Extra, type View, viewHref } from '../view.tsx';
 import { EventsTab } from './events-tab.tsx';
+import { GoalsTab } from './goals-tab.tsx';
 import {
-  BarCell,
   ChangeHeader,
   EngagementHeaders,
   ShareHeader,
@@ -198,69 +197,6 @@ const StatisticTab: FC<
 };
 
 /**
- * The goals' tab: each goal with conversions — its converting visitors, completions,
- * conversion rate and revenue — its name a link that filters the overview by it.
- */
-const GoalsTab: FC<{ goals: Overview['goals']; view: View; keep: Extra }> = ({
-  goals,
-  view,
-  keep,
-}) => {
-  const max = Math.max(0, ...goals.map((g) => g.visitors));
-  // Revenue only where a goal counts it; no table (only its headers) without a conversion.
-  const revenue = goals.some((g) => g.goal.currency);
-  return (
-    <>
-      {goals.length === 0 ? (
-        <p class="hint">No conversion in this range.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Goal</th>
-              <th scope="col" class="num">
-                Visitors
-              </th>
-              <th scope="col" class="num">
-                Conversions
-              </th>
-              <th scope="col" class="num">
-                Rate
-              </th>
-              {revenue ? (
-                <th scope="col" class="num">
-                  Revenue
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {goals.map((g) => (
-              <tr>
-                <BarCell count={g.visitors} max={max}>
-                  <FilterLink view={view} keep={keep} dimension="goal" value={g.goal.displayName}>
-                    {g.goal.displayName}
-                  </FilterLink>
-                </BarCell>
-                <td class="num">{formatNumber(g.visitors)}</td>
-                <td class="num">{formatNumber(g.events)}</td>
-                <td class="num">{g.rate}%</td>
-                {revenue ? (
-                  <td class="num">
-                    {g.goal.currency ? formatMoney(g.revenue, g.goal.currency) : ''}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <TabActions name="goal" view={view} />
-    </>
-  );
-};
-
-/**
  * A tab's rows while they are read (`Overview.later`: a filtered view changed in place shows
  * its figures and chart first): a neutral mark, as tall as a tab of rows, so that nothing
  * below jumps; the page's script asks for the whole view and morphs the rows in.
@@ -271,6 +207,54 @@ const RowsLater: FC<{ label: string }> = ({ label }) => (
     <span class="sr-only">{label} being read</span>
   </p>
 );
+
+/**
+ * A tab's panel: its rows, a mark while they follow, or — not read — a link that loads them
+ * (`data-load`: the page's script asks for the panel alone, `panelPart`).
+ */
+const TabPanel: FC<
+  PanelsProps & {
+    name: FilterDimension | 'goal';
+    label: string;
+    tabbed: boolean;
+    shown: boolean;
+    href: string;
+    data: Map<string, Listing | undefined>;
+    asked: readonly FilterDimension[];
+  }
+> = (props) => {
+  const { name, label, overview, view, keep, asked, data } = props;
+  const unread = name !== 'goal' && !asked.includes(name);
+  return (
+    <div
+      id={`panel-${name}`}
+      // A group of one statistic has no tabs: its panel is the card's content.
+      {...(props.tabbed ? { role: 'tabpanel', 'aria-labelledby': `tab-${name}` } : {})}
+      hidden={!props.shown}
+      {...(unread ? { 'data-load': '' } : {})}
+    >
+      {unread ? (
+        <p class="hint">
+          <a href={props.href}>Show {label}</a>
+        </p>
+      ) : name !== 'goal' &&
+        (overview.later?.panels || (name === 'event' && overview.later?.events)) ? (
+        <RowsLater label={label} />
+      ) : name === 'goal' ? (
+        <GoalsTab goals={overview.goals} view={view} keep={keep} />
+      ) : name === 'event' ? (
+        <EventsTab events={overview.events} view={view} keep={keep} />
+      ) : (
+        <StatisticTab
+          {...props}
+          name={name}
+          data={data.get(name)}
+          before={overview.previousPanels?.[counted(asked).indexOf(name)]}
+        />
+      )}
+    </div>
+  );
+};
 
 /**
  * A group's card: its title, a tab per statistic (links that choose it; the page's script
@@ -284,7 +268,7 @@ const GroupCard: FC<
     hasGoals: boolean;
   }
 > = (props) => {
-  const { group, data, overview, view, keep, asked, hasGoals } = props;
+  const { group, view, keep, hasGoals } = props;
   const tabs = tabsOf(group, hasGoals);
   const chosen = (keep[group.id] as string | undefined) ?? tabs[0]?.[0];
   const hrefOf = (name: string) =>
@@ -298,6 +282,9 @@ const GroupCard: FC<
             {tabs.map(([name, label]) => (
               <a
                 href={hrefOf(name)}
+                // The page's script shows a tab, or asks for its panel alone: never the whole
+                // view (without the script, the link).
+                hx-boost="false"
                 role="tab"
                 id={`tab-${name}`}
                 aria-controls={`panel-${name}`}
@@ -310,34 +297,14 @@ const GroupCard: FC<
         ) : null}
       </div>
       {tabs.map(([name, label]) => (
-        <div
-          id={`panel-${name}`}
-          // A group of one statistic has no tabs: its panel is the card's content.
-          {...(tabs.length > 1 ? { role: 'tabpanel', 'aria-labelledby': `tab-${name}` } : {})}
-          hidden={name !== chosen}
-          {...(name !== 'goal' && !asked.includes(name) ? { 'data-load': '' } : {})}
-        >
-          {name !== 'goal' && !asked.includes(name) ? (
-            <p class="hint">
-              <a href={hrefOf(name)}>Show {label}</a>
-            </p>
-          ) : name !== 'goal' &&
-            (overview.later?.panels || (name === 'event' && overview.later?.events)) ? (
-            <RowsLater label={label} />
-          ) : name === 'goal' ? (
-            <GoalsTab goals={overview.goals} view={view} keep={keep} />
-          ) : name === 'event' ? (
-            <EventsTab events={overview.events} view={view} keep={keep} />
-          ) : (
-            <StatisticTab
-              {...props}
-              name={name}
-              label={label}
-              data={data.get(name)}
-              before={overview.previousPanels?.[counted(asked).indexOf(name)]}
-            />
-          )}
-        </div>
+        <TabPanel
+          {...props}
+          name={name}
+          label={label}
+          tabbed={tabs.length > 1}
+          shown={name === chosen}
+          href={hrefOf(name)}
+        />
       ))}
     </section>
   );
@@ -360,5 +327,34 @@ export const PanelGroups: FC<
         <GroupCard {...props} group={group} data={data} />
       ))}
     </>
+  );
+};
+
+/**
+ * The tab a request asks for alone (`Sightline-Part: panel-<name>`, sent by the page's script
+ * when it loads a tab in place), or null: a statistic or listing of the panels.
+ */
+export function panelPart(header: string | undefined): FilterDimension | null {
+  const name = header?.startsWith('panel-') ? header.slice('panel-'.length) : '';
+  return PANEL_NAMES.find((n) => n === name && n !== 'event') ?? null;
+}
+
+/** One tab's panel alone, its rows read (the answer to `panelPart`), shown. */
+export const PanelAlone: FC<PanelsProps & { name: FilterDimension; hasGoals: boolean }> = (
+  props,
+) => {
+  const { name, hasGoals } = props;
+  const group = GROUPS.find((g) => tabsOf(g, hasGoals).some(([n]) => n === name));
+  const label = group?.tabs.find(([n]) => n === name)?.[1] ?? name;
+  return (
+    <TabPanel
+      {...props}
+      label={label}
+      tabbed={(group ? tabsOf(group, hasGoals).length : 1) > 1}
+      shown={true}
+      href=""
+      data={new Map([[name, props.overview.panels[0]]])}
+      asked={[name]}
+    />
   );
 };

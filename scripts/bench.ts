@@ -70,7 +70,9 @@ import {
   benchConfig,
   hitsUnderReads,
   hitsWhileReading,
+  type Load,
   load,
+  loadsInTurns,
   percentile,
   readYourWrites,
   round,
@@ -1009,8 +1011,11 @@ async function main() {
       await load(2, config.concurrency, event);
       log(`  load: ${config.durationSeconds} s per route, ${config.concurrency} concurrent`);
       const health = await load(config.durationSeconds, config.concurrency, trivial);
-      const floors = await load(config.durationSeconds, config.concurrency, floor);
-      const events = await load(config.durationSeconds, config.concurrency, event);
+      // The floor and the hits in turns, so that the ratio of the two is of the same moments.
+      const [floors, events] = (await loadsInTurns(config.durationSeconds, config.concurrency, [
+        floor,
+        event,
+      ])) as [Load, Load];
       log('  a hit while four readers ask the heaviest filtered questions');
       const api = (path: string, reader: number) =>
         fetch(`${base}/api/v1${path}`, {

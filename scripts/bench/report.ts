@@ -664,7 +664,9 @@ wrangler.toml in place; each request from its own client address), ${r.throughpu
 ${r.throughput.seconds} s, compared with \`GET /health\` of the same Worker in the same run (no database: the
 floor of the platform on this machine) and with \`POST /__floor\` (the same two rate limits and
 one call to the website's object that does nothing, then 202: the floor of a hit, without
-Sightline's own work; scripts/bench/floor.ts, not in the deployed Worker). The load generator runs on the same 2 cores.
+Sightline's own work; scripts/bench/floor.ts, not in the deployed Worker). The floor and the
+hits are loaded in turns (five of each, ${r.throughput.seconds} s in all per route: \`loadsInTurns\`), so that the
+shared machine's slower and faster moments weigh on both alike. The load generator runs on the same 2 cores.
 
 | Route | Requests/s | p50 ms | p99 ms | Answers |
 |---|---|---|---|---|

@@ -24,15 +24,19 @@ export type Load = {
   statuses: Record<string, number>;
 };
 
-/** Sends requests from `concurrency` lanes for `seconds`; throughput and latency. */
-export async function load(
+/** What a route's load has measured so far: its latencies, statuses and seconds. */
+type Taken = { latencies: number[]; statuses: Record<string, number>; seconds: number };
+
+const nothingTaken = (): Taken => ({ latencies: [], statuses: {}, seconds: 0 });
+
+/** Sends requests from `concurrency` lanes for `seconds`, adding what it measures to `into`. */
+async function take(
   seconds: number,
   concurrency: number,
   request: (i: number) => Promise<Response>,
-): Promise<Load> {
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let sent = 0;
+  into: Taken,
+): Promise<void> {
+  let sent = into.latencies.length;
   const deadline = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
@@ -42,20 +46,54 @@ export async function load(
         const s = performance.now();
         const res = await request(i);
         await res.arrayBuffer();
-        latencies.push(performance.now() - s);
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        into.latencies.push(performance.now() - s);
+        into.statuses[res.status] = (into.statuses[res.status] ?? 0) + 1;
       }
     }),
   );
-  const elapsed = (performance.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
+  into.seconds += (performance.now() - t0) / 1000;
+}
+
+/** Throughput and latency of what was taken. */
+function loadOf({ latencies, statuses, seconds }: Taken): Load {
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
-    requests: latencies.length,
-    requestsPerSecond: round(latencies.length / elapsed, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p99Ms: round(percentile(latencies, 99)),
+    requests: sorted.length,
+    requestsPerSecond: round(sorted.length / seconds, 1),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
     statuses,
   };
+}
+
+/** Sends requests from `concurrency` lanes for `seconds`; throughput and latency. */
+export async function load(
+  seconds: number,
+  concurrency: number,
+  request: (i: number) => Promise<Response>,
+): Promise<Load> {
+  const taken = nothingTaken();
+  await take(seconds, concurrency, request, taken);
+  return loadOf(taken);
+}
+
+/**
+ * Several routes loaded in turns — a, b, a, b, … `turns` each, `seconds` in all per route — so
+ * that the shared machine's slower and faster moments weigh on each alike (a ratio of two
+ * routes measured one after the other swung by a quarter from run to run): each route's
+ * throughput and latency over all its turns.
+ */
+export async function loadsInTurns(
+  seconds: number,
+  concurrency: number,
+  requests: ((i: number) => Promise<Response>)[],
+  turns = 5,
+): Promise<Load[]> {
+  const taken = requests.map(nothingTaken);
+  for (let turn = 0; turn < turns; turn++)
+    for (const [r, request] of requests.entries())
+      await take(seconds / turns, concurrency, request, taken[r] as Taken);
+  return taken.map(loadOf);
 }
 
 /**

@@ -142,7 +142,7 @@ export function Totals({
 }) {
   const { data, previous } = overview.summary;
   const conversion = overview.conversion;
-  const later = overview.later?.changes === true;
+  const later = overview.later?.filtered === true;
   const figure = ([key, title]: (typeof SHOWN_FIGURES)[number]) => (
     <Card
       figure={key}

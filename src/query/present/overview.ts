@@ -78,14 +78,14 @@ export type Overview = {
   /**
    * In a change made in place (`later` asked): what is not read yet, and follows a moment later
    * (docs/ARCHITECTURE.md, "The statistics page"): the top pages' engagement always; with
-   * `changes`, the compared range's figures (a filtered view's: another pass of the log), whose
-   * `summary.previous` and the conversion's previous numbers are then zeros never shown; with
-   * `compared`, the chart's compared points and the panels' changes (`previousSeries` and
-   * `previousPanels` null); with `panels`, the panels' rows (a filtered view's: the log's
-   * groupings beyond the figures and the chart), `panels` then empty; with `events`, the
-   * custom events by name (a pass of the log, filtered or not), `events` then unread.
+   * `filtered`, the log's groupings beyond the figures and the chart — the compared range's
+   * figures, whose `summary.previous` and the conversion's previous numbers are then zeros
+   * never shown, and the panels' rows, `panels` then empty; with `compared`, the chart's
+   * compared points and the panels' changes (`previousSeries` and `previousPanels` null); with
+   * `events`, the custom events by name (a pass of the log, filtered or not), `events` then
+   * unread.
    */
-  later?: { changes: boolean; compared: boolean; panels: boolean; events: boolean };
+  later?: { filtered: boolean; compared: boolean; events: boolean };
   /**
    * When asked (the Events tab shown): the range's custom events by name, each with its
    * conversion rate (its visitors in percent of the range's: Plausible's), null when the log
@@ -233,11 +233,9 @@ export async function overviewOf(
   // custom events by name always are: later, they are left for the next ask, so that the
   // figures and the chart show first.
   const filtered = filters.length > 0;
-  const waiting = later
-    ? { changes: filtered, compared: compare, panels: filtered, events }
-    : undefined;
+  const waiting = later ? { filtered, compared: compare, events } : undefined;
   const comparing = compare && !later;
-  const tops = waiting?.panels
+  const tops = waiting?.filtered
     ? Promise.resolve<Awaited<ReturnType<typeof topsOf>>>({ pages: panels.map(() => undefined) })
     : topsOf(source, panels, range, PANEL_ROWS, imported);
   // The top pages' engagement is asked once they are known, while the rest is read.
@@ -251,7 +249,7 @@ export async function overviewOf(
   );
   const [summary, series, previous, pages, before, live, conversions, named, engagement] =
     await Promise.all([
-      waiting?.changes || panelsOnly
+      waiting?.filtered || panelsOnly
         ? figuresAlone(source, range)
         : summaryOf(source, range, compared),
       panelsOnly ? [] : source.series(range, unit),
@@ -300,7 +298,7 @@ export async function overviewOf(
   const converted = panelsOnly
     ? undefined
     : await conversionIn(website, range, filters, summary, conversions, {
-        compared: waiting?.changes ? null : compared,
+        compared: waiting?.filtered ? null : compared,
       });
   if (converted) {
     base = converted.base;

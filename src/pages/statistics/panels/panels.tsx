@@ -238,7 +238,7 @@ const TabPanel: FC<
           <a href={props.href}>Show {label}</a>
         </p>
       ) : name !== 'goal' &&
-        (overview.later?.panels || (name === 'event' && overview.later?.events)) ? (
+        (overview.later?.filtered || (name === 'event' && overview.later?.events)) ? (
         <RowsLater label={label} />
       ) : name === 'goal' ? (
         <GoalsTab goals={overview.goals} view={view} keep={keep} />

@@ -178,8 +178,6 @@ function groupArms(outer: Context, shape: Shape, plan: GroupPlan): Arms {
     });
   const withExits = (table: string) =>
     dimensions.some((d) => d.exit) ? `${table} JOIN exits USING (day, visitor, visit)` : table;
-  // Each row says its grouping and side: `q` = 2 × the grouping + 1 for the visit sums alone
-  // (grouped by the visits' values: their rows make no group of their own).
   // A row without a value of a dimension that has no `none` makes no group: it is left out
   // before grouping (most page views carry no UTM tag, no property…).
   const valued = (keys: string[], where?: string) => {
@@ -188,6 +186,8 @@ function groupArms(outer: Context, shape: Shape, plan: GroupPlan): Arms {
     );
     return kept.length === 0 ? where : [...(where ? [`(${where})`] : []), ...kept].join(' AND ');
   };
+  // Each row says its grouping and side: `q` = 2 × the grouping + 1 for the visit sums alone
+  // (grouped by the visits' values: their rows make no group of their own).
   const armOf = (from: string, keys: string[], sums: SumSql, where?: string, visits = false) =>
     arm(shape, 2 * plan.q + (visits ? 1 : 0), from, keys, sums, valued(keys, where));
   // Exit pages alone, counted as the roll-ups count them: +1 on each page view's page, −1 on
